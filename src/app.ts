@@ -1,0 +1,49 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { API_PREFIX, type Config } from './config.js';
+import { createDb, type DbHandle } from './db/index.js';
+import { migrateToLatest } from './db/migrator.js';
+import { registerModules } from './modules/index.js';
+import { authPlugin } from './plugins/auth.js';
+import { errorsPlugin } from './plugins/errors.js';
+import { idempotencyPlugin } from './plugins/idempotency.js';
+import { openapiPlugin } from './plugins/openapi.js';
+import { validatorCompiler } from './shared/validation.js';
+
+export interface BuildOptions {
+  /** An open database to use (tests); otherwise one is opened from config and closed with the app. */
+  db?: DbHandle;
+  /** Apply migrations before serving (default true). */
+  migrate?: boolean;
+  logger?: boolean | object;
+}
+
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const handle = options.db ?? createDb(config.db);
+  if (options.migrate !== false) await migrateToLatest(handle.db);
+
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel },
+    bodyLimit: config.bodyLimit,
+    requestIdHeader: 'x-request-id',
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorate('config', config);
+  app.decorate('db', handle.db);
+  app.decorate('dbKind', handle.kind);
+  app.setValidatorCompiler(validatorCompiler);
+  if (!options.db) app.addHook('onClose', async () => handle.destroy());
+
+  await app.register(errorsPlugin);
+  await app.register(openapiPlugin);
+  await app.register(authPlugin);
+  await app.register(idempotencyPlugin);
+  await app.register(registerModules, { prefix: API_PREFIX });
+
+  app.get('/', { config: { public: true }, schema: { hide: true } }, async (_req, reply) =>
+    reply.redirect('/docs'),
+  );
+  return app as unknown as FastifyInstance;
+}

@@ -1,0 +1,66 @@
+import { resolve } from 'node:path';
+
+export type DbConfig = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string; schema?: string };
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly db: DbConfig;
+  readonly seedDemo: boolean;
+  readonly logLevel: string;
+  /** Largest JSON body accepted, in bytes. */
+  readonly bodyLimit: number;
+  /** Largest uploaded file accepted, in bytes. */
+  readonly uploadLimit: number;
+  /** Public origin used in Location/Link headers and the OpenAPI servers list. */
+  readonly publicUrl: string;
+  /** Run the webhook delivery worker inside the API process. */
+  readonly runWorker: boolean;
+  readonly webhookAllowPrivate: boolean;
+  /** Key material for encrypting secrets at rest (webhook signing keys). */
+  readonly secretKey: string;
+  readonly tokenTtlSeconds: number;
+}
+
+export const API_PREFIX = '/api/v1';
+
+function bool(v: string | undefined, dflt: boolean): boolean {
+  if (v === undefined || v === '') return dflt;
+  return !['false', '0', 'no', 'off'].includes(v.toLowerCase());
+}
+
+function int(name: string, v: string | undefined, dflt: number): number {
+  if (v === undefined || v === '') return dflt;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${v}"`);
+  return n;
+}
+
+/** `postgres://…` selects PostgreSQL; `file:PATH` or a plain path selects another SQLite file. */
+export function parseDatabaseUrl(url: string | undefined): DbConfig {
+  if (!url) return { kind: 'sqlite', file: resolve('data', 'app.sqlite') };
+  if (/^postgres(ql)?:\/\//.test(url)) return { kind: 'postgres', url };
+  if (url === ':memory:') return { kind: 'sqlite', file: ':memory:' };
+  return { kind: 'sqlite', file: resolve(url.replace(/^file:/, '')) };
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const port = int('PORT', env.PORT, 3000);
+  const host = env.HOST || '0.0.0.0';
+  const config: Config = {
+    port,
+    host,
+    db: parseDatabaseUrl(env.DATABASE_URL),
+    seedDemo: bool(env.SEED_DEMO, true),
+    logLevel: env.LOG_LEVEL || 'info',
+    bodyLimit: int('BODY_LIMIT', env.BODY_LIMIT, 1024 * 1024),
+    uploadLimit: int('UPLOAD_LIMIT', env.UPLOAD_LIMIT, 20 * 1024 * 1024),
+    publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/$/, ''),
+    runWorker: bool(env.RUN_WORKER, true),
+    webhookAllowPrivate: bool(env.WEBHOOK_ALLOW_PRIVATE, false),
+    secretKey: env.SECRET_KEY || 'dev-only-insecure-secret-key-change-me',
+    tokenTtlSeconds: int('TOKEN_TTL_SECONDS', env.TOKEN_TTL_SECONDS, 0),
+    ...overrides,
+  };
+  return Object.freeze(config);
+}

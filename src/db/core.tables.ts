@@ -1,0 +1,104 @@
+import type { Generated } from 'kysely';
+
+/** Timestamp column with a database default: optional on insert. */
+export type CreatedAt = Generated<string>;
+
+export interface AccountTable {
+  id: Generated<number>;
+  name: string;
+  currency: Generated<string>;
+  country_code: string | null;
+  /** JSON: per-account settings such as invoice number formats. */
+  settings: Generated<string>;
+  created_at: CreatedAt;
+}
+
+export interface UserTable {
+  id: Generated<number>;
+  account_id: number;
+  email: string;
+  first_name: string;
+  last_name: string;
+  role: Generated<string>;
+  position: string | null;
+  phone: string | null;
+  language: Generated<string>;
+  timezone: Generated<string>;
+  active: Generated<number>;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface UserGroupTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  description: string | null;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface UserGroupMemberTable {
+  user_group_id: number;
+  user_id: number;
+}
+
+export interface IntegrationTable {
+  id: Generated<number>;
+  account_id: number;
+  user_id: number;
+  name: string;
+  /** Space-separated granted scopes. */
+  scopes: string;
+  client_id: string;
+  client_secret_hash: string;
+  created_at: CreatedAt;
+  revoked_at: string | null;
+}
+
+export interface AccessTokenTable {
+  id: Generated<number>;
+  integration_id: number;
+  token_hash: string;
+  /** Space-separated scopes this token carries (a subset of the integration's). */
+  scopes: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  created_at: CreatedAt;
+}
+
+export interface IdempotencyKeyTable {
+  id: Generated<number>;
+  integration_id: number;
+  key: string;
+  request_hash: string;
+  status_code: number | null;
+  response_body: string | null;
+  response_headers: string | null;
+  created_at: string;
+}
+
+export interface EventTable {
+  id: Generated<number>;
+  account_id: number;
+  kind: string;
+  resource_type: string;
+  resource_id: number;
+  /** JSON: the resource as the API returns it at the time of the event. */
+  payload: string;
+  integration_id: number | null;
+  occurred_at: string;
+}
+
+declare module './schema.js' {
+  interface Database {
+    accounts: AccountTable;
+    users: UserTable;
+    user_groups: UserGroupTable;
+    user_group_members: UserGroupMemberTable;
+    integrations: IntegrationTable;
+    access_tokens: AccessTokenTable;
+    idempotency_keys: IdempotencyKeyTable;
+    events: EventTable;
+  }
+}

@@ -1,0 +1,49 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { DbConfig } from '../config.js';
+import type { Database } from './schema.js';
+
+export type Db = Kysely<Database>;
+export type DbKind = DbConfig['kind'];
+
+// Read int8 (ids, minor units) as numbers, dates as 'YYYY-MM-DD' and timestamps as RFC 3339
+// UTC strings, so rows look the same on PostgreSQL as on SQLite (where they are stored as text).
+pg.types.setTypeParser(20, (v) => Number(v));
+pg.types.setTypeParser(1082, (v) => v);
+pg.types.setTypeParser(1114, (v) => new Date(`${v.replace(' ', 'T')}Z`).toISOString());
+pg.types.setTypeParser(1184, (v) => new Date(v).toISOString());
+
+export interface DbHandle {
+  db: Db;
+  kind: DbKind;
+  destroy(): Promise<void>;
+}
+
+export function openSqlite(file: string): SQLite.Database {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const sqlite = new SQLite(file);
+  // WAL + synchronous=FULL: an acknowledged commit survives a crash or power loss.
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  return sqlite;
+}
+
+export function createDb(config: DbConfig): DbHandle {
+  if (config.kind === 'sqlite') {
+    const sqlite = openSqlite(config.file);
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    return { db, kind: 'sqlite', destroy: () => db.destroy() };
+  }
+  const pool = new pg.Pool({
+    connectionString: config.url,
+    max: 10,
+    ...(config.schema ? { options: `-c search_path=${config.schema}` } : {}),
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, kind: 'postgres', destroy: () => db.destroy() };
+}

@@ -1,0 +1,8 @@
+/**
+ * The typed table map for Kysely. Each module declares its own tables by augmenting this
+ * interface from its `<module>.tables.ts`, so no single file lists every table:
+ *
+ *   declare module '../../db/schema.js' { interface Database { clients: ClientTable } }
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by module augmentation
+export interface Database {}

@@ -1,0 +1,24 @@
+import type { Config } from './config.js';
+import type { Db, DbKind } from './db/index.js';
+import type { AuthContext } from './plugins/auth.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config;
+    db: Db;
+    dbKind: DbKind;
+  }
+  interface FastifyRequest {
+    /** Set by the auth plugin on every non-public route. */
+    auth: AuthContext;
+  }
+  interface FastifyContextConfig {
+    /**
+     * Scopes the token must hold, all of them. `[]` means "none": any valid token.
+     * Every API route declares this (the app refuses to start otherwise) unless `public`.
+     */
+    scopes?: readonly string[];
+    /** No token needed (OpenAPI document, OAuth token endpoint). */
+    public?: boolean;
+  }
+}

@@ -1,0 +1,62 @@
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { paginate } from '../../shared/paging.js';
+import { containsAny } from '../../shared/search.js';
+import { toIso } from '../../shared/time.js';
+import type { ClientListQuery } from './clients.schemas.js';
+import type { ClientTable } from './clients.tables.js';
+
+export type ClientRow = Selectable<ClientTable>;
+type Db = Kysely<Database>;
+
+export function findClient(db: Db, accountId: number, id: number): Promise<ClientRow | undefined> {
+  return db
+    .selectFrom('clients')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export function findClientBy(
+  db: Db,
+  accountId: number,
+  column: 'external_id' | 'shortcode',
+  value: string,
+): Promise<ClientRow | undefined> {
+  return db
+    .selectFrom('clients')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where(column, '=', value)
+    .executeTakeFirst();
+}
+
+export function listClients(db: Db, accountId: number, q: ClientListQuery) {
+  let qb = db.selectFrom('clients').selectAll().where('account_id', '=', accountId);
+  if (!q.archived) qb = qb.where('archived_at', 'is', null);
+  if (q.external_id !== undefined) qb = qb.where('external_id', '=', q.external_id);
+  if (q.shortcode !== undefined) qb = qb.where('shortcode', '=', q.shortcode);
+  if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
+  if (q.q) qb = qb.where((eb) => containsAny(eb, ['name', 'shortcode', 'email'], q.q!));
+  return paginate(qb.orderBy('id'), q);
+}
+
+export async function insertClient(db: Db, values: Insertable<ClientTable>): Promise<ClientRow> {
+  return db.insertInto('clients').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updateClient(
+  db: Db,
+  accountId: number,
+  id: number,
+  values: Updateable<ClientTable>,
+): Promise<ClientRow | undefined> {
+  return db
+    .updateTable('clients')
+    .set(values)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}

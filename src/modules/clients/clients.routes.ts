@@ -1,0 +1,186 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { hasScopePrefix } from '../../plugins/auth.js';
+import { listResponse } from '../../shared/paging.js';
+import { Data, IdParams, List } from '../../shared/schemas.js';
+import {
+  ClientBasic,
+  ClientCreate,
+  ClientFull,
+  ClientListQuery,
+  ClientUpdate,
+  ExternalIdBody,
+  ShortcodeBody,
+} from './clients.schemas.js';
+import * as service from './clients.service.js';
+
+const tags = ['Clients'];
+
+export const clientsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/clients',
+    {
+      config: { scopes: [] },
+      schema: {
+        tags,
+        summary: 'List clients (basic data)',
+        querystring: ClientListQuery,
+        response: { 200: List(ClientBasic) },
+      },
+    },
+    async (req, reply) =>
+      listResponse(req, reply, await service.listClients(app.db, req.auth, req.query), service.toClientBasic),
+  );
+
+  app.get(
+    '/clients/full',
+    {
+      config: { scopes: ['client:read'] },
+      schema: {
+        tags,
+        summary: 'List clients (ClientFullData)',
+        querystring: ClientListQuery,
+        response: { 200: List(ClientFull) },
+      },
+    },
+    async (req, reply) =>
+      listResponse(req, reply, await service.listClients(app.db, req.auth, req.query), service.toClientFull),
+  );
+
+  app.post(
+    '/clients',
+    {
+      config: { scopes: ['client:write'] },
+      schema: { tags, summary: 'Create a client', body: ClientCreate, response: { 201: Data(ClientFull) } },
+    },
+    async (req, reply) => {
+      const row = await service.createClient(app.db, req.auth, req.body);
+      reply.code(201).header('location', `${app.prefix}/clients/${row.id}`);
+      return { data: service.toClientFull(row) };
+    },
+  );
+
+  app.get(
+    '/clients/:id',
+    {
+      config: { scopes: [] },
+      schema: {
+        tags,
+        summary: 'Retrieve a client',
+        description: 'Returns ClientFullData when the token holds any `client:` scope, basic data otherwise.',
+        params: IdParams,
+        response: { 200: Data(Type.Union([ClientFull, ClientBasic])) },
+      },
+    },
+    async (req) => {
+      const row = await service.getClient(app.db, req.auth, req.params.id);
+      return {
+        data: hasScopePrefix(req.auth, 'client:') ? service.toClientFull(row) : service.toClientBasic(row),
+      };
+    },
+  );
+
+  app.patch(
+    '/clients/:id',
+    {
+      config: { scopes: ['client:write'] },
+      schema: {
+        tags,
+        summary: 'Update a client',
+        description:
+          '`external_id` and `shortcode` are not changed here (they have their own endpoints) and are ignored.',
+        params: IdParams,
+        body: ClientUpdate,
+        response: { 200: Data(ClientFull) },
+      },
+    },
+    async (req) => ({
+      data: service.toClientFull(await service.updateClient(app.db, req.auth, req.params.id, req.body)),
+    }),
+  );
+
+  app.delete(
+    '/clients/:id',
+    {
+      config: { scopes: ['client:write'] },
+      schema: {
+        tags,
+        summary: 'Archive a client',
+        params: IdParams,
+        response: { 204: Type.Null({ description: 'Archived' }) },
+      },
+    },
+    async (req, reply) => {
+      await service.setArchived(app.db, req.auth, req.params.id, true);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/clients/:id/restore',
+    {
+      config: { scopes: ['client:write'] },
+      schema: {
+        tags,
+        summary: 'Restore an archived client',
+        params: IdParams,
+        response: { 200: Data(ClientFull) },
+      },
+    },
+    async (req) => ({
+      data: service.toClientFull(await service.setArchived(app.db, req.auth, req.params.id, false)),
+    }),
+  );
+
+  app.put(
+    '/clients/:id/external-identifier',
+    {
+      config: { scopes: ['client:write'] },
+      schema: {
+        tags,
+        summary: 'Set the external identifier',
+        description:
+          'A value held by another client is refused with 409 `external_id_taken` unless `force` is true, which moves it here.',
+        params: IdParams,
+        body: ExternalIdBody,
+        response: { 200: Data(ClientFull) },
+      },
+    },
+    async (req) => {
+      const row = await service.setUniqueField(
+        app.db,
+        req.auth,
+        req.params.id,
+        'external_id',
+        req.body.external_id,
+        req.body.force,
+      );
+      return { data: service.toClientFull(row) };
+    },
+  );
+
+  app.put(
+    '/clients/:id/shortcode',
+    {
+      config: { scopes: ['client:write'] },
+      schema: {
+        tags,
+        summary: 'Set the shortcode',
+        description: 'Shortcodes are unique within the account: 409 `shortcode_taken` otherwise.',
+        params: IdParams,
+        body: ShortcodeBody,
+        response: { 200: Data(ClientFull) },
+      },
+    },
+    async (req) => {
+      const row = await service.setUniqueField(
+        app.db,
+        req.auth,
+        req.params.id,
+        'shortcode',
+        req.body.shortcode,
+      );
+      return { data: service.toClientFull(row) };
+    },
+  );
+};

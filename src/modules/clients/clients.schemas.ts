@@ -1,0 +1,97 @@
+import { type Static, Type } from 'typebox';
+import {
+  ArchivedQuery,
+  CountryCode,
+  CurrencyCode,
+  Email,
+  Id,
+  Nullable,
+  optional,
+  PagingQuery,
+  pick,
+  Timestamp,
+  UpdatedSinceQuery,
+} from '../../shared/schemas.js';
+
+const Text = (max = 255) => Nullable(Type.String({ maxLength: max }));
+
+/** Fields a caller may write (create and update). */
+const writable = {
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+  email: Nullable(Email),
+  phone: Text(64),
+  website: Text(2048),
+  street: Text(),
+  zip: Text(32),
+  city: Text(),
+  country_code: Nullable(CountryCode),
+  vat_id: Text(64),
+  tax_number: Text(64),
+  language: Nullable(Type.String({ pattern: '^[a-z]{2}$' })),
+  currency: Nullable(CurrencyCode),
+  payment_term_days: Nullable(Type.Integer({ minimum: 0, maximum: 3650 })),
+  notes: Text(10000),
+};
+
+const { name, ...rest } = writable;
+
+const fullProps = {
+  id: Id,
+  name,
+  shortcode: Text(32),
+  external_id: Text(),
+  ...rest,
+  archived_at: Nullable(Timestamp),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+};
+
+export const ClientFull = Type.Object(fullProps, { $id: 'ClientFullData', description: 'ClientFullData' });
+/** Basic data: a strict subset of ClientFullData. */
+export const ClientBasic = Type.Object(pick(fullProps, ['id', 'name', 'shortcode', 'archived_at']), {
+  $id: 'ClientBasic',
+});
+export type ClientFull = Static<typeof ClientFull>;
+export type ClientBasic = Static<typeof ClientBasic>;
+
+export const ClientCreate = Type.Object(
+  { name, ...optional(rest), shortcode: Type.Optional(Text(32)), external_id: Type.Optional(Text()) },
+  { additionalProperties: false },
+);
+export type ClientCreate = Static<typeof ClientCreate>;
+
+/** `external_id` and `shortcode` have their own endpoints; PATCH leaves them alone. */
+export const ClientUpdate = Type.Object(optional(writable), {
+  additionalProperties: false,
+  minProperties: 1,
+});
+export type ClientUpdate = Static<typeof ClientUpdate>;
+
+export const ExternalIdBody = Type.Object(
+  {
+    external_id: Nullable(Type.String({ minLength: 1, maxLength: 255 })),
+    force: Type.Optional(
+      Type.Boolean({ description: 'Take the value over from another record that holds it' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export const ShortcodeBody = Type.Object(
+  { shortcode: Nullable(Type.String({ minLength: 1, maxLength: 32, pattern: '^[A-Za-z0-9_-]+$' })) },
+  { additionalProperties: false },
+);
+
+export const ClientListQuery = Type.Object(
+  {
+    ...PagingQuery,
+    ...ArchivedQuery,
+    ...UpdatedSinceQuery,
+    q: Type.Optional(
+      Type.String({ maxLength: 255, description: 'Case-insensitive match on name, shortcode or email' }),
+    ),
+    external_id: Type.Optional(Type.String()),
+    shortcode: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+export type ClientListQuery = Static<typeof ClientListQuery>;

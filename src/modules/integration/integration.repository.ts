@@ -1,0 +1,53 @@
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { AccessTokenTable, IntegrationTable } from '../../db/core.tables.js';
+import type { Database } from '../../db/schema.js';
+
+export type IntegrationRow = Selectable<IntegrationTable>;
+type Db = Kysely<Database>;
+
+export const insertIntegration = (db: Db, values: Insertable<IntegrationTable>) =>
+  db.insertInto('integrations').values(values).returningAll().executeTakeFirstOrThrow();
+
+export const insertToken = (db: Db, values: Insertable<AccessTokenTable>) =>
+  db.insertInto('access_tokens').values(values).returning('id').executeTakeFirstOrThrow();
+
+export const findIntegration = (db: Db, id: number) =>
+  db.selectFrom('integrations').selectAll().where('id', '=', id).executeTakeFirst();
+
+export const findIntegrationByClientId = (db: Db, clientId: string) =>
+  db.selectFrom('integrations').selectAll().where('client_id', '=', clientId).executeTakeFirst();
+
+export const listIntegrations = (db: Db, accountId?: number) => {
+  let qb = db.selectFrom('integrations').selectAll().orderBy('id');
+  if (accountId !== undefined) qb = qb.where('account_id', '=', accountId);
+  return qb.execute();
+};
+
+export async function revokeIntegration(db: Db, id: number, at: string): Promise<boolean> {
+  const r = await db
+    .updateTable('integrations')
+    .set({ revoked_at: at })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  await db
+    .updateTable('access_tokens')
+    .set({ revoked_at: at })
+    .where('integration_id', '=', id)
+    .where('revoked_at', 'is', null)
+    .execute();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+export const firstAdmin = (db: Db, accountId?: number) => {
+  let qb = db
+    .selectFrom('users')
+    .select(['id', 'account_id'])
+    .where('role', '=', 'admin')
+    .where('active', '=', 1);
+  if (accountId !== undefined) qb = qb.where('account_id', '=', accountId);
+  return qb.orderBy('id').executeTakeFirst();
+};
+
+export const findUserById = (db: Db, id: number) =>
+  db.selectFrom('users').select(['id', 'account_id']).where('id', '=', id).executeTakeFirst();

@@ -1,0 +1,131 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Db } from '../../db/index.js';
+import { hashToken, newToken, parseScopes } from '../../plugins/auth.js';
+import { AppError } from '../../shared/errors.js';
+import { ALL_SCOPES } from '../../shared/scopes.js';
+import { nowIso } from '../../shared/time.js';
+import * as repo from './integration.repository.js';
+
+/** Scopes of the specification, plus `user-profile:*` which it names for the widening of GET /users/{id}. */
+export function assertKnownScopes(scopes: string[]): void {
+  const unknown = scopes.filter(
+    (s) => !(ALL_SCOPES as readonly string[]).includes(s) && !/^user-profile:[a-z-]+$/.test(s),
+  );
+  if (unknown.length) throw new AppError('validation_failed', `Unknown scope(s): ${unknown.join(', ')}`);
+}
+
+export interface CreatedIntegration {
+  id: number;
+  name: string;
+  account_id: number;
+  user_id: number;
+  scopes: string[];
+  client_id: string;
+  client_secret: string;
+  access_token: string;
+  token_type: 'Bearer';
+  expires_at: string | null;
+}
+
+export async function issueToken(
+  db: Db,
+  integrationId: number,
+  scopes: string[],
+  ttlSeconds: number,
+): Promise<{ token: string; expires_at: string | null }> {
+  const token = newToken('pat');
+  const expires_at = ttlSeconds > 0 ? new Date(Date.now() + ttlSeconds * 1000).toISOString() : null;
+  await repo.insertToken(db, {
+    integration_id: integrationId,
+    token_hash: hashToken(token),
+    scopes: scopes.join(' '),
+    expires_at,
+  });
+  return { token, expires_at };
+}
+
+/** Creates an integration acting as `userId` (default: the first active admin) and its first token. */
+export async function createIntegration(
+  db: Db,
+  input: { name: string; scopes: string[]; userId?: number; accountId?: number; ttlSeconds?: number },
+): Promise<CreatedIntegration> {
+  assertKnownScopes(input.scopes);
+  const user =
+    input.userId !== undefined
+      ? await repo.findUserById(db, input.userId)
+      : await repo.firstAdmin(db, input.accountId);
+  if (!user) {
+    throw new AppError(
+      'invalid_reference',
+      input.userId !== undefined
+        ? `No user ${input.userId}`
+        : 'No active admin user: import an account first',
+    );
+  }
+  if (input.accountId !== undefined && user.account_id !== input.accountId) {
+    throw new AppError('invalid_reference', `User ${user.id} is not in account ${input.accountId}`);
+  }
+  const clientSecret = newToken('cs');
+  return db.transaction().execute(async (trx) => {
+    const integration = await repo.insertIntegration(trx, {
+      account_id: user.account_id,
+      user_id: user.id,
+      name: input.name,
+      scopes: input.scopes.join(' '),
+      client_id: newToken('ci').slice(0, 27),
+      client_secret_hash: hashToken(clientSecret),
+    });
+    const { token, expires_at } = await issueToken(trx, integration.id, input.scopes, input.ttlSeconds ?? 0);
+    return {
+      id: integration.id,
+      name: integration.name,
+      account_id: integration.account_id,
+      user_id: integration.user_id,
+      scopes: input.scopes,
+      client_id: integration.client_id,
+      client_secret: clientSecret,
+      access_token: token,
+      token_type: 'Bearer' as const,
+      expires_at,
+    };
+  });
+}
+
+export async function listIntegrations(db: Db, accountId?: number) {
+  const rows = await repo.listIntegrations(db, accountId);
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    account_id: r.account_id,
+    user_id: r.user_id,
+    scopes: parseScopes(r.scopes),
+    client_id: r.client_id,
+    created_at: r.created_at,
+    revoked_at: r.revoked_at,
+  }));
+}
+
+export async function revokeIntegration(db: Db, id: number): Promise<void> {
+  const row = await repo.findIntegration(db, id);
+  if (!row) throw new AppError('not_found', `No integration ${id}`);
+  await db.transaction().execute((trx) => repo.revokeIntegration(trx, id, nowIso()));
+}
+
+/** OAuth 2.0 client authentication: constant-time comparison of the secret's hash. */
+export async function authenticateClient(db: Db, clientId: string, clientSecret: string) {
+  const row = await repo.findIntegrationByClientId(db, clientId);
+  const given = createHash('sha256').update(clientSecret).digest();
+  const expected = Buffer.from(row?.client_secret_hash ?? '0'.repeat(64), 'hex');
+  if (!row || row.revoked_at || !timingSafeEqual(given, expected)) {
+    throw new AppError('invalid_client', 'Unknown client or wrong secret', {
+      headers: { 'www-authenticate': 'Basic realm="oauth"' },
+    });
+  }
+  return row;
+}
+
+export async function getIntegration(db: Db, id: number) {
+  const row = await repo.findIntegration(db, id);
+  if (!row) throw new AppError('not_found', 'Integration not found');
+  return row;
+}

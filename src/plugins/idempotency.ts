@@ -1,0 +1,129 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Db } from '../db/index.js';
+import { AppError } from '../shared/errors.js';
+
+const TTL_MS = 24 * 60 * 60 * 1000;
+const REPLAYED_HEADERS = ['content-type', 'location', 'link'];
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    idempotencyRowId?: number;
+  }
+}
+
+const cutoff = () => new Date(Date.now() - TTL_MS).toISOString();
+
+async function claim(db: Db, integrationId: number, key: string, requestHash: string) {
+  try {
+    const row = await db
+      .insertInto('idempotency_keys')
+      .values({
+        integration_id: integrationId,
+        key,
+        request_hash: requestHash,
+        created_at: new Date().toISOString(),
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return { claimed: row.id } as const;
+  } catch (err) {
+    const existing = await db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('integration_id', '=', integrationId)
+      .where('key', '=', key)
+      .executeTakeFirst();
+    if (!existing) throw err;
+    if (existing.created_at < cutoff()) {
+      await db.deleteFrom('idempotency_keys').where('id', '=', existing.id).execute();
+      return claim(db, integrationId, key, requestHash);
+    }
+    return { existing } as const;
+  }
+}
+
+function requestHash(req: FastifyRequest): string {
+  const h = createHash('sha256').update(`${req.method} ${req.url}\n`);
+  // Multipart bodies are streamed to the handler; their length stands in for their content.
+  if (String(req.headers['content-type'] ?? '').startsWith('multipart/'))
+    h.update(`multipart:${req.headers['content-length'] ?? ''}`);
+  else h.update(JSON.stringify(req.body ?? null));
+  return h.digest('hex');
+}
+
+/**
+ * `Idempotency-Key` on any authenticated POST: the first answer (below 500) is kept per
+ * integration for 24 h and replayed for the same key and body; another body is a 422.
+ */
+export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
+  app.addHook('preHandler', async (req, reply) => {
+    if (req.method !== 'POST' || !req.auth) return;
+    const key = req.headers['idempotency-key'];
+    if (typeof key !== 'string' || key === '') return;
+    if (key.length > 255)
+      throw new AppError('validation_failed', 'Idempotency-Key is longer than 255 characters');
+    const hash = requestHash(req);
+    const result = await claim(app.db, req.auth.integrationId, key, hash);
+    if ('claimed' in result) {
+      req.idempotencyRowId = result.claimed;
+      return;
+    }
+    const row = result.existing;
+    if (row.request_hash !== hash) {
+      throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request');
+    }
+    if (row.status_code === null) throw new AppError('idempotency_in_progress');
+    const headers = JSON.parse(row.response_headers ?? '{}') as Record<string, string>;
+    return reply
+      .code(row.status_code)
+      .headers({ ...headers, 'idempotent-replayed': 'true' })
+      .send(row.response_body ?? '');
+  });
+
+  app.addHook('onSend', async (req, reply, payload) => {
+    const id = req.idempotencyRowId;
+    if (id === undefined) return payload;
+    req.idempotencyRowId = undefined;
+    if (reply.statusCode >= 500 || !(typeof payload === 'string' || Buffer.isBuffer(payload))) {
+      await app.db.deleteFrom('idempotency_keys').where('id', '=', id).execute();
+      return payload;
+    }
+    const headers: Record<string, string> = {};
+    for (const h of REPLAYED_HEADERS) {
+      const v = reply.getHeader(h);
+      if (v !== undefined) headers[h] = String(v);
+    }
+    await app.db
+      .updateTable('idempotency_keys')
+      .set({
+        status_code: reply.statusCode,
+        response_body: payload.toString(),
+        response_headers: JSON.stringify(headers),
+      })
+      .where('id', '=', id)
+      .execute();
+    return payload;
+  });
+
+  // A request that never reached onSend (aborted connection) must not block its key forever.
+  app.addHook('onResponse', async (req) => {
+    if (req.idempotencyRowId !== undefined) {
+      await app.db.deleteFrom('idempotency_keys').where('id', '=', req.idempotencyRowId).execute();
+    }
+  });
+
+  const sweep = setInterval(
+    () => {
+      app.db
+        .deleteFrom('idempotency_keys')
+        .where('created_at', '<', cutoff())
+        .execute()
+        .catch((err) => app.log.warn({ err }, 'idempotency sweep failed'));
+    },
+    60 * 60 * 1000,
+  );
+  sweep.unref();
+  app.addHook('onClose', async () => clearInterval(sweep));
+});

@@ -1,0 +1,87 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance, RouteOptions } from 'fastify';
+import fp from 'fastify-plugin';
+import { API_PREFIX } from '../config.js';
+import { Problem } from '../shared/schemas.js';
+import { ALL_SCOPES } from '../shared/scopes.js';
+
+const problem = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: { $ref: 'Problem#' } } },
+});
+
+/**
+ * Completes each API route's schema from its declarations, so nothing is written twice:
+ * its scopes become the operation's `security` and `x-required-scopes`, and the error
+ * answers it can give are added as problem+json responses.
+ */
+function decorateRoute(route: RouteOptions) {
+  const config = (route.config ?? {}) as { scopes?: readonly string[]; public?: boolean };
+  if (!route.url.startsWith(API_PREFIX) || route.url === `${API_PREFIX}/openapi.json`) return;
+  route.schema ??= {};
+  const schema = route.schema as Record<string, unknown> & { response?: Record<string, unknown> };
+  schema.response ??= {};
+  const responses = schema.response;
+  const add = (status: number, description: string) => {
+    if (!(status in responses)) responses[status] = problem(description);
+  };
+  if (!config.public) {
+    if (!config.scopes)
+      throw new Error(`route ${route.method} ${route.url} declares no scopes (use [] for "none")`);
+    const scopes = [...config.scopes];
+    schema.security = [{ bearerAuth: scopes }, { oauth2: scopes }];
+    schema['x-required-scopes'] = scopes;
+    const scopeText = scopes.length
+      ? `Scopes (all required): ${scopes.map((s) => `\`${s}\``).join(', ')}.`
+      : 'Scopes: none (any valid token).';
+    schema.description = schema.description ? `${schema.description}\n\n${scopeText}` : scopeText;
+    add(401, 'Missing, unknown, expired or revoked token');
+    add(403, 'The token lacks a required scope');
+    add(429, 'Rate limited');
+  }
+  if (schema.params) add(404, 'No such resource in this account');
+  if (schema.body || schema.querystring || schema.params) add(422, 'Validation failed');
+  if (schema.body) add(400, 'Body is not parseable');
+  add(500, 'Unexpected error');
+}
+
+export const openapiPlugin = fp(async (app: FastifyInstance) => {
+  app.addSchema(Problem);
+  app.addHook('onRoute', decorateRoute);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Project and Invoicing Service API',
+        version: '1.0.0',
+        description:
+          'Work management and billing. Every answer is JSON (`{ data }`, lists add `meta` and a `Link` header); every error is RFC 9457 problem+json with a stable `code`. Money is exact, written with at most two decimals.',
+      },
+      servers: [{ url: app.config.publicUrl }],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'Access token of an integration' },
+          oauth2: {
+            type: 'oauth2',
+            flows: {
+              clientCredentials: {
+                tokenUrl: `${API_PREFIX}/oauth/token`,
+                scopes: Object.fromEntries(ALL_SCOPES.map((s) => [s, s])),
+              },
+            },
+          },
+        },
+      },
+    },
+    refResolver: { buildLocalReference: (json, _base, _frag, i) => (json.$id as string) || `def-${i}` },
+  });
+  app.get(`${API_PREFIX}/openapi.json`, { config: { public: true }, schema: { hide: true } }, async () =>
+    app.swagger(),
+  );
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { docExpansion: 'list', deepLinking: true },
+  });
+});

@@ -1,0 +1,74 @@
+/**
+ * The one error type services throw. `code` is stable and documented; the HTTP status and
+ * title come from the registry below, so a code always means the same status everywhere.
+ */
+export const ERROR_CODES = {
+  bad_request: { status: 400, title: 'Bad request' },
+  invalid_json: { status: 400, title: 'Body is not valid JSON' },
+  invalid_multipart: { status: 400, title: 'Body is not valid multipart/form-data' },
+  unauthorized: { status: 401, title: 'Authentication required' },
+  invalid_token: { status: 401, title: 'Token is unknown, expired or revoked' },
+  invalid_client: { status: 401, title: 'Client authentication failed' },
+  insufficient_scope: { status: 403, title: 'Token lacks a required scope' },
+  forbidden: { status: 403, title: 'Forbidden' },
+  not_author: { status: 403, title: 'Only the author may do this' },
+  not_found: { status: 404, title: 'Resource not found' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  conflict: { status: 409, title: 'Conflict with the current state' },
+  already_exists: { status: 409, title: 'A record with this value already exists' },
+  external_id_taken: { status: 409, title: 'External identifier is already in use' },
+  external_id_set: { status: 409, title: 'External identifier is already set' },
+  shortcode_taken: { status: 409, title: 'Shortcode is already in use' },
+  invoice_booked: { status: 409, title: 'Booked invoices cannot be changed or deleted' },
+  already_booked: { status: 409, title: 'Invoice is already booked' },
+  invoice_number_taken: { status: 409, title: 'Invoice number is already taken' },
+  idempotency_in_progress: { status: 409, title: 'A request with this Idempotency-Key is still in progress' },
+  payload_too_large: { status: 413, title: 'Payload too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  validation_failed: { status: 422, title: 'Validation failed' },
+  invalid_reference: { status: 422, title: 'A referenced record does not exist' },
+  idempotency_key_reused: { status: 422, title: 'Idempotency-Key was used with a different request' },
+  unprocessable: { status: 422, title: 'Request cannot be processed' },
+  rate_limited: { status: 429, title: 'Too many requests' },
+  internal: { status: 500, title: 'Internal server error' },
+  unavailable: { status: 503, title: 'Service unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export interface AppErrorOptions {
+  errors?: FieldError[];
+  /** Extra members of the problem document, e.g. `required_scopes`. */
+  extra?: Record<string, unknown>;
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly errors?: FieldError[];
+  readonly extra?: Record<string, unknown>;
+  readonly headers?: Record<string, string>;
+
+  constructor(code: ErrorCode, detail?: string, options: AppErrorOptions = {}) {
+    super(detail ?? ERROR_CODES[code].title, { cause: options.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.status = ERROR_CODES[code].status;
+    this.errors = options.errors;
+    this.extra = options.extra;
+    this.headers = options.headers;
+  }
+}
+
+export const notFound = (what = 'Resource') => new AppError('not_found', `${what} not found`);
+
+/** 422 naming one bad field. */
+export const invalidField = (field: string, message: string) =>
+  new AppError('validation_failed', `${field}: ${message}`, { errors: [{ field, message }] });

@@ -1,0 +1,73 @@
+import { type Static, type TAddOptional, type TSchema, Type } from 'typebox';
+
+/** `T | null`, spelled so that the response serializer keeps nulls as nulls. */
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const Id = Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Positive integer id' });
+export const IdParams = Type.Object({ id: Id });
+export type IdParams = Static<typeof IdParams>;
+
+export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339 timestamp in UTC' });
+export const DateString = Type.String({ format: 'date', description: 'Calendar date, YYYY-MM-DD' });
+export const CountryCode = Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2 code' });
+export const CurrencyCode = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code' });
+export const Email = Type.String({ format: 'email', maxLength: 254 });
+/** Money in the document currency: a JSON number with at most two decimals. */
+export const Money = Type.Number({
+  multipleOf: 0.01,
+  description: 'Amount in the document currency, at most two decimals',
+});
+
+export const Problem = Type.Object(
+  {
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.Optional(Type.String()),
+    code: Type.String({ description: 'Stable machine-readable error code' }),
+    instance: Type.Optional(Type.String()),
+    errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+    required_scopes: Type.Optional(Type.Array(Type.String())),
+  },
+  { $id: 'Problem', additionalProperties: true, description: 'RFC 9457 problem details' },
+);
+
+export const PagingQuery = {
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+};
+export const ArchivedQuery = {
+  archived: Type.Optional(Type.Boolean({ description: 'true: include archived records' })),
+};
+export const UpdatedSinceQuery = {
+  updated_since: Type.Optional(Type.String({ format: 'date-time' })),
+};
+
+export const ListMeta = Type.Object({
+  page: Type.Integer(),
+  per_page: Type.Integer(),
+  total: Type.Integer(),
+});
+
+export const Data = <T extends TSchema>(schema: T) => Type.Object({ data: schema });
+export const List = <T extends TSchema>(schema: T) =>
+  Type.Object({ data: Type.Array(schema), meta: ListMeta });
+
+/** Picks properties of an object schema: basic forms are strict subsets of full forms. */
+export function pick<T extends Record<string, TSchema>, const K extends keyof T>(
+  props: T,
+  keys: readonly K[],
+): Pick<T, K> {
+  const out = {} as Pick<T, K>;
+  for (const k of keys) out[k] = props[k];
+  return out;
+}
+
+/** Every property optional: the shape of a PATCH body, or the optional part of a create body. */
+export function optional<T extends Record<string, TSchema>>(
+  props: T,
+): { [K in keyof T]: TAddOptional<T[K]> } {
+  return Object.fromEntries(Object.entries(props).map(([k, v]) => [k, Type.Optional(v)])) as {
+    [K in keyof T]: TAddOptional<T[K]>;
+  };
+}

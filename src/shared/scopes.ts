@@ -1,0 +1,27 @@
+/** Every scope the specification names, in its order. */
+export const ALL_SCOPES = [
+  'user:read',
+  'client:read',
+  'client:write',
+  'task-management:read',
+  'task-management:write',
+  'efforts:read',
+  'efforts:extended:read',
+  'contact-data:read',
+  'contact-data:write',
+  'offer:read',
+  'outgoing-invoice:read',
+  'outgoing-invoice:write',
+  'outgoing-invoice:upload',
+  'outgoing-invoice:book',
+  'outgoing-invoice:force-delete',
+  'incoming-invoice:read',
+  'incoming-invoice:write',
+  'chart-of-accounts:read',
+  'chart-of-accounts:write',
+  'payments:read',
+  'payments:write',
+  'user_group:read',
+  'integration',
+] as const;
+export type Scope = (typeof ALL_SCOPES)[number];

@@ -1,0 +1,210 @@
+import { randomBytes } from 'node:crypto';
+import { after, before, describe } from 'node:test';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import pg from 'pg';
+import { buildApp } from '../src/app.js';
+import { type Config, loadConfig } from '../src/config.js';
+import { createDb, type DbHandle, type DbKind } from '../src/db/index.js';
+import { importData } from '../src/import/index.js';
+import { createIntegration } from '../src/modules/integration/integration.service.js';
+
+export const PG_URL = process.env.TEST_DATABASE_URL;
+
+/** SQLite always; PostgreSQL too when TEST_DATABASE_URL is set (CI sets it). */
+export const DB_KINDS: DbKind[] = PG_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+
+/**
+ * A fresh, migrated database: in-memory SQLite, or a PostgreSQL schema of its own so that
+ * test files running in parallel never see each other's rows.
+ */
+export async function createTestDb(kind: DbKind): Promise<DbHandle> {
+  if (kind === 'sqlite') return createDb({ kind: 'sqlite', file: ':memory:' });
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  const handle = createDb({ kind: 'postgres', url: PG_URL!, schema });
+  return {
+    ...handle,
+    async destroy() {
+      await handle.destroy();
+      const c = new pg.Client({ connectionString: PG_URL });
+      await c.connect();
+      await c.query(`drop schema ${schema} cascade`);
+      await c.end();
+    },
+  };
+}
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'true', RUN_WORKER: 'false', LOG_LEVEL: 'silent' }, overrides);
+}
+
+export interface TestAccount {
+  accountId: number;
+  /** Users by import key: admin, member. */
+  users: { admin: number; member: number };
+}
+
+let accountSeq = 0;
+
+/** A new account with an admin and a member user, made through the import. */
+export async function createAccount(
+  db: DbHandle['db'],
+  extra: Record<string, unknown> = {},
+): Promise<TestAccount> {
+  const n = ++accountSeq;
+  const result = await importData(db, {
+    account: { name: `Test account ${n}` },
+    users: [
+      { key: 'admin', email: `admin${n}@test.example`, first_name: 'Ada', last_name: 'Admin', role: 'admin' },
+      { key: 'member', email: `member${n}@test.example`, first_name: 'Max', last_name: 'Member' },
+    ],
+    ...extra,
+  });
+  const users = await db
+    .selectFrom('users')
+    .select(['id', 'role'])
+    .where('account_id', '=', result.account_id)
+    .orderBy('id')
+    .execute();
+  return {
+    accountId: result.account_id,
+    users: {
+      admin: users.find((u) => u.role === 'admin')!.id,
+      member: users.find((u) => u.role !== 'admin')!.id,
+    },
+  };
+}
+
+export interface Response<T = any> {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: T;
+  text: string;
+}
+
+/** A client for the API as one integration sees it. Paths are relative to /api/v1. */
+export class Api {
+  constructor(
+    readonly app: FastifyInstance,
+    readonly token?: string,
+  ) {}
+
+  async request<T = any>(
+    method: InjectOptions['method'],
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Response<T>> {
+    const res = await this.app.inject({
+      method,
+      url: path.startsWith('/api/') || path.startsWith('/docs') ? path : `/api/v1${path}`,
+      headers: { ...(this.token ? { authorization: `Bearer ${this.token}` } : {}), ...headers },
+      ...(body === undefined
+        ? {}
+        : typeof body === 'string' || Buffer.isBuffer(body)
+          ? { payload: body }
+          : { payload: body as object }),
+    });
+    let parsed: unknown = res.body;
+    if (/json/.test(String(res.headers['content-type'] ?? ''))) parsed = JSON.parse(res.body);
+    return { status: res.statusCode, headers: res.headers, body: parsed as T, text: res.body };
+  }
+
+  get = <T = any>(path: string, headers?: Record<string, string>) =>
+    this.request<T>('GET', path, undefined, headers);
+  post = <T = any>(path: string, body?: unknown, headers?: Record<string, string>) =>
+    this.request<T>('POST', path, body ?? {}, headers);
+  patch = <T = any>(path: string, body?: unknown, headers?: Record<string, string>) =>
+    this.request<T>('PATCH', path, body ?? {}, headers);
+  put = <T = any>(path: string, body?: unknown, headers?: Record<string, string>) =>
+    this.request<T>('PUT', path, body ?? {}, headers);
+  delete = <T = any>(path: string, headers?: Record<string, string>) =>
+    this.request<T>('DELETE', path, undefined, headers);
+}
+
+export interface TestContext {
+  kind: DbKind;
+  app: FastifyInstance;
+  handle: DbHandle;
+  db: DbHandle['db'];
+  /** The main account of the test, and a second one to prove tenant isolation. */
+  account: TestAccount;
+  other: TestAccount;
+  /** An API client whose token holds exactly `scopes` (as the account's admin unless `userId`). */
+  as(scopes: string[] | string, opts?: { userId?: number; accountId?: number }): Promise<Api>;
+  /** No token at all. */
+  anon: Api;
+}
+
+/**
+ * Runs `fn` once per database kind, each with its own app and database. Inside, use
+ * `ctx.as([...scopes])` to get a client holding exactly those scopes.
+ */
+export function describeEachDb(
+  name: string,
+  fn: (ctx: TestContext) => void,
+  options: { config?: Partial<Config> } = {},
+) {
+  for (const kind of DB_KINDS) {
+    describe(`${name} [${kind}]`, () => {
+      const ctx = { kind } as TestContext;
+      before(async () => {
+        ctx.handle = await createTestDb(kind);
+        ctx.db = ctx.handle.db;
+        ctx.app = await buildApp(testConfig(options.config), { db: ctx.handle, logger: false });
+        await ctx.app.ready();
+        ctx.account = await createAccount(ctx.db);
+        ctx.other = await createAccount(ctx.db);
+        ctx.anon = new Api(ctx.app);
+        ctx.as = async (scopes, opts = {}) => {
+          const list = typeof scopes === 'string' ? scopes.split(/\s+/).filter(Boolean) : scopes;
+          const created = await createIntegration(ctx.db, {
+            name: 'test',
+            scopes: list,
+            userId:
+              opts.userId ??
+              (opts.accountId === ctx.other.accountId ? ctx.other.users.admin : ctx.account.users.admin),
+          });
+          return new Api(ctx.app, created.access_token);
+        };
+      });
+      after(async () => {
+        await ctx.app?.close();
+        await ctx.handle?.destroy();
+      });
+      fn(ctx);
+    });
+  }
+}
+
+/** Asserts a problem+json answer and returns its body. */
+export function expectProblem(res: Response, status: number, code?: string) {
+  const ok =
+    res.status === status &&
+    String(res.headers['content-type']).startsWith('application/problem+json') &&
+    (code === undefined || res.body?.code === code);
+  if (!ok) {
+    throw new Error(
+      `expected problem ${status}${code ? ` ${code}` : ''}, got ${res.status} ${res.text.slice(0, 500)}`,
+    );
+  }
+  return res.body as {
+    code: string;
+    detail: string;
+    errors?: { field: string; message: string }[];
+    required_scopes?: string[];
+  };
+}
+
+/** Count of rows in a table, for asserting that a refused request changed nothing. */
+export async function countRows(db: DbHandle['db'], table: string): Promise<number> {
+  // biome-ignore lint/suspicious/noExplicitAny: any table
+  const row = await (db as any)
+    .selectFrom(table)
+    .select((eb: any) => eb.fn.countAll().as('n'))
+    .executeTakeFirst();
+  return Number(row.n);
+}
