@@ -1,3 +1,4 @@
+import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { API_PREFIX, type Config } from './config.js';
@@ -37,6 +38,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   if (!options.db) app.addHook('onClose', async () => handle.destroy());
 
   await app.register(errorsPlugin);
+  // Uploads: one file per request, capped; the handler streams it (see files.service receiveUpload).
+  await app.register(multipart, {
+    limits: { fileSize: config.uploadLimit, files: 1, fields: 50, fieldSize: 1024 * 1024, parts: 60 },
+  });
   await app.register(openapiPlugin);
   await app.register(authPlugin);
   await app.register(idempotencyPlugin);

@@ -208,3 +208,21 @@ export async function countRows(db: DbHandle['db'], table: string): Promise<numb
     .executeTakeFirst();
   return Number(row.n);
 }
+
+/**
+ * Encodes a multipart/form-data body (file in the part named `file` by default) for
+ * `api.request('POST', path, body, headers)`.
+ */
+export async function multipart(
+  file: { name: string; type: string; data: Buffer | string; field?: string } | null,
+  fields: Record<string, string> = {},
+): Promise<{ body: Buffer; headers: Record<string, string> }> {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(fields)) form.append(k, v);
+  if (file) form.append(file.field ?? 'file', new Blob([file.data], { type: file.type }), file.name);
+  const res = new Response(form);
+  return {
+    body: Buffer.from(await res.arrayBuffer()),
+    headers: { 'content-type': res.headers.get('content-type')! },
+  };
+}

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { clientsRoutes } from './clients/clients.routes.js';
+import { filesRoutes } from './files/files.routes.js';
 import { integrationRoutes } from './integration/integration.routes.js';
 import { oauthRoutes } from './oauth/oauth.routes.js';
 import { settingsRoutes } from './settings/settings.routes.js';
@@ -12,4 +13,5 @@ export async function registerModules(api: FastifyInstance): Promise<void> {
   await api.register(clientsRoutes);
   await api.register(settingsRoutes);
   await api.register(integrationRoutes);
+  await api.register(filesRoutes);
 }
