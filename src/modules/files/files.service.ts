@@ -35,9 +35,9 @@ export interface Upload {
 
 function cleanName(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? '';
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
-  const cleaned = base
-    .replace(/[\u0000-\u001f\u007f"]/g, '')
+  const cleaned = [...base]
+    .filter((ch) => ch.charCodeAt(0) >= 0x20 && ch.charCodeAt(0) !== 0x7f && ch !== '"')
+    .join('')
     .trim()
     .slice(0, 255);
   return cleaned || 'file';
