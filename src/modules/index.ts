@@ -3,6 +3,8 @@ import { clientsRoutes } from './clients/clients.routes.js';
 import { filesRoutes } from './files/files.routes.js';
 import { integrationRoutes } from './integration/integration.routes.js';
 import { oauthRoutes } from './oauth/oauth.routes.js';
+import { invoicesRoutes } from './outgoing-invoices/invoices.routes.js';
+import { plansRoutes } from './outgoing-invoices/plans.routes.js';
 import { settingsRoutes } from './settings/settings.routes.js';
 import { usersRoutes } from './users/users.routes.js';
 
@@ -14,4 +16,6 @@ export async function registerModules(api: FastifyInstance): Promise<void> {
   await api.register(settingsRoutes);
   await api.register(integrationRoutes);
   await api.register(filesRoutes);
+  await api.register(invoicesRoutes);
+  await api.register(plansRoutes);
 }

@@ -1,0 +1,31 @@
+import type { Generated } from 'kysely';
+import type { DocumentItemColumns } from '../outgoing-invoices/invoices.tables.js';
+
+export interface OfferTable {
+  id: Generated<number>;
+  account_id: number;
+  offer_number: string | null;
+  status: Generated<string>;
+  client_id: number | null;
+  contact_id: number | null;
+  project_id: number | null;
+  title: string | null;
+  date: string | null;
+  valid_until: string | null;
+  currency: string;
+  intro_text: string | null;
+  closing_text: string | null;
+  created_at: Generated<string>;
+  updated_at: Generated<string>;
+}
+
+export interface OfferItemTable extends DocumentItemColumns {
+  offer_id: number;
+}
+
+declare module '../../db/schema.js' {
+  interface Database {
+    offers: OfferTable;
+    offer_items: OfferItemTable;
+  }
+}

@@ -1,0 +1,182 @@
+import type { Db } from '../../db/index.js';
+import type { AuthContext } from '../../plugins/auth.js';
+import { toAppError } from '../../plugins/errors.js';
+import { AppError } from '../../shared/errors.js';
+import { nowIso, todayIso } from '../../shared/time.js';
+import { validatorCompiler } from '../../shared/validation.js';
+import { storeFile, type Upload } from '../files/files.service.js';
+import { accountProfile, numberFormatFor } from './account-profile.js';
+import {
+  addDays,
+  bookingRefusal,
+  counterYear,
+  effectiveDueDate,
+  formatInvoiceNumber,
+  numberKind,
+} from './invoices.domain.js';
+import type { InvoiceRow } from './invoices.repository.js';
+import * as repo from './invoices.repository.js';
+import { type BookBody, ExternalInvoiceData } from './invoices.schemas.js';
+import { documentDefaults } from './invoices.service.js';
+import { checkDates, checkReferences, fail, lockWithMaster } from './invoices.support.js';
+import { loadView, toInvoice } from './invoices.views.js';
+import { parseLineItems } from './line-items.js';
+
+const numberTakenError = (n: string) =>
+  new AppError('invoice_number_taken', `Invoice number "${n}" is already used in this account`, {
+    errors: [{ field: 'invoice_number', message: 'is already taken' }],
+  });
+
+const isUniqueViolation = (err: unknown) => {
+  const code = String((err as { code?: unknown })?.code ?? '');
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+};
+
+/**
+ * Assigns the next free number of the account's sequence for this kind of document, inside
+ * the caller's transaction. Numbers taken by manual bookings or external uploads are skipped,
+ * so the sequence stays unique and, together with them, without gaps.
+ */
+async function nextNumber(trx: Db, accountId: number, type: string, date: string): Promise<string> {
+  const profile = accountProfile(await repo.findAccount(trx, accountId));
+  const kind = numberKind(type);
+  const format = numberFormatFor(profile, kind);
+  const year = counterYear(format, date);
+  for (;;) {
+    const seq = await repo.nextCounterValue(trx, accountId, kind, year);
+    const number = formatInvoiceNumber(format, Number(date.slice(0, 4)), seq);
+    if (!(await repo.numberTaken(trx, accountId, number))) return number;
+  }
+}
+
+/**
+ * Books a document. Automatic mode (no `invoice_number`) takes the next number of the
+ * sequence; manual mode uses the given one, refused with 409 if the account has it already.
+ * Either way the invoice date is fixed (today if unset) and the document is frozen.
+ */
+export async function bookInvoice(db: Db, auth: AuthContext, id: number, body: BookBody) {
+  let row: InvoiceRow;
+  try {
+    row = await db.transaction().execute(async (trx) => {
+      const { row: current } = await lockWithMaster(trx, auth.accountId, id);
+      const view = await loadView(trx, auth.accountId, current);
+      let unbooked = 0;
+      if (current.type === 'final' && current.master_id) {
+        const siblings = await repo.childrenOf(trx, auth.accountId, [current.master_id]);
+        unbooked = siblings.filter((s) => s.id !== current.id && s.status !== 'booked').length;
+      }
+      const refusal = bookingRefusal({
+        type: current.type,
+        status: current.status,
+        client_id: current.client_id,
+        line_count: view.items.length,
+        gross: view.totals.gross,
+        unbooked_plan_invoices: unbooked,
+      });
+      if (refusal) throw refusal;
+      const date = current.date ?? todayIso();
+      const dueDate = effectiveDueDate({ ...current, date }) ?? addDays(date, current.payment_term_days ?? 0);
+      let number = body.invoice_number;
+      if (number !== undefined) {
+        if (await repo.numberTaken(trx, auth.accountId, number)) throw numberTakenError(number);
+      } else {
+        number = await nextNumber(trx, auth.accountId, current.type, date);
+      }
+      const now = nowIso();
+      return repo.updateInvoice(trx, auth.accountId, id, {
+        status: 'booked',
+        invoice_number: number,
+        date,
+        due_date: dueDate,
+        booked_at: now,
+        updated_at: now,
+      });
+    });
+  } catch (err) {
+    // Two manual bookings racing for one number: the unique index decides.
+    if (isUniqueViolation(err)) throw numberTakenError(body.invoice_number ?? '');
+    throw err;
+  }
+  return toInvoice(await loadView(db, auth.accountId, row));
+}
+
+const validateExternal = validatorCompiler({
+  schema: ExternalInvoiceData,
+  method: 'POST',
+  url: '/outgoing-invoices/external',
+  httpPart: 'body',
+}) as ((data: unknown) => boolean) & { errors?: unknown[] };
+
+/** The `data` field of an external upload: JSON of the invoice, validated like a body. */
+export function parseExternalData(raw: string | undefined): ExternalInvoiceData {
+  if (raw === undefined)
+    fail('validation_failed', [{ field: 'data', message: 'the invoice JSON is required' }]);
+  let data: unknown;
+  try {
+    data = JSON.parse(raw);
+  } catch {
+    fail('validation_failed', [{ field: 'data', message: 'is not valid JSON' }]);
+  }
+  if (!validateExternal(data)) {
+    const err = toAppError(Object.assign(new Error('invalid'), { validation: validateExternal.errors }));
+    fail(
+      'validation_failed',
+      (err.errors ?? []).map((e) => ({
+        field: e.field === '(root)' ? 'data' : `data.${e.field}`,
+        message: e.message,
+      })),
+    );
+  }
+  return data as ExternalInvoiceData;
+}
+
+/**
+ * Stores an invoice made elsewhere, booked under the caller's number, with its PDF. The
+ * number must be free; the service's own sequence is neither used nor advanced.
+ */
+export async function createExternal(db: Db, auth: AuthContext, upload: Upload) {
+  const data = parseExternalData(upload.fields.data);
+  const lines = parseLineItems(data.line_items, 'data.line_items');
+  const type = data.type ?? 'invoice';
+  if (type !== 'credit' && data.credited_invoice_id)
+    fail('validation_failed', [
+      { field: 'data.credited_invoice_id', message: 'only credits refer to an invoice' },
+    ]);
+  checkDates(data, 'data.');
+  let row: InvoiceRow;
+  try {
+    row = await db.transaction().execute(async (trx) => {
+      const client = await checkReferences(trx, auth.accountId, data, 'data.');
+      if (await repo.numberTaken(trx, auth.accountId, data.invoice_number))
+        throw numberTakenError(data.invoice_number);
+      const now = nowIso();
+      const inserted = await repo.insertInvoice(trx, {
+        account_id: auth.accountId,
+        type,
+        status: 'booked',
+        external: 1,
+        invoice_number: data.invoice_number,
+        client_id: data.client_id,
+        contact_id: data.contact_id ?? null,
+        project_id: data.project_id ?? null,
+        credited_invoice_id: data.credited_invoice_id ?? null,
+        title: data.title ?? null,
+        date: data.date,
+        due_date: data.due_date ?? null,
+        service_period_start: data.service_period_start ?? null,
+        service_period_end: data.service_period_end ?? null,
+        intro_text: data.intro_text ?? null,
+        closing_text: data.closing_text ?? null,
+        booked_at: now,
+        ...(await documentDefaults(trx, auth.accountId, data, client)),
+      });
+      await repo.replaceItems(trx, auth.accountId, inserted.id, lines);
+      const file = await storeFile(trx, auth, upload, { type: 'outgoing_invoice', id: inserted.id });
+      return repo.updateInvoice(trx, auth.accountId, inserted.id, { file_id: file.id });
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw numberTakenError(data.invoice_number);
+    throw err;
+  }
+  return toInvoice(await loadView(db, auth.accountId, row));
+}

@@ -1,0 +1,221 @@
+import { centsToString, type Totals } from '../../shared/money.js';
+import type { PdfDocument, PdfParty } from '../../shared/pdf/types.js';
+import type { AccountProfile } from './account-profile.js';
+import type { StoredLine } from './line-items.js';
+
+/**
+ * Pure mapping of offers and outgoing invoices to what the PDF renderer prints. Amounts
+ * become exact decimal strings; nothing here reads the database.
+ */
+
+export type PdfKind = PdfDocument['kind'];
+type Lang = 'en' | 'de';
+
+const TITLES: Record<PdfKind, Record<Lang, string>> = {
+  invoice: { en: 'Invoice', de: 'Rechnung' },
+  credit: { en: 'Credit note', de: 'Gutschrift' },
+  offer: { en: 'Offer', de: 'Angebot' },
+  deposit: { en: 'Deposit invoice', de: 'Abschlagsrechnung' },
+  partial: { en: 'Partial invoice', de: 'Teilrechnung' },
+  final: { en: 'Final invoice', de: 'Schlussrechnung' },
+};
+
+export const pdfKind = (type: string): PdfKind =>
+  (['credit', 'deposit', 'partial', 'final'] as const).find((k) => k === type) ?? 'invoice';
+
+export const pdfLanguage = (language: string | null | undefined): Lang => (language === 'de' ? 'de' : 'en');
+
+export interface BuyerRow {
+  name: string;
+  street: string | null;
+  zip: string | null;
+  city: string | null;
+  country_code: string | null;
+  vat_id: string | null;
+  tax_number: string | null;
+  email: string | null;
+  phone: string | null;
+  language: string | null;
+}
+
+export function sellerParty(p: AccountProfile): PdfDocument['seller'] {
+  return {
+    name: p.name,
+    street: p.street,
+    zip: p.zip,
+    city: p.city,
+    country_code: p.country_code,
+    vat_id: p.vat_id,
+    tax_number: p.tax_number,
+    email: p.email,
+    phone: p.phone,
+    iban: p.iban,
+    bic: p.bic,
+    bank_name: p.bank_name,
+  };
+}
+
+export function buyerParty(c: BuyerRow | undefined): PdfParty {
+  if (!c) return { name: '' };
+  return {
+    name: c.name,
+    street: c.street,
+    zip: c.zip,
+    city: c.city,
+    country_code: c.country_code,
+    vat_id: c.vat_id,
+    tax_number: c.tax_number,
+    email: c.email,
+    phone: c.phone,
+  };
+}
+
+export function pdfLines(items: readonly StoredLine[]): PdfDocument['lines'] {
+  return items.map((i) => ({
+    position: i.position,
+    title: i.title,
+    description: i.description,
+    quantity: i.quantity,
+    unit: i.unit,
+    unit_price: centsToString(Number(i.unit_price)),
+    tax_rate: i.tax_rate,
+    discount: i.discount,
+    net_total: centsToString(Number(i.net_total)),
+  }));
+}
+
+export function pdfTotals(t: Totals) {
+  return {
+    taxes: t.taxes.map((x) => ({ rate: x.rate, net: centsToString(x.net), tax: centsToString(x.tax) })),
+    net_total: centsToString(t.net),
+    tax_total: centsToString(t.tax),
+    gross_total: centsToString(t.gross),
+  };
+}
+
+export function paymentTerms(
+  kind: PdfKind,
+  lang: Lang,
+  d: { due_date: string | null; payment_term_days: number | null },
+): string | null {
+  if (kind === 'offer') return null;
+  if (kind === 'credit') {
+    return lang === 'de'
+      ? 'Der Betrag wird mit offenen Rechnungen verrechnet oder erstattet.'
+      : 'The amount will be set off against open invoices or refunded.';
+  }
+  if (!d.due_date) return null;
+  const days = d.payment_term_days;
+  if (lang === 'de') return `Zahlbar ohne Abzug bis ${d.due_date}${days ? ` (${days} Tage)` : ''}.`;
+  return `Payable without deduction by ${d.due_date}${days ? ` (${days} days)` : ''}.`;
+}
+
+export interface InvoicePdfInput {
+  type: string;
+  status: string;
+  invoice_number: string | null;
+  date: string | null;
+  due_date: string | null;
+  payment_term_days: number | null;
+  service_period_start: string | null;
+  service_period_end: string | null;
+  currency: string;
+  title: string | null;
+  intro_text: string | null;
+  closing_text: string | null;
+  items: readonly StoredLine[];
+  /** What the document invoices (final invoices: after deductions). */
+  totals: Totals;
+  /** Final invoices: the plan total before deductions. */
+  plan_total: Totals | null;
+  deductions: { type: string; invoice_number: string | null; totals: Totals }[];
+  credited_invoice_number?: string | null;
+}
+
+export function invoiceToPdf(
+  inv: InvoicePdfInput,
+  seller: AccountProfile,
+  buyer: BuyerRow | undefined,
+): PdfDocument {
+  const kind = pdfKind(inv.type);
+  const lang = pdfLanguage(buyer?.language);
+  const references: { label: string; value: string }[] = [];
+  if (inv.credited_invoice_number) {
+    references.push({
+      label: lang === 'de' ? 'Zu Rechnung' : 'Credited invoice',
+      value: inv.credited_invoice_number,
+    });
+  }
+  if (inv.title) references.push({ label: lang === 'de' ? 'Betreff' : 'Subject', value: inv.title });
+  const shown = inv.plan_total ?? inv.totals;
+  return {
+    kind,
+    title: TITLES[kind][lang],
+    number: inv.invoice_number,
+    date: inv.date,
+    due_date: inv.due_date,
+    service_period_start: inv.service_period_start,
+    service_period_end: inv.service_period_end,
+    currency: inv.currency,
+    language: lang,
+    seller: sellerParty(seller),
+    buyer: buyerParty(buyer),
+    references,
+    intro_text: inv.intro_text,
+    lines: pdfLines(inv.items),
+    ...pdfTotals(shown),
+    deductions: inv.deductions.map((d) => ({
+      title: `${TITLES[pdfKind(d.type)][lang]}${d.invoice_number ? ` ${d.invoice_number}` : ''}`,
+      number: d.invoice_number,
+      net: centsToString(d.totals.net),
+      tax: centsToString(d.totals.tax),
+      gross: centsToString(d.totals.gross),
+    })),
+    amount_due: centsToString(inv.totals.gross),
+    payment_terms: paymentTerms(kind, lang, inv),
+    closing_text: inv.closing_text,
+    booked: inv.status === 'booked',
+  };
+}
+
+export interface OfferPdfInput {
+  offer_number: string | null;
+  date: string | null;
+  valid_until: string | null;
+  currency: string;
+  title: string | null;
+  intro_text: string | null;
+  closing_text: string | null;
+  items: readonly StoredLine[];
+  totals: Totals;
+}
+
+export function offerToPdf(
+  o: OfferPdfInput,
+  seller: AccountProfile,
+  buyer: BuyerRow | undefined,
+): PdfDocument {
+  const lang = pdfLanguage(buyer?.language);
+  const references: { label: string; value: string }[] = [];
+  if (o.title) references.push({ label: lang === 'de' ? 'Betreff' : 'Subject', value: o.title });
+  if (o.valid_until)
+    references.push({ label: lang === 'de' ? 'Gültig bis' : 'Valid until', value: o.valid_until });
+  return {
+    kind: 'offer',
+    title: TITLES.offer[lang],
+    number: o.offer_number,
+    date: o.date,
+    currency: o.currency,
+    language: lang,
+    seller: sellerParty(seller),
+    buyer: buyerParty(buyer),
+    references,
+    intro_text: o.intro_text,
+    lines: pdfLines(o.items),
+    ...pdfTotals(o.totals),
+    amount_due: centsToString(o.totals.gross),
+    payment_terms: null,
+    closing_text: o.closing_text,
+    booked: false,
+  };
+}

@@ -1,0 +1,224 @@
+import { type Insertable, type Kysely, PostgresAdapter, type Selectable, type Updateable } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { paginate } from '../../shared/paging.js';
+import { toIso } from '../../shared/time.js';
+import { DOCUMENT_TYPES, MASTER_TYPES, type NumberKind } from './invoices.domain.js';
+import type { InvoiceListQuery, MasterListQuery } from './invoices.schemas.js';
+import type { OutgoingInvoiceItemTable, OutgoingInvoiceTable } from './invoices.tables.js';
+import type { ParsedLine } from './line-items.js';
+
+export type InvoiceRow = Selectable<OutgoingInvoiceTable>;
+export type ItemRow = Selectable<OutgoingInvoiceItemTable>;
+type Db = Kysely<Database>;
+
+const isPostgres = (db: Db) => db.getExecutor().adapter instanceof PostgresAdapter;
+
+/** A live (not deleted) invoice or master; `lock` takes a row lock on PostgreSQL. */
+export function findInvoice(
+  db: Db,
+  accountId: number,
+  id: number,
+  lock = false,
+): Promise<InvoiceRow | undefined> {
+  let qb = db
+    .selectFrom('outgoing_invoices')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null);
+  // SQLite has no row locks; its transactions are serialized on the one connection.
+  if (lock && isPostgres(db)) qb = qb.forUpdate();
+  return qb.executeTakeFirst();
+}
+
+export function listInvoices(db: Db, accountId: number, q: InvoiceListQuery) {
+  let qb = db
+    .selectFrom('outgoing_invoices')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('deleted_at', 'is', null);
+  // Masters are plans, not documents: only a type filter naming one lists them.
+  qb = q.type ? qb.where('type', '=', q.type) : qb.where('type', 'in', [...DOCUMENT_TYPES]);
+  if (q.status) qb = qb.where('status', '=', q.status);
+  if (q.client_id !== undefined) qb = qb.where('client_id', '=', q.client_id);
+  if (q.contact_id !== undefined) qb = qb.where('contact_id', '=', q.contact_id);
+  if (q.project_id !== undefined) qb = qb.where('project_id', '=', q.project_id);
+  if (q.master_id !== undefined) qb = qb.where('master_id', '=', q.master_id);
+  if (q.invoice_number !== undefined) qb = qb.where('invoice_number', '=', q.invoice_number);
+  if (q.date_from) qb = qb.where('date', '>=', q.date_from);
+  if (q.date_to) qb = qb.where('date', '<=', q.date_to);
+  if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
+  return paginate(qb.orderBy('id'), q);
+}
+
+export function listMasters(db: Db, accountId: number, q: MasterListQuery) {
+  let qb = db
+    .selectFrom('outgoing_invoices')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('deleted_at', 'is', null)
+    .where('type', 'in', q.type ? [q.type] : [...MASTER_TYPES]);
+  if (q.client_id !== undefined) qb = qb.where('client_id', '=', q.client_id);
+  if (q.project_id !== undefined) qb = qb.where('project_id', '=', q.project_id);
+  if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
+  return paginate(qb.orderBy('id'), q);
+}
+
+/** Children of plan masters; `withDeleted` also returns deleted ones (their periods are used). */
+export function childrenOf(db: Db, accountId: number, masterIds: number[], withDeleted = false) {
+  if (masterIds.length === 0) return Promise.resolve([] as InvoiceRow[]);
+  let qb = db
+    .selectFrom('outgoing_invoices')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('master_id', 'in', masterIds);
+  if (!withDeleted) qb = qb.where('deleted_at', 'is', null);
+  return qb.orderBy('id').execute();
+}
+
+export function insertInvoice(db: Db, values: Insertable<OutgoingInvoiceTable>): Promise<InvoiceRow> {
+  return db.insertInto('outgoing_invoices').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export function updateInvoice(
+  db: Db,
+  accountId: number,
+  id: number,
+  values: Updateable<OutgoingInvoiceTable>,
+): Promise<InvoiceRow> {
+  return db
+    .updateTable('outgoing_invoices')
+    .set(values)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Items of several invoices, in position order. */
+export function itemsOf(db: Db, accountId: number, invoiceIds: number[]): Promise<ItemRow[]> {
+  if (invoiceIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('outgoing_invoice_items')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('invoice_id', 'in', invoiceIds)
+    .orderBy('invoice_id')
+    .orderBy('position')
+    .execute();
+}
+
+export function itemsPage(
+  db: Db,
+  accountId: number,
+  invoiceId: number,
+  q: { page?: number; per_page?: number },
+) {
+  return paginate(
+    db
+      .selectFrom('outgoing_invoice_items')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('invoice_id', '=', invoiceId)
+      .orderBy('position'),
+    q,
+  );
+}
+
+/** Replaces every line of an invoice (positions 1…n in the given order). */
+export async function replaceItems(
+  db: Db,
+  accountId: number,
+  invoiceId: number,
+  lines: readonly ParsedLine[],
+): Promise<void> {
+  await db.deleteFrom('outgoing_invoice_items').where('invoice_id', '=', invoiceId).execute();
+  if (lines.length === 0) return;
+  await db
+    .insertInto('outgoing_invoice_items')
+    .values(lines.map((l, i) => ({ ...l, account_id: accountId, invoice_id: invoiceId, position: i + 1 })))
+    .execute();
+}
+
+/** What payments and credits settled, per invoice (cents). */
+export async function settledOn(
+  db: Db,
+  accountId: number,
+  invoiceIds: number[],
+): Promise<Map<number, number>> {
+  if (invoiceIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('payments')
+    .select((eb) => ['invoice_id', eb.fn.sum<string | number>('amount').as('total')])
+    .where('account_id', '=', accountId)
+    .where('invoice_id', 'in', invoiceIds)
+    .groupBy('invoice_id')
+    .execute();
+  return new Map(rows.map((r) => [r.invoice_id, Number(r.total)]));
+}
+
+/** What each credit settled on invoices (cents, positive). */
+export async function usedCredits(
+  db: Db,
+  accountId: number,
+  creditIds: number[],
+): Promise<Map<number, number>> {
+  if (creditIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('payments')
+    .select(['credit_id', 'amount'])
+    .where('account_id', '=', accountId)
+    .where('credit_id', 'in', creditIds)
+    .execute();
+  return new Map(rows.map((r) => [r.credit_id!, Number(r.amount)]));
+}
+
+/** Numbers stay taken after deletion: the unique index covers deleted invoices too. */
+export async function numberTaken(db: Db, accountId: number, invoiceNumber: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('outgoing_invoices')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('invoice_number', '=', invoiceNumber)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * The next value of a number sequence. The UPDATE takes the counter row's lock until the
+ * booking transaction ends: concurrent bookings queue here and each sees the previous value,
+ * and a rollback hands the value back.
+ */
+export async function nextCounterValue(db: Db, accountId: number, kind: NumberKind, year: number) {
+  await db
+    .insertInto('invoice_number_counters')
+    .values({ account_id: accountId, kind, year, last_value: 0 })
+    .onConflict((oc) => oc.columns(['account_id', 'kind', 'year']).doNothing())
+    .execute();
+  const row = await db
+    .updateTable('invoice_number_counters')
+    .set((eb) => ({ last_value: eb('last_value', '+', 1) }))
+    .where('account_id', '=', accountId)
+    .where('kind', '=', kind)
+    .where('year', '=', year)
+    .returning('last_value')
+    .executeTakeFirstOrThrow();
+  return Number(row.last_value);
+}
+
+export function findAccount(db: Db, accountId: number) {
+  return db
+    .selectFrom('accounts')
+    .select(['id', 'name', 'currency', 'country_code', 'settings'])
+    .where('id', '=', accountId)
+    .executeTakeFirstOrThrow();
+}
+
+export function findClientRow(db: Db, accountId: number, id: number) {
+  return db
+    .selectFrom('clients')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}

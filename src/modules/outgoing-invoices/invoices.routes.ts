@@ -1,0 +1,241 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { sendBytes } from '../../shared/http.js';
+import { listResponse } from '../../shared/paging.js';
+import { Data, IdParams, List, PagingQuery } from '../../shared/schemas.js';
+import { Binary } from '../files/files.schemas.js';
+import { receiveUpload } from '../files/files.service.js';
+import * as booking from './booking.service.js';
+import {
+  BookBody,
+  Invoice,
+  InvoiceCreate,
+  InvoiceListQuery,
+  InvoiceUpdate,
+  Master,
+  MasterListQuery,
+} from './invoices.schemas.js';
+import * as service from './invoices.service.js';
+import { LineItem } from './line-items.js';
+import { invoicePdf } from './pdf.service.js';
+
+const tags = ['Outgoing invoices'];
+const read = { scopes: ['outgoing-invoice:read'] };
+const write = { scopes: ['outgoing-invoice:write'] };
+const same = <T>(x: T) => x;
+
+export const invoicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/outgoing-invoices',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'List outgoing invoices',
+        description:
+          'Documents (invoice, credit, deposit, partial, final), ids ascending; deleted ones are left out. Plan masters are listed only when `type` names a master type (see also /outgoing-invoices/master). `date_from`/`date_to` filter the invoice date.',
+        querystring: InvoiceListQuery,
+        response: { 200: List(Invoice) },
+      },
+    },
+    async (req, reply) =>
+      listResponse(req, reply, await service.listInvoices(app.db, req.auth, req.query), same),
+  );
+
+  app.post(
+    '/outgoing-invoices',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Create a one-time invoice or credit',
+        description:
+          'With line items; nothing is booked. `status` is `open` (default) or `bookable`. Currency and payment term default to the client’s (then the account’s). Credits usually carry negative lines; `credited_invoice_id` names the booked invoice a credit corrects.',
+        body: InvoiceCreate,
+        response: { 201: Data(Invoice) },
+      },
+    },
+    async (req, reply) => {
+      const data = await service.createInvoice(app.db, req.auth, req.body);
+      reply.code(201).header('location', `${app.prefix}/outgoing-invoices/${data.id}`);
+      return { data };
+    },
+  );
+
+  app.get(
+    '/outgoing-invoices/master',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'List invoice master plans',
+        description: 'Recurring and partial plans with their child invoices.',
+        querystring: MasterListQuery,
+        response: { 200: List(Master) },
+      },
+    },
+    async (req, reply) =>
+      listResponse(req, reply, await service.listMasters(app.db, req.auth, req.query), same),
+  );
+
+  app.get(
+    '/outgoing-invoices/master/:id',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'Retrieve an invoice master plan',
+        params: IdParams,
+        response: { 200: Data(Master) },
+      },
+    },
+    async (req) => ({ data: await service.getMaster(app.db, req.auth, req.params.id) }),
+  );
+
+  app.get(
+    '/outgoing-invoices/:id',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'Retrieve an outgoing invoice',
+        description: 'With line items, totals per tax rate, deductions (final invoices) and payment state.',
+        params: IdParams,
+        response: { 200: Data(Invoice) },
+      },
+    },
+    async (req) => ({ data: await service.getInvoice(app.db, req.auth, req.params.id) }),
+  );
+
+  app.patch(
+    '/outgoing-invoices/:id',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Update an outgoing invoice',
+        description:
+          'Scalars, dates, status (`open`/`bookable`); when the `line_items` key is present all line items are replaced, otherwise they stay. Booked invoices never change (409 `invoice_booked`). Recurring masters also take `plan_start`/`plan_end` and their lines (used by the next generate).',
+        params: IdParams,
+        body: InvoiceUpdate,
+        response: { 200: Data(Invoice) },
+      },
+    },
+    async (req) => ({ data: await service.updateInvoice(app.db, req.auth, req.params.id, req.body) }),
+  );
+
+  app.delete(
+    '/outgoing-invoices/:id',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Delete an outgoing invoice (soft)',
+        description: 'Booked invoices cannot be deleted here: 409 `invoice_booked` (see DELETE …/force).',
+        params: IdParams,
+        response: { 204: Type.Null({ description: 'Deleted' }) },
+      },
+    },
+    async (req, reply) => {
+      await service.deleteInvoice(app.db, req.auth, req.params.id, false);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.delete(
+    '/outgoing-invoices/:id/force',
+    {
+      config: { scopes: ['outgoing-invoice:force-delete'] },
+      schema: {
+        tags,
+        summary: 'Delete any outgoing invoice, booked ones included (soft)',
+        description: 'Its number stays taken.',
+        params: IdParams,
+        response: { 204: Type.Null({ description: 'Deleted' }) },
+      },
+    },
+    async (req, reply) => {
+      await service.deleteInvoice(app.db, req.auth, req.params.id, true);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/outgoing-invoices/:id/line-items',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'Line items of an outgoing invoice',
+        params: IdParams,
+        querystring: Type.Object(PagingQuery, { additionalProperties: false }),
+        response: { 200: List(LineItem) },
+      },
+    },
+    async (req, reply) =>
+      listResponse(req, reply, await service.listLineItems(app.db, req.auth, req.params.id, req.query), same),
+  );
+
+  app.post(
+    '/outgoing-invoices/:id/book',
+    {
+      config: { scopes: ['outgoing-invoice:book'] },
+      schema: {
+        tags,
+        summary: 'Book an outgoing invoice',
+        description:
+          'Automatic mode (no `invoice_number`): the next number of the account’s sequence for the document kind (invoices incl. deposits, partials and finals; credits have their own), format from the account settings, default `RE-{YYYY}-{NNNNN}` / `GS-{YYYY}-{NNNNN}`. Manual mode: `invoice_number` is used as given (409 `invoice_number_taken` if the account has it). Needs a client and at least one line item (422); a credit must total below zero. Fixes the invoice date (today if unset) and the due date. Booking twice: 409 `already_booked`. A final invoice is booked after every other invoice of its plan.',
+        params: IdParams,
+        body: BookBody,
+        response: { 200: Data(Invoice) },
+      },
+      preValidation: async (req) => {
+        req.body ??= {};
+      },
+    },
+    async (req) => ({ data: await booking.bookInvoice(app.db, req.auth, req.params.id, req.body) }),
+  );
+
+  app.post(
+    '/outgoing-invoices/external',
+    {
+      config: { scopes: ['outgoing-invoice:upload'] },
+      schema: {
+        tags,
+        summary: 'Upload an invoice created outside the service',
+        description:
+          'multipart/form-data: the PDF in the part `file`, the invoice as JSON in the field `data` (`invoice_number`, `client_id`, `date`, `line_items` required; `type` invoice or credit). Stored booked under the caller’s number, which must be free in the account (409 `invoice_number_taken`); the service’s own numbering is not advanced. GET …/pdf answers with the uploaded file.',
+        consumes: ['multipart/form-data'],
+        response: { 201: Data(Invoice) },
+      },
+    },
+    async (req, reply) => {
+      const upload = await receiveUpload(req, { accept: (t) => t === 'application/pdf' });
+      const data = await booking.createExternal(app.db, req.auth, upload!);
+      reply.code(201).header('location', `${app.prefix}/outgoing-invoices/${data.id}`);
+      return { data };
+    },
+  );
+
+  app.get(
+    '/outgoing-invoices/:id/pdf',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'PDF of an outgoing invoice',
+        description:
+          'Booked invoices embed the EN 16931 (Factur-X) XML and are rendered once: later downloads are byte-identical.',
+        params: IdParams,
+        response: {
+          200: Binary('The PDF', 'application/pdf'),
+          206: Binary('A byte range', 'application/pdf'),
+        },
+      },
+    },
+    async (req, reply) => {
+      const pdf = await invoicePdf(app.db, req.auth, req.params.id);
+      return sendBytes(req, reply, { ...pdf, contentType: 'application/pdf' });
+    },
+  );
+};

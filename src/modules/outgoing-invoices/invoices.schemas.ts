@@ -1,0 +1,275 @@
+import { type Static, Type } from 'typebox';
+import {
+  CurrencyCode,
+  DateString,
+  Id,
+  Money,
+  Nullable,
+  optional,
+  PagingQuery,
+  Timestamp,
+  UpdatedSinceQuery,
+} from '../../shared/schemas.js';
+import { INVOICE_TYPES, MASTER_TYPES, RECURRING_TYPES, STATUSES } from './invoices.domain.js';
+import { LineItem, LineItemInput, LineItemsInput, MoneyInput, TotalsProps } from './line-items.js';
+
+const Text = (max: number) => Nullable(Type.String({ maxLength: max }));
+const Enum = <const T extends string[]>(values: readonly [...T], description?: string) =>
+  Type.Enum(values, description ? { description } : {});
+
+export const InvoiceType = Enum(INVOICE_TYPES);
+export const WritableStatus = Enum(['open', 'bookable'] as const, 'open (default) or bookable');
+
+/** Header fields every document and plan shares, all optional on input. */
+const header = {
+  client_id: Nullable(Id),
+  contact_id: Nullable(Id),
+  project_id: Nullable(Id),
+  title: Text(255),
+  payment_term_days: Nullable(Type.Integer({ minimum: 0, maximum: 3650 })),
+  currency: CurrencyCode,
+  intro_text: Text(10000),
+  closing_text: Text(10000),
+};
+const dates = {
+  date: Nullable(DateString),
+  due_date: Nullable(DateString),
+  service_period_start: Nullable(DateString),
+  service_period_end: Nullable(DateString),
+};
+
+export const InvoiceCreate = Type.Object(
+  {
+    type: Type.Optional(Enum(['invoice', 'credit'] as const, 'invoice (default) or credit')),
+    status: Type.Optional(WritableStatus),
+    ...optional(header),
+    ...optional(dates),
+    credited_invoice_id: Type.Optional(Nullable(Id)),
+    line_items: Type.Optional(LineItemsInput),
+  },
+  { additionalProperties: false },
+);
+export type InvoiceCreate = Static<typeof InvoiceCreate>;
+
+export const InvoiceUpdate = Type.Object(
+  {
+    status: Type.Optional(WritableStatus),
+    ...optional(header),
+    ...optional(dates),
+    credited_invoice_id: Type.Optional(Nullable(Id)),
+    plan_start: Type.Optional(DateString),
+    plan_end: Type.Optional(DateString),
+    line_items: Type.Optional(LineItemsInput),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type InvoiceUpdate = Static<typeof InvoiceUpdate>;
+
+export const BookBody = Type.Object(
+  {
+    invoice_number: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        pattern: '^\\S(.*\\S)?$',
+        description: 'Manual mode: book with exactly this number. Omit it for automatic numbering.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type BookBody = Static<typeof BookBody>;
+
+export const ExternalInvoiceData = Type.Object(
+  {
+    type: Type.Optional(Enum(['invoice', 'credit'] as const)),
+    invoice_number: Type.String({ minLength: 1, maxLength: 64, pattern: '^\\S(.*\\S)?$' }),
+    ...optional(header),
+    ...optional(dates),
+    client_id: Id,
+    date: DateString,
+    credited_invoice_id: Type.Optional(Nullable(Id)),
+    line_items: Type.Array(LineItemInput, { minItems: 1, maxItems: 500 }),
+  },
+  { additionalProperties: false },
+);
+export type ExternalInvoiceData = Static<typeof ExternalInvoiceData>;
+
+export const RecurringPlanCreate = Type.Object(
+  {
+    type: Enum(RECURRING_TYPES, 'recurringN: one invoice every N months'),
+    ...optional(header),
+    client_id: Id,
+    plan_start: DateString,
+    plan_end: DateString,
+    line_items: Type.Array(LineItemInput, { minItems: 1, maxItems: 500 }),
+  },
+  { additionalProperties: false },
+);
+export type RecurringPlanCreate = Static<typeof RecurringPlanCreate>;
+
+export const PartialPlanCreate = Type.Object(
+  {
+    ...optional(header),
+    client_id: Id,
+    ...optional(dates),
+    line_items: Type.Array(LineItemInput, {
+      minItems: 1,
+      maxItems: 500,
+      description: "The plan's positions; they attach to the final invoice",
+    }),
+  },
+  { additionalProperties: false },
+);
+export type PartialPlanCreate = Static<typeof PartialPlanCreate>;
+
+export const PlanInvoiceCreate = Type.Object(
+  {
+    type: Enum(['deposit', 'partial', 'credit'] as const),
+    value: Type.Optional(
+      MoneyInput(
+        'Lump sum, net, greater than zero; split over the plan’s tax rates in proportion to their net amounts. A credit credits this amount (its lines are negative).',
+      ),
+    ),
+    line_items: Type.Optional(LineItemsInput),
+    status: Type.Optional(WritableStatus),
+    ...optional(pickHeader()),
+    ...optional(dates),
+  },
+  { additionalProperties: false },
+);
+export type PlanInvoiceCreate = Static<typeof PlanInvoiceCreate>;
+
+function pickHeader() {
+  const { title, intro_text, closing_text } = header;
+  return { title, intro_text, closing_text };
+}
+
+export const InvoiceListQuery = Type.Object(
+  {
+    ...PagingQuery,
+    ...UpdatedSinceQuery,
+    status: Type.Optional(Enum(STATUSES)),
+    type: Type.Optional(InvoiceType),
+    client_id: Type.Optional(Id),
+    contact_id: Type.Optional(Id),
+    project_id: Type.Optional(Id),
+    master_id: Type.Optional(Id),
+    invoice_number: Type.Optional(Type.String()),
+    date_from: Type.Optional(DateString),
+    date_to: Type.Optional(DateString),
+  },
+  { additionalProperties: false },
+);
+export type InvoiceListQuery = Static<typeof InvoiceListQuery>;
+
+export const MasterListQuery = Type.Object(
+  {
+    ...PagingQuery,
+    ...UpdatedSinceQuery,
+    type: Type.Optional(Enum(MASTER_TYPES)),
+    client_id: Type.Optional(Id),
+    project_id: Type.Optional(Id),
+  },
+  { additionalProperties: false },
+);
+export type MasterListQuery = Static<typeof MasterListQuery>;
+
+const PaymentStatus = Enum(['unpaid', 'partially_paid', 'paid'] as const);
+
+export const Deduction = Type.Object({
+  invoice_id: Id,
+  type: Type.String(),
+  invoice_number: Nullable(Type.String()),
+  date: Nullable(DateString),
+  ...TotalsProps,
+});
+
+export const Invoice = Type.Object(
+  {
+    id: Id,
+    type: InvoiceType,
+    status: Enum(STATUSES),
+    invoice_number: Nullable(Type.String()),
+    external: Type.Boolean({ description: 'Uploaded with POST /outgoing-invoices/external' }),
+    client_id: Nullable(Id),
+    contact_id: Nullable(Id),
+    project_id: Nullable(Id),
+    master_id: Nullable(Id),
+    credited_invoice_id: Nullable(Id),
+    title: Nullable(Type.String()),
+    date: Nullable(DateString),
+    due_date: Nullable(DateString),
+    payment_term_days: Nullable(Type.Integer()),
+    service_period_start: Nullable(DateString),
+    service_period_end: Nullable(DateString),
+    plan_start: Nullable(DateString),
+    plan_end: Nullable(DateString),
+    currency: Type.String(),
+    intro_text: Nullable(Type.String()),
+    closing_text: Nullable(Type.String()),
+    ...TotalsProps,
+    plan_total: Nullable(
+      Type.Object(TotalsProps, { description: 'Final invoices: the plan’s positions before deductions' }),
+    ),
+    deductions: Type.Array(Deduction, {
+      description: 'Final invoices: the booked deposit, partial and credit invoices of the plan',
+    }),
+    paid_total: Money,
+    open_total: Money,
+    payment_status: PaymentStatus,
+    file_id: Nullable(Id),
+    line_items: Type.Array(LineItem),
+    booked_at: Nullable(Timestamp),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { $id: 'OutgoingInvoice' },
+);
+export type Invoice = Static<typeof Invoice>;
+
+export const MasterChild = Type.Object({
+  id: Id,
+  type: Type.String(),
+  status: Type.String(),
+  invoice_number: Nullable(Type.String()),
+  date: Nullable(DateString),
+  due_date: Nullable(DateString),
+  service_period_start: Nullable(DateString),
+  service_period_end: Nullable(DateString),
+  net_total: Money,
+  tax_total: Money,
+  gross_total: Money,
+  payment_status: PaymentStatus,
+});
+
+export const Master = Type.Object(
+  {
+    id: Id,
+    type: Enum(MASTER_TYPES),
+    client_id: Nullable(Id),
+    contact_id: Nullable(Id),
+    project_id: Nullable(Id),
+    title: Nullable(Type.String()),
+    currency: Type.String(),
+    payment_term_days: Nullable(Type.Integer()),
+    plan_start: Nullable(DateString),
+    plan_end: Nullable(DateString),
+    intro_text: Nullable(Type.String()),
+    closing_text: Nullable(Type.String()),
+    ...TotalsProps,
+    line_items: Type.Array(LineItem, {
+      description: 'Recurring plans: the lines of every child; partial plans: the final invoice’s positions',
+    }),
+    final_invoice_id: Nullable(Id),
+    invoiced_net_total: Money,
+    invoiced_gross_total: Money,
+    remaining_net_total: Nullable(Money),
+    remaining_gross_total: Nullable(Money),
+    children: Type.Array(MasterChild),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { $id: 'InvoiceMasterPlan' },
+);
+export type Master = Static<typeof Master>;

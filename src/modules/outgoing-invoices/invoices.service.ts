@@ -1,0 +1,178 @@
+import type { Updateable } from 'kysely';
+import type { Db } from '../../db/index.js';
+import type { AuthContext } from '../../plugins/auth.js';
+import { type FieldError, notFound } from '../../shared/errors.js';
+import type { Page } from '../../shared/paging.js';
+import { nowIso } from '../../shared/time.js';
+import {
+  deleteRefusal,
+  editRefusal,
+  intervalMonths,
+  isMaster,
+  isRecurring,
+  planSchedule,
+} from './invoices.domain.js';
+import type { InvoiceRow } from './invoices.repository.js';
+import * as repo from './invoices.repository.js';
+import type {
+  Invoice,
+  InvoiceCreate,
+  InvoiceListQuery,
+  InvoiceUpdate,
+  Master,
+  MasterListQuery,
+} from './invoices.schemas.js';
+import { assertWithinPlan, checkDates, checkReferences, fail, lockWithMaster } from './invoices.support.js';
+import type { OutgoingInvoiceTable } from './invoices.tables.js';
+import { loadMasters, loadView, loadViews, toInvoice } from './invoices.views.js';
+import { type LineItem, parseLineItems, toLineItem } from './line-items.js';
+
+export async function getRow(db: Db, auth: AuthContext, id: number, lock = false): Promise<InvoiceRow> {
+  const row = await repo.findInvoice(db, auth.accountId, id, lock);
+  if (!row) throw notFound('Outgoing invoice');
+  return row;
+}
+
+export async function getInvoice(db: Db, auth: AuthContext, id: number): Promise<Invoice> {
+  return toInvoice(await loadView(db, auth.accountId, await getRow(db, auth, id)));
+}
+
+export async function listInvoices(db: Db, auth: AuthContext, q: InvoiceListQuery): Promise<Page<Invoice>> {
+  const page = await repo.listInvoices(db, auth.accountId, q);
+  return { ...page, rows: (await loadViews(db, auth.accountId, page.rows)).map(toInvoice) };
+}
+
+export async function listLineItems(
+  db: Db,
+  auth: AuthContext,
+  id: number,
+  q: { page?: number; per_page?: number },
+): Promise<Page<LineItem>> {
+  await getRow(db, auth, id);
+  const page = await repo.itemsPage(db, auth.accountId, id, q);
+  return { ...page, rows: page.rows.map(toLineItem) };
+}
+
+export async function getMaster(db: Db, auth: AuthContext, id: number): Promise<Master> {
+  const row = await repo.findInvoice(db, auth.accountId, id);
+  if (!row || !isMaster(row.type)) throw notFound('Invoice master plan');
+  return (await loadMasters(db, auth.accountId, [row]))[0]!;
+}
+
+export async function listMasters(db: Db, auth: AuthContext, q: MasterListQuery): Promise<Page<Master>> {
+  const page = await repo.listMasters(db, auth.accountId, q);
+  return { ...page, rows: await loadMasters(db, auth.accountId, page.rows) };
+}
+
+/** Defaults of a new document from its client and account: currency and payment term. */
+export async function documentDefaults(
+  trx: Db,
+  accountId: number,
+  body: { client_id?: number | null; currency?: string; payment_term_days?: number | null },
+  client: Awaited<ReturnType<typeof checkReferences>>,
+) {
+  const account = await repo.findAccount(trx, accountId);
+  return {
+    currency: body.currency ?? client?.currency ?? account.currency,
+    payment_term_days:
+      body.payment_term_days !== undefined ? body.payment_term_days : (client?.payment_term_days ?? null),
+  };
+}
+
+export async function createInvoice(db: Db, auth: AuthContext, body: InvoiceCreate): Promise<Invoice> {
+  const type = body.type ?? 'invoice';
+  const lines = parseLineItems(body.line_items ?? []);
+  if (type !== 'credit' && body.credited_invoice_id)
+    fail('validation_failed', [
+      { field: 'credited_invoice_id', message: 'only credits refer to an invoice' },
+    ]);
+  checkDates(body);
+  const row = await db.transaction().execute(async (trx) => {
+    const client = await checkReferences(trx, auth.accountId, body);
+    const row = await repo.insertInvoice(trx, {
+      account_id: auth.accountId,
+      type,
+      status: body.status ?? 'open',
+      client_id: body.client_id ?? null,
+      contact_id: body.contact_id ?? null,
+      project_id: body.project_id ?? null,
+      credited_invoice_id: body.credited_invoice_id ?? null,
+      title: body.title ?? null,
+      date: body.date ?? null,
+      due_date: body.due_date ?? null,
+      service_period_start: body.service_period_start ?? null,
+      service_period_end: body.service_period_end ?? null,
+      intro_text: body.intro_text ?? null,
+      closing_text: body.closing_text ?? null,
+      ...(await documentDefaults(trx, auth.accountId, body, client)),
+    });
+    await repo.replaceItems(trx, auth.accountId, row.id, lines);
+    return row;
+  });
+  return toInvoice(await loadView(db, auth.accountId, row));
+}
+
+/** Which PATCH fields a kind of document takes; the rest are refused by name. */
+function inapplicable(row: InvoiceRow, body: InvoiceUpdate): FieldError[] {
+  const errors: FieldError[] = [];
+  const refuse = (field: string, message: string) => errors.push({ field, message });
+  const given = (k: keyof InvoiceUpdate) => body[k] !== undefined;
+  if (!isRecurring(row.type)) {
+    for (const k of ['plan_start', 'plan_end'] as const)
+      if (given(k)) refuse(k, 'only recurring plans have a plan span');
+  }
+  if (isMaster(row.type)) {
+    for (const k of ['status', 'date', 'due_date', 'service_period_start', 'service_period_end'] as const)
+      if (given(k)) refuse(k, 'plan masters take this on their invoices, not on the plan');
+    if (row.type === 'partial_plan' && given('line_items'))
+      refuse('line_items', 'the positions of a partial plan are those of its final invoice');
+  }
+  if (row.type !== 'credit' && body.credited_invoice_id)
+    refuse('credited_invoice_id', 'only credits refer to an invoice');
+  return errors;
+}
+
+export async function updateInvoice(
+  db: Db,
+  auth: AuthContext,
+  id: number,
+  body: InvoiceUpdate,
+): Promise<Invoice> {
+  const lines = body.line_items !== undefined ? parseLineItems(body.line_items) : undefined;
+  const row = await db.transaction().execute(async (trx) => {
+    const { row: current, master } = await lockWithMaster(trx, auth.accountId, id);
+    const refusal = editRefusal(current);
+    if (refusal) throw refusal;
+    const errors = inapplicable(current, body);
+    if (errors.length > 0) fail('validation_failed', errors);
+    const { line_items: _lines, ...scalars } = body;
+    const merged = { ...current, ...scalars };
+    checkDates(merged);
+    if (isRecurring(current.type))
+      planSchedule(merged.plan_start!, merged.plan_end!, intervalMonths(current.type));
+    await checkReferences(trx, auth.accountId, {
+      client_id: body.client_id,
+      credited_invoice_id: body.credited_invoice_id,
+    });
+    const values: Updateable<OutgoingInvoiceTable> = { ...scalars, updated_at: nowIso() };
+    const row = await repo.updateInvoice(trx, auth.accountId, id, values);
+    if (lines) {
+      await repo.replaceItems(trx, auth.accountId, id, lines);
+      if (master?.type === 'partial_plan')
+        await assertWithinPlan(trx, auth.accountId, master.id, 'line_items');
+    }
+    return row;
+  });
+  return toInvoice(await loadView(db, auth.accountId, row));
+}
+
+/** Soft delete; without `force`, booked invoices are refused (409 invoice_booked). */
+export async function deleteInvoice(db: Db, auth: AuthContext, id: number, force: boolean): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const row = await getRow(trx, auth, id, true);
+    const refusal = deleteRefusal(row, force);
+    if (refusal) throw refusal;
+    const now = nowIso();
+    await repo.updateInvoice(trx, auth.accountId, id, { deleted_at: now, updated_at: now });
+  });
+}

@@ -1,0 +1,107 @@
+import type { Db } from '../../db/index.js';
+import { AppError, type FieldError, notFound } from '../../shared/errors.js';
+import { documentTotals } from '../../shared/money.js';
+import { exceedsPlan, isMaster } from './invoices.domain.js';
+import * as repo from './invoices.repository.js';
+
+/** Transactional checks shared by the invoice services. */
+
+export function fail(code: 'validation_failed' | 'invalid_reference', errors: FieldError[]): never {
+  throw new AppError(code, errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors });
+}
+
+export interface References {
+  client_id?: number | null;
+  credited_invoice_id?: number | null;
+}
+
+/**
+ * Checks ids the body refers to (prefixing field names with `prefix`) and returns the client,
+ * whose currency and payment term are the defaults of a new document.
+ */
+export async function checkReferences(trx: Db, accountId: number, refs: References, prefix = '') {
+  const errors: FieldError[] = [];
+  let client: Awaited<ReturnType<typeof repo.findClientRow>>;
+  if (refs.client_id !== undefined && refs.client_id !== null) {
+    client = await repo.findClientRow(trx, accountId, refs.client_id);
+    if (!client) errors.push({ field: `${prefix}client_id`, message: 'no such client' });
+  }
+  if (refs.credited_invoice_id !== undefined && refs.credited_invoice_id !== null) {
+    const credited = await repo.findInvoice(trx, accountId, refs.credited_invoice_id);
+    if (!credited) errors.push({ field: `${prefix}credited_invoice_id`, message: 'no such invoice' });
+    else if (credited.type === 'credit' || isMaster(credited.type) || credited.status !== 'booked')
+      errors.push({
+        field: `${prefix}credited_invoice_id`,
+        message: 'must be a booked invoice, not a credit',
+      });
+  }
+  if (errors.length > 0) fail('invalid_reference', errors);
+  return client;
+}
+
+/** Date pairs must not run backwards. */
+export function checkDates(
+  d: {
+    date?: string | null;
+    due_date?: string | null;
+    service_period_start?: string | null;
+    service_period_end?: string | null;
+    plan_start?: string | null;
+    plan_end?: string | null;
+  },
+  prefix = '',
+): void {
+  const errors: FieldError[] = [];
+  const order = (
+    from: string | null | undefined,
+    to: string | null | undefined,
+    field: string,
+    what: string,
+  ) => {
+    if (from && to && to < from)
+      errors.push({ field: `${prefix}${field}`, message: `must not be before ${what}` });
+  };
+  order(d.date, d.due_date, 'due_date', 'date');
+  order(d.service_period_start, d.service_period_end, 'service_period_end', 'service_period_start');
+  order(d.plan_start, d.plan_end, 'plan_end', 'plan_start');
+  if (errors.length > 0) fail('validation_failed', errors);
+}
+
+/**
+ * A partial plan never invoices more than its total: deposits, partials and credits that are
+ * not deleted must stay within the final invoice's positions (net and gross).
+ */
+export async function assertWithinPlan(trx: Db, accountId: number, masterId: number, field: string) {
+  const children = await repo.childrenOf(trx, accountId, [masterId]);
+  const items = await repo.itemsOf(
+    trx,
+    accountId,
+    children.map((c) => c.id),
+  );
+  const totalsOf = (id: number) =>
+    documentTotals(
+      items
+        .filter((i) => i.invoice_id === id)
+        .map((i) => ({ net: Number(i.net_total), tax_rate: i.tax_rate })),
+    );
+  const final = children.find((c) => c.type === 'final');
+  const plan = final ? totalsOf(final.id) : documentTotals([]);
+  const invoiced = children.filter((c) => c.type !== 'final').map((c) => totalsOf(c.id));
+  if (exceedsPlan(plan, invoiced)) {
+    fail('validation_failed', [{ field, message: 'the plan would invoice more than its total' }]);
+  }
+  return plan;
+}
+
+/**
+ * Locks a document for a change, and first its plan master if it has one: every change inside
+ * a plan takes the master's lock first, so plan-wide checks see a stable plan.
+ */
+export async function lockWithMaster(trx: Db, accountId: number, id: number) {
+  const peek = await repo.findInvoice(trx, accountId, id);
+  if (!peek) throw notFound('Outgoing invoice');
+  const master = peek.master_id ? await repo.findInvoice(trx, accountId, peek.master_id, true) : undefined;
+  const row = await repo.findInvoice(trx, accountId, id, true);
+  if (!row) throw notFound('Outgoing invoice');
+  return { row, master };
+}

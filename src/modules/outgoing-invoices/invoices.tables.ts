@@ -1,0 +1,77 @@
+import type { Generated } from 'kysely';
+
+export interface OutgoingInvoiceTable {
+  id: Generated<number>;
+  account_id: number;
+  /** invoice, credit, deposit, partial, final; masters: recurring1|3|6|12, partial_plan. */
+  type: string;
+  /** open, bookable, booked. */
+  status: Generated<string>;
+  invoice_number: string | null;
+  /** 1: uploaded with POST /outgoing-invoices/external. */
+  external: Generated<number>;
+  client_id: number | null;
+  contact_id: number | null;
+  project_id: number | null;
+  master_id: number | null;
+  credited_invoice_id: number | null;
+  title: string | null;
+  date: string | null;
+  due_date: string | null;
+  payment_term_days: number | null;
+  service_period_start: string | null;
+  service_period_end: string | null;
+  plan_start: string | null;
+  plan_end: string | null;
+  currency: string;
+  intro_text: string | null;
+  closing_text: string | null;
+  /** The uploaded PDF of an external invoice. */
+  file_id: number | null;
+  /** The PDF rendered on the first download after booking, served unchanged from then on. */
+  pdf_file_id: number | null;
+  booked_at: string | null;
+  deleted_at: string | null;
+  created_at: Generated<string>;
+  updated_at: Generated<string>;
+}
+
+/** A position of an invoice or offer (offer_items has the same columns with offer_id). */
+export interface DocumentItemColumns {
+  id: Generated<number>;
+  account_id: number;
+  position: number;
+  title: string;
+  description: string | null;
+  /** Exact decimal string, up to 4 decimals. */
+  quantity: string;
+  unit: string | null;
+  /** Cents. */
+  unit_price: number;
+  /** Percent, exact decimal string. */
+  tax_rate: string;
+  /** Percent, exact decimal string, or null. */
+  discount: string | null;
+  /** Cents, rounded per line. */
+  net_total: number;
+}
+
+export interface OutgoingInvoiceItemTable extends DocumentItemColumns {
+  invoice_id: number;
+}
+
+export interface InvoiceNumberCounterTable {
+  account_id: number;
+  kind: string;
+  /** The year of the invoice date, or 0 when the number format has no year. */
+  year: number;
+  last_value: Generated<number>;
+}
+
+declare module '../../db/schema.js' {
+  interface Database {
+    outgoing_invoices: OutgoingInvoiceTable;
+    outgoing_invoice_items: OutgoingInvoiceItemTable;
+    invoice_number_counters: InvoiceNumberCounterTable;
+  }
+}

@@ -1,0 +1,204 @@
+import type { Db } from '../../db/index.js';
+import { documentTotals, fromCents, subtractTotals, sumTotals, type Totals } from '../../shared/money.js';
+import {
+  type Deductible,
+  deducted,
+  effectiveDueDate,
+  finalTotals,
+  isRecurring,
+  type PaymentState,
+  paymentState,
+} from './invoices.domain.js';
+import type { InvoiceRow, ItemRow } from './invoices.repository.js';
+import * as repo from './invoices.repository.js';
+import type { Invoice, Master } from './invoices.schemas.js';
+import { toLineItem, totalsToWire } from './line-items.js';
+
+/** A document with everything derived from it: totals, deductions, payment state. */
+export interface InvoiceView {
+  row: InvoiceRow;
+  items: ItemRow[];
+  /** What this document invoices (a final invoice: after deductions). */
+  totals: Totals;
+  /** Final invoices: the plan's positions before deductions. */
+  planTotal: Totals | null;
+  deductions: (Deductible & { row: InvoiceRow })[];
+  payment: PaymentState;
+}
+
+const itemLines = (items: ItemRow[]) =>
+  items.map((i) => ({ net: Number(i.net_total), tax_rate: i.tax_rate }));
+
+function groupItems(items: ItemRow[]): Map<number, ItemRow[]> {
+  const by = new Map<number, ItemRow[]>();
+  for (const it of items) {
+    const list = by.get(it.invoice_id) ?? [];
+    list.push(it);
+    by.set(it.invoice_id, list);
+  }
+  return by;
+}
+
+/** Views of many invoices with a fixed number of queries (lists, plan children). */
+export async function loadViews(db: Db, accountId: number, rows: InvoiceRow[]): Promise<InvoiceView[]> {
+  const finalMasters = [
+    ...new Set(rows.filter((r) => r.type === 'final' && r.master_id).map((r) => r.master_id!)),
+  ];
+  const siblings = await repo.childrenOf(db, accountId, finalMasters);
+  const ids = [...new Set([...rows.map((r) => r.id), ...siblings.map((s) => s.id)])];
+  const [items, settled, credits] = await Promise.all([
+    repo.itemsOf(db, accountId, ids),
+    repo.settledOn(
+      db,
+      accountId,
+      rows.map((r) => r.id),
+    ),
+    repo.usedCredits(
+      db,
+      accountId,
+      rows.filter((r) => r.type === 'credit').map((r) => r.id),
+    ),
+  ]);
+  const byInvoice = groupItems(items);
+  const totalsOf = (id: number) => documentTotals(itemLines(byInvoice.get(id) ?? []));
+  return rows.map((row) => {
+    const own = totalsOf(row.id);
+    let totals = own;
+    let planTotal: Totals | null = null;
+    let deductions: InvoiceView['deductions'] = [];
+    if (row.type === 'final') {
+      deductions = deducted(
+        siblings
+          .filter((s) => s.master_id === row.master_id && s.id !== row.id)
+          .map((s) => ({ row: s, type: s.type, status: s.status, totals: totalsOf(s.id) })),
+      );
+      planTotal = own;
+      totals = finalTotals(own, deductions);
+    }
+    const paid = row.type === 'credit' ? -(credits.get(row.id) ?? 0) : (settled.get(row.id) ?? 0);
+    return {
+      row,
+      items: byInvoice.get(row.id) ?? [],
+      totals,
+      planTotal,
+      deductions,
+      payment: paymentState(totals.gross, paid, row.status === 'booked'),
+    };
+  });
+}
+
+export async function loadView(db: Db, accountId: number, row: InvoiceRow): Promise<InvoiceView> {
+  return (await loadViews(db, accountId, [row]))[0]!;
+}
+
+export function toInvoice(v: InvoiceView): Invoice {
+  const r = v.row;
+  return {
+    id: r.id,
+    type: r.type as Invoice['type'],
+    status: r.status as Invoice['status'],
+    invoice_number: r.invoice_number,
+    external: Boolean(r.external),
+    client_id: r.client_id,
+    contact_id: r.contact_id,
+    project_id: r.project_id,
+    master_id: r.master_id,
+    credited_invoice_id: r.credited_invoice_id,
+    title: r.title,
+    date: r.date,
+    due_date: effectiveDueDate(r),
+    payment_term_days: r.payment_term_days,
+    service_period_start: r.service_period_start,
+    service_period_end: r.service_period_end,
+    plan_start: r.plan_start,
+    plan_end: r.plan_end,
+    currency: r.currency,
+    intro_text: r.intro_text,
+    closing_text: r.closing_text,
+    ...totalsToWire(v.totals),
+    plan_total: v.planTotal ? totalsToWire(v.planTotal) : null,
+    deductions: v.deductions.map((d) => ({
+      invoice_id: d.row.id,
+      type: d.row.type,
+      invoice_number: d.row.invoice_number,
+      date: d.row.date,
+      ...totalsToWire(d.totals),
+    })),
+    paid_total: fromCents(v.payment.paid),
+    open_total: fromCents(v.payment.open),
+    payment_status: v.payment.status,
+    file_id: r.file_id,
+    line_items: v.items.map(toLineItem),
+    booked_at: r.booked_at,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}
+
+/** Plan masters with their children, with a fixed number of queries. */
+export async function loadMasters(db: Db, accountId: number, masters: InvoiceRow[]): Promise<Master[]> {
+  const children = await repo.childrenOf(
+    db,
+    accountId,
+    masters.map((m) => m.id),
+  );
+  const [childViews, masterItems] = await Promise.all([
+    loadViews(db, accountId, children),
+    repo.itemsOf(
+      db,
+      accountId,
+      masters.map((m) => m.id),
+    ),
+  ]);
+  const ownItems = groupItems(masterItems);
+  return masters.map((m) => {
+    const kids = childViews.filter((c) => c.row.master_id === m.id);
+    const final = kids.find((c) => c.row.type === 'final');
+    const items = isRecurring(m.type) ? (ownItems.get(m.id) ?? []) : (final?.items ?? []);
+    const plan = documentTotals(itemLines(items));
+    // Deposits, partials and credits count against a partial plan; every child against a recurring one.
+    const invoiced = sumTotals(
+      kids
+        .filter((k) => isRecurring(m.type) || k.row.type !== 'final')
+        .map((k) => documentTotals(itemLines(k.items))),
+    );
+    const remaining = isRecurring(m.type) ? null : subtractTotals(plan, invoiced);
+    return {
+      id: m.id,
+      type: m.type as Master['type'],
+      client_id: m.client_id,
+      contact_id: m.contact_id,
+      project_id: m.project_id,
+      title: m.title,
+      currency: m.currency,
+      payment_term_days: m.payment_term_days,
+      plan_start: m.plan_start,
+      plan_end: m.plan_end,
+      intro_text: m.intro_text,
+      closing_text: m.closing_text,
+      ...totalsToWire(plan),
+      line_items: items.map(toLineItem),
+      final_invoice_id: final?.row.id ?? null,
+      invoiced_net_total: fromCents(invoiced.net),
+      invoiced_gross_total: fromCents(invoiced.gross),
+      remaining_net_total: remaining ? fromCents(remaining.net) : null,
+      remaining_gross_total: remaining ? fromCents(remaining.gross) : null,
+      children: kids.map((k) => ({
+        id: k.row.id,
+        type: k.row.type,
+        status: k.row.status,
+        invoice_number: k.row.invoice_number,
+        date: k.row.date,
+        due_date: effectiveDueDate(k.row),
+        service_period_start: k.row.service_period_start,
+        service_period_end: k.row.service_period_end,
+        net_total: fromCents(k.totals.net),
+        tax_total: fromCents(k.totals.tax),
+        gross_total: fromCents(k.totals.gross),
+        payment_status: k.payment.status,
+      })),
+      created_at: m.created_at,
+      updated_at: m.updated_at,
+    };
+  });
+}

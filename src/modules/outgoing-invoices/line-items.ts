@@ -1,0 +1,188 @@
+import { type Static, Type } from 'typebox';
+import { AppError, type FieldError } from '../../shared/errors.js';
+import {
+  exactDecimal,
+  fromCents,
+  lineNetCents,
+  type TaxEntry,
+  type Totals,
+  toCents,
+} from '../../shared/money.js';
+import { Id, Money, Nullable } from '../../shared/schemas.js';
+
+/**
+ * Line items of invoice documents (outgoing invoices and offers): the wire schemas, exact
+ * parsing of the numbers a client sends, and the mapping back to the wire.
+ */
+
+// No `multipleOf` here: Ajv checks it with binary floats (1.13 / 0.01 fails). The decimals
+// are checked exactly by parseLineItems instead.
+const MAX_MONEY = 1e11;
+export const MoneyInput = (description: string) =>
+  Type.Number({
+    minimum: -MAX_MONEY,
+    maximum: MAX_MONEY,
+    description: `${description}; at most two decimals`,
+  });
+const Percent = (description: string) =>
+  Type.Number({ minimum: 0, maximum: 100, description: `${description} in percent, at most two decimals` });
+
+export const LineItemInput = Type.Object(
+  {
+    title: Type.String({ minLength: 1, maxLength: 255 }),
+    description: Type.Optional(Nullable(Type.String({ maxLength: 10000 }))),
+    quantity: Type.Number({
+      minimum: -1e9,
+      maximum: 1e9,
+      description: 'At most four decimals, taken exactly as written (1.5 h)',
+    }),
+    unit: Type.Optional(Nullable(Type.String({ maxLength: 32, description: 'e.g. h, pcs, day' }))),
+    unit_price: MoneyInput('Net price of one unit'),
+    tax_rate: Percent('Tax rate'),
+    discount: Type.Optional(Nullable(Percent('Discount on the line'))),
+  },
+  { additionalProperties: false },
+);
+export type LineItemInput = Static<typeof LineItemInput>;
+
+export const LineItemsInput = Type.Array(LineItemInput, { maxItems: 500 });
+
+export const LineItem = Type.Object(
+  {
+    id: Id,
+    position: Type.Integer({ minimum: 1 }),
+    title: Type.String(),
+    description: Nullable(Type.String()),
+    quantity: Type.Number(),
+    unit: Nullable(Type.String()),
+    unit_price: Money,
+    tax_rate: Type.Number(),
+    discount: Nullable(Type.Number()),
+    net_total: Money,
+  },
+  { $id: 'LineItem' },
+);
+export type LineItem = Static<typeof LineItem>;
+
+export const TaxEntrySchema = Type.Object({
+  rate: Type.Number({ description: 'Tax rate in percent' }),
+  net: Money,
+  tax: Money,
+});
+
+export const TotalsProps = {
+  net_total: Money,
+  tax_total: Money,
+  gross_total: Money,
+  taxes: Type.Array(TaxEntrySchema, { description: 'One entry per tax rate, ascending' }),
+};
+
+/** A line as stored: exact strings and cents. */
+export interface ParsedLine {
+  title: string;
+  description: string | null;
+  quantity: string;
+  unit: string | null;
+  unit_price: number;
+  tax_rate: string;
+  discount: string | null;
+  net_total: number;
+}
+
+/** The stored columns of an item row that the domain needs. */
+export interface StoredLine extends ParsedLine {
+  id: number;
+  position: number;
+}
+
+/**
+ * Parses wire line items exactly, naming every bad field (`line_items.2.quantity`).
+ * Throws a 422 listing all of them.
+ */
+export function parseLineItems(items: readonly LineItemInput[], field = 'line_items'): ParsedLine[] {
+  const errors: FieldError[] = [];
+  const out = items.map((item, i) => {
+    const at = (name: string, message: string) => errors.push({ field: `${field}.${i}.${name}`, message });
+    const quantity = exactDecimal(item.quantity, 4);
+    if (quantity === undefined) at('quantity', 'must have at most four decimals');
+    const unitPrice = toCents(item.unit_price);
+    if (unitPrice === undefined) at('unit_price', 'must have at most two decimals');
+    const rate = exactDecimal(item.tax_rate, 2);
+    if (rate === undefined) at('tax_rate', 'must have at most two decimals');
+    let discount: string | null = null;
+    if (item.discount !== undefined && item.discount !== null) {
+      const d = exactDecimal(item.discount, 2);
+      if (d === undefined) at('discount', 'must have at most two decimals');
+      else discount = d === '0' ? null : d;
+    }
+    const q = quantity ?? '0';
+    const p = unitPrice ?? 0;
+    return {
+      title: item.title,
+      description: item.description ?? null,
+      quantity: q,
+      unit: item.unit ?? null,
+      unit_price: p,
+      tax_rate: rate ?? '0',
+      discount,
+      net_total: lineNetCents(q, p, discount),
+    };
+  });
+  if (errors.length > 0) {
+    throw new AppError('validation_failed', errors.map((e) => `${e.field}: ${e.message}`).join('; '), {
+      errors,
+    });
+  }
+  return out;
+}
+
+/** A single-line lump sum (deposits, lump-sum partials) at one tax rate. */
+export function lumpSumLine(title: string, cents: number, taxRate: string): ParsedLine {
+  return {
+    title,
+    description: null,
+    quantity: '1',
+    unit: null,
+    unit_price: cents,
+    tax_rate: taxRate,
+    discount: null,
+    net_total: cents,
+  };
+}
+
+export function toLineItem(r: StoredLine): LineItem {
+  return {
+    id: r.id,
+    position: r.position,
+    title: r.title,
+    description: r.description,
+    quantity: Number(r.quantity),
+    unit: r.unit,
+    unit_price: fromCents(Number(r.unit_price)),
+    tax_rate: Number(r.tax_rate),
+    discount: r.discount === null ? null : Number(r.discount),
+    net_total: fromCents(Number(r.net_total)),
+  };
+}
+
+export interface TotalsWire {
+  net_total: number;
+  tax_total: number;
+  gross_total: number;
+  taxes: { rate: number; net: number; tax: number }[];
+}
+
+export const taxEntryToWire = (t: TaxEntry) => ({
+  rate: Number(t.rate),
+  net: fromCents(t.net),
+  tax: fromCents(t.tax),
+});
+
+export function totalsToWire(t: Totals): TotalsWire {
+  return {
+    net_total: fromCents(t.net),
+    tax_total: fromCents(t.tax),
+    gross_total: fromCents(t.gross),
+    taxes: t.taxes.map(taxEntryToWire),
+  };
+}

@@ -1,0 +1,84 @@
+import { createHash } from 'node:crypto';
+import type { Db } from '../../db/index.js';
+import type { AuthContext } from '../../plugins/auth.js';
+import { AppError } from '../../shared/errors.js';
+import { renderDocumentPdf } from '../../shared/pdf/render.js';
+import { bytesToUpload, getFileBytes, storeFile } from '../files/files.service.js';
+import { accountProfile } from './account-profile.js';
+import { effectiveDueDate, isMaster } from './invoices.domain.js';
+import { invoiceToPdf } from './invoices.pdf.js';
+import * as repo from './invoices.repository.js';
+import { getRow } from './invoices.service.js';
+import { loadView } from './invoices.views.js';
+
+export interface PdfBytes {
+  data: Buffer;
+  filename: string;
+  sha256: string;
+}
+
+const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+
+/**
+ * The PDF of an outgoing invoice. External invoices answer with their uploaded file. A booked
+ * invoice is rendered once and kept, so every later download gives the very same bytes;
+ * drafts are rendered on each request.
+ */
+export async function invoicePdf(db: Db, auth: AuthContext, id: number): Promise<PdfBytes> {
+  const row = await getRow(db, auth, id);
+  if (isMaster(row.type)) {
+    throw new AppError('unprocessable', 'A plan master has no document of its own; its invoices have PDFs');
+  }
+  const keptId = row.external ? row.file_id : row.pdf_file_id;
+  if (keptId) {
+    const { row: file, data } = await getFileBytes(db, auth, keptId);
+    return { data, filename: file.name, sha256: file.sha256 };
+  }
+  const view = await loadView(db, auth.accountId, row);
+  const [account, client, credited] = await Promise.all([
+    repo.findAccount(db, auth.accountId),
+    row.client_id ? repo.findClientRow(db, auth.accountId, row.client_id) : undefined,
+    row.credited_invoice_id ? repo.findInvoice(db, auth.accountId, row.credited_invoice_id) : undefined,
+  ]);
+  const doc = invoiceToPdf(
+    {
+      ...row,
+      due_date: effectiveDueDate(row),
+      items: view.items.map((i) => ({
+        ...i,
+        unit_price: Number(i.unit_price),
+        net_total: Number(i.net_total),
+      })),
+      totals: view.totals,
+      plan_total: view.planTotal,
+      deductions: view.deductions.map((d) => ({
+        type: d.type,
+        invoice_number: d.row.invoice_number,
+        totals: d.totals,
+      })),
+      credited_invoice_number: credited?.invoice_number ?? null,
+    },
+    accountProfile(account),
+    client,
+  );
+  const data = await renderDocumentPdf(doc);
+  const filename = `${row.invoice_number ?? `draft-${row.id}`}.pdf`.replace(/[/\\]/g, '-');
+  if (row.status === 'booked') {
+    await db.transaction().execute(async (trx) => {
+      const file = await storeFile(trx, auth, bytesToUpload(filename, 'application/pdf', data), {
+        type: 'outgoing_invoice',
+        id: row.id,
+      });
+      // Two first downloads at once: the first stored copy wins, the other is dropped.
+      const kept = await trx
+        .updateTable('outgoing_invoices')
+        .set({ pdf_file_id: file.id })
+        .where('id', '=', row.id)
+        .where('pdf_file_id', 'is', null)
+        .executeTakeFirst();
+      if (Number(kept.numUpdatedRows) === 0)
+        await trx.deleteFrom('files').where('id', '=', file.id).execute();
+    });
+  }
+  return { data, filename, sha256: sha256(data) };
+}

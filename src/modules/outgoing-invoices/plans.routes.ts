@@ -1,0 +1,92 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Data, IdParams } from '../../shared/schemas.js';
+import {
+  Invoice,
+  Master,
+  PartialPlanCreate,
+  PlanInvoiceCreate,
+  RecurringPlanCreate,
+} from './invoices.schemas.js';
+import * as plans from './plans.service.js';
+
+const tags = ['Outgoing invoices'];
+const write = { scopes: ['outgoing-invoice:write'] };
+
+export const plansRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/outgoing-invoices/recurring-plans',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Create a recurring-plan master',
+        description:
+          '`type` recurringN: one invoice every N months from `plan_start`; every period starting on or before `plan_end` gets one. Child invoices are not created here: see POST …/{id}/generate.',
+        body: RecurringPlanCreate,
+        response: { 201: Data(Master) },
+      },
+    },
+    async (req, reply) => {
+      const data = await plans.createRecurringPlan(app.db, req.auth, req.body);
+      reply.code(201).header('location', `${app.prefix}/outgoing-invoices/master/${data.id}`);
+      return { data };
+    },
+  );
+
+  app.post(
+    '/outgoing-invoices/:id/generate',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Generate the child invoices of a recurring plan',
+        description:
+          'One open invoice per interval of the plan span: the period starts on the plan start day shifted by whole intervals (clamped to month ends, never drifting) and ends the day before the next; the invoice date is the period start. Re-running brings children that are still `open` up to the master’s current lines and header; `bookable`, booked and deleted children are left alone and their periods are never generated twice. Open children outside a shortened span are deleted.',
+        params: IdParams,
+        response: { 200: Data(Master) },
+      },
+    },
+    async (req) => ({ data: await plans.generateChildren(app.db, req.auth, req.params.id) }),
+  );
+
+  app.post(
+    '/outgoing-invoices/partial-plans',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Create a partial-plan master and its final invoice',
+        description:
+          'One transaction. The given `line_items` are the plan’s positions and attach to the final invoice, which shows the plan total and deducts every booked deposit, partial and credit invoice of the plan (net and tax per rate).',
+        body: PartialPlanCreate,
+        response: { 201: Data(Master) },
+      },
+    },
+    async (req, reply) => {
+      const data = await plans.createPartialPlan(app.db, req.auth, req.body);
+      reply.code(201).header('location', `${app.prefix}/outgoing-invoices/master/${data.id}`);
+      return { data };
+    },
+  );
+
+  app.post(
+    '/outgoing-invoices/:id/plan-invoices',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Add a deposit, partial or credit invoice to a partial plan',
+        description:
+          'Deposit: lump-sum `value`. Partial: `value` and/or `line_items`. Credit: `value` (credited, i.e. negative lines). Lump sums are net and are split over the plan’s tax rates in proportion to their net amounts. The plan never invoices more than its total (422); once the final invoice is booked the plan is closed (409).',
+        params: IdParams,
+        body: PlanInvoiceCreate,
+        response: { 201: Data(Invoice) },
+      },
+    },
+    async (req, reply) => {
+      const data = await plans.addPlanInvoice(app.db, req.auth, req.params.id, req.body);
+      reply.code(201).header('location', `${app.prefix}/outgoing-invoices/${data.id}`);
+      return { data };
+    },
+  );
+};

@@ -1,0 +1,234 @@
+import type { Db } from '../../db/index.js';
+import type { AuthContext } from '../../plugins/auth.js';
+import { AppError, notFound } from '../../shared/errors.js';
+import { toCents } from '../../shared/money.js';
+import { nowIso } from '../../shared/time.js';
+import { intervalMonths, isRecurring, lumpSumLines, planSchedule } from './invoices.domain.js';
+import type { InvoiceRow } from './invoices.repository.js';
+import * as repo from './invoices.repository.js';
+import type {
+  Invoice,
+  Master,
+  PartialPlanCreate,
+  PlanInvoiceCreate,
+  RecurringPlanCreate,
+} from './invoices.schemas.js';
+import { documentDefaults } from './invoices.service.js';
+import { assertWithinPlan, checkDates, checkReferences, fail } from './invoices.support.js';
+import { loadMasters, loadView, toInvoice } from './invoices.views.js';
+import { type ParsedLine, parseLineItems } from './line-items.js';
+
+const masterView = async (db: Db, auth: AuthContext, row: InvoiceRow): Promise<Master> =>
+  (await loadMasters(db, auth.accountId, [row]))[0]!;
+
+/** Header fields a plan passes on to its invoices. */
+const inherited = (m: InvoiceRow) => ({
+  account_id: m.account_id,
+  master_id: m.id,
+  client_id: m.client_id,
+  contact_id: m.contact_id,
+  project_id: m.project_id,
+  title: m.title,
+  currency: m.currency,
+  payment_term_days: m.payment_term_days,
+  intro_text: m.intro_text,
+  closing_text: m.closing_text,
+});
+
+export async function createRecurringPlan(
+  db: Db,
+  auth: AuthContext,
+  body: RecurringPlanCreate,
+): Promise<Master> {
+  const lines = parseLineItems(body.line_items);
+  checkDates(body);
+  planSchedule(body.plan_start, body.plan_end, intervalMonths(body.type));
+  const row = await db.transaction().execute(async (trx) => {
+    const client = await checkReferences(trx, auth.accountId, body);
+    const master = await repo.insertInvoice(trx, {
+      account_id: auth.accountId,
+      type: body.type,
+      status: 'open',
+      client_id: body.client_id,
+      contact_id: body.contact_id ?? null,
+      project_id: body.project_id ?? null,
+      title: body.title ?? null,
+      plan_start: body.plan_start,
+      plan_end: body.plan_end,
+      intro_text: body.intro_text ?? null,
+      closing_text: body.closing_text ?? null,
+      ...(await documentDefaults(trx, auth.accountId, body, client)),
+    });
+    await repo.replaceItems(trx, auth.accountId, master.id, lines);
+    return master;
+  });
+  return masterView(db, auth, row);
+}
+
+async function lockMaster(trx: Db, auth: AuthContext, id: number, kind: 'recurring' | 'partial') {
+  const master = await repo.findInvoice(trx, auth.accountId, id, true);
+  if (!master) throw notFound('Invoice master plan');
+  const ok = kind === 'recurring' ? isRecurring(master.type) : master.type === 'partial_plan';
+  if (!ok) {
+    throw new AppError(
+      'unprocessable',
+      kind === 'recurring'
+        ? `Outgoing invoice ${id} is not a recurring plan`
+        : `Outgoing invoice ${id} is not a partial plan`,
+    );
+  }
+  return master;
+}
+
+/**
+ * One open child per interval of the plan span. Children still `open` are brought up to the
+ * master's current lines and header; bookable and booked ones are left alone, and a period
+ * that has (or had: deleted) a child never gets a second one. Open children whose period fell
+ * out of a shortened span are deleted.
+ */
+export async function generateChildren(db: Db, auth: AuthContext, id: number): Promise<Master> {
+  const master = await db.transaction().execute(async (trx) => {
+    const master = await lockMaster(trx, auth, id, 'recurring');
+    const periods = planSchedule(
+      master.plan_start!,
+      master.plan_end!,
+      intervalMonths(master.type as 'recurring1'),
+    );
+    const lines: ParsedLine[] = (await repo.itemsOf(trx, auth.accountId, [master.id])).map(
+      ({ title, description, quantity, unit, unit_price, tax_rate, discount, net_total }) => ({
+        title,
+        description,
+        quantity,
+        unit,
+        unit_price: Number(unit_price),
+        tax_rate,
+        discount,
+        net_total: Number(net_total),
+      }),
+    );
+    const children = await repo.childrenOf(trx, auth.accountId, [master.id], true);
+    const byStart = new Map(children.map((c) => [c.service_period_start, c]));
+    const wanted = new Set(periods.map((p) => p.start));
+    const now = nowIso();
+    for (const p of periods) {
+      const fields = {
+        ...inherited(master),
+        date: p.start,
+        service_period_start: p.start,
+        service_period_end: p.end,
+        updated_at: now,
+      };
+      const existing = byStart.get(p.start);
+      if (!existing) {
+        const child = await repo.insertInvoice(trx, { ...fields, type: 'invoice', status: 'open' });
+        await repo.replaceItems(trx, auth.accountId, child.id, lines);
+      } else if (existing.deleted_at === null && existing.status === 'open') {
+        await repo.updateInvoice(trx, auth.accountId, existing.id, fields);
+        await repo.replaceItems(trx, auth.accountId, existing.id, lines);
+      }
+    }
+    for (const c of children) {
+      if (c.deleted_at === null && c.status === 'open' && !wanted.has(c.service_period_start ?? '')) {
+        await repo.updateInvoice(trx, auth.accountId, c.id, { deleted_at: now, updated_at: now });
+      }
+    }
+    return repo.updateInvoice(trx, auth.accountId, master.id, { updated_at: now });
+  });
+  return masterView(db, auth, master);
+}
+
+/** The master and its final invoice, which carries the plan's positions, in one transaction. */
+export async function createPartialPlan(db: Db, auth: AuthContext, body: PartialPlanCreate): Promise<Master> {
+  const lines = parseLineItems(body.line_items);
+  checkDates(body);
+  const master = await db.transaction().execute(async (trx) => {
+    const client = await checkReferences(trx, auth.accountId, body);
+    const master = await repo.insertInvoice(trx, {
+      account_id: auth.accountId,
+      type: 'partial_plan',
+      status: 'open',
+      client_id: body.client_id,
+      contact_id: body.contact_id ?? null,
+      project_id: body.project_id ?? null,
+      title: body.title ?? null,
+      intro_text: body.intro_text ?? null,
+      closing_text: body.closing_text ?? null,
+      ...(await documentDefaults(trx, auth.accountId, body, client)),
+    });
+    const final = await repo.insertInvoice(trx, {
+      ...inherited(master),
+      type: 'final',
+      status: 'open',
+      date: body.date ?? null,
+      due_date: body.due_date ?? null,
+      service_period_start: body.service_period_start ?? null,
+      service_period_end: body.service_period_end ?? null,
+    });
+    await repo.replaceItems(trx, auth.accountId, final.id, lines);
+    return master;
+  });
+  return masterView(db, auth, master);
+}
+
+const DEFAULT_TITLES = { deposit: 'Deposit', partial: 'Partial invoice', credit: 'Credit' } as const;
+
+/**
+ * Adds a deposit, partial or credit invoice to a partial plan. A lump-sum `value` (net) is
+ * split over the plan's tax rates; a credit credits it (negative lines). The plan never
+ * invoices more than its total, and a plan whose final invoice is booked is closed.
+ */
+export async function addPlanInvoice(
+  db: Db,
+  auth: AuthContext,
+  id: number,
+  body: PlanInvoiceCreate,
+): Promise<Invoice> {
+  if (body.type !== 'partial' && body.line_items !== undefined)
+    fail('validation_failed', [{ field: 'line_items', message: 'only partial invoices take line items' }]);
+  if (body.value === undefined && (body.type !== 'partial' || !body.line_items?.length)) {
+    fail('validation_failed', [
+      {
+        field: 'value',
+        message: body.type === 'partial' ? 'a value or line items are required' : 'is required',
+      },
+    ]);
+  }
+  const lines = parseLineItems(body.line_items ?? []);
+  let cents: number | undefined;
+  if (body.value !== undefined) {
+    cents = toCents(body.value);
+    if (cents === undefined)
+      fail('validation_failed', [{ field: 'value', message: 'must have at most two decimals' }]);
+    if (cents <= 0) fail('validation_failed', [{ field: 'value', message: 'must be greater than zero' }]);
+  }
+  checkDates(body);
+  const row = await db.transaction().execute(async (trx) => {
+    const master = await lockMaster(trx, auth, id, 'partial');
+    const children = await repo.childrenOf(trx, auth.accountId, [master.id]);
+    if (children.some((c) => c.type === 'final' && c.status === 'booked')) {
+      throw new AppError('conflict', 'The final invoice of this plan is booked: the plan is closed');
+    }
+    const plan = await assertWithinPlan(trx, auth.accountId, master.id, 'value');
+    const title = body.title ?? DEFAULT_TITLES[body.type];
+    if (cents !== undefined) {
+      const lump = lumpSumLines(title, body.type === 'credit' ? -cents : cents, plan);
+      lines.push(...lump);
+    }
+    const child = await repo.insertInvoice(trx, {
+      ...inherited(master),
+      type: body.type,
+      status: body.status ?? 'open',
+      title,
+      intro_text: body.intro_text ?? master.intro_text,
+      closing_text: body.closing_text ?? master.closing_text,
+      date: body.date ?? null,
+      due_date: body.due_date ?? null,
+      service_period_start: body.service_period_start ?? null,
+      service_period_end: body.service_period_end ?? null,
+    });
+    await repo.replaceItems(trx, auth.accountId, child.id, lines);
+    await assertWithinPlan(trx, auth.accountId, master.id, body.value !== undefined ? 'value' : 'line_items');
+    return child;
+  });
+  return toInvoice(await loadView(db, auth.accountId, row));
+}

@@ -1,0 +1,148 @@
+import { Decimal } from 'decimal.js';
+
+/**
+ * Exact money arithmetic. Amounts are integer minor units (cents) in storage and between
+ * functions; quantities, tax rates and discounts are decimal strings. Every product goes
+ * through decimal.js, never binary floating point.
+ */
+
+// A private constructor: the global Decimal settings belong to nobody, and 50 digits hold
+// any quantity (13 digits) times any unit price (14 digits) without rounding.
+export const Dec = Decimal.clone({ precision: 50, rounding: Decimal.ROUND_HALF_UP });
+export type Dec = Decimal;
+
+/**
+ * The exact decimal a JSON number was written as. JSON.parse yields the nearest double and
+ * String() gives back the shortest text that maps to it, which is the text the client sent
+ * for anything up to 15 significant digits ("33.33", never 33.3299999…).
+ */
+export function decimalOf(value: number | string): Dec | undefined {
+  if (typeof value === 'number' && !Number.isFinite(value)) return undefined;
+  try {
+    const d = new Dec(typeof value === 'number' ? String(value) : value.trim());
+    return d.isFinite() ? d : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `value` with at most `places` decimals, as a canonical string ("1.5", "19", "-2.25"). */
+export function exactDecimal(value: number | string, places: number): string | undefined {
+  const d = decimalOf(value);
+  if (!d || d.decimalPlaces() > places) return undefined;
+  return d.isZero() ? '0' : d.toString();
+}
+
+/** A money value with at most two decimals, in cents; undefined when it has more decimals. */
+export function toCents(value: number | string): number | undefined {
+  const d = decimalOf(value);
+  if (!d || d.decimalPlaces() > 2) return undefined;
+  const cents = d.times(100);
+  if (cents.abs().greaterThan(Number.MAX_SAFE_INTEGER)) return undefined;
+  return cents.toNumber() || 0;
+}
+
+/** Cents as the JSON number of the wire format (two decimals at most, exact). */
+export const fromCents = (cents: number): number => new Dec(cents).div(100).toNumber() || 0;
+
+/** Cents as a fixed two-decimal string, e.g. for documents: 123450 -> "1234.50". */
+export const centsToString = (cents: number): string => new Dec(cents).div(100).toFixed(2);
+
+/** Rounds an amount in major units half away from zero to whole cents. */
+export const roundToCents = (amount: Dec): number =>
+  amount.times(100).toDecimalPlaces(0, Decimal.ROUND_HALF_UP).toNumber() || 0;
+
+/** Line net = quantity × unit price × (1 − discount%), rounded once, half away from zero. */
+export function lineNetCents(quantity: string, unitPriceCents: number, discount?: string | null): number {
+  let net = new Dec(quantity).times(unitPriceCents).div(100);
+  if (discount && !new Dec(discount).isZero()) net = net.times(new Dec(100).minus(discount)).div(100);
+  return roundToCents(net);
+}
+
+/** Tax on a net sum at a percentage rate, rounded half away from zero to cents. */
+export const taxCents = (netCents: number, rate: string): number =>
+  roundToCents(new Dec(netCents).times(rate).div(10000));
+
+export interface TaxEntry {
+  /** Canonical decimal string of the percentage, e.g. "19", "5.5". */
+  rate: string;
+  net: number;
+  tax: number;
+}
+
+export interface Totals {
+  net: number;
+  tax: number;
+  gross: number;
+  taxes: TaxEntry[];
+}
+
+export const ZERO_TOTALS: Totals = Object.freeze({ net: 0, tax: 0, gross: 0, taxes: [] }) as Totals;
+
+const canonicalRate = (rate: string) => {
+  const d = new Dec(rate);
+  return d.isZero() ? '0' : d.toString();
+};
+
+const byRate = (a: TaxEntry, b: TaxEntry) => new Dec(a.rate).comparedTo(b.rate);
+
+function fromTaxes(taxes: TaxEntry[]): Totals {
+  const sorted = [...taxes].sort(byRate);
+  const net = sorted.reduce((s, t) => s + t.net, 0);
+  const tax = sorted.reduce((s, t) => s + t.tax, 0);
+  return { net, tax, gross: net + tax, taxes: sorted };
+}
+
+/**
+ * Document totals: line nets (already rounded per line) are summed per tax rate, the tax of
+ * each rate is computed on that sum and rounded; gross = net + tax.
+ */
+export function documentTotals(lines: readonly { net: number; tax_rate: string }[]): Totals {
+  const perRate = new Map<string, number>();
+  for (const l of lines) {
+    const rate = canonicalRate(l.tax_rate);
+    perRate.set(rate, (perRate.get(rate) ?? 0) + l.net);
+  }
+  return fromTaxes([...perRate].map(([rate, net]) => ({ rate, net, tax: taxCents(net, rate) })));
+}
+
+function combine(a: Totals, b: Totals, sign: 1 | -1): Totals {
+  const perRate = new Map<string, TaxEntry>();
+  for (const t of a.taxes) perRate.set(t.rate, { ...t });
+  for (const t of b.taxes) {
+    const e = perRate.get(t.rate) ?? { rate: t.rate, net: 0, tax: 0 };
+    perRate.set(t.rate, { rate: t.rate, net: e.net + sign * t.net, tax: e.tax + sign * t.tax });
+  }
+  return fromTaxes([...perRate.values()].filter((t) => t.net !== 0 || t.tax !== 0));
+}
+
+/** a − b, rate by rate, on the already rounded amounts (so the parts add up to the whole). */
+export const subtractTotals = (a: Totals, b: Totals): Totals => combine(a, b, -1);
+
+/** The sum of several documents' totals, rate by rate. */
+export const sumTotals = (list: readonly Totals[]): Totals =>
+  list.reduce((acc, t) => combine(acc, t, 1), ZERO_TOTALS);
+
+/**
+ * Splits `totalCents` in proportion to `weights` (largest remainder): the parts are whole
+ * cents and add up to the total exactly. All-zero weights split evenly.
+ */
+export function allocate(totalCents: number, weights: readonly number[]): number[] {
+  if (weights.length === 0) return [];
+  const w = weights.every((x) => x === 0) ? weights.map(() => 1) : weights.map((x) => Math.abs(x));
+  const sum = w.reduce((s, x) => s + x, 0);
+  const sign = totalCents < 0 ? -1 : 1;
+  const abs = Math.abs(totalCents);
+  const exact = w.map((x) => new Dec(abs).times(x).div(sum));
+  const parts = exact.map((x) => x.floor().toNumber());
+  let rest = abs - parts.reduce((s, x) => s + x, 0);
+  const order = exact
+    .map((x, i) => ({ i, frac: x.minus(x.floor()) }))
+    .sort((a, b) => b.frac.comparedTo(a.frac) || a.i - b.i);
+  for (const { i } of order) {
+    if (rest <= 0) break;
+    parts[i]! += 1;
+    rest -= 1;
+  }
+  return parts.map((p) => p * sign || 0);
+}
