@@ -1,3 +1,6 @@
+import { offersSection } from '../modules/offers/offers.import.js';
+import { outgoingInvoicesSection } from '../modules/outgoing-invoices/invoices.import.js';
+import { paymentAccountsSection } from '../modules/payments/payments.import.js';
 import type { ImportSection } from './context.js';
 import { clientsSection, userGroupsSection, usersSection } from './core.sections.js';
 
@@ -5,4 +8,11 @@ import { clientsSection, userGroupsSection, usersSection } from './core.sections
  * The sections of the import format, in the order they run: a section may refer by key to
  * records of any section above it. Modules add theirs here.
  */
-export const SECTIONS: ImportSection[] = [usersSection, userGroupsSection, clientsSection];
+export const SECTIONS: ImportSection[] = [
+  usersSection,
+  userGroupsSection,
+  clientsSection,
+  paymentAccountsSection,
+  offersSection,
+  outgoingInvoicesSection,
+];

@@ -3,8 +3,9 @@ import { clientsRoutes } from './clients/clients.routes.js';
 import { filesRoutes } from './files/files.routes.js';
 import { integrationRoutes } from './integration/integration.routes.js';
 import { oauthRoutes } from './oauth/oauth.routes.js';
+import { offersRoutes } from './offers/offers.routes.js';
 import { invoicesRoutes } from './outgoing-invoices/invoices.routes.js';
-import { plansRoutes } from './outgoing-invoices/plans.routes.js';
+import { paymentsRoutes } from './payments/payments.routes.js';
 import { settingsRoutes } from './settings/settings.routes.js';
 import { usersRoutes } from './users/users.routes.js';
 
@@ -17,5 +18,6 @@ export async function registerModules(api: FastifyInstance): Promise<void> {
   await api.register(integrationRoutes);
   await api.register(filesRoutes);
   await api.register(invoicesRoutes);
-  await api.register(plansRoutes);
+  await api.register(offersRoutes);
+  await api.register(paymentsRoutes);
 }

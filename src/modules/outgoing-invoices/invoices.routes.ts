@@ -18,6 +18,7 @@ import {
 import * as service from './invoices.service.js';
 import { LineItem } from './line-items.js';
 import { invoicePdf } from './pdf.service.js';
+import { plansRoutes } from './plans.routes.js';
 
 const tags = ['Outgoing invoices'];
 const read = { scopes: ['outgoing-invoice:read'] };
@@ -25,6 +26,8 @@ const write = { scopes: ['outgoing-invoice:write'] };
 const same = <T>(x: T) => x;
 
 export const invoicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  await app.register(plansRoutes);
+
   app.get(
     '/outgoing-invoices',
     {

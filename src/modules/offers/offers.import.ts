@@ -1,0 +1,84 @@
+import { Type } from 'typebox';
+import type { ImportSection } from '../../import/context.js';
+import { CurrencyCode, DateString } from '../../shared/schemas.js';
+import { type LineItemInput, LineItemsInput, parseLineItems } from '../outgoing-invoices/line-items.js';
+import { OFFER_STATUSES } from './offers.schemas.js';
+
+const OfferItem = Type.Object(
+  {
+    key: Type.Optional(Type.String({ minLength: 1 })),
+    offer_number: Type.Optional(Type.String({ minLength: 1 })),
+    status: Type.Optional(Type.Enum(OFFER_STATUSES)),
+    client: Type.Optional(Type.String({ description: 'Key of a client earlier in the file' })),
+    title: Type.Optional(Type.String()),
+    date: Type.Optional(DateString),
+    valid_until: Type.Optional(DateString),
+    currency: Type.Optional(CurrencyCode),
+    intro_text: Type.Optional(Type.String()),
+    closing_text: Type.Optional(Type.String()),
+    line_items: LineItemsInput,
+  },
+  { additionalProperties: false },
+);
+
+interface OfferItem {
+  key?: string;
+  offer_number?: string;
+  status?: string;
+  client?: string;
+  title?: string;
+  date?: string;
+  valid_until?: string;
+  currency?: string;
+  intro_text?: string;
+  closing_text?: string;
+  line_items: LineItemInput[];
+}
+
+export const offersSection: ImportSection = {
+  key: 'offers',
+  item: OfferItem,
+  description:
+    'Offers with their line items (`quantity`, `unit_price`, `tax_rate`, `discount` as in the API). Currency defaults to the client’s, then the account’s.',
+  async run(ctx, items) {
+    const account = await ctx.trx
+      .selectFrom('accounts')
+      .select('currency')
+      .where('id', '=', ctx.accountId)
+      .executeTakeFirstOrThrow();
+    for (const [i, o] of (items as OfferItem[]).entries()) {
+      const lines = parseLineItems(o.line_items, `offers.${i}.line_items`);
+      const clientId = ctx.optionalRef('clients', o.client, `offers.${i}.client`);
+      const client = clientId
+        ? await ctx.trx.selectFrom('clients').select('currency').where('id', '=', clientId).executeTakeFirst()
+        : undefined;
+      const row = await ctx.trx
+        .insertInto('offers')
+        .values({
+          account_id: ctx.accountId,
+          offer_number: o.offer_number ?? null,
+          status: o.status ?? 'created',
+          client_id: clientId,
+          contact_id: null,
+          project_id: null,
+          title: o.title ?? null,
+          date: o.date ?? null,
+          valid_until: o.valid_until ?? null,
+          currency: o.currency ?? client?.currency ?? account.currency,
+          intro_text: o.intro_text ?? null,
+          closing_text: o.closing_text ?? null,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      if (lines.length > 0) {
+        await ctx.trx
+          .insertInto('offer_items')
+          .values(
+            lines.map((l, n) => ({ ...l, account_id: ctx.accountId, offer_id: row.id, position: n + 1 })),
+          )
+          .execute();
+      }
+      ctx.remember('offers', o.key, row.id);
+    }
+  },
+};

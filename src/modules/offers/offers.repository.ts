@@ -1,0 +1,60 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { paginate } from '../../shared/paging.js';
+import { toIso } from '../../shared/time.js';
+import type { OfferListQuery } from './offers.schemas.js';
+import type { OfferItemTable, OfferTable } from './offers.tables.js';
+
+export type OfferRow = Selectable<OfferTable>;
+export type OfferItemRow = Selectable<OfferItemTable>;
+type Db = Kysely<Database>;
+
+export function findOffer(db: Db, accountId: number, id: number): Promise<OfferRow | undefined> {
+  return db
+    .selectFrom('offers')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export function listOffers(db: Db, accountId: number, q: OfferListQuery) {
+  let qb = db.selectFrom('offers').selectAll().where('account_id', '=', accountId);
+  if (q.status) qb = qb.where('status', '=', q.status);
+  if (q.client_id !== undefined) qb = qb.where('client_id', '=', q.client_id);
+  if (q.contact_id !== undefined) qb = qb.where('contact_id', '=', q.contact_id);
+  if (q.project_id !== undefined) qb = qb.where('project_id', '=', q.project_id);
+  if (q.date_from) qb = qb.where('date', '>=', q.date_from);
+  if (q.date_to) qb = qb.where('date', '<=', q.date_to);
+  if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
+  return paginate(qb.orderBy('id'), q);
+}
+
+export function offerItems(db: Db, accountId: number, offerIds: number[]): Promise<OfferItemRow[]> {
+  if (offerIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('offer_items')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('offer_id', 'in', offerIds)
+    .orderBy('offer_id')
+    .orderBy('position')
+    .execute();
+}
+
+export function offerItemsPage(
+  db: Db,
+  accountId: number,
+  offerId: number,
+  q: { page?: number; per_page?: number },
+) {
+  return paginate(
+    db
+      .selectFrom('offer_items')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('offer_id', '=', offerId)
+      .orderBy('position'),
+    q,
+  );
+}

@@ -1,0 +1,170 @@
+import { Type } from 'typebox';
+import type { ImportSection } from '../../import/context.js';
+import { documentTotals, toCents } from '../../shared/money.js';
+import { CurrencyCode, DateString } from '../../shared/schemas.js';
+import { fail } from './invoices.support.js';
+import { type LineItemInput, LineItemsInput, parseLineItems } from './line-items.js';
+
+const PaymentItem = Type.Object(
+  {
+    amount: Type.Number({ exclusiveMinimum: 0 }),
+    date: DateString,
+    payment_account: Type.String({ description: 'Key of a payment account earlier in the file' }),
+    description: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+const InvoiceItem = Type.Object(
+  {
+    key: Type.Optional(Type.String({ minLength: 1 })),
+    type: Type.Optional(Type.Enum(['invoice', 'credit'])),
+    status: Type.Optional(Type.Enum(['open', 'bookable', 'booked'])),
+    invoice_number: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    client: Type.Optional(Type.String({ description: 'Key of a client earlier in the file' })),
+    credited_invoice: Type.Optional(
+      Type.String({ description: 'Key of an invoice earlier in this section' }),
+    ),
+    title: Type.Optional(Type.String()),
+    date: Type.Optional(DateString),
+    due_date: Type.Optional(DateString),
+    payment_term_days: Type.Optional(Type.Integer({ minimum: 0 })),
+    service_period_start: Type.Optional(DateString),
+    service_period_end: Type.Optional(DateString),
+    currency: Type.Optional(CurrencyCode),
+    intro_text: Type.Optional(Type.String()),
+    closing_text: Type.Optional(Type.String()),
+    line_items: LineItemsInput,
+    payments: Type.Optional(Type.Array(PaymentItem, { description: 'Booked invoices only' })),
+  },
+  { additionalProperties: false },
+);
+
+interface InvoiceItem {
+  key?: string;
+  type?: 'invoice' | 'credit';
+  status?: 'open' | 'bookable' | 'booked';
+  invoice_number?: string;
+  client?: string;
+  credited_invoice?: string;
+  title?: string;
+  date?: string;
+  due_date?: string;
+  payment_term_days?: number;
+  service_period_start?: string;
+  service_period_end?: string;
+  currency?: string;
+  intro_text?: string;
+  closing_text?: string;
+  line_items: LineItemInput[];
+  payments?: { amount: number; date: string; payment_account: string; description?: string }[];
+}
+
+/**
+ * One-time invoices and credits from another system. Booked ones keep their numbers as given
+ * (unique per account) and do not advance the service's sequences: automatic numbering skips
+ * numbers that are taken.
+ */
+export const outgoingInvoicesSection: ImportSection = {
+  key: 'outgoing_invoices',
+  item: InvoiceItem,
+  description:
+    'One-time invoices and credits. `status: booked` needs `invoice_number`, `client`, `date` and line items; `payments` (booked invoices only) refer to payment accounts by key.',
+  async run(ctx, items) {
+    const account = await ctx.trx
+      .selectFrom('accounts')
+      .select('currency')
+      .where('id', '=', ctx.accountId)
+      .executeTakeFirstOrThrow();
+    for (const [i, inv] of (items as InvoiceItem[]).entries()) {
+      const at = `outgoing_invoices.${i}`;
+      const lines = parseLineItems(inv.line_items, `${at}.line_items`);
+      const booked = inv.status === 'booked';
+      if (booked && (!inv.invoice_number || !inv.client || !inv.date || lines.length === 0)) {
+        fail('validation_failed', [
+          { field: at, message: 'a booked invoice needs invoice_number, client, date and line items' },
+        ]);
+      }
+      const clientId = ctx.optionalRef('clients', inv.client, `${at}.client`);
+      const client = clientId
+        ? await ctx.trx
+            .selectFrom('clients')
+            .select(['currency', 'payment_term_days'])
+            .where('id', '=', clientId)
+            .executeTakeFirst()
+        : undefined;
+      const now = new Date().toISOString();
+      const row = await ctx.trx
+        .insertInto('outgoing_invoices')
+        .values({
+          account_id: ctx.accountId,
+          type: inv.type ?? 'invoice',
+          status: inv.status ?? 'open',
+          invoice_number: inv.invoice_number ?? null,
+          client_id: clientId,
+          credited_invoice_id: ctx.optionalRef(
+            'outgoing_invoices',
+            inv.credited_invoice,
+            `${at}.credited_invoice`,
+          ),
+          title: inv.title ?? null,
+          date: inv.date ?? null,
+          due_date: inv.due_date ?? null,
+          payment_term_days: inv.payment_term_days ?? client?.payment_term_days ?? null,
+          service_period_start: inv.service_period_start ?? null,
+          service_period_end: inv.service_period_end ?? null,
+          currency: inv.currency ?? client?.currency ?? account.currency,
+          intro_text: inv.intro_text ?? null,
+          closing_text: inv.closing_text ?? null,
+          booked_at: booked ? now : null,
+        })
+        .returning(['id', 'currency'])
+        .executeTakeFirstOrThrow();
+      if (lines.length > 0) {
+        await ctx.trx
+          .insertInto('outgoing_invoice_items')
+          .values(
+            lines.map((l, n) => ({ ...l, account_id: ctx.accountId, invoice_id: row.id, position: n + 1 })),
+          )
+          .execute();
+      }
+      ctx.remember('outgoing_invoices', inv.key, row.id);
+      if (!inv.payments?.length) continue;
+      if (!booked || inv.type === 'credit') {
+        fail('validation_failed', [
+          { field: `${at}.payments`, message: 'only booked invoices take payments' },
+        ]);
+      }
+      let open = documentTotals(lines.map((l) => ({ net: l.net_total, tax_rate: l.tax_rate }))).gross;
+      for (const [n, p] of inv.payments.entries()) {
+        const amount = toCents(p.amount);
+        if (amount === undefined || amount > open) {
+          fail('validation_failed', [
+            {
+              field: `${at}.payments.${n}.amount`,
+              message: 'must have two decimals at most and not exceed the open amount',
+            },
+          ]);
+        }
+        open -= amount;
+        await ctx.trx
+          .insertInto('payments')
+          .values({
+            account_id: ctx.accountId,
+            type: 'outgoing_invoice',
+            invoice_id: row.id,
+            payment_account_id: ctx.ref(
+              'payment_accounts',
+              p.payment_account,
+              `${at}.payments.${n}.payment_account`,
+            ),
+            amount,
+            currency: row.currency,
+            date: p.date,
+            description: p.description ?? null,
+          })
+          .execute();
+      }
+    }
+  },
+};

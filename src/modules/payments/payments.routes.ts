@@ -1,0 +1,95 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { listResponse } from '../../shared/paging.js';
+import { Data, List } from '../../shared/schemas.js';
+import {
+  CreditAssociationCreate,
+  OutgoingPaymentCreate,
+  Payment,
+  PaymentAccount,
+  PaymentAccountListQuery,
+  PaymentCreated,
+  PaymentListQuery,
+} from './payments.schemas.js';
+import * as service from './payments.service.js';
+
+const tags = ['Payments'];
+
+export const paymentsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/payment-accounts',
+    {
+      config: { scopes: ['payments:read'] },
+      schema: {
+        tags,
+        summary: 'List payment accounts',
+        description: 'Bank and cash accounts payments are received on (maintained through the import).',
+        querystring: PaymentAccountListQuery,
+        response: { 200: List(PaymentAccount) },
+      },
+    },
+    async (req, reply) =>
+      listResponse(
+        req,
+        reply,
+        await service.listPaymentAccounts(app.db, req.auth, req.query),
+        service.toPaymentAccount,
+      ),
+  );
+
+  app.get(
+    '/payments',
+    {
+      config: { scopes: ['payments:read'] },
+      schema: {
+        tags,
+        summary: 'List payments',
+        description:
+          'Money received for outgoing invoices and credits settling them; `date_from`/`date_to` filter the payment date.',
+        querystring: PaymentListQuery,
+        response: { 200: List(Payment) },
+      },
+    },
+    async (req, reply) =>
+      listResponse(req, reply, await service.listPayments(app.db, req.auth, req.query), service.toPayment),
+  );
+
+  app.post(
+    '/payments/outgoing-invoice',
+    {
+      config: { scopes: ['payments:write'] },
+      schema: {
+        tags,
+        summary: 'Record a payment for an outgoing invoice',
+        description:
+          'The invoice must be booked and not a credit; the amount (in the invoice currency) may not exceed its open amount (422). Answers the payment with the invoice’s new payment state.',
+        body: OutgoingPaymentCreate,
+        response: { 201: Data(PaymentCreated) },
+      },
+    },
+    async (req, reply) => {
+      const data = await service.recordPayment(app.db, req.auth, req.body);
+      reply.code(201).header('location', `${app.prefix}/payments?id=${data.id}`);
+      return { data };
+    },
+  );
+
+  app.post(
+    '/payments/outgoing-invoice-credit',
+    {
+      config: { scopes: ['payments:write'] },
+      schema: {
+        tags,
+        summary: 'Settle an outgoing invoice with an outgoing credit',
+        description:
+          'Both booked, same client and currency. The credit’s full amount counts as paid on the invoice (422 if it exceeds the open amount); a credit settles one invoice once (409 after that).',
+        body: CreditAssociationCreate,
+        response: { 201: Data(PaymentCreated) },
+      },
+    },
+    async (req, reply) => {
+      const data = await service.associateCredit(app.db, req.auth, req.body);
+      reply.code(201).header('location', `${app.prefix}/payments?id=${data.id}`);
+      return { data };
+    },
+  );
+};

@@ -1,0 +1,189 @@
+import type { Db } from '../../db/index.js';
+import type { AuthContext } from '../../plugins/auth.js';
+import { AppError, type FieldError } from '../../shared/errors.js';
+import { fromCents, toCents } from '../../shared/money.js';
+import { nowIso, todayIso } from '../../shared/time.js';
+import { isMaster } from '../outgoing-invoices/invoices.domain.js';
+import * as invoices from '../outgoing-invoices/invoices.repository.js';
+import { fail } from '../outgoing-invoices/invoices.support.js';
+import { loadView } from '../outgoing-invoices/invoices.views.js';
+import type { PaymentAccountRow, PaymentRow } from './payments.repository.js';
+import * as repo from './payments.repository.js';
+import type {
+  CreditAssociationCreate,
+  OutgoingPaymentCreate,
+  Payment,
+  PaymentAccount,
+  PaymentAccountListQuery,
+  PaymentCreated,
+  PaymentListQuery,
+} from './payments.schemas.js';
+
+export function toPaymentAccount(r: PaymentAccountRow): PaymentAccount {
+  return {
+    id: r.id,
+    name: r.name,
+    type: r.type as PaymentAccount['type'],
+    iban: r.iban,
+    bic: r.bic,
+    bank_name: r.bank_name,
+    currency: r.currency,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}
+
+export function toPayment(r: PaymentRow): Payment {
+  return {
+    id: r.id,
+    type: r.type as Payment['type'],
+    invoice_id: r.invoice_id,
+    credit_id: r.credit_id,
+    payment_account_id: r.payment_account_id,
+    amount: fromCents(Number(r.amount)),
+    currency: r.currency,
+    date: r.date,
+    description: r.description,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}
+
+export const listPaymentAccounts = (db: Db, auth: AuthContext, q: PaymentAccountListQuery) =>
+  repo.listPaymentAccounts(db, auth.accountId, q);
+
+export const listPayments = (db: Db, auth: AuthContext, q: PaymentListQuery) =>
+  repo.listPayments(db, auth.accountId, q);
+
+async function created(db: Db, auth: AuthContext, payment: PaymentRow): Promise<PaymentCreated> {
+  const invoice = await invoices.findInvoice(db, auth.accountId, payment.invoice_id);
+  const view = await loadView(db, auth.accountId, invoice!);
+  return {
+    ...toPayment(payment),
+    invoice: {
+      id: invoice!.id,
+      paid_total: fromCents(view.payment.paid),
+      open_total: fromCents(view.payment.open),
+      payment_status: view.payment.status,
+    },
+  };
+}
+
+/** A document that can receive money: a booked invoice (not a credit, not a plan master). */
+function payableRefusal(row: invoices.InvoiceRow | undefined, field: string): FieldError | null {
+  if (!row) return { field, message: 'no such outgoing invoice' };
+  if (row.type === 'credit' || isMaster(row.type))
+    return { field, message: 'must be an invoice (not a credit or plan master)' };
+  if (row.status !== 'booked') return { field, message: 'only booked invoices can be paid' };
+  return null;
+}
+
+/** Records money received for a booked invoice; never more than is still open. */
+export async function recordPayment(
+  db: Db,
+  auth: AuthContext,
+  body: OutgoingPaymentCreate,
+): Promise<PaymentCreated> {
+  const amount = toCents(body.amount);
+  if (amount === undefined)
+    fail('validation_failed', [{ field: 'amount', message: 'must have at most two decimals' }]);
+  const payment = await db.transaction().execute(async (trx) => {
+    // The invoice's row lock serializes payments on it, so two cannot overpay together.
+    const invoice = await invoices.findInvoice(trx, auth.accountId, body.invoice_id, true);
+    const account = await repo.findPaymentAccount(trx, auth.accountId, body.payment_account_id);
+    const missing: FieldError[] = [];
+    if (!invoice) missing.push({ field: 'invoice_id', message: 'no such outgoing invoice' });
+    if (!account) missing.push({ field: 'payment_account_id', message: 'no such payment account' });
+    if (missing.length > 0) fail('invalid_reference', missing);
+    const refusal = payableRefusal(invoice, 'invoice_id');
+    if (refusal) fail('validation_failed', [refusal]);
+    const view = await loadView(trx, auth.accountId, invoice!);
+    if (amount > view.payment.open) {
+      fail('validation_failed', [
+        { field: 'amount', message: `exceeds the open amount of ${fromCents(view.payment.open)}` },
+      ]);
+    }
+    const now = nowIso();
+    await invoices.updateInvoice(trx, auth.accountId, invoice!.id, { updated_at: now });
+    return repo.insertPayment(trx, {
+      account_id: auth.accountId,
+      type: 'outgoing_invoice',
+      invoice_id: invoice!.id,
+      credit_id: null,
+      payment_account_id: account!.id,
+      amount,
+      currency: invoice!.currency,
+      date: body.date,
+      description: body.description ?? null,
+    });
+  });
+  return created(db, auth, payment);
+}
+
+/**
+ * Settles an invoice with a booked credit of the same client and currency: the credit's
+ * amount counts as paid on the invoice, and the credit is used up. A credit settles once.
+ */
+export async function associateCredit(
+  db: Db,
+  auth: AuthContext,
+  body: CreditAssociationCreate,
+): Promise<PaymentCreated> {
+  const payment = await db.transaction().execute(async (trx) => {
+    // Lock both in id order: two associations on the same pair cannot deadlock.
+    const [first, second] = [body.invoice_id, body.credit_id].sort((a, b) => a - b);
+    const locked = new Map<number, invoices.InvoiceRow | undefined>();
+    for (const id of new Set([first!, second!]))
+      locked.set(id, await invoices.findInvoice(trx, auth.accountId, id, true));
+    const invoice = locked.get(body.invoice_id);
+    const credit = locked.get(body.credit_id);
+    const missing: FieldError[] = [];
+    if (!invoice) missing.push({ field: 'invoice_id', message: 'no such outgoing invoice' });
+    if (!credit) missing.push({ field: 'credit_id', message: 'no such outgoing credit' });
+    if (missing.length > 0) fail('invalid_reference', missing);
+    const errors: FieldError[] = [];
+    const refusal = payableRefusal(invoice, 'invoice_id');
+    if (refusal) errors.push(refusal);
+    if (credit!.type !== 'credit') errors.push({ field: 'credit_id', message: 'must be a credit' });
+    else if (credit!.status !== 'booked') errors.push({ field: 'credit_id', message: 'must be booked' });
+    else if (credit!.client_id !== invoice!.client_id)
+      errors.push({ field: 'credit_id', message: 'belongs to another client' });
+    else if (credit!.currency !== invoice!.currency)
+      errors.push({ field: 'credit_id', message: 'is in another currency' });
+    else if (credit!.credited_invoice_id !== null && credit!.credited_invoice_id !== invoice!.id)
+      errors.push({ field: 'credit_id', message: `corrects invoice ${credit!.credited_invoice_id}` });
+    if (errors.length > 0) fail('validation_failed', errors);
+    const used = await repo.creditUse(trx, auth.accountId, credit!.id);
+    if (used) {
+      throw new AppError('conflict', `Credit ${credit!.id} already settles invoice ${used.invoice_id}`);
+    }
+    const [invoiceView, creditView] = [
+      await loadView(trx, auth.accountId, invoice!),
+      await loadView(trx, auth.accountId, credit!),
+    ];
+    const amount = -creditView.totals.gross;
+    if (amount > invoiceView.payment.open) {
+      fail('validation_failed', [
+        {
+          field: 'credit_id',
+          message: `its amount ${fromCents(amount)} exceeds the open amount of ${fromCents(invoiceView.payment.open)}`,
+        },
+      ]);
+    }
+    const now = nowIso();
+    for (const id of [invoice!.id, credit!.id])
+      await invoices.updateInvoice(trx, auth.accountId, id, { updated_at: now });
+    return repo.insertPayment(trx, {
+      account_id: auth.accountId,
+      type: 'outgoing_invoice_credit',
+      invoice_id: invoice!.id,
+      credit_id: credit!.id,
+      payment_account_id: null,
+      amount,
+      currency: invoice!.currency,
+      date: body.date ?? todayIso(),
+      description: credit!.invoice_number ? `Credit ${credit!.invoice_number}` : null,
+    });
+  });
+  return created(db, auth, payment);
+}
