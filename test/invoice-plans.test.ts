@@ -123,7 +123,9 @@ describeEachDb('invoice plans', (ctx) => {
   });
 
   it('yearly plans over leap years and quarterly plans', async () => {
-    const yearly = (await recurring({ type: 'recurring12', plan_start: '2028-02-29', plan_end: '2032-02-29' })).body.data;
+    const yearly = (
+      await recurring({ type: 'recurring12', plan_start: '2028-02-29', plan_end: '2032-02-29' })
+    ).body.data;
     const kids = (await api.post(`/outgoing-invoices/${yearly.id}/generate`)).body.data.children;
     assert.deepEqual(
       kids.map((k: any) => [k.service_period_start, k.service_period_end]),
@@ -135,13 +137,16 @@ describeEachDb('invoice plans', (ctx) => {
         ['2032-02-29', '2033-02-27'],
       ],
     );
-    const quarterly = (await recurring({ type: 'recurring3', plan_start: '2026-01-15', plan_end: '2026-12-31' })).body.data;
+    const quarterly = (
+      await recurring({ type: 'recurring3', plan_start: '2026-01-15', plan_end: '2026-12-31' })
+    ).body.data;
     const q = (await api.post(`/outgoing-invoices/${quarterly.id}/generate`)).body.data.children;
     assert.deepEqual(
       q.map((k: any) => k.date),
       ['2026-01-15', '2026-04-15', '2026-07-15', '2026-10-15'],
     );
-    const half = (await recurring({ type: 'recurring6', plan_start: '2026-08-31', plan_end: '2027-08-31' })).body.data;
+    const half = (await recurring({ type: 'recurring6', plan_start: '2026-08-31', plan_end: '2027-08-31' }))
+      .body.data;
     const h = (await api.post(`/outgoing-invoices/${half.id}/generate`)).body.data.children;
     assert.deepEqual(
       h.map((k: any) => k.date),
@@ -177,7 +182,10 @@ describeEachDb('invoice plans', (ctx) => {
     const m = (await recurring()).body.data;
     expectProblem(await api.patch(`/outgoing-invoices/${m.id}`, { plan_end: '2025-01-01' }), 422);
     expectProblem(await api.patch(`/outgoing-invoices/${m.id}`, { date: '2025-01-01' }), 422);
-    expectProblem(await api.post(`/outgoing-invoices/${m.id}/plan-invoices`, { type: 'deposit', value: 1 }), 422);
+    expectProblem(
+      await api.post(`/outgoing-invoices/${m.id}/plan-invoices`, { type: 'deposit', value: 1 }),
+      422,
+    );
   });
 
   const partialPlan = async () => {
@@ -224,7 +232,10 @@ describeEachDb('invoice plans', (ctx) => {
 
   it('deposits and partials split over the plan’s rates; the final deducts booked ones (net and tax per rate)', async () => {
     const plan = await partialPlan();
-    const deposit = await api.post(`/outgoing-invoices/${plan.id}/plan-invoices`, { type: 'deposit', value: 3000 });
+    const deposit = await api.post(`/outgoing-invoices/${plan.id}/plan-invoices`, {
+      type: 'deposit',
+      value: 3000,
+    });
     assert.equal(deposit.status, 201);
     assert.equal(deposit.headers.location, `/api/v1/outgoing-invoices/${deposit.body.data.id}`);
     const d = deposit.body.data;
@@ -287,19 +298,28 @@ describeEachDb('invoice plans', (ctx) => {
       ],
     );
     // Closed plan: nothing more can be added.
-    expectProblem(await api.post(`/outgoing-invoices/${plan.id}/plan-invoices`, { type: 'deposit', value: 1 }), 409);
+    expectProblem(
+      await api.post(`/outgoing-invoices/${plan.id}/plan-invoices`, { type: 'deposit', value: 1 }),
+      409,
+    );
   });
 
   it('a plan can never invoice more than its total (422), and changes stay within it', async () => {
     const plan = await partialPlan();
     const before = await countRows(ctx.db, 'outgoing_invoices');
-    const over = await api.post(`/outgoing-invoices/${plan.id}/plan-invoices`, { type: 'deposit', value: 12000.01 });
+    const over = await api.post(`/outgoing-invoices/${plan.id}/plan-invoices`, {
+      type: 'deposit',
+      value: 12000.01,
+    });
     assert.deepEqual(
       expectProblem(over, 422).errors!.map((e) => e.field),
       ['value'],
     );
     assert.equal(await countRows(ctx.db, 'outgoing_invoices'), before);
-    const full = await api.post(`/outgoing-invoices/${plan.id}/plan-invoices`, { type: 'deposit', value: 12000 });
+    const full = await api.post(`/outgoing-invoices/${plan.id}/plan-invoices`, {
+      type: 'deposit',
+      value: 12000,
+    });
     assert.equal(full.status, 201);
     assert.equal(full.body.data.gross_total, 14040);
     const more = await api.post(`/outgoing-invoices/${plan.id}/plan-invoices`, {
@@ -311,11 +331,17 @@ describeEachDb('invoice plans', (ctx) => {
       ['line_items'],
     );
     // A credit makes room again.
-    const credit = await api.post(`/outgoing-invoices/${plan.id}/plan-invoices`, { type: 'credit', value: 500 });
+    const credit = await api.post(`/outgoing-invoices/${plan.id}/plan-invoices`, {
+      type: 'credit',
+      value: 500,
+    });
     assert.equal(credit.status, 201);
     assert.equal(credit.body.data.type, 'credit');
     assert.equal(credit.body.data.net_total, -500);
-    const small = await api.post(`/outgoing-invoices/${plan.id}/plan-invoices`, { type: 'partial', value: 500 });
+    const small = await api.post(`/outgoing-invoices/${plan.id}/plan-invoices`, {
+      type: 'partial',
+      value: 500,
+    });
     assert.equal(small.status, 201);
     // Raising a deposit beyond the plan, or cutting the plan below what is invoiced, is refused.
     expectProblem(
@@ -332,10 +358,34 @@ describeEachDb('invoice plans', (ctx) => {
     assert.equal((await reader.get(`/outgoing-invoices/${small.body.data.id}`)).body.data.net_total, 500);
   });
 
+  it('plan totals with cents serialize exactly (master, final, deductions)', async () => {
+    const plan = (
+      await api.post('/outgoing-invoices/partial-plans', {
+        client_id: clientId,
+        line_items: [line(33.33), line(33.33), line(33.33, { tax_rate: 7 })],
+      })
+    ).body.data;
+    assert.deepEqual(
+      [plan.net_total, plan.tax_total, plan.gross_total, plan.remaining_gross_total],
+      [99.99, 15.0, 114.99, 114.99],
+    );
+    const dep = (await api.post(`/outgoing-invoices/${plan.id}/plan-invoices`, { type: 'deposit', value: 10.01 })).body
+      .data;
+    await bookNow(api, dep.id);
+    const final = (await reader.get(`/outgoing-invoices/${plan.final_invoice_id}`)).body.data;
+    assert.equal(final.plan_total.gross_total, 114.99);
+    assert.equal(final.deductions[0].net_total, 10.01);
+    assert.equal(Math.round((final.gross_total + final.deductions[0].gross_total) * 100), 11499);
+    const master = (await reader.get(`/outgoing-invoices/master/${plan.id}`)).body.data;
+    assert.equal(master.invoiced_net_total, 10.01);
+    assert.equal(master.remaining_net_total, 89.98);
+  });
+
   it('plan invoices: 422 on bad combinations, on other masters and plain invoices', async () => {
     const plan = await partialPlan();
     const at = `/outgoing-invoices/${plan.id}/plan-invoices`;
-    const fields = async (body: unknown) => expectProblem(await api.post(at, body), 422).errors!.map((e) => e.field);
+    const fields = async (body: unknown) =>
+      expectProblem(await api.post(at, body), 422).errors!.map((e) => e.field);
     assert.deepEqual(await fields({ type: 'deposit' }), ['value']);
     assert.deepEqual(await fields({ type: 'deposit', value: 10, line_items: [line(1)] }), ['line_items']);
     assert.deepEqual(await fields({ type: 'credit', line_items: [line(1)] }), ['line_items']);
@@ -344,9 +394,16 @@ describeEachDb('invoice plans', (ctx) => {
     assert.deepEqual(await fields({ type: 'partial', value: 1.005 }), ['value']);
     assert.deepEqual(await fields({ type: 'final', value: 1 }), ['type']);
     const inv = await makeInvoice(api, { client_id: clientId });
-    expectProblem(await api.post(`/outgoing-invoices/${inv.id}/plan-invoices`, { type: 'deposit', value: 1 }), 422, 'unprocessable');
     expectProblem(
-      await api.post(`/outgoing-invoices/${plan.final_invoice_id}/plan-invoices`, { type: 'deposit', value: 1 }),
+      await api.post(`/outgoing-invoices/${inv.id}/plan-invoices`, { type: 'deposit', value: 1 }),
+      422,
+      'unprocessable',
+    );
+    expectProblem(
+      await api.post(`/outgoing-invoices/${plan.final_invoice_id}/plan-invoices`, {
+        type: 'deposit',
+        value: 1,
+      }),
       422,
     );
     expectProblem(await api.patch(`/outgoing-invoices/${plan.id}`, { line_items: [] }), 422);

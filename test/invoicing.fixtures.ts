@@ -24,7 +24,10 @@ export const line = (unit_price: number, extra: Record<string, unknown> = {}) =>
 
 /** A client in the API's account, through the API. */
 export async function makeClient(api: Api, extra: Record<string, unknown> = {}): Promise<number> {
-  const res = await api.post('/clients', { name: `Client ${Math.random().toString(36).slice(2, 8)}`, ...extra });
+  const res = await api.post('/clients', {
+    name: `Client ${Math.random().toString(36).slice(2, 8)}`,
+    ...extra,
+  });
   if (res.status !== 201) throw new Error(`client: ${res.status} ${res.text}`);
   return res.body.data.id;
 }

@@ -29,7 +29,11 @@ describeEachDb('outgoing invoice booking and numbering', (ctx) => {
     assert.equal((await bookNow(api, credit.id)).invoice_number, `GS-${Y}-00001`);
     const b = await makeInvoice(api, { client_id: clientId, status: 'bookable', line_items: [line(1)] });
     assert.equal((await bookNow(api, b.id)).invoice_number, `RE-${Y}-00002`);
-    assert.deepEqual((await api.get(`/outgoing-invoices/${a.id}`)).body.data, d, 'reads show the booked document');
+    assert.deepEqual(
+      (await api.get(`/outgoing-invoices/${a.id}`)).body.data,
+      d,
+      'reads show the booked document',
+    );
   });
 
   it('a set invoice date is kept and picks the counter of its year', async () => {
@@ -57,7 +61,11 @@ describeEachDb('outgoing invoice booking and numbering', (ctx) => {
       expectProblem(await api.post(`/outgoing-invoices/${orphan.id}/book`), 422).errors!.map((e) => e.field),
       ['client_id'],
     );
-    const positiveCredit = await makeInvoice(api, { type: 'credit', client_id: clientId, line_items: [line(5)] });
+    const positiveCredit = await makeInvoice(api, {
+      type: 'credit',
+      client_id: clientId,
+      line_items: [line(5)],
+    });
     expectProblem(await api.post(`/outgoing-invoices/${positiveCredit.id}/book`), 422);
     const after = (await api.get(`/outgoing-invoices/${empty.id}`)).body.data;
     assert.equal(after.status, 'open');
@@ -71,8 +79,15 @@ describeEachDb('outgoing invoice booking and numbering', (ctx) => {
     const inv = await makeInvoice(api, { client_id: clientId, line_items: [line(1)] });
     const first = await bookNow(api, inv.id);
     expectProblem(await api.post(`/outgoing-invoices/${inv.id}/book`), 409, 'already_booked');
-    expectProblem(await api.post(`/outgoing-invoices/${inv.id}/book`, { invoice_number: 'M-1' }), 409, 'already_booked');
-    assert.equal((await api.get(`/outgoing-invoices/${inv.id}`)).body.data.invoice_number, first.invoice_number);
+    expectProblem(
+      await api.post(`/outgoing-invoices/${inv.id}/book`, { invoice_number: 'M-1' }),
+      409,
+      'already_booked',
+    );
+    assert.equal(
+      (await api.get(`/outgoing-invoices/${inv.id}`)).body.data.invoice_number,
+      first.invoice_number,
+    );
     const plan = await api.post('/outgoing-invoices/recurring-plans', {
       type: 'recurring1',
       client_id: clientId,
@@ -106,7 +121,10 @@ describeEachDb('outgoing invoice booking and numbering', (ctx) => {
     const mine = await makeInvoice(own, { client_id: client, line_items: [line(1)] });
     await bookNow(own, mine.id, { invoice_number: 'SHARED-1' });
     const otherInvoice = await makeInvoice(api, { client_id: clientId, line_items: [line(1)] });
-    assert.equal((await bookNow(api, otherInvoice.id, { invoice_number: 'SHARED-1' })).invoice_number, 'SHARED-1');
+    assert.equal(
+      (await bookNow(api, otherInvoice.id, { invoice_number: 'SHARED-1' })).invoice_number,
+      'SHARED-1',
+    );
     expectProblem(await own.post(`/outgoing-invoices/${dup.id}/book`, { invoice_number: '' }), 422);
     expectProblem(await own.post(`/outgoing-invoices/${dup.id}/book`, { invoice_number: ' padded ' }), 422);
   });
@@ -124,14 +142,15 @@ describeEachDb('outgoing invoice booking and numbering', (ctx) => {
     const { api: broken } = await freshAccount(ctx, { invoice_number_format: 'NO-COUNTER' });
     const bad = await makeInvoice(broken, { client_id: await makeClient(broken), line_items: [line(1)] });
     expectProblem(await broken.post(`/outgoing-invoices/${bad.id}/book`), 422, 'unprocessable');
-    assert.equal(await countRows(ctx.db, 'invoice_number_counters') > 0, true);
+    assert.equal((await countRows(ctx.db, 'invoice_number_counters')) > 0, true);
   });
 
   it('50 concurrent bookings get 50 consecutive numbers', async () => {
     const { api: race } = await freshAccount(ctx);
     const client = await makeClient(race);
     const ids: number[] = [];
-    for (let i = 0; i < 50; i++) ids.push((await makeInvoice(race, { client_id: client, line_items: [line(1)] })).id);
+    for (let i = 0; i < 50; i++)
+      ids.push((await makeInvoice(race, { client_id: client, line_items: [line(1)] })).id);
     const results = await Promise.all(
       ids.map((id) =>
         ctx.app.inject({
@@ -163,10 +182,7 @@ describeEachDb('outgoing invoice booking and numbering', (ctx) => {
         }),
       ),
     );
-    assert.deepEqual(
-      again.map((r) => r.statusCode).sort(),
-      [200, ...Array(9).fill(409)],
-    );
+    assert.deepEqual(again.map((r) => r.statusCode).sort(), [200, ...Array(9).fill(409)]);
     assert.equal((await race.get(`/outgoing-invoices/${one.id}`)).body.data.invoice_number, `RE-${Y}-00051`);
   });
 
@@ -174,7 +190,8 @@ describeEachDb('outgoing invoice booking and numbering', (ctx) => {
     const { api: race } = await freshAccount(ctx);
     const client = await makeClient(race);
     const ids: number[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await makeInvoice(race, { client_id: client, line_items: [line(1)] })).id);
+    for (let i = 0; i < 5; i++)
+      ids.push((await makeInvoice(race, { client_id: client, line_items: [line(1)] })).id);
     const results = await Promise.all(
       ids.map((id) =>
         ctx.app.inject({
@@ -185,10 +202,7 @@ describeEachDb('outgoing invoice booking and numbering', (ctx) => {
         }),
       ),
     );
-    assert.deepEqual(
-      results.map((r) => r.statusCode).sort(),
-      [200, 409, 409, 409, 409],
-    );
+    assert.deepEqual(results.map((r) => r.statusCode).sort(), [200, 409, 409, 409, 409]);
     for (const r of results.filter((x) => x.statusCode === 409)) {
       assert.equal(JSON.parse(r.body).code, 'invoice_number_taken');
     }
@@ -204,7 +218,10 @@ describeEachDb('outgoing invoice booking and numbering', (ctx) => {
       title: 'Old system',
       line_items: [line(100), line(50, { tax_rate: 7 })],
     };
-    const form = await multipart({ name: 'legacy.pdf', type: 'application/pdf', data: PDF }, { data: JSON.stringify(data) });
+    const form = await multipart(
+      { name: 'legacy.pdf', type: 'application/pdf', data: PDF },
+      { data: JSON.stringify(data) },
+    );
     const res = await ext.request('POST', '/outgoing-invoices/external', form.body, form.headers);
     assert.equal(res.status, 201, res.text);
     const inv = res.body.data;
@@ -234,7 +251,10 @@ describeEachDb('outgoing invoice booking and numbering', (ctx) => {
       { name: 'x.pdf', type: 'application/pdf', data: PDF },
       { data: JSON.stringify({ ...data, invoice_number: `RE-${Y}-00002` }) },
     );
-    assert.equal((await ext.request('POST', '/outgoing-invoices/external', clash.body, clash.headers)).status, 201);
+    assert.equal(
+      (await ext.request('POST', '/outgoing-invoices/external', clash.body, clash.headers)).status,
+      201,
+    );
     const next = await makeInvoice(ext, { client_id: client, line_items: [line(1)] });
     assert.equal((await bookNow(ext, next.id)).invoice_number, `RE-${Y}-00003`);
   });
@@ -243,11 +263,26 @@ describeEachDb('outgoing invoice booking and numbering', (ctx) => {
     const client = await makeClient(api);
     const files = await countRows(ctx.db, 'files');
     const invoices = await countRows(ctx.db, 'outgoing_invoices');
-    const send = async (data: unknown, file: { name: string; type: string; data: Buffer } | null = { name: 'a.pdf', type: 'application/pdf', data: PDF }) => {
-      const form = await multipart(file, data === undefined ? {} : { data: typeof data === 'string' ? data : JSON.stringify(data) });
+    const send = async (
+      data: unknown,
+      file: { name: string; type: string; data: Buffer } | null = {
+        name: 'a.pdf',
+        type: 'application/pdf',
+        data: PDF,
+      },
+    ) => {
+      const form = await multipart(
+        file,
+        data === undefined ? {} : { data: typeof data === 'string' ? data : JSON.stringify(data) },
+      );
       return api.request('POST', '/outgoing-invoices/external', form.body, form.headers);
     };
-    const valid = { invoice_number: `RE-${Y}-00001`, client_id: client, date: '2026-01-01', line_items: [line(1)] };
+    const valid = {
+      invoice_number: `RE-${Y}-00001`,
+      client_id: client,
+      date: '2026-01-01',
+      line_items: [line(1)],
+    };
     expectProblem(await send(valid), 409, 'invoice_number_taken');
     const bad = await send({ client_id: 999999, date: 'soon', line_items: [] });
     assert.deepEqual(
@@ -257,9 +292,11 @@ describeEachDb('outgoing invoice booking and numbering', (ctx) => {
       ['data.date', 'data.invoice_number', 'data.line_items'],
     );
     assert.deepEqual(
-      expectProblem(await send({ ...valid, invoice_number: 'NEW-1', client_id: 999999 }), 422, 'invalid_reference').errors!.map(
-        (e) => e.field,
-      ),
+      expectProblem(
+        await send({ ...valid, invoice_number: 'NEW-1', client_id: 999999 }),
+        422,
+        'invalid_reference',
+      ).errors!.map((e) => e.field),
       ['data.client_id'],
     );
     const decimals = await send({ ...valid, invoice_number: 'NEW-1', line_items: [line(1.001)] });
@@ -269,11 +306,20 @@ describeEachDb('outgoing invoice booking and numbering', (ctx) => {
     );
     assert.equal(expectProblem(await send('{not json'), 422).errors![0]!.field, 'data');
     assert.equal(expectProblem(await send(undefined), 422).errors![0]!.field, 'data');
-    assert.equal(expectProblem(await send({ ...valid, invoice_number: 'NEW-1' }, null), 422).errors![0]!.field, 'file');
-    expectProblem(await send({ ...valid, invoice_number: 'NEW-1' }, { name: 'a.png', type: 'image/png', data: PDF }), 415);
+    assert.equal(
+      expectProblem(await send({ ...valid, invoice_number: 'NEW-1' }, null), 422).errors![0]!.field,
+      'file',
+    );
+    expectProblem(
+      await send({ ...valid, invoice_number: 'NEW-1' }, { name: 'a.png', type: 'image/png', data: PDF }),
+      415,
+    );
     expectProblem(await api.post('/outgoing-invoices/external', valid), 415);
     const writer = await ctx.as('outgoing-invoice:write outgoing-invoice:read');
-    const form = await multipart({ name: 'a.pdf', type: 'application/pdf', data: PDF }, { data: JSON.stringify(valid) });
+    const form = await multipart(
+      { name: 'a.pdf', type: 'application/pdf', data: PDF },
+      { data: JSON.stringify(valid) },
+    );
     expectProblem(await writer.request('POST', '/outgoing-invoices/external', form.body, form.headers), 403);
     assert.equal(await countRows(ctx.db, 'files'), files);
     assert.equal(await countRows(ctx.db, 'outgoing_invoices'), invoices);

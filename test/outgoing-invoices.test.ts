@@ -27,7 +27,15 @@ describeEachDb('outgoing invoices', (ctx) => {
       service_period_end: '2026-02-28',
       line_items: [
         { title: 'Design', quantity: 1.5, unit: 'h', unit_price: 33.33, tax_rate: 19 },
-        { title: 'Print', description: 'A5', quantity: 2, unit: 'pcs', unit_price: 10, tax_rate: 7, discount: 10 },
+        {
+          title: 'Print',
+          description: 'A5',
+          quantity: 2,
+          unit: 'pcs',
+          unit_price: 10,
+          tax_rate: 7,
+          discount: 10,
+        },
       ],
     });
     assert.equal(res.status, 201);
@@ -40,7 +48,16 @@ describeEachDb('outgoing invoices', (ctx) => {
     assert.equal(inv.payment_term_days, 10);
     assert.equal(inv.due_date, '2026-03-11');
     assert.deepEqual(
-      inv.line_items.map((l: any) => [l.position, l.title, l.quantity, l.unit, l.unit_price, l.tax_rate, l.discount, l.net_total]),
+      inv.line_items.map((l: any) => [
+        l.position,
+        l.title,
+        l.quantity,
+        l.unit,
+        l.unit_price,
+        l.tax_rate,
+        l.discount,
+        l.net_total,
+      ]),
       [
         [1, 'Design', 1.5, 'h', 33.33, 19, null, 50],
         [2, 'Print', 2, 'pcs', 10, 7, 10, 18],
@@ -92,7 +109,10 @@ describeEachDb('outgoing invoices', (ctx) => {
         taxes: [{ rate: 19, net: -100.08, tax: -19.02 }],
       },
       {
-        lines: [line(95, { quantity: 7.25, unit: 'h', discount: 12.5 }), line(0.01, { quantity: 0.5, tax_rate: 0 })],
+        lines: [
+          line(95, { quantity: 7.25, unit: 'h', discount: 12.5 }),
+          line(0.01, { quantity: 0.5, tax_rate: 0 }),
+        ],
         net: 602.67,
         tax: 114.51,
         gross: 717.18,
@@ -174,7 +194,10 @@ describeEachDb('outgoing invoices', (ctx) => {
       ['due_date', 'service_period_end'],
     );
     expectProblem(await writer.post('/outgoing-invoices', { date: '2026-02-30' }), 422);
-    expectProblem(await writer.post('/outgoing-invoices', { line_items: [{ ...line(1), quantity: '1' }] }), 422);
+    expectProblem(
+      await writer.post('/outgoing-invoices', { line_items: [{ ...line(1), quantity: '1' }] }),
+      422,
+    );
     const notCredit = await writer.post('/outgoing-invoices', { credited_invoice_id: 1 });
     assert.equal(expectProblem(notCredit, 422).errors![0]!.field, 'credited_invoice_id');
     assert.equal(await countRows(ctx.db, 'outgoing_invoices'), invoices);
@@ -213,8 +236,15 @@ describeEachDb('outgoing invoices', (ctx) => {
     expectProblem(await writer.patch(`/outgoing-invoices/${inv.id}`, {}), 422);
     expectProblem(await writer.patch(`/outgoing-invoices/${inv.id}`, { plan_start: '2026-01-01' }), 422);
     expectProblem(await writer.patch(`/outgoing-invoices/${inv.id}`, { due_date: '2026-03-01' }), 422);
-    expectProblem(await writer.patch(`/outgoing-invoices/${inv.id}`, { client_id: 999999 }), 422, 'invalid_reference');
-    expectProblem(await writer.patch(`/outgoing-invoices/${inv.id}`, { line_items: [{ ...line(1), quantity: 0.00001 }] }), 422);
+    expectProblem(
+      await writer.patch(`/outgoing-invoices/${inv.id}`, { client_id: 999999 }),
+      422,
+      'invalid_reference',
+    );
+    expectProblem(
+      await writer.patch(`/outgoing-invoices/${inv.id}`, { line_items: [{ ...line(1), quantity: 0.00001 }] }),
+      422,
+    );
     assert.equal((await reader.get(`/outgoing-invoices/${inv.id}`)).body.data.title, 'Renamed');
   });
 
@@ -254,15 +284,29 @@ describeEachDb('outgoing invoices', (ctx) => {
     assert.equal((await forcer.delete(`/outgoing-invoices/${b.id}/force`)).status, 204);
     const ids = (await reader.get('/outgoing-invoices?per_page=100')).body.data.map((i: any) => i.id);
     assert.ok(!ids.includes(a.id) && !ids.includes(b.id));
-    const row = await ctx.db.selectFrom('outgoing_invoices').select('deleted_at').where('id', '=', a.id).executeTakeFirst();
+    const row = await ctx.db
+      .selectFrom('outgoing_invoices')
+      .select('deleted_at')
+      .where('id', '=', a.id)
+      .executeTakeFirst();
     assert.ok(row?.deleted_at, 'the row is kept, marked deleted');
   });
 
   it('lists filter by status, type, client, project, date range and updated_since, with paging', async () => {
     const client2 = await makeClient(writer);
     const start = new Date().toISOString();
-    const a = await makeInvoice(writer, { client_id: client2, project_id: 77, date: '2026-01-15', line_items: [line(1)] });
-    const b = await makeInvoice(writer, { client_id: client2, type: 'credit', status: 'bookable', date: '2026-02-15' });
+    const a = await makeInvoice(writer, {
+      client_id: client2,
+      project_id: 77,
+      date: '2026-01-15',
+      line_items: [line(1)],
+    });
+    const b = await makeInvoice(writer, {
+      client_id: client2,
+      type: 'credit',
+      status: 'bookable',
+      date: '2026-02-15',
+    });
     const c = await makeInvoice(writer, { client_id: client2, date: '2026-03-15', line_items: [line(2)] });
     await bookNow(booker, c.id);
     const ids = async (query: string) =>
@@ -335,7 +379,11 @@ describeEachDb('outgoing invoices', (ctx) => {
       const anon = await ctx.anon.request(method as 'GET', path, body);
       expectProblem(anon, 401, 'unauthorized');
       const denied = await unrelated.request(method as 'GET', path, body);
-      assert.deepEqual(expectProblem(denied, 403, 'insufficient_scope').required_scopes, scopes, `${method} ${path}`);
+      assert.deepEqual(
+        expectProblem(denied, 403, 'insufficient_scope').required_scopes,
+        scopes,
+        `${method} ${path}`,
+      );
     }
     // write does not imply read, nor book, nor force-delete
     const onlyWrite = await ctx.as('outgoing-invoice:write');
@@ -358,8 +406,15 @@ describeEachDb('outgoing invoices', (ctx) => {
     expectProblem(await stranger.delete(`/outgoing-invoices/${inv.id}`), 404);
     expectProblem(await stranger.delete(`/outgoing-invoices/${inv.id}/force`), 404);
     expectProblem(await stranger.post(`/outgoing-invoices/${inv.id}/generate`), 404);
-    expectProblem(await stranger.post(`/outgoing-invoices/${inv.id}/plan-invoices`, { type: 'deposit', value: 1 }), 404);
-    expectProblem(await stranger.post('/outgoing-invoices', { client_id: clientId }), 422, 'invalid_reference');
+    expectProblem(
+      await stranger.post(`/outgoing-invoices/${inv.id}/plan-invoices`, { type: 'deposit', value: 1 }),
+      404,
+    );
+    expectProblem(
+      await stranger.post('/outgoing-invoices', { client_id: clientId }),
+      422,
+      'invalid_reference',
+    );
     const list = await stranger.get('/outgoing-invoices?per_page=100');
     assert.ok(!list.body.data.some((i: any) => i.id === inv.id));
     expectProblem(await reader.get('/outgoing-invoices/999999'), 404);

@@ -124,7 +124,8 @@ describe('recurring plan schedules: anchored on the plan start, no drift', () =>
         c.periods.map((_, i) => i),
       );
       // The periods tile the span: each starts the day after the previous one ends.
-      for (let i = 1; i < periods.length; i++) assert.equal(addDays(periods[i - 1]!.end, 1), periods[i]!.start);
+      for (let i = 1; i < periods.length; i++)
+        assert.equal(addDays(periods[i - 1]!.end, 1), periods[i]!.start);
     });
   }
   it('refuses absurdly long plans with a 422 on plan_end', () => {
@@ -165,10 +166,13 @@ describe('numbering', () => {
     assert.equal(counterYear('R{NNNNNN}', '2027-01-02'), 0);
   });
   it('credits have their own sequence, every other document uses the invoice one', () => {
-    assert.deepEqual(
-      ['invoice', 'credit', 'deposit', 'partial', 'final'].map(numberKind),
-      ['invoice', 'credit', 'invoice', 'invoice', 'invoice'],
-    );
+    assert.deepEqual(['invoice', 'credit', 'deposit', 'partial', 'final'].map(numberKind), [
+      'invoice',
+      'credit',
+      'invoice',
+      'invoice',
+      'invoice',
+    ]);
   });
   it('reads formats and sender data from the account settings, with defaults', () => {
     const p = accountProfile({
@@ -180,9 +184,19 @@ describe('numbering', () => {
     assert.equal(numberFormatFor(p, 'credit'), 'C{NNN}');
     assert.equal(p.iban, 'DE02');
     assert.equal(p.vat_id, null);
-    assert.equal(accountProfile({ name: 'B', country_code: null, settings: 'not json' }).number_formats.invoice, 'RE-{YYYY}-{NNNNN}');
-    const broken = accountProfile({ name: 'C', country_code: null, settings: '{"invoice_number_format":"X"}' });
-    assert.throws(() => numberFormatFor(broken, 'invoice'), (e: any) => e.code === 'unprocessable');
+    assert.equal(
+      accountProfile({ name: 'B', country_code: null, settings: 'not json' }).number_formats.invoice,
+      'RE-{YYYY}-{NNNNN}',
+    );
+    const broken = accountProfile({
+      name: 'C',
+      country_code: null,
+      settings: '{"invoice_number_format":"X"}',
+    });
+    assert.throws(
+      () => numberFormatFor(broken, 'invoice'),
+      (e: any) => e.code === 'unprocessable',
+    );
   });
 });
 
@@ -209,14 +223,24 @@ describe('state rules', () => {
       assert.equal(deleteRefusal({ type: 'invoice', status }, force)?.code ?? null, code));
   }
   const base = { type: 'invoice', status: 'open', client_id: 1, line_count: 1, gross: 100 };
-  const bookings: [string, Partial<typeof base> & { unbooked_plan_invoices?: number }, string | null, string[]][] = [
+  const bookings: [
+    string,
+    Partial<typeof base> & { unbooked_plan_invoices?: number },
+    string | null,
+    string[],
+  ][] = [
     ['an open invoice', {}, null, []],
     ['a bookable credit below zero', { type: 'credit', status: 'bookable', gross: -100 }, null, []],
     ['a booked invoice', { status: 'booked' }, 'already_booked', []],
     ['a plan master', { type: 'recurring1' }, 'unprocessable', []],
     ['no client', { client_id: null as unknown as number }, 'validation_failed', ['client_id']],
     ['no line items', { line_count: 0 }, 'validation_failed', ['line_items']],
-    ['no client and no lines', { client_id: null as unknown as number, line_count: 0 }, 'validation_failed', ['client_id', 'line_items']],
+    [
+      'no client and no lines',
+      { client_id: null as unknown as number, line_count: 0 },
+      'validation_failed',
+      ['client_id', 'line_items'],
+    ],
     ['a credit of zero or more', { type: 'credit', gross: 0 }, 'validation_failed', ['line_items']],
     ['an invoice below zero', { gross: -1 }, 'validation_failed', ['line_items']],
     ['an invoice of zero', { gross: 0 }, null, []],
@@ -227,7 +251,10 @@ describe('state rules', () => {
     it(`booking ${name}: ${code ?? 'allowed'}`, () => {
       const r = bookingRefusal({ ...base, ...change });
       assert.equal(r?.code ?? null, code);
-      assert.deepEqual((r?.errors ?? []).map((e) => e.field), fields);
+      assert.deepEqual(
+        (r?.errors ?? []).map((e) => e.field),
+        fields,
+      );
     });
   }
 });
@@ -314,9 +341,18 @@ describe('payment state and due dates', () => {
     });
   }
   it('due date: explicit, else date + payment term, else none', () => {
-    assert.equal(effectiveDueDate({ date: '2026-01-20', due_date: '2026-03-01', payment_term_days: 14 }), '2026-03-01');
-    assert.equal(effectiveDueDate({ date: '2026-01-20', due_date: null, payment_term_days: 14 }), '2026-02-03');
-    assert.equal(effectiveDueDate({ date: '2026-01-20', due_date: null, payment_term_days: 0 }), '2026-01-20');
+    assert.equal(
+      effectiveDueDate({ date: '2026-01-20', due_date: '2026-03-01', payment_term_days: 14 }),
+      '2026-03-01',
+    );
+    assert.equal(
+      effectiveDueDate({ date: '2026-01-20', due_date: null, payment_term_days: 14 }),
+      '2026-02-03',
+    );
+    assert.equal(
+      effectiveDueDate({ date: '2026-01-20', due_date: null, payment_term_days: 0 }),
+      '2026-01-20',
+    );
     assert.equal(effectiveDueDate({ date: null, due_date: null, payment_term_days: 14 }), null);
     assert.equal(effectiveDueDate({ date: '2026-01-20', due_date: null, payment_term_days: null }), null);
   });

@@ -36,7 +36,13 @@ const buyer = {
   phone: null,
   language: 'en',
 };
-const line = (position: number, quantity: string, unit_price: number, tax_rate: string, net_total: number): StoredLine => ({
+const line = (
+  position: number,
+  quantity: string,
+  unit_price: number,
+  tax_rate: string,
+  net_total: number,
+): StoredLine => ({
   id: position,
   position,
   title: `Line ${position}`,
@@ -102,7 +108,10 @@ describe('PDF mapping of outgoing invoices', () => {
   });
 
   it('drafts are not booked; German clients get German labels', () => {
-    const doc = invoiceToPdf({ ...base, status: 'open', invoice_number: null }, seller, { ...buyer, language: 'de' });
+    const doc = invoiceToPdf({ ...base, status: 'open', invoice_number: null }, seller, {
+      ...buyer,
+      language: 'de',
+    });
     assert.equal(doc.booked, false);
     assert.equal(doc.number, null);
     assert.equal(doc.language, 'de');
@@ -127,13 +136,23 @@ describe('PDF mapping of outgoing invoices', () => {
     assert.equal(doc.title, 'Final invoice');
     assert.equal(doc.gross_total, '80.90');
     assert.deepEqual(doc.deductions, [
-      { title: 'Deposit invoice RE-2026-00040', number: 'RE-2026-00040', net: '20.00', tax: '3.80', gross: '23.80' },
+      {
+        title: 'Deposit invoice RE-2026-00040',
+        number: 'RE-2026-00040',
+        net: '20.00',
+        tax: '3.80',
+        gross: '23.80',
+      },
     ]);
     assert.equal(doc.amount_due, '57.10');
   });
 
   it('a credit names the credited invoice', () => {
-    const doc = invoiceToPdf({ ...base, type: 'credit', credited_invoice_number: 'RE-2026-00001' }, seller, buyer);
+    const doc = invoiceToPdf(
+      { ...base, type: 'credit', credited_invoice_number: 'RE-2026-00001' },
+      seller,
+      buyer,
+    );
     assert.equal(doc.kind, 'credit');
     assert.equal(doc.title, 'Credit note');
     assert.deepEqual(doc.references?.[0], { label: 'Credited invoice', value: 'RE-2026-00001' });
@@ -146,7 +165,8 @@ describe('PDF mapping of outgoing invoices', () => {
     ['partial', 'partial'],
     ['final', 'final'],
   ];
-  for (const [type, kind] of kinds) it(`type ${type} prints as ${kind}`, () => assert.equal(pdfKind(type), kind));
+  for (const [type, kind] of kinds)
+    it(`type ${type} prints as ${kind}`, () => assert.equal(pdfKind(type), kind));
 
   it('payment terms: none without a due date, a set-off note on credits', () => {
     assert.equal(paymentTerms('invoice', 'en', { due_date: null, payment_term_days: null }), null);

@@ -163,7 +163,8 @@ describe('money: exact parsing of JSON numbers', () => {
     [-0, 2, '0'],
   ];
   for (const [input, places, expected] of decimals) {
-    it(`exactDecimal(${input}, ${places}) = ${expected}`, () => assert.equal(exactDecimal(input, places), expected));
+    it(`exactDecimal(${input}, ${places}) = ${expected}`, () =>
+      assert.equal(exactDecimal(input, places), expected));
   }
   it('writes cents back as numbers and strings with two decimals', () => {
     assert.equal(fromCents(3333), 33.33);

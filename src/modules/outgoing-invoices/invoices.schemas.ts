@@ -3,7 +3,6 @@ import {
   CurrencyCode,
   DateString,
   Id,
-  Money,
   Nullable,
   optional,
   PagingQuery,
@@ -11,7 +10,7 @@ import {
   UpdatedSinceQuery,
 } from '../../shared/schemas.js';
 import { INVOICE_TYPES, MASTER_TYPES, RECURRING_TYPES, STATUSES } from './invoices.domain.js';
-import { LineItem, LineItemInput, LineItemsInput, MoneyInput, TotalsProps } from './line-items.js';
+import { Amount, LineItem, LineItemInput, LineItemsInput, MoneyInput, TotalsProps } from './line-items.js';
 
 const Text = (max: number) => Nullable(Type.String({ maxLength: max }));
 const Enum = <const T extends string[]>(values: readonly [...T], description?: string) =>
@@ -215,8 +214,8 @@ export const Invoice = Type.Object(
     deductions: Type.Array(Deduction, {
       description: 'Final invoices: the booked deposit, partial and credit invoices of the plan',
     }),
-    paid_total: Money,
-    open_total: Money,
+    paid_total: Amount,
+    open_total: Amount,
     payment_status: PaymentStatus,
     file_id: Nullable(Id),
     line_items: Type.Array(LineItem),
@@ -237,9 +236,9 @@ export const MasterChild = Type.Object({
   due_date: Nullable(DateString),
   service_period_start: Nullable(DateString),
   service_period_end: Nullable(DateString),
-  net_total: Money,
-  tax_total: Money,
-  gross_total: Money,
+  net_total: Amount,
+  tax_total: Amount,
+  gross_total: Amount,
   payment_status: PaymentStatus,
 });
 
@@ -262,10 +261,10 @@ export const Master = Type.Object(
       description: 'Recurring plans: the lines of every child; partial plans: the final invoice’s positions',
     }),
     final_invoice_id: Nullable(Id),
-    invoiced_net_total: Money,
-    invoiced_gross_total: Money,
-    remaining_net_total: Nullable(Money),
-    remaining_gross_total: Nullable(Money),
+    invoiced_net_total: Amount,
+    invoiced_gross_total: Amount,
+    remaining_net_total: Nullable(Amount),
+    remaining_gross_total: Nullable(Amount),
     children: Type.Array(MasterChild),
     created_at: Timestamp,
     updated_at: Timestamp,

@@ -8,14 +8,21 @@ import {
   type Totals,
   toCents,
 } from '../../shared/money.js';
-import { Id, Money, Nullable } from '../../shared/schemas.js';
+import { Id, Nullable } from '../../shared/schemas.js';
 
 /**
  * Line items of invoice documents (outgoing invoices and offers): the wire schemas, exact
  * parsing of the numbers a client sends, and the mapping back to the wire.
  */
 
-// No `multipleOf` here: Ajv checks it with binary floats (1.13 / 0.01 fails). The decimals
+/**
+ * Money on the wire (answers): a number with at most two decimals. Not the shared `Money`
+ * schema: its `multipleOf: 0.01` is checked with binary floats, so 1.13 fails it, and
+ * fast-json-stringify runs that check whenever the schema sits inside a union (Nullable).
+ */
+export const Amount = Type.Number({ description: 'Amount in the document currency, at most two decimals' });
+
+// No `multipleOf` here either: Ajv checks it with binary floats (1.13 / 0.01 fails). The decimals
 // are checked exactly by parseLineItems instead.
 const MAX_MONEY = 1e11;
 export const MoneyInput = (description: string) =>
@@ -55,10 +62,10 @@ export const LineItem = Type.Object(
     description: Nullable(Type.String()),
     quantity: Type.Number(),
     unit: Nullable(Type.String()),
-    unit_price: Money,
+    unit_price: Amount,
     tax_rate: Type.Number(),
     discount: Nullable(Type.Number()),
-    net_total: Money,
+    net_total: Amount,
   },
   { $id: 'LineItem' },
 );
@@ -66,14 +73,14 @@ export type LineItem = Static<typeof LineItem>;
 
 export const TaxEntrySchema = Type.Object({
   rate: Type.Number({ description: 'Tax rate in percent' }),
-  net: Money,
-  tax: Money,
+  net: Amount,
+  tax: Amount,
 });
 
 export const TotalsProps = {
-  net_total: Money,
-  tax_total: Money,
-  gross_total: Money,
+  net_total: Amount,
+  tax_total: Amount,
+  gross_total: Amount,
   taxes: Type.Array(TaxEntrySchema, { description: 'One entry per tax rate, ascending' }),
 };
 

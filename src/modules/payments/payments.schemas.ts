@@ -1,13 +1,6 @@
 import { type Static, Type } from 'typebox';
-import {
-  DateString,
-  Id,
-  Money,
-  Nullable,
-  PagingQuery,
-  Timestamp,
-  UpdatedSinceQuery,
-} from '../../shared/schemas.js';
+import { DateString, Id, Nullable, PagingQuery, Timestamp, UpdatedSinceQuery } from '../../shared/schemas.js';
+import { Amount } from '../outgoing-invoices/line-items.js';
 
 export const PAYMENT_ACCOUNT_TYPES = ['bank', 'cash', 'paypal', 'other'] as const;
 export const PAYMENT_TYPES = ['outgoing_invoice', 'outgoing_invoice_credit'] as const;
@@ -43,7 +36,7 @@ export const Payment = Type.Object(
     invoice_id: Id,
     credit_id: Nullable(Id),
     payment_account_id: Nullable(Id),
-    amount: Money,
+    amount: Amount,
     currency: Type.String(),
     date: DateString,
     description: Nullable(Type.String()),
@@ -56,8 +49,8 @@ export type Payment = Static<typeof Payment>;
 
 const InvoicePaymentState = Type.Object({
   id: Id,
-  paid_total: Money,
-  open_total: Money,
+  paid_total: Amount,
+  open_total: Amount,
   payment_status: Type.Enum(['unpaid', 'partially_paid', 'paid'] as const),
 });
 
