@@ -369,8 +369,9 @@ describeEachDb('invoice plans', (ctx) => {
       [plan.net_total, plan.tax_total, plan.gross_total, plan.remaining_gross_total],
       [99.99, 15.0, 114.99, 114.99],
     );
-    const dep = (await api.post(`/outgoing-invoices/${plan.id}/plan-invoices`, { type: 'deposit', value: 10.01 })).body
-      .data;
+    const dep = (
+      await api.post(`/outgoing-invoices/${plan.id}/plan-invoices`, { type: 'deposit', value: 10.01 })
+    ).body.data;
     await bookNow(api, dep.id);
     const final = (await reader.get(`/outgoing-invoices/${plan.final_invoice_id}`)).body.data;
     assert.equal(final.plan_total.gross_total, 114.99);

@@ -209,6 +209,24 @@ export const invoicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'multipart/form-data: the PDF in the part `file`, the invoice as JSON in the field `data` (`invoice_number`, `client_id`, `date`, `line_items` required; `type` invoice or credit). Stored booked under the caller’s number, which must be free in the account (409 `invoice_number_taken`); the service’s own numbering is not advanced. GET …/pdf answers with the uploaded file.',
         consumes: ['multipart/form-data'],
+        // Documents the form only: the parts are read and checked by the handler (a required
+        // list here would reject every upload, the multipart body is not parsed up front).
+        body: {
+          content: {
+            'multipart/form-data': {
+              schema: {
+                properties: {
+                  file: { type: 'string', format: 'binary', description: 'The invoice PDF (required)' },
+                  data: {
+                    type: 'string',
+                    description:
+                      'JSON of the invoice (required): `invoice_number`, `client_id`, `date`, `line_items`, …',
+                  },
+                },
+              },
+            },
+          },
+        },
         response: { 201: Data(Invoice) },
       },
     },
