@@ -28,11 +28,33 @@ describeEachDb('outgoing invoice booking and numbering', (ctx) => {
     const credit = await makeInvoice(api, { type: 'credit', client_id: clientId, line_items: [line(-10)] });
     assert.equal((await bookNow(api, credit.id)).invoice_number, `GS-${Y}-00001`);
     const b = await makeInvoice(api, { client_id: clientId, status: 'bookable', line_items: [line(1)] });
+    const draft = await ctx.db
+      .selectFrom('outgoing_invoices')
+      .select('document')
+      .where('id', '=', b.id)
+      .executeTakeFirst();
+    assert.equal(draft!.document, null);
     assert.equal((await bookNow(api, b.id)).invoice_number, `RE-${Y}-00002`);
     assert.deepEqual(
       (await api.get(`/outgoing-invoices/${a.id}`)).body.data,
       d,
       'reads show the booked document',
+    );
+    // Booking froze what the document prints: number, dates, recipient, totals.
+    const row = await ctx.db
+      .selectFrom('outgoing_invoices')
+      .select('document')
+      .where('id', '=', a.id)
+      .executeTakeFirst();
+    const doc = JSON.parse(row!.document!);
+    const clientName = (await ctx.db
+      .selectFrom('clients')
+      .select('name')
+      .where('id', '=', clientId)
+      .executeTakeFirst())!.name;
+    assert.deepEqual(
+      [doc.number, doc.date, doc.due_date, doc.booked, doc.gross_total, doc.buyer.name],
+      [d.invoice_number, d.date, d.due_date, true, '119.00', clientName],
     );
   });
 

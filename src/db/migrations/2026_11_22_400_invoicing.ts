@@ -32,6 +32,9 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn('intro_text', 'text')
     .addColumn('closing_text', 'text')
     .addColumn('file_id', 'integer', k.fk('files', 'set null'))
+    // Booking freezes what the document shows (JSON of the PDF document) and the PDF file
+    // rendered from it on the first download.
+    .addColumn('document', 'text')
     .addColumn('pdf_file_id', 'integer', k.fk('files', 'set null'))
     .addColumn('booked_at', k.ts)
     .addColumn('deleted_at', k.ts)

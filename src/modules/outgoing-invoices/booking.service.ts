@@ -21,6 +21,7 @@ import { documentDefaults } from './invoices.service.js';
 import { checkDates, checkReferences, fail, lockWithMaster } from './invoices.support.js';
 import { loadView, toInvoice } from './invoices.views.js';
 import { parseLineItems } from './line-items.js';
+import { documentFor } from './pdf.service.js';
 
 const numberTakenError = (n: string) =>
   new AppError('invoice_number_taken', `Invoice number "${n}" is already used in this account`, {
@@ -83,12 +84,12 @@ export async function bookInvoice(db: Db, auth: AuthContext, id: number, body: B
         number = await nextNumber(trx, auth.accountId, current.type, date);
       }
       const now = nowIso();
+      const booked = { status: 'booked', invoice_number: number, date, due_date: dueDate, booked_at: now };
+      // Freeze what the document shows: later changes to the client or account do not alter it.
+      const document = await documentFor(trx, auth.accountId, { ...current, ...booked }, view);
       return repo.updateInvoice(trx, auth.accountId, id, {
-        status: 'booked',
-        invoice_number: number,
-        date,
-        due_date: dueDate,
-        booked_at: now,
+        ...booked,
+        document: JSON.stringify(document),
         updated_at: now,
       });
     });

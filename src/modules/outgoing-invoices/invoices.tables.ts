@@ -28,6 +28,8 @@ export interface OutgoingInvoiceTable {
   closing_text: string | null;
   /** The uploaded PDF of an external invoice. */
   file_id: number | null;
+  /** Booked invoices: JSON of the PdfDocument as it was at booking (sender, recipient, lines …). */
+  document: string | null;
   /** The PDF rendered on the first download after booking, served unchanged from then on. */
   pdf_file_id: number | null;
   booked_at: string | null;

@@ -3,13 +3,15 @@ import type { Db } from '../../db/index.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { AppError } from '../../shared/errors.js';
 import { renderDocumentPdf } from '../../shared/pdf/render.js';
+import type { PdfDocument } from '../../shared/pdf/types.js';
 import { bytesToUpload, getFileBytes, storeFile } from '../files/files.service.js';
 import { accountProfile } from './account-profile.js';
 import { effectiveDueDate, isMaster } from './invoices.domain.js';
 import { invoiceToPdf } from './invoices.pdf.js';
+import type { InvoiceRow } from './invoices.repository.js';
 import * as repo from './invoices.repository.js';
 import { getRow } from './invoices.service.js';
-import { loadView } from './invoices.views.js';
+import { type InvoiceView, loadView } from './invoices.views.js';
 
 export interface PdfBytes {
   data: Buffer;
@@ -19,10 +21,42 @@ export interface PdfBytes {
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 
+/** What the PDF of an invoice shows now: sender and recipient as they are, totals, deductions. */
+export async function documentFor(
+  db: Db,
+  accountId: number,
+  row: InvoiceRow,
+  view?: InvoiceView,
+): Promise<PdfDocument> {
+  const v = view ?? (await loadView(db, accountId, row));
+  const [account, client, credited] = await Promise.all([
+    repo.findAccount(db, accountId),
+    row.client_id ? repo.findClientRow(db, accountId, row.client_id) : undefined,
+    row.credited_invoice_id ? repo.findInvoice(db, accountId, row.credited_invoice_id) : undefined,
+  ]);
+  return invoiceToPdf(
+    {
+      ...row,
+      due_date: effectiveDueDate(row),
+      items: v.items.map((i) => ({ ...i, unit_price: Number(i.unit_price), net_total: Number(i.net_total) })),
+      totals: v.totals,
+      plan_total: v.planTotal,
+      deductions: v.deductions.map((d) => ({
+        type: d.type,
+        invoice_number: d.row.invoice_number,
+        totals: d.totals,
+      })),
+      credited_invoice_number: credited?.invoice_number ?? null,
+    },
+    accountProfile(account),
+    client,
+  );
+}
+
 /**
  * The PDF of an outgoing invoice. External invoices answer with their uploaded file. A booked
- * invoice is rendered once and kept, so every later download gives the very same bytes;
- * drafts are rendered on each request.
+ * invoice prints what was frozen at booking, rendered once and kept, so every later download
+ * gives the very same bytes; drafts are rendered from the current data on each request.
  */
 export async function invoicePdf(db: Db, auth: AuthContext, id: number): Promise<PdfBytes> {
   const row = await getRow(db, auth, id);
@@ -34,36 +68,12 @@ export async function invoicePdf(db: Db, auth: AuthContext, id: number): Promise
     const { row: file, data } = await getFileBytes(db, auth, keptId);
     return { data, filename: file.name, sha256: file.sha256 };
   }
-  const view = await loadView(db, auth.accountId, row);
-  const [account, client, credited] = await Promise.all([
-    repo.findAccount(db, auth.accountId),
-    row.client_id ? repo.findClientRow(db, auth.accountId, row.client_id) : undefined,
-    row.credited_invoice_id ? repo.findInvoice(db, auth.accountId, row.credited_invoice_id) : undefined,
-  ]);
-  const doc = invoiceToPdf(
-    {
-      ...row,
-      due_date: effectiveDueDate(row),
-      items: view.items.map((i) => ({
-        ...i,
-        unit_price: Number(i.unit_price),
-        net_total: Number(i.net_total),
-      })),
-      totals: view.totals,
-      plan_total: view.planTotal,
-      deductions: view.deductions.map((d) => ({
-        type: d.type,
-        invoice_number: d.row.invoice_number,
-        totals: d.totals,
-      })),
-      credited_invoice_number: credited?.invoice_number ?? null,
-    },
-    accountProfile(account),
-    client,
-  );
+  const booked = row.status === 'booked';
+  const doc: PdfDocument =
+    booked && row.document ? JSON.parse(row.document) : await documentFor(db, auth.accountId, row);
   const data = await renderDocumentPdf(doc);
   const filename = `${row.invoice_number ?? `draft-${row.id}`}.pdf`.replace(/[/\\]/g, '-');
-  if (row.status === 'booked') {
+  if (booked) {
     await db.transaction().execute(async (trx) => {
       const file = await storeFile(trx, auth, bytesToUpload(filename, 'application/pdf', data), {
         type: 'outgoing_invoice',
