@@ -80,7 +80,10 @@ describeEachDb('document PDFs', (ctx) => {
         line_items: [line(33.33), line(33.33), line(33.33)],
       });
       const booked = await bookNow(api, inv.id);
+      // Renaming the client after booking does not change the booked document.
+      await api.patch(`/clients/${clientId}`, { name: 'Renamed Recipient AG' });
       const res = await download(`/outgoing-invoices/${inv.id}/pdf`);
+      await api.patch(`/clients/${clientId}`, { name: 'Recipient AG' });
       assert.equal(res.statusCode, 200);
       assert.equal(res.headers['content-type'], 'application/pdf');
       assert.match(String(res.headers['content-disposition']), new RegExp(booked.invoice_number));
@@ -88,17 +91,16 @@ describeEachDb('document PDFs', (ctx) => {
       assert.ok(pdf.compact.includes(booked.invoice_number), 'shows the invoice number');
       assert.match(pdf.compact, /118[.,]99/, 'shows the gross total');
       assert.match(pdf.text, /Recipient AG/);
+      assert.doesNotMatch(pdf.text, /Renamed/);
       assert.ok(
         pdf.attachments.some((name) => /\.xml$/i.test(name)),
         `embeds the XML (attachments: ${pdf.attachments.join(', ')})`,
       );
-      // Renaming the client later does not change the booked document.
-    await api.patch(`/clients/${clientId}`, { name: 'Renamed Recipient AG' });
-    const again = await download(`/outgoing-invoices/${inv.id}/pdf`);
+      const again = await download(`/outgoing-invoices/${inv.id}/pdf`);
       assert.deepEqual(again.rawPayload, res.rawPayload);
       assert.equal(again.headers.etag, res.headers.etag);
       await api.patch(`/clients/${clientId}`, { name: 'Recipient AG' });
-    const cached = await download(`/outgoing-invoices/${inv.id}/pdf`, {
+      const cached = await download(`/outgoing-invoices/${inv.id}/pdf`, {
         'if-none-match': String(res.headers.etag),
       });
       assert.equal(cached.statusCode, 304);
