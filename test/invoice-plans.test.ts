@@ -358,6 +358,21 @@ describeEachDb('invoice plans', (ctx) => {
     assert.equal((await reader.get(`/outgoing-invoices/${small.body.data.id}`)).body.data.net_total, 500);
   });
 
+  it('deleting a plan deletes its unbooked invoices and keeps booked ones', async () => {
+    const m = (await recurring({ plan_start: '2026-01-01', plan_end: '2026-03-31' })).body.data;
+    const kids = (await api.post(`/outgoing-invoices/${m.id}/generate`)).body.data.children;
+    await bookNow(api, kids[0].id);
+    assert.equal((await api.delete(`/outgoing-invoices/${m.id}`)).status, 204);
+    expectProblem(await reader.get(`/outgoing-invoices/master/${m.id}`), 404);
+    expectProblem(await api.post(`/outgoing-invoices/${m.id}/generate`), 404);
+    assert.equal((await reader.get(`/outgoing-invoices/${kids[0].id}`)).body.data.status, 'booked');
+    expectProblem(await reader.get(`/outgoing-invoices/${kids[1].id}`), 404);
+    expectProblem(await reader.get(`/outgoing-invoices/${kids[2].id}`), 404);
+    assert.ok(
+      !(await reader.get('/outgoing-invoices/master?per_page=100')).body.data.some((x: any) => x.id === m.id),
+    );
+  });
+
   it('plan totals with cents serialize exactly (master, final, deductions)', async () => {
     const plan = (
       await api.post('/outgoing-invoices/partial-plans', {

@@ -174,5 +174,13 @@ export async function deleteInvoice(db: Db, auth: AuthContext, id: number, force
     if (refusal) throw refusal;
     const now = nowIso();
     await repo.updateInvoice(trx, auth.accountId, id, { deleted_at: now, updated_at: now });
+    // A deleted plan takes its drafts along; booked invoices of it stay.
+    if (isMaster(row.type)) {
+      for (const child of await repo.childrenOf(trx, auth.accountId, [id])) {
+        if (child.status !== 'booked') {
+          await repo.updateInvoice(trx, auth.accountId, child.id, { deleted_at: now, updated_at: now });
+        }
+      }
+    }
   });
 }
