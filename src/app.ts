@@ -35,6 +35,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.decorate('db', handle.db);
   app.decorate('dbKind', handle.kind);
   app.setValidatorCompiler(validatorCompiler);
+  // JSON (and multipart for uploads) only: a text/plain body is a 415, not a string to validate.
+  app.removeContentTypeParser('text/plain');
   if (!options.db) app.addHook('onClose', async () => handle.destroy());
 
   await app.register(errorsPlugin);

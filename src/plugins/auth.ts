@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { API_PREFIX } from '../config.js';
 import { AppError } from '../shared/errors.js';
 import { nowIso } from '../shared/time.js';
 
@@ -76,7 +77,8 @@ export const authPlugin = fp(async (app: FastifyInstance) => {
   app.decorateRequest('auth', null as unknown as AuthContext);
   app.addHook('onRequest', async (req) => {
     const config = req.routeOptions.config;
-    if (config.public || !req.routeOptions.url) return;
+    // Only the API is guarded; /docs and unknown routes (404) need no token.
+    if (config.public || !req.routeOptions.url?.startsWith(API_PREFIX)) return;
     req.auth = await authenticate(app, req);
     const required = config.scopes ?? [];
     const missing = required.filter((s) => !req.auth.scopes.has(s));
