@@ -38,7 +38,10 @@ export async function createTestDb(kind: DbKind): Promise<DbHandle> {
 }
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'true', RUN_WORKER: 'false', LOG_LEVEL: 'silent' }, overrides);
+  return loadConfig(
+    { WEBHOOK_ALLOW_PRIVATE: 'true', RUN_WORKER: 'false', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0' },
+    overrides,
+  );
 }
 
 export interface TestAccount {
