@@ -204,7 +204,6 @@ export function expectProblem(res: Response, status: number, code?: string) {
 
 /** Count of rows in a table, for asserting that a refused request changed nothing. */
 export async function countRows(db: DbHandle['db'], table: string): Promise<number> {
-  // biome-ignore lint/suspicious/noExplicitAny: any table
   const row = await (db as any)
     .selectFrom(table)
     .select((eb: any) => eb.fn.countAll().as('n'))
