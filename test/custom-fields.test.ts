@@ -36,7 +36,11 @@ describeEachDb('custom fields', (ctx) => {
     );
     const projectFields = await integration.get('/custom-fields?entity=project');
     assert.deepEqual(
-      projectFields.body.data.map((d: { key: string; type: string; options: string[] }) => [d.key, d.type, d.options]),
+      projectFields.body.data.map((d: { key: string; type: string; options: string[] }) => [
+        d.key,
+        d.type,
+        d.options,
+      ]),
       [['cost_center', 'text', []]],
     );
     assert.equal((await integration.get('/custom-fields?entity=contact')).body.meta.total, 0);
@@ -65,7 +69,9 @@ describeEachDb('custom fields', (ctx) => {
     assert.deepEqual((await reader.get(`/projects/${w.projects.web}`)).body.data.custom_fields, {
       cost_center: 'CC-7',
     });
-    assert.deepEqual((await reader.get(`/tasks/${w.tasks.wireframes}`)).body.data.custom_fields, { channel: 'web' });
+    assert.deepEqual((await reader.get(`/tasks/${w.tasks.wireframes}`)).body.data.custom_fields, {
+      channel: 'web',
+    });
   });
 
   it('required fields must be given on create, and stay set on update', async () => {
@@ -73,7 +79,9 @@ describeEachDb('custom fields', (ctx) => {
     await importData(
       ctx.db,
       {
-        custom_fields: [{ entity: 'task', key: 'budget_code', label: 'Budget code', type: 'text', required: true }],
+        custom_fields: [
+          { entity: 'task', key: 'budget_code', label: 'Budget code', type: 'text', required: true },
+        ],
         clients: [{ key: 'c', name: 'C' }],
         projects: [{ key: 'p', client: 'c', name: 'P' }],
       },
@@ -89,7 +97,11 @@ describeEachDb('custom fields', (ctx) => {
     const missing = expectProblem(await api.post('/tasks', { project_id: project.id, name: 'T' }), 422);
     assert.deepEqual(missing.errors, [{ field: 'custom_fields.budget_code', message: 'is required' }]);
     assert.equal(await countRows(ctx.db, 'tasks'), tasks);
-    const ok = await api.post('/tasks', { project_id: project.id, name: 'T', custom_fields: { budget_code: 'B1' } });
+    const ok = await api.post('/tasks', {
+      project_id: project.id,
+      name: 'T',
+      custom_fields: { budget_code: 'B1' },
+    });
     assert.equal(ok.status, 201, ok.text);
     const cleared = expectProblem(
       await api.patch(`/tasks/${ok.body.data.id}`, { custom_fields: { budget_code: null } }),
@@ -119,12 +131,16 @@ describeEachDb('custom fields', (ctx) => {
       await validateCustomFields(ctx.db, id, 'company', { tier: null }, { current: { tier: 'gold' } }),
       {},
     );
-    await assert.rejects(validateCustomFields(ctx.db, id, 'company', { tier: 'bronze' }), (err: {
-      status: number;
-      errors: { field: string }[];
-    }) => err.status === 422 && err.errors[0]!.field === 'custom_fields.tier');
+    await assert.rejects(
+      validateCustomFields(ctx.db, id, 'company', { tier: 'bronze' }),
+      (err: { status: number; errors: { field: string }[] }) =>
+        err.status === 422 && err.errors[0]!.field === 'custom_fields.tier',
+    );
     // A task field is not a contact field.
-    await assert.rejects(validateCustomFields(ctx.db, id, 'contact', { channel: 'web' }), /custom_fields\.channel/);
+    await assert.rejects(
+      validateCustomFields(ctx.db, id, 'contact', { channel: 'web' }),
+      /custom_fields\.channel/,
+    );
   });
 
   it('the import refuses malformed definitions', async () => {

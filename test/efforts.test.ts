@@ -63,8 +63,12 @@ describeEachDb('efforts', (ctx) => {
   });
 
   it('filters by date range, user, project, task and billable', async () => {
-    const q = async (api: Api, query: string) => (await api.get(`/efforts?${query}`)).body.data.map((e: E) => e.date);
-    assert.deepEqual(await q(extended, 'date_from=2026-09-15&date_to=2026-09-30'), ['2026-09-15', '2026-09-16']);
+    const q = async (api: Api, query: string) =>
+      (await api.get(`/efforts?${query}`)).body.data.map((e: E) => e.date);
+    assert.deepEqual(await q(extended, 'date_from=2026-09-15&date_to=2026-09-30'), [
+      '2026-09-15',
+      '2026-09-16',
+    ]);
     assert.deepEqual(await q(reader, 'date_from=2026-09-15&date_to=2026-09-30'), ['2026-09-15']);
     assert.deepEqual(await q(extended, `user_id=${w.users.admin}`), ['2026-09-15', '2026-09-16']);
     assert.deepEqual(await q(reader, `project_id=${w.projects.app}`), ['2026-10-01']);

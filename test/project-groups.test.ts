@@ -16,7 +16,11 @@ describeEachDb('project groups', (ctx) => {
     const res = await none.get('/project-groups');
     assert.equal(res.status, 200);
     assert.deepEqual(
-      res.body.data.map((g: { id: number; name: string; description: string | null }) => [g.id, g.name, g.description]),
+      res.body.data.map((g: { id: number; name: string; description: string | null }) => [
+        g.id,
+        g.name,
+        g.description,
+      ]),
       [
         [w.groups.retainer, 'Retainer', null],
         [w.groups.fixed, 'Fixed price', null],

@@ -83,7 +83,11 @@ describeEachDb('projects', (ctx) => {
     const p2 = await none.get('/projects?per_page=1&page=2');
     assert.deepEqual(ids(p2), [w.projects.app]);
     expectProblem(await none.get('/projects?per_page=500'), 422);
-    const bad = expectProblem(await none.get('/projects?status=sleeping&client_id=x'), 422, 'validation_failed');
+    const bad = expectProblem(
+      await none.get('/projects?status=sleeping&client_id=x'),
+      422,
+      'validation_failed',
+    );
     assert.deepEqual(bad.errors!.map((e) => e.field).sort(), ['client_id', 'status']);
   });
 
@@ -184,7 +188,11 @@ describeEachDb('projects', (ctx) => {
     );
     for (const sub of ['phases', 'milestones', 'epics', 'tasks']) {
       expectProblem(await ctx.anon.get(`/projects/${w.projects.web}/${sub}`), 401);
-      const p = expectProblem(await none.get(`/projects/${w.projects.web}/${sub}`), 403, 'insufficient_scope');
+      const p = expectProblem(
+        await none.get(`/projects/${w.projects.web}/${sub}`),
+        403,
+        'insufficient_scope',
+      );
       assert.deepEqual(p.required_scopes, ['task-management:read']);
       expectProblem(await reader.get(`/projects/999999/${sub}`), 404);
       expectProblem(await reader.get(`/projects/${other.project}/${sub}`), 404);
@@ -201,13 +209,15 @@ describeEachDb('projects', (ctx) => {
       w.tasks.shop,
       w.tasks.archived,
     ]);
-    assert.deepEqual(ids(await reader.get(`/projects/${w.projects.web}/tasks?status=done`)), [w.tasks.wireframes]);
+    assert.deepEqual(ids(await reader.get(`/projects/${w.projects.web}/tasks?status=done`)), [
+      w.tasks.wireframes,
+    ]);
     assert.deepEqual(ids(await reader.get(`/projects/${w.projects.app}/tasks`)), [w.tasks.appLogin]);
     // The path names the project: a project_id in the query is not a filter here.
-    assert.deepEqual(ids(await reader.get(`/projects/${w.projects.web}/tasks?project_id=${w.projects.app}`)), [
-      w.tasks.wireframes,
-      w.tasks.shop,
-    ]);
+    assert.deepEqual(
+      ids(await reader.get(`/projects/${w.projects.web}/tasks?project_id=${w.projects.app}`)),
+      [w.tasks.wireframes, w.tasks.shop],
+    );
   });
 
   it('import refuses inconsistent projects and tasks, and imports nothing then', async () => {
@@ -230,13 +240,20 @@ describeEachDb('projects', (ctx) => {
     await assert.rejects(
       importData(
         ctx.db,
-        { clients: [{ key: 'x', name: 'X' }], projects: [{ client: 'x', name: 'P', custom_fields: { nope: 1 } }] },
+        {
+          clients: [{ key: 'x', name: 'X' }],
+          projects: [{ client: 'x', name: 'P', custom_fields: { nope: 1 } }],
+        },
         { accountId: ctx.account.accountId },
       ),
       (err: { errors?: { field: string }[] }) => err.errors?.[0]?.field === 'projects.0.custom_fields.nope',
     );
     await assert.rejects(
-      importData(ctx.db, { projects: [{ client: 'missing', name: 'P' }] }, { accountId: ctx.account.accountId }),
+      importData(
+        ctx.db,
+        { projects: [{ client: 'missing', name: 'P' }] },
+        { accountId: ctx.account.accountId },
+      ),
       /no clients with key "missing"/,
     );
     assert.equal(await countRows(ctx.db, 'projects'), before);

@@ -18,7 +18,9 @@ describeEachDb('task comments', (ctx) => {
     reader = await ctx.as('task-management:read');
     author = await ctx.as('task-management:read task-management:write');
     // Same account and scopes, another user: not the author.
-    colleague = await ctx.as('task-management:read task-management:write', { userId: ctx.account.users.member });
+    colleague = await ctx.as('task-management:read task-management:write', {
+      userId: ctx.account.users.member,
+    });
     stranger = await ctx.as('task-management:read task-management:write', { accountId: ctx.other.accountId });
   });
 
@@ -58,14 +60,29 @@ describeEachDb('task comments', (ctx) => {
     const comments = await countRows(ctx.db, 'task_comments');
     const events = await countRows(ctx.db, 'events');
     expectProblem(await ctx.anon.post('/tasks/comments', { task_id: w.tasks.shop, content: 'x' }), 401);
-    const p = expectProblem(await reader.post('/tasks/comments', { nonsense: true }), 403, 'insufficient_scope');
+    const p = expectProblem(
+      await reader.post('/tasks/comments', { nonsense: true }),
+      403,
+      'insufficient_scope',
+    );
     assert.deepEqual(p.required_scopes, ['task-management:write']);
-    const bad = expectProblem(await author.post('/tasks/comments', { content: '' }), 422, 'validation_failed');
+    const bad = expectProblem(
+      await author.post('/tasks/comments', { content: '' }),
+      422,
+      'validation_failed',
+    );
     assert.deepEqual(bad.errors!.map((e) => e.field).sort(), ['content', 'task_id']);
-    const unknown = expectProblem(await author.post('/tasks/comments', { task_id: 999999, content: 'x' }), 422);
+    const unknown = expectProblem(
+      await author.post('/tasks/comments', { task_id: 999999, content: 'x' }),
+      422,
+    );
     assert.deepEqual(unknown.errors, [{ field: 'task_id', message: 'no such task' }]);
     expectProblem(await author.post('/tasks/comments', { task_id: other.task, content: 'x' }), 422);
-    expectProblem(await author.post('/tasks/comments', { task_id: w.tasks.archived, content: 'x' }), 409, 'conflict');
+    expectProblem(
+      await author.post('/tasks/comments', { task_id: w.tasks.archived, content: 'x' }),
+      409,
+      'conflict',
+    );
     assert.equal(await countRows(ctx.db, 'task_comments'), comments);
     assert.equal(await countRows(ctx.db, 'events'), events);
   });
@@ -104,7 +121,11 @@ describeEachDb('task comments', (ctx) => {
   it('PATCH /tasks/comments/{id}: the author updates (comment:updated); anyone else gets 403 not_author', async () => {
     const c = await comment('draft');
     const events = await countRows(ctx.db, 'events');
-    const p = expectProblem(await colleague.patch(`/tasks/comments/${c.id}`, { content: 'hijacked' }), 403, 'not_author');
+    const p = expectProblem(
+      await colleague.patch(`/tasks/comments/${c.id}`, { content: 'hijacked' }),
+      403,
+      'not_author',
+    );
     assert.match(p.detail, /author/);
     assert.equal(await countRows(ctx.db, 'events'), events);
     assert.equal((await reader.get(`/tasks/comments/${c.id}`)).body.data.content, 'draft');
@@ -116,7 +137,11 @@ describeEachDb('task comments', (ctx) => {
     assert.equal(ev.length, 1);
     assert.deepEqual(ev[0]!.payload, res.body.data);
     expectProblem(await ctx.anon.patch(`/tasks/comments/${c.id}`, { content: 'x' }), 401);
-    const scope = expectProblem(await reader.patch(`/tasks/comments/${c.id}`, { content: 'x' }), 403, 'insufficient_scope');
+    const scope = expectProblem(
+      await reader.patch(`/tasks/comments/${c.id}`, { content: 'x' }),
+      403,
+      'insufficient_scope',
+    );
     assert.deepEqual(scope.required_scopes, ['task-management:write']);
     expectProblem(await author.patch(`/tasks/comments/${c.id}`, { content: '' }), 422);
     expectProblem(await author.patch(`/tasks/comments/${c.id}`, {}), 422);
@@ -165,13 +190,19 @@ describeEachDb('task comments', (ctx) => {
     const res = await up(author, c.id);
     assert.equal(res.status, 201, res.text);
     const f = res.body.data;
-    assert.deepEqual([f.owner_type, f.owner_id, f.size, f.content_type], ['comment', c.id, 2048, 'image/png']);
+    assert.deepEqual(
+      [f.owner_type, f.owner_id, f.size, f.content_type],
+      ['comment', c.id, 2048, 'image/png'],
+    );
     assert.equal(f.sha256, createHash('sha256').update(bytes).digest('hex'));
     assert.equal(f.md5, createHash('md5').update(bytes).digest('hex'));
     assert.deepEqual((await reader.get(`/tasks/comments/${c.id}`)).body.data.files, [f]);
     const listed = (await reader.get(`/tasks/${w.tasks.shop}/comments?per_page=100`)).body.data;
     assert.deepEqual(listed.find((x: { id: number }) => x.id === c.id).files, [f]);
-    const dl = await ctx.app.inject({ url: f.download_url, headers: { authorization: `Bearer ${reader.token}` } });
+    const dl = await ctx.app.inject({
+      url: f.download_url,
+      headers: { authorization: `Bearer ${reader.token}` },
+    });
     assert.deepEqual(dl.rawPayload, bytes);
 
     // Deleting the comment deletes its files.

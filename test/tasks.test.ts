@@ -31,7 +31,7 @@ describeEachDb('tasks', (ctx) => {
   const newTask = async (extra: Record<string, unknown> = {}) => {
     const res = await writer.post('/tasks', { project_id: w.projects.web, name: 'Scratch task', ...extra });
     assert.equal(res.status, 201, res.text);
-    return res.body.data as { id: number; [k: string]: unknown };
+    return res.body.data as { id: number; updated_at: string; [k: string]: unknown };
   };
 
   it('GET /tasks lists active tasks and filters', async () => {
@@ -70,7 +70,11 @@ describeEachDb('tasks', (ctx) => {
     const p = expectProblem(await onlyWrite.get('/tasks'), 403, 'insufficient_scope');
     assert.deepEqual(p.required_scopes, ['task-management:read']);
     expectProblem(await none.get('/tasks'), 403);
-    const bad = expectProblem(await reader.get('/tasks?status=later&due_from=soon'), 422, 'validation_failed');
+    const bad = expectProblem(
+      await reader.get('/tasks?status=later&due_from=soon'),
+      422,
+      'validation_failed',
+    );
     assert.deepEqual(fields(bad), ['due_from', 'status']);
   });
 
@@ -109,7 +113,11 @@ describeEachDb('tasks', (ctx) => {
     assert.equal(events[0]!.account_id, ctx.account.accountId);
     assert.deepEqual(events[0]!.payload, t);
 
-    const minimal = await writer.post('/tasks', { project_id: w.projects.app, name: 'Minimal', status: 'done' });
+    const minimal = await writer.post('/tasks', {
+      project_id: w.projects.app,
+      name: 'Minimal',
+      status: 'done',
+    });
     assert.equal(minimal.body.data.priority, 'normal');
     assert.ok(minimal.body.data.completed_at, 'a task created done is completed');
     assert.deepEqual(minimal.body.data.custom_fields, {});
@@ -144,7 +152,13 @@ describeEachDb('tasks', (ctx) => {
         assignee_id: ctx.other.users.admin,
         start_date: '2026-10-10',
         due_date: '2026-10-01',
-        custom_fields: { nope: 1, story_points: 'five', channel: 'fax', go_live: '2026-02-30', customer_visible: 'yes' },
+        custom_fields: {
+          nope: 1,
+          story_points: 'five',
+          channel: 'fax',
+          go_live: '2026-02-30',
+          customer_visible: 'yes',
+        },
       }),
       422,
       'validation_failed',
@@ -167,7 +181,10 @@ describeEachDb('tasks', (ctx) => {
       422,
     );
     assert.deepEqual(fields(foreign), ['project_id']);
-    const archived = expectProblem(await writer.post('/tasks', { project_id: w.projects.legacy, name: 'x' }), 422);
+    const archived = expectProblem(
+      await writer.post('/tasks', { project_id: w.projects.legacy, name: 'x' }),
+      422,
+    );
     assert.deepEqual(archived.errors, [{ field: 'project_id', message: 'project is archived' }]);
     expectProblem(
       await writer.post('/tasks', { project_id: w.projects.web, name: 'dup', external_id: 'jira-1' }),
@@ -194,7 +211,10 @@ describeEachDb('tasks', (ctx) => {
   });
 
   it('PATCH /tasks/{task} updates given fields, keeps others, records task:updated', async () => {
-    const t = await newTask({ custom_fields: { story_points: 3, notes: 'keep me' }, external_id: 'keep-ext' });
+    const t = await newTask({
+      custom_fields: { story_points: 3, notes: 'keep me' },
+      external_id: 'keep-ext',
+    });
     const res = await writer.patch(`/tasks/${t.id}`, {
       name: 'Renamed',
       status: 'done',
@@ -229,7 +249,10 @@ describeEachDb('tasks', (ctx) => {
     const moved = expectProblem(await writer.patch(`/tasks/${t.id}`, { project_id: w.projects.app }), 422);
     assert.deepEqual(fields(moved), ['epic_id', 'phase_id']);
     expectProblem(await writer.patch(`/tasks/${t.id}`, { milestone_id: w.milestones.appBeta }), 422);
-    expectProblem(await writer.patch(`/tasks/${t.id}`, { due_date: '2020-01-01', start_date: '2021-01-01' }), 422);
+    expectProblem(
+      await writer.patch(`/tasks/${t.id}`, { due_date: '2020-01-01', start_date: '2021-01-01' }),
+      422,
+    );
     const cf = expectProblem(await writer.patch(`/tasks/${t.id}`, { custom_fields: { channel: 'tv' } }), 422);
     assert.deepEqual(fields(cf), ['custom_fields.channel']);
     expectProblem(await writer.patch(`/tasks/${t.id}`, {}), 422);
@@ -321,7 +344,10 @@ describeEachDb('tasks', (ctx) => {
 
   it('POST /tasks/{id}/upload stores the file; it shows on the task and downloads byte for byte', async () => {
     const t = await newTask({ name: 'With files' });
-    const bytes = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.from(Array.from({ length: 3000 }, (_, i) => i % 256))]);
+    const bytes = Buffer.concat([
+      Buffer.from('%PDF-1.4\n'),
+      Buffer.from(Array.from({ length: 3000 }, (_, i) => i % 256)),
+    ]);
     const form = await multipart({ name: 'Brief März.pdf', type: 'application/pdf', data: bytes });
     const res = await writer.request('POST', `/tasks/${t.id}/upload`, form.body, form.headers);
     assert.equal(res.status, 201, res.text);
@@ -337,7 +363,10 @@ describeEachDb('tasks', (ctx) => {
     assert.deepEqual(task.body.data.files, [f]);
     const listed = (await reader.get(`/tasks?q=with%20files`)).body.data[0];
     assert.deepEqual(listed.files, [f]);
-    const dl = await ctx.app.inject({ url: f.download_url, headers: { authorization: `Bearer ${reader.token}` } });
+    const dl = await ctx.app.inject({
+      url: f.download_url,
+      headers: { authorization: `Bearer ${reader.token}` },
+    });
     assert.equal(dl.statusCode, 200);
     assert.deepEqual(dl.rawPayload, bytes);
     assert.equal(dl.headers['content-type'], 'application/pdf');
@@ -346,7 +375,8 @@ describeEachDb('tasks', (ctx) => {
   it('POST /tasks/{id}/upload refuses: 401, 403, 404, 415, 422, 409 archived; nothing stored', async () => {
     const files = await countRows(ctx.db, 'files');
     const form = await multipart({ name: 'a.txt', type: 'text/plain', data: 'hello' });
-    const up = (api: Api, id: number, f = form) => api.request('POST', `/tasks/${id}/upload`, f.body, f.headers);
+    const up = (api: Api, id: number, f = form) =>
+      api.request('POST', `/tasks/${id}/upload`, f.body, f.headers);
     expectProblem(await up(ctx.anon, w.tasks.shop), 401);
     const p = expectProblem(await up(reader, w.tasks.shop), 403, 'insufficient_scope');
     assert.deepEqual(p.required_scopes, ['task-management:write']);
@@ -373,14 +403,22 @@ describeEachDb(
     it('413 beyond UPLOAD_LIMIT, nothing stored; a file at the limit is accepted', async () => {
       const w = await seedWork(ctx);
       const writer = await ctx.as('task-management:write');
-      const big = await multipart({ name: 'big.bin', type: 'application/octet-stream', data: Buffer.alloc(1025, 7) });
+      const big = await multipart({
+        name: 'big.bin',
+        type: 'application/octet-stream',
+        data: Buffer.alloc(1025, 7),
+      });
       expectProblem(
         await writer.request('POST', `/tasks/${w.tasks.shop}/upload`, big.body, big.headers),
         413,
         'payload_too_large',
       );
       assert.equal(await countRows(ctx.db, 'files'), 0);
-      const fits = await multipart({ name: 'ok.bin', type: 'application/octet-stream', data: Buffer.alloc(1024, 7) });
+      const fits = await multipart({
+        name: 'ok.bin',
+        type: 'application/octet-stream',
+        data: Buffer.alloc(1024, 7),
+      });
       const ok = await writer.request('POST', `/tasks/${w.tasks.shop}/upload`, fits.body, fits.headers);
       assert.equal(ok.status, 201, ok.text);
       assert.equal(ok.body.data.size, 1024);

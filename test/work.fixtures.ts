@@ -151,11 +151,24 @@ export async function seedWork(ctx: TestContext): Promise<WorkFixture> {
           external_id: 'jira-1',
         },
         { project: 'web', name: 'Old task', archived: true, due_date: '2026-10-01' },
-        { project: 'app', phase: 'app_build', epic: 'app_login', name: 'Login screen', due_date: '2026-10-15' },
+        {
+          project: 'app',
+          phase: 'app_build',
+          epic: 'app_login',
+          name: 'Login screen',
+          due_date: '2026-10-15',
+        },
       ],
       efforts: [
         { user: member, project: 'web', date: '2026-09-14', duration_minutes: 120, description: 'wires' },
-        { user: admin, project: 'web', date: '2026-09-15', duration_minutes: 60, type: 'travel', billable: false },
+        {
+          user: admin,
+          project: 'web',
+          date: '2026-09-15',
+          duration_minutes: 60,
+          type: 'travel',
+          billable: false,
+        },
         { user: admin, date: '2026-09-16', duration_minutes: 30, type: 'admin', description: 'reporting' },
         { user: member, project: 'app', date: '2026-10-01', duration_minutes: 240 },
       ],
@@ -222,7 +235,9 @@ export async function seedOtherAccount(ctx: TestContext) {
     ctx.db,
     {
       clients: [{ key: 'c', name: 'Other client' }],
-      projects: [{ key: 'p', client: 'c', name: 'Other project', phases: [{ key: 'ph', name: 'Other phase' }] }],
+      projects: [
+        { key: 'p', client: 'c', name: 'Other project', phases: [{ key: 'ph', name: 'Other phase' }] },
+      ],
       tasks: [{ project: 'p', phase: 'ph', name: 'Other task', comments: [] }],
     },
     { accountId: ctx.other.accountId },

@@ -8,7 +8,11 @@ describe('linkErrors: a task’s phase, milestone and epic belong to its project
     ['null links are fine', [{ field: 'phase_id', id: null }], []],
     ['same project', [{ field: 'phase_id', id: 1, found: { project_id: 7 } }], []],
     ['unknown phase', [{ field: 'phase_id', id: 1 }], ['phase_id']],
-    ['milestone of another project', [{ field: 'milestone_id', id: 2, found: { project_id: 8 } }], ['milestone_id']],
+    [
+      'milestone of another project',
+      [{ field: 'milestone_id', id: 2, found: { project_id: 8 } }],
+      ['milestone_id'],
+    ],
     [
       'every bad link is named',
       [
