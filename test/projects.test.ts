@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { before, it } from 'node:test';
+import { DEMO_FILE } from '../src/import/demo.js';
 import { importData } from '../src/import/index.js';
 import { type Api, countRows, describeEachDb, expectProblem } from './helpers.js';
 import { seedOtherAccount, seedWork, type WorkFixture } from './work.fixtures.js';
@@ -257,5 +259,34 @@ describeEachDb('projects', (ctx) => {
       /no clients with key "missing"/,
     );
     assert.equal(await countRows(ctx.db, 'projects'), before);
+  });
+
+  it('the demo data brings projects, tasks, comments, efforts and custom fields', async () => {
+    const { account_id } = await importData(ctx.db, JSON.parse(await readFile(DEMO_FILE, 'utf8')));
+    const admin = await ctx.db
+      .selectFrom('users')
+      .select('id')
+      .where('account_id', '=', account_id)
+      .where('role', '=', 'admin')
+      .executeTakeFirstOrThrow();
+    const api = await ctx.as(
+      'task-management:read efforts:read efforts:extended:read integration user_group:read',
+      {
+        userId: admin.id,
+      },
+    );
+    const projects = (await api.get('/projects')).body;
+    assert.equal(projects.meta.total, 2);
+    const web = projects.data[0];
+    assert.equal((await api.get(`/projects/${web.id}/team`)).body.meta.total, 3);
+    assert.equal((await api.get(`/projects/${web.id}/phases`)).body.meta.total, 3);
+    const tasks = (await api.get('/tasks')).body;
+    assert.equal(tasks.meta.total, 5);
+    const shop = tasks.data.find((t: { name: string }) => t.name === 'Connect shop API');
+    assert.deepEqual(shop.custom_fields, { story_points: 8, channel: 'web' });
+    assert.equal((await api.get(`/tasks/${shop.id}/comments`)).body.meta.total, 2);
+    assert.equal((await api.get('/efforts')).body.meta.total, 6);
+    assert.equal((await api.get('/custom-fields')).body.meta.total, 5);
+    assert.equal((await api.get('/portfolios')).body.meta.total, 2);
   });
 });

@@ -4,10 +4,14 @@ import { listResponse } from '../../shared/paging.js';
 import { Data, IdParams, List } from '../../shared/schemas.js';
 import { receiveUpload } from '../files/files.service.js';
 import * as service from './comments.service.js';
+import { problemResponse } from './problems.js';
 import { Comment, CommentCreate, CommentListQuery, CommentUpdate } from './tasks.schemas.js';
 import { uploadSchema, uploadValidatorCompiler } from './upload-route.js';
 
 const tags = ['Task comments'];
+const notAuthor = problemResponse(
+  'The token lacks a required scope (`insufficient_scope`), or its user is not the comment’s author (`not_author`)',
+);
 const authorOnly =
   'Only the comment’s author (the user of the token) may do this: 403 `not_author` otherwise.';
 
@@ -43,7 +47,7 @@ export const commentsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'The author is the user of the token. Archived tasks take no new comments (409). Records `comment:created`.',
         body: CommentCreate,
-        response: { 201: Data(Comment) },
+        response: { 201: Data(Comment), 409: problemResponse('`conflict`: the task is archived') },
       },
     },
     async (req, reply) => {
@@ -77,7 +81,7 @@ export const commentsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: `${authorOnly} Records \`comment:updated\`.`,
         params: IdParams,
         body: CommentUpdate,
-        response: { 200: Data(Comment) },
+        response: { 200: Data(Comment), 403: notAuthor },
       },
     },
     async (req) => ({ data: await service.updateComment(app.db, req.auth, req.params.id, req.body) }),
@@ -92,7 +96,7 @@ export const commentsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Delete a comment',
         description: `${authorOnly} The comment’s files are deleted with it. Records \`comment:deleted\` with the comment as it was.`,
         params: IdParams,
-        response: { 204: Type.Null({ description: 'Deleted' }) },
+        response: { 204: Type.Null({ description: 'Deleted' }), 403: notAuthor },
       },
     },
     async (req, reply) => {
@@ -112,6 +116,7 @@ export const commentsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: `${authorOnly} \`multipart/form-data\` with the file in the part named \`file\`; 413 beyond the upload limit, 415 for a refused type.`,
         params: IdParams,
         ...uploadSchema,
+        response: { ...uploadSchema.response, 403: notAuthor },
       },
     },
     async (req, reply) => {

@@ -4,6 +4,7 @@ import { listResponse } from '../../shared/paging.js';
 import { Data, IdParams, List } from '../../shared/schemas.js';
 import { ExternalIdBody } from '../clients/clients.schemas.js';
 import { receiveUpload } from '../files/files.service.js';
+import { problemResponse } from './problems.js';
 import { Task, TaskCreate, TaskListQuery, TaskParams, TaskUpdate } from './tasks.schemas.js';
 import * as service from './tasks.service.js';
 import { uploadSchema, uploadValidatorCompiler } from './upload-route.js';
@@ -38,7 +39,10 @@ export const tasksRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Phase, milestone and epic must belong to `project_id` (422 otherwise); custom field values are checked against the task definitions of GET /custom-fields. Records `task:created`.',
         body: TaskCreate,
-        response: { 201: Data(Task) },
+        response: {
+          201: Data(Task),
+          409: problemResponse('`external_id_taken`: another task holds this external_id'),
+        },
       },
     },
     async (req, reply) => {
@@ -74,7 +78,7 @@ export const tasksRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Changes the given fields. The resulting project, phase, milestone and epic must agree (422). `external_id` has its own endpoint and is ignored here; `custom_fields` keys left out keep their value, `null` clears one. Archived tasks cannot be changed (409). Records `task:updated`.',
         params: TaskParams,
         body: TaskUpdate,
-        response: { 200: Data(Task) },
+        response: { 200: Data(Task), 409: problemResponse('`conflict`: the task is archived') },
       },
     },
     async (req) => ({ data: await service.updateTask(app.db, req.auth, req.params.task, req.body) }),
@@ -110,7 +114,10 @@ export const tasksRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'A value held by another task is refused with 409 `external_id_taken` unless `force` is true, which moves it here. `null` clears it. Records `task:updated`.',
         params: IdParams,
         body: ExternalIdBody,
-        response: { 200: Data(Task) },
+        response: {
+          200: Data(Task),
+          409: problemResponse('`external_id_taken`: another task holds this external_id (use `force`)'),
+        },
       },
     },
     async (req) => ({
@@ -136,6 +143,7 @@ export const tasksRoutes: FastifyPluginAsyncTypebox = async (app) => {
           '`multipart/form-data` with the file in the part named `file`. 413 beyond the upload limit, 415 for a refused type. The file then shows in the task’s `files`; its bytes are at `download_url`.',
         params: IdParams,
         ...uploadSchema,
+        response: { ...uploadSchema.response, 409: problemResponse('`conflict`: the task is archived') },
       },
     },
     async (req, reply) => {
