@@ -315,7 +315,7 @@ export function amountDue(doc: PdfDocument): string {
 }
 
 /**
- * The EN 16931 sum rules (BR-CO-10/13/14/15/16, BR-S-08 per rate) on the caller's strings. An
+ * The EN 16931 sum rules (BR-16, BR-CO-10/13/14/15/16/17, BR-S-08 per rate) on the caller's strings. An
  * e-invoice that a receiver's validator rejects is worse than a loud error in the mapping code.
  */
 export function checkTotals(doc: PdfDocument): void {
@@ -325,10 +325,17 @@ export function checkTotals(doc: PdfDocument): void {
   const lineSum = sum(doc.lines.map((l) => l.net_total));
   if (!eq(lineSum, doc.net_total))
     errors.push(`lines sum to ${lineSum.toFixed(2)}, net_total is ${doc.net_total}`);
+  if (doc.lines.length === 0) errors.push('an invoice needs at least one line (BR-16)');
   for (const t of doc.taxes) {
     const perRate = sum(doc.lines.filter((l) => sameNumber(l.tax_rate, t.rate)).map((l) => l.net_total));
-    if (!eq(perRate, t.net))
-      errors.push(`lines at ${t.rate}% sum to ${perRate.toFixed(2)}, taxes say ${t.net}`);
+    if (!eq(perRate, t.net)) errors.push(`lines at ${t.rate}% sum to ${perRate.toFixed(2)}, taxes say ${t.net}`);
+    // BR-CO-17 / BR-S-09: the tax of a rate is its base times the rate, rounded once.
+    const category = taxCategory(t);
+    const expected =
+      category === 'S'
+        ? new Decimal(t.net).times(t.rate).div(100).toDecimalPlaces(2, Decimal.ROUND_HALF_UP)
+        : new Decimal(0);
+    if (!eq(expected, t.tax)) errors.push(`tax at ${t.rate}% (${category}) should be ${expected.toFixed(2)}, is ${t.tax}`);
   }
   for (const l of doc.lines) {
     if (!doc.taxes.some((t) => sameNumber(t.rate, l.tax_rate)))

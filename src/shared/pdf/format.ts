@@ -127,7 +127,7 @@ export function formatterFor(doc: Pick<PdfDocument, 'language' | 'currency'>): F
   const plain = new Intl.NumberFormat(locale, { maximumFractionDigits: 6 });
   const dates = new Intl.DateTimeFormat(locale, {
     timeZone: 'UTC',
-    day: '2-digit',
+    day: lang === 'de' ? '2-digit' : 'numeric',
     month: lang === 'de' ? '2-digit' : 'short',
     year: 'numeric',
   });

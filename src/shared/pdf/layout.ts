@@ -7,7 +7,7 @@ import type { PdfDocument, PdfParty } from './types.js';
 /**
  * Page geometry and the fixed parts of a page (letterhead, address field, information block,
  * running header, footer), after DIN 5008 form B: address field 45 mm from the top, 20 mm
- * from the left, information block at 125 mm, fold marks at 105/210 mm.
+ * from the left, information block at 118 mm (a little wider than the norm's 125 mm for long English dates), fold marks at 105/210 mm.
  */
 export const MM = 72 / 25.4;
 export const PAGE = { width: 595.28, height: 841.89 };
@@ -18,7 +18,7 @@ export const WIDTH = RIGHT - LEFT;
 export const TOP = 27 * MM;
 /** Content ends here; the footer lives below. */
 export const BOTTOM = PAGE.height - 33 * MM;
-const INFO_X = 125 * MM;
+const INFO_X = 118 * MM;
 
 export const COLORS = {
   text: '#1a1a1a',

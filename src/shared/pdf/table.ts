@@ -179,7 +179,7 @@ function totalRows(ctx: Ctx): TotalRow[] {
 
 export function drawTotals(ctx: Ctx): void {
   const { pdf } = ctx;
-  const blockWidth = 270;
+  const blockWidth = 300;
   const amountWidth = 80;
   const x = RIGHT - blockWidth;
   const labelWidth = blockWidth - amountWidth - 6;
