@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { taxCategory, unitCode } from '../../src/shared/pdf/facturx.js';
+import { taxCategory } from '../../src/shared/pdf/facturx.js';
 import { formatterFor, isZero, negate } from '../../src/shared/pdf/format.js';
 import { buildFacturX } from '../../src/shared/pdf/render.js';
 import { sampleDocument } from '../../src/shared/pdf/sample.js';
 import type { PdfDocument } from '../../src/shared/pdf/types.js';
+import { unitCode } from '../../src/shared/pdf/units.js';
 
 // Repeated elements always as arrays, values as the exact strings written.
 const parser = new XMLParser({
@@ -13,7 +14,11 @@ const parser = new XMLParser({
   attributeNamePrefix: '@',
   parseTagValue: false,
   isArray: (name) =>
-    ['ram:IncludedSupplyChainTradeLineItem', 'ram:ApplicableTradeTax', 'ram:SpecifiedTaxRegistration'].includes(name),
+    [
+      'ram:IncludedSupplyChainTradeLineItem',
+      'ram:ApplicableTradeTax',
+      'ram:SpecifiedTaxRegistration',
+    ].includes(name),
 });
 
 function parse(doc: PdfDocument) {
@@ -89,7 +94,10 @@ describe('buildFacturX', () => {
     assert.equal(seller['ram:Name'], 'Nordlicht Digital GmbH');
     assert.equal(seller['ram:PostalTradeAddress']['ram:CountryID'], 'DE');
     assert.deepEqual(
-      seller['ram:SpecifiedTaxRegistration'].map((r: any) => [r['ram:ID']['@schemeID'], r['ram:ID']['#text']]),
+      seller['ram:SpecifiedTaxRegistration'].map((r: any) => [
+        r['ram:ID']['@schemeID'],
+        r['ram:ID']['#text'],
+      ]),
       [
         ['VA', 'DE123456789'],
         ['FC', '27/123/45678'],
@@ -105,14 +113,22 @@ describe('buildFacturX', () => {
     const first = lines[0];
     assert.equal(first['ram:AssociatedDocumentLineDocument']['ram:LineID'], '1');
     assert.equal(first['ram:SpecifiedTradeProduct']['ram:Name'], 'Konzeption & UX-Workshop');
-    assert.equal(first['ram:SpecifiedLineTradeAgreement']['ram:NetPriceProductTradePrice']['ram:ChargeAmount'], '120');
-    assert.deepEqual(first['ram:SpecifiedLineTradeDelivery']['ram:BilledQuantity'], { '#text': '1', '@unitCode': 'HUR' });
+    assert.equal(
+      first['ram:SpecifiedLineTradeAgreement']['ram:NetPriceProductTradePrice']['ram:ChargeAmount'],
+      '120',
+    );
+    assert.deepEqual(first['ram:SpecifiedLineTradeDelivery']['ram:BilledQuantity'], {
+      '#text': '1',
+      '@unitCode': 'HUR',
+    });
     const tax = first['ram:SpecifiedLineTradeSettlement']['ram:ApplicableTradeTax'][0];
     assert.equal(tax['ram:CategoryCode'], 'S');
     assert.equal(tax['ram:RateApplicablePercent'], '19');
     lines.forEach((line, i) => {
       assert.equal(
-        line['ram:SpecifiedLineTradeSettlement']['ram:SpecifiedTradeSettlementLineMonetarySummation']['ram:LineTotalAmount'],
+        line['ram:SpecifiedLineTradeSettlement']['ram:SpecifiedTradeSettlementLineMonetarySummation'][
+          'ram:LineTotalAmount'
+        ],
         doc.lines[i]!.net_total,
       );
     });
@@ -135,7 +151,10 @@ describe('buildFacturX', () => {
     const terms = settlement['ram:SpecifiedTradePaymentTerms'];
     assert.equal(terms['ram:Description'], doc.payment_terms);
     assert.equal(terms['ram:DueDateDateTime']['udt:DateTimeString']['#text'], '20250328');
-    assert.equal(settlement['ram:BillingSpecifiedPeriod']['ram:StartDateTime']['udt:DateTimeString']['#text'], '20250201');
+    assert.equal(
+      settlement['ram:BillingSpecifiedPeriod']['ram:StartDateTime']['udt:DateTimeString']['#text'],
+      '20250201',
+    );
 
     assert.equal(sums['ram:LineTotalAmount'], doc.net_total);
     assert.equal(sums['ram:TaxBasisTotalAmount'], doc.net_total);
@@ -184,7 +203,10 @@ describe('buildFacturX', () => {
     assert.equal(allowance['ram:BasisAmount'], '2340.00'); // 3 days x 780.00
     assert.equal(allowance['ram:ActualAmount'], '234.00');
     assert.equal(allowance['ram:ReasonCode'], '95');
-    assert.equal(settlement['ram:SpecifiedTradeSettlementLineMonetarySummation']['ram:LineTotalAmount'], '2106.00');
+    assert.equal(
+      settlement['ram:SpecifiedTradeSettlementLineMonetarySummation']['ram:LineTotalAmount'],
+      '2106.00',
+    );
   });
 
   it('states deductions and payments as TotalPrepaidAmount and the rest as DuePayableAmount', () => {
@@ -224,7 +246,10 @@ describe('buildFacturX', () => {
       amount_due: '-119.00',
     });
     const { lines } = parse(doc);
-    assert.equal(lines[0]['ram:SpecifiedLineTradeAgreement']['ram:NetPriceProductTradePrice']['ram:ChargeAmount'], '50');
+    assert.equal(
+      lines[0]['ram:SpecifiedLineTradeAgreement']['ram:NetPriceProductTradePrice']['ram:ChargeAmount'],
+      '50',
+    );
     assert.equal(lines[0]['ram:SpecifiedLineTradeDelivery']['ram:BilledQuantity']['#text'], '-2');
   });
 
@@ -273,7 +298,11 @@ describe('buildFacturX', () => {
         /should be/,
       ],
       ['no lines', (d) => Object.assign(d, { lines: [] }), /at least one line/],
-      ['decimals', (d) => Object.assign(d.lines[0]!, { net_total: '0.001' }), /more than two decimals|lines sum/],
+      [
+        'decimals',
+        (d) => Object.assign(d.lines[0]!, { net_total: '0.001' }),
+        /more than two decimals|lines sum/,
+      ],
     ];
     for (const [name, mutate, message] of cases) {
       const doc = sampleDocument({ lines: 2 });

@@ -2,6 +2,7 @@ import { Decimal } from 'decimal.js';
 import { XMLBuilder } from 'fast-xml-parser';
 import { defaultExemptionReason, formatterFor, isNegative, isZero, negate } from './format.js';
 import type { PdfDocument, PdfLine, PdfParty, PdfTaxCategory, PdfTaxEntry } from './types.js';
+import { unitCode } from './units.js';
 
 /**
  * EN 16931 Cross Industry Invoice (UN/CEFACT CII D16B) as embedded by Factur-X 1.0 / ZUGFeRD 2.x,
@@ -34,64 +35,6 @@ const TYPE_CODES: Record<PdfDocument['kind'], string> = {
   partial: '386',
   offer: '380',
 };
-
-/** Free-text units to UN/ECE Recommendation 20 codes; anything unknown is C62 ("one"). */
-const UNIT_CODES: Record<string, string> = {
-  h: 'HUR',
-  hr: 'HUR',
-  hrs: 'HUR',
-  hour: 'HUR',
-  hours: 'HUR',
-  std: 'HUR',
-  stunde: 'HUR',
-  stunden: 'HUR',
-  d: 'DAY',
-  day: 'DAY',
-  days: 'DAY',
-  tag: 'DAY',
-  tage: 'DAY',
-  pt: 'DAY',
-  piece: 'H87',
-  pieces: 'H87',
-  pcs: 'H87',
-  pc: 'H87',
-  stk: 'H87',
-  stück: 'H87',
-  min: 'MIN',
-  minute: 'MIN',
-  minutes: 'MIN',
-  month: 'MON',
-  months: 'MON',
-  monat: 'MON',
-  monate: 'MON',
-  week: 'WEE',
-  woche: 'WEE',
-  km: 'KMT',
-  kg: 'KGM',
-};
-
-/** Codes the mapper may emit or accept verbatim when the caller already sends a Rec 20 code. */
-const KNOWN_CODES = new Set([
-  'HUR',
-  'DAY',
-  'H87',
-  'C62',
-  'MIN',
-  'MON',
-  'WEE',
-  'KMT',
-  'KGM',
-  'LS',
-  'ANN',
-  'MTR',
-]);
-
-export function unitCode(unit: string | null | undefined): string {
-  if (!unit) return 'C62';
-  const raw = unit.trim();
-  if (KNOWN_CODES.has(raw)) return raw;
-  return UNIT_CODES[raw.toLowerCase().replace(/\.$/, '')] ?? 'C62';
-}
 
 export function taxCategory(entry: Pick<PdfTaxEntry, 'rate' | 'category'>): PdfTaxCategory {
   if (entry.category) return entry.category;
@@ -328,14 +271,16 @@ export function checkTotals(doc: PdfDocument): void {
   if (doc.lines.length === 0) errors.push('an invoice needs at least one line (BR-16)');
   for (const t of doc.taxes) {
     const perRate = sum(doc.lines.filter((l) => sameNumber(l.tax_rate, t.rate)).map((l) => l.net_total));
-    if (!eq(perRate, t.net)) errors.push(`lines at ${t.rate}% sum to ${perRate.toFixed(2)}, taxes say ${t.net}`);
+    if (!eq(perRate, t.net))
+      errors.push(`lines at ${t.rate}% sum to ${perRate.toFixed(2)}, taxes say ${t.net}`);
     // BR-CO-17 / BR-S-09: the tax of a rate is its base times the rate, rounded once.
     const category = taxCategory(t);
     const expected =
       category === 'S'
         ? new Decimal(t.net).times(t.rate).div(100).toDecimalPlaces(2, Decimal.ROUND_HALF_UP)
         : new Decimal(0);
-    if (!eq(expected, t.tax)) errors.push(`tax at ${t.rate}% (${category}) should be ${expected.toFixed(2)}, is ${t.tax}`);
+    if (!eq(expected, t.tax))
+      errors.push(`tax at ${t.rate}% (${category}) should be ${expected.toFixed(2)}, is ${t.tax}`);
   }
   for (const l of doc.lines) {
     if (!doc.taxes.some((t) => sameNumber(t.rate, l.tax_rate)))

@@ -48,7 +48,31 @@ export function registerFonts(pdf: PDFKit.PDFDocument): void {
   // pdfkit accepts fontkit fonts (anything with layout()); its typings only list byte sources.
   pdf.registerFont('regular', parsedFonts.regular as unknown as Uint8Array);
   pdf.registerFont('bold', parsedFonts.bold as unknown as Uint8Array);
+  pdf.font('bold');
+  shareLayoutCache(pdf, 'bold');
   pdf.font('regular');
+  shareLayoutCache(pdf, 'regular');
+}
+
+/**
+ * pdfkit caches the shaped glyph run of every word, but per document; shaping (OpenType
+ * GSUB/GPOS lookups) is most of the cost of a render. The cached runs do not depend on the
+ * document, so one cache per font serves all documents. Bounded, so that an unusual stream of
+ * distinct words cannot grow it without limit. Uses pdfkit internals defensively: should they
+ * change, documents simply render with pdfkit's own per-document cache.
+ */
+const LAYOUT_CACHE_LIMIT = 20_000;
+const layoutCaches: Record<string, Record<string, unknown>> = {};
+
+function shareLayoutCache(pdf: PDFKit.PDFDocument, name: 'regular' | 'bold'): void {
+  const font = (pdf as unknown as { _font?: { layoutCache?: Record<string, unknown> } })._font;
+  if (!font || typeof font.layoutCache !== 'object') return;
+  let cache = layoutCaches[name];
+  if (!cache || Object.keys(cache).length > LAYOUT_CACHE_LIMIT) {
+    cache = Object.create(null) as Record<string, unknown>;
+    layoutCaches[name] = cache;
+  }
+  font.layoutCache = cache;
 }
 
 function parse(file: string): fontkit.Font {

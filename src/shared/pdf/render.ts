@@ -12,6 +12,7 @@ import {
   registerFonts,
   TOP,
 } from './layout.js';
+import { sampleDocument } from './sample.js';
 import { drawExemptionNotes, drawParagraph, drawPositions, drawTotals } from './table.js';
 import type { PdfDocument } from './types.js';
 import { facturXXmp, XmpSafeString } from './xmp.js';
@@ -93,4 +94,12 @@ export async function renderDocumentPdf(doc: PdfDocument): Promise<Buffer> {
 /** EN 16931 Cross Industry Invoice XML (Factur-X profile EN 16931) of a document. */
 export function buildFacturX(doc: PdfDocument): string {
   return buildFacturXXml(doc);
+}
+
+/**
+ * The first render of a process parses the fonts' OpenType tables (about a second); a server
+ * may call this at start-up so that the first download does not pay for it.
+ */
+export async function warmUpPdfRenderer(): Promise<void> {
+  await renderDocumentPdf(sampleDocument({ lines: 1 }));
 }

@@ -14,6 +14,7 @@ import {
   WIDTH,
 } from './layout.js';
 import type { PdfLine } from './types.js';
+import { unitLabel } from './units.js';
 
 /**
  * The body of a document: free texts, the positions table (repeating its header on every page
@@ -31,16 +32,6 @@ interface Column {
   cell: (line: PdfLine) => string;
 }
 
-/** Rec 20 codes sent as unit are printed as words a reader understands. */
-const UNIT_WORDS: Record<string, { en: string; de: string }> = {
-  HUR: { en: 'h', de: 'Std.' },
-  DAY: { en: 'days', de: 'Tage' },
-  H87: { en: 'pcs', de: 'Stk.' },
-  C62: { en: 'pcs', de: 'Stk.' },
-  MON: { en: 'months', de: 'Monate' },
-  MIN: { en: 'min', de: 'Min.' },
-};
-
 function columns(ctx: Ctx): Column[] {
   const { doc, fmt } = ctx;
   const l = fmt.labels;
@@ -51,7 +42,7 @@ function columns(ctx: Ctx): Column[] {
       width: 62,
       align: 'right',
       cell: (line) => {
-        const unit = line.unit ? (UNIT_WORDS[line.unit]?.[fmt.lang] ?? line.unit) : '';
+        const unit = unitLabel(line.unit, fmt.lang);
         return `${fmt.quantity(line.quantity)} ${unit}`.trim();
       },
     },
