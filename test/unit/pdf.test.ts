@@ -241,6 +241,44 @@ describe('renderDocumentPdf', () => {
     assert.match(xml, /<ram:CategoryCode>AE<\/ram:CategoryCode>/);
   });
 
+  it('renders a minimal document without optional fields, and replaces glyphs the font lacks', async () => {
+    const doc: PdfDocument = {
+      kind: 'invoice',
+      title: 'Invoice',
+      number: 'INV-1',
+      date: '2025-01-31',
+      currency: 'USD',
+      seller: { name: 'Solo Studio' },
+      buyer: { name: 'Acme 🚀 Corp\tLtd' },
+      lines: [
+        {
+          position: 1,
+          title: 'Logo design 設計',
+          quantity: '1',
+          unit_price: '500.00',
+          tax_rate: '0',
+          net_total: '500.00',
+        },
+      ],
+      taxes: [{ rate: '0', net: '500.00', tax: '0.00' }],
+      net_total: '500.00',
+      tax_total: '0.00',
+      gross_total: '500.00',
+      booked: true,
+    };
+    const parsed = await parse(await renderDocumentPdf(doc));
+    assert.ok(parsed.text.includes('Invoice INV-1'));
+    assert.ok(parsed.text.includes('Acme ? Corp Ltd'), parsed.text);
+    assert.ok(parsed.text.includes('Logo design ??'));
+    assert.ok(parsed.text.includes('US$500.00'));
+    assert.ok(parsed.text.includes('Exempt from VAT.'));
+    const tree = xmlParser.parse(facturX(parsed))['rsm:CrossIndustryInvoice'];
+    const buyer =
+      tree['rsm:SupplyChainTradeTransaction']['ram:ApplicableHeaderTradeAgreement']['ram:BuyerTradeParty'];
+    assert.equal(buyer['ram:Name'], 'Acme 🚀 Corp\tLtd', 'the XML keeps the exact text');
+    assert.equal(buyer['ram:PostalTradeAddress']['ram:CountryID'], 'DE', 'country falls back to a default');
+  });
+
   it('refuses to embed an e-invoice whose totals do not add up', async () => {
     const doc = sampleDocument({ lines: 2 });
     doc.gross_total = '1.00';

@@ -104,10 +104,28 @@ function applyStyle(pdf: PDFKit.PDFDocument, s: TextStyle): void {
     .fillColor(s.color ?? COLORS.text);
 }
 
+/**
+ * PDF/A forbids showing the .notdef glyph, so characters the font lacks (emoji, CJK …) become
+ * "?" instead of an empty box; tabs and carriage returns would otherwise print as such boxes too.
+ */
+export function printable(text: string): string {
+  const cleaned = text.replace(/\r\n?/g, '\n').replace(/\t/g, ' ');
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters removed
+  const plain = cleaned.replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, '');
+  if (!/[^\n -\u017f]/.test(plain) || !parsedFonts) return plain;
+  const font = parsedFonts.regular;
+  let out = '';
+  for (const ch of plain) {
+    const cp = ch.codePointAt(0)!;
+    out += cp <= 0x17f || font.hasGlyphForCodePoint(cp) ? ch : '?';
+  }
+  return out;
+}
+
 export function measure(pdf: PDFKit.PDFDocument, text: string, width: number, s: TextStyle = {}): number {
   if (!text) return 0;
   applyStyle(pdf, s);
-  return pdf.heightOfString(text, { width, align: s.align });
+  return pdf.heightOfString(printable(text), { width, align: s.align });
 }
 
 /** Draws text in a box at an absolute position and returns the height used. */
@@ -121,7 +139,7 @@ export function put(
 ): number {
   if (!text) return 0;
   applyStyle(pdf, s);
-  pdf.text(text, x, y, { width, align: s.align ?? 'left', underline: s.underline });
+  pdf.text(printable(text), x, y, { width, align: s.align ?? 'left', underline: s.underline });
   return pdf.y - y;
 }
 

@@ -192,7 +192,7 @@ export function drawTotals(ctx: Ctx): void {
       ctx.y += 4;
     }
     put(pdf, r.label, x, ctx.y, labelWidth, r.style);
-    put(pdf, r.amount, RIGHT - amountWidth, ctx.y, amountWidth, { ...r.style, align: 'right' });
+    put(pdf, r.amount, RIGHT - PAD - amountWidth, ctx.y, amountWidth, { ...r.style, align: 'right' });
     ctx.y += r.height - (r.ruleAbove ? 4 : 0);
   }
   ctx.y += 4 * 2.83;
