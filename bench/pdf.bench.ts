@@ -3,9 +3,9 @@
  * (layout, font subsetting, Factur-X XML and embedding). Pure CPU; no database involved.
  * Run: npx tsx bench/pdf.bench.ts
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { renderDocumentPdf } from '../src/shared/pdf/render.js';
 import { sampleDocument } from '../src/shared/pdf/sample.js';
+import { type BenchReport, environment, type Metric, markdown, writeReport } from './lib.js';
 
 const RUNS = 50;
 
@@ -17,7 +17,7 @@ function percentile(sorted: number[], p: number): number {
 const round = (ms: number) => Math.round(ms * 10) / 10;
 
 async function main() {
-  const results: { metric: string; value: number; unit: string; note?: string }[] = [];
+  const results: Metric[] = [];
 
   // The first render of a process parses the font files' layout tables once.
   let t = performance.now();
@@ -60,13 +60,14 @@ async function main() {
     results.push({ metric: `render ${lines} lines cpu mean`, value: round(cpuMs), unit: 'ms', note });
   }
 
-  console.log('| metric | value | unit | note |\n| --- | ---: | --- | --- |');
-  for (const r of results) console.log(`| ${r.metric} | ${r.value} | ${r.unit} | ${r.note ?? ''} |`);
-  mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-  writeFileSync(
-    new URL('./results/pdf.json', import.meta.url),
-    `${JSON.stringify({ name: 'pdf', date: new Date().toISOString(), results }, null, 2)}\n`,
-  );
+  const report: BenchReport = {
+    name: 'pdf',
+    date: new Date().toISOString(),
+    environment: environment(),
+    results,
+  };
+  console.log(markdown(report));
+  await writeReport(report);
 }
 
 await main();
