@@ -107,6 +107,23 @@ describe('renderDocumentPdf', () => {
     assert.ok(buf.toString('utf8').includes('Müller &#38; Söhne'), 'XMP metadata is UTF-8 and escaped');
   });
 
+  it('keeps the Info dictionary and the XMP metadata identical (PDF/A), also for & < and €', async () => {
+    const doc = sampleDocument({ lines: 1 });
+    doc.seller.name = 'Huber & <Partner> – 5 € Studio';
+    const pdf = await getDocument({ data: new Uint8Array(await renderDocumentPdf(doc)), verbosity: 0 })
+      .promise;
+    try {
+      const { info, metadata } = (await pdf.getMetadata()) as { info: Record<string, string>; metadata: any };
+      assert.equal(info['Author'], 'Huber & <Partner> – 5 € Studio');
+      assert.equal(info['Title'], 'Rechnung RE-2025-0042');
+      assert.equal(metadata.get('dc:creator')?.[0] ?? metadata.get('dc:creator'), info['Author']);
+      assert.equal(metadata.get('dc:title'), info['Title']);
+      assert.equal(metadata.get('pdfaid:part'), '3');
+    } finally {
+      await pdf.destroy();
+    }
+  });
+
   it('breaks 60 positions across pages with the table header repeated and "Page x of y"', async () => {
     const doc = sampleDocument({ lines: 60, language: 'en' });
     const parsed = await parse(await renderDocumentPdf(doc));
