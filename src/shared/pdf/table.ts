@@ -6,6 +6,7 @@ import {
   type Ctx,
   ensureSpace,
   LEFT,
+  MM,
   measure,
   put,
   RIGHT,
@@ -133,7 +134,7 @@ export function drawPositions(ctx: Ctx): void {
     ctx.y += ROW_PAD;
     rule(pdf, ctx.y, LEFT, RIGHT, COLORS.rule, 0.3);
   }
-  ctx.y += 3 * 2.83;
+  ctx.y += 3 * MM;
 }
 
 interface TotalRow {
@@ -195,7 +196,7 @@ export function drawTotals(ctx: Ctx): void {
     put(pdf, r.amount, RIGHT - PAD - amountWidth, ctx.y, amountWidth, { ...r.style, align: 'right' });
     ctx.y += r.height - (r.ruleAbove ? 4 : 0);
   }
-  ctx.y += 4 * 2.83;
+  ctx.y += 4 * MM;
 }
 
 /** A paragraph in the body; long texts flow onto further pages by themselves. */
@@ -206,7 +207,7 @@ export function drawParagraph(ctx: Ctx, text: string | null | undefined, size = 
   // Do not start a paragraph with a lone line at the bottom of a page.
   ensureSpace(ctx, Math.min(height, 3 * size * 1.4));
   put(pdf, text.trim(), LEFT, ctx.y, WIDTH, { size });
-  ctx.y = pdf.y + 3 * 2.83;
+  ctx.y = pdf.y + 3 * MM;
 }
 
 /** The legally required note why a 0 % rate carries no VAT (exemption, reverse charge …). */
