@@ -9,6 +9,7 @@ import { authPlugin } from './plugins/auth.js';
 import { errorsPlugin } from './plugins/errors.js';
 import { idempotencyPlugin } from './plugins/idempotency.js';
 import { openapiPlugin } from './plugins/openapi.js';
+import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { validatorCompiler } from './shared/validation.js';
 
 export interface BuildOptions {
@@ -35,6 +36,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.decorate('db', handle.db);
   app.decorate('dbKind', handle.kind);
   app.setValidatorCompiler(validatorCompiler);
+  // JSON (and multipart for uploads) only: a text/plain body is a 415, not a string to validate.
+  app.removeContentTypeParser('text/plain');
   if (!options.db) app.addHook('onClose', async () => handle.destroy());
 
   await app.register(errorsPlugin);
@@ -44,6 +47,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   await app.register(openapiPlugin);
   await app.register(authPlugin);
+  await app.register(rateLimitPlugin);
   await app.register(idempotencyPlugin);
   await app.register(registerModules, { prefix: API_PREFIX });
 

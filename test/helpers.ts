@@ -38,7 +38,10 @@ export async function createTestDb(kind: DbKind): Promise<DbHandle> {
 }
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'true', RUN_WORKER: 'false', LOG_LEVEL: 'silent' }, overrides);
+  return loadConfig(
+    { WEBHOOK_ALLOW_PRIVATE: 'true', RUN_WORKER: 'false', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0' },
+    overrides,
+  );
 }
 
 export interface TestAccount {
@@ -201,7 +204,6 @@ export function expectProblem(res: Response, status: number, code?: string) {
 
 /** Count of rows in a table, for asserting that a refused request changed nothing. */
 export async function countRows(db: DbHandle['db'], table: string): Promise<number> {
-  // biome-ignore lint/suspicious/noExplicitAny: any table
   const row = await (db as any)
     .selectFrom(table)
     .select((eb: any) => eb.fn.countAll().as('n'))

@@ -1,12 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import { clientsRoutes } from './clients/clients.routes.js';
+import { customFieldsRoutes } from './custom-fields/custom-fields.routes.js';
+import { effortsRoutes } from './efforts/efforts.routes.js';
 import { filesRoutes } from './files/files.routes.js';
 import { integrationRoutes } from './integration/integration.routes.js';
 import { oauthRoutes } from './oauth/oauth.routes.js';
+import { projectsRoutes } from './projects/projects.routes.js';
 import { offersRoutes } from './offers/offers.routes.js';
 import { invoicesRoutes } from './outgoing-invoices/invoices.routes.js';
 import { paymentsRoutes } from './payments/payments.routes.js';
 import { settingsRoutes } from './settings/settings.routes.js';
+import { commentsRoutes } from './tasks/comments.routes.js';
+import { tasksRoutes } from './tasks/tasks.routes.js';
+import { userGroupRoutes } from './user-group/user-group.routes.js';
 import { usersRoutes } from './users/users.routes.js';
 
 /** Every resource module, registered under the API prefix. One line per module. */
@@ -17,6 +23,12 @@ export async function registerModules(api: FastifyInstance): Promise<void> {
   await api.register(settingsRoutes);
   await api.register(integrationRoutes);
   await api.register(filesRoutes);
+  await api.register(projectsRoutes);
+  await api.register(tasksRoutes);
+  await api.register(commentsRoutes);
+  await api.register(effortsRoutes);
+  await api.register(userGroupRoutes);
+  await api.register(customFieldsRoutes);
   await api.register(invoicesRoutes);
   await api.register(offersRoutes);
   await api.register(paymentsRoutes);

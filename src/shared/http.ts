@@ -35,7 +35,7 @@ export function sendBytes(
     .header('cache-control', 'private, max-age=0, must-revalidate')
     .header('x-content-type-options', 'nosniff');
   const inm = req.headers['if-none-match'];
-  if (inm && inm.split(',').some((t) => t.trim() === etag || t.trim() === '*')) return reply.code(304).send();
+  if (inm?.split(',').some((t) => t.trim() === etag || t.trim() === '*')) return reply.code(304).send();
   const range = req.headers.range;
   const ifRange = req.headers['if-range'];
   if (range && (!ifRange || ifRange === etag)) {
