@@ -2,7 +2,7 @@
 // render time of a 20-line invoice. Runs on a fresh temporary SQLite file, and on PostgreSQL
 // too when BENCH_DATABASE_URL is set. `npx tsx bench/invoicing.bench.ts`
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -13,13 +13,9 @@ import { createDb, type DbHandle } from '../src/db/index.js';
 import { importData } from '../src/import/index.js';
 import { createIntegration } from '../src/modules/integration/integration.service.js';
 import { renderDocumentPdf } from '../src/shared/pdf/render.js';
+import { environment, type Metric, markdown, writeReport } from './lib.js';
 
-interface Result {
-  metric: string;
-  value: number;
-  unit: string;
-  note?: string;
-}
+type Result = Metric;
 
 const SEQUENTIAL = 150;
 const CONCURRENT = 150;
@@ -177,13 +173,7 @@ const results: Result[] = [];
 results.push(...(await benchKind('sqlite', withPdf)));
 if (process.env.BENCH_DATABASE_URL) results.push(...(await benchKind('postgres', withPdf)));
 
-console.log('| metric | value | unit |\n|---|---:|---|');
-for (const r of results) console.log(`| ${r.metric} | ${r.value} | ${r.unit} |`);
-if (!withPdf) console.log('\nPDF render time skipped: renderDocumentPdf is not implemented yet.');
-
-const dir = new URL('./results/', import.meta.url);
-mkdirSync(dir, { recursive: true });
-writeFileSync(
-  new URL('invoicing.json', dir),
-  `${JSON.stringify({ name: 'invoicing', date: new Date().toISOString(), results }, null, 2)}\n`,
-);
+const report = { name: 'invoicing', date: new Date().toISOString(), environment: environment(), results };
+console.log(markdown(report));
+if (!withPdf) console.log('PDF render time skipped: renderDocumentPdf is not implemented yet.');
+await writeReport(report);
