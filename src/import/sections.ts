@@ -1,14 +1,14 @@
 import { customFieldsSection } from '../modules/custom-fields/custom-fields.import.js';
 import { effortsSection } from '../modules/efforts/efforts.import.js';
+import { offersSection } from '../modules/offers/offers.import.js';
+import { outgoingInvoicesSection } from '../modules/outgoing-invoices/invoices.import.js';
+import { paymentAccountsSection } from '../modules/payments/payments.import.js';
 import {
   portfoliosSection,
   projectGroupsSection,
   projectsSection,
 } from '../modules/projects/projects.import.js';
 import { tasksSection } from '../modules/tasks/tasks.import.js';
-import { offersSection } from '../modules/offers/offers.import.js';
-import { outgoingInvoicesSection } from '../modules/outgoing-invoices/invoices.import.js';
-import { paymentAccountsSection } from '../modules/payments/payments.import.js';
 import type { ImportSection } from './context.js';
 import { clientsSection, userGroupsSection, usersSection } from './core.sections.js';
 
