@@ -12,11 +12,13 @@ describeEachDb('offers', (ctx) => {
       ctx.db,
       {
         clients: [{ key: 'acme', name: 'ACME', currency: 'USD' }],
+        projects: [{ key: 'relaunch', client: 'acme', name: 'Relaunch project' }],
         offers: [
           {
             offer_number: 'AN-1',
             status: 'sent',
             client: 'acme',
+            project: 'relaunch',
             title: 'Relaunch',
             date: '2026-03-02',
             valid_until: '2026-04-01',
@@ -58,6 +60,9 @@ describeEachDb('offers', (ctx) => {
     assert.deepEqual(await only('date_from=2026-04-01'), ['AN-2']);
     assert.deepEqual(await only('date_to=2026-04-01'), ['AN-1']);
     assert.deepEqual(await only(`client_id=${a.client_id}`), ['AN-1']);
+    assert.ok(a.project_id);
+    assert.equal(b.project_id, null);
+    assert.deepEqual(await only(`project_id=${a.project_id}`), ['AN-1']);
     assert.deepEqual(await only('per_page=1&page=2'), ['AN-2']);
     expectProblem(await reader.get('/offers?status=maybe'), 422);
   });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
+import { importData } from '../src/import/index.js';
 import { type Api, countRows, describeEachDb, expectProblem } from './helpers.js';
 import { bookNow, line, makeClient, makeInvoice } from './invoicing.fixtures.js';
 
@@ -176,10 +177,14 @@ describeEachDb('outgoing invoices', (ctx) => {
         .sort(),
       ['line_items.0.discount', 'line_items.0.quantity', 'line_items.0.tax_rate', 'line_items.0.unit_price'],
     );
-    const refs = await writer.post('/outgoing-invoices', { client_id: 999999, line_items: [line(1)] });
+    const refs = await writer.post('/outgoing-invoices', {
+      client_id: 999999,
+      project_id: 999999,
+      line_items: [line(1)],
+    });
     assert.deepEqual(
       expectProblem(refs, 422, 'invalid_reference').errors!.map((e) => e.field),
-      ['client_id'],
+      ['client_id', 'project_id'],
     );
     const dates = await writer.post('/outgoing-invoices', {
       date: '2026-03-10',
@@ -294,10 +299,23 @@ describeEachDb('outgoing invoices', (ctx) => {
 
   it('lists filter by status, type, client, project, date range and updated_since, with paging', async () => {
     const client2 = await makeClient(writer);
+    await importData(
+      ctx.db,
+      {
+        clients: [{ key: 'pc', name: 'Project client' }],
+        projects: [{ key: 'p', client: 'pc', name: 'Listed project' }],
+      },
+      { accountId: ctx.account.accountId },
+    );
+    const project = (await ctx.db
+      .selectFrom('projects')
+      .select('id')
+      .where('name', '=', 'Listed project')
+      .executeTakeFirst())!;
     const start = new Date().toISOString();
     const a = await makeInvoice(writer, {
       client_id: client2,
-      project_id: 77,
+      project_id: project.id,
       date: '2026-01-15',
       line_items: [line(1)],
     });
@@ -317,7 +335,7 @@ describeEachDb('outgoing invoices', (ctx) => {
     assert.deepEqual(await ids('status=booked'), [c.id]);
     assert.deepEqual(await ids('type=credit'), [b.id]);
     assert.deepEqual(await ids('type=invoice'), [a.id, c.id]);
-    assert.deepEqual(await ids('project_id=77'), [a.id]);
+    assert.deepEqual(await ids(`project_id=${project.id}`), [a.id]);
     assert.deepEqual(await ids('date_from=2026-02-01&date_to=2026-02-28'), [b.id]);
     assert.deepEqual(await ids('date_from=2026-02-15'), [b.id, c.id]);
     assert.deepEqual(await ids(`updated_since=${encodeURIComponent(start)}`), [a.id, b.id, c.id]);

@@ -10,6 +10,7 @@ const OfferItem = Type.Object(
     offer_number: Type.Optional(Type.String({ minLength: 1 })),
     status: Type.Optional(Type.Enum(OFFER_STATUSES)),
     client: Type.Optional(Type.String({ description: 'Key of a client earlier in the file' })),
+    project: Type.Optional(Type.String({ description: 'Key of a project earlier in the file' })),
     title: Type.Optional(Type.String()),
     date: Type.Optional(DateString),
     valid_until: Type.Optional(DateString),
@@ -26,6 +27,7 @@ interface OfferItem {
   offer_number?: string;
   status?: string;
   client?: string;
+  project?: string;
   title?: string;
   date?: string;
   valid_until?: string;
@@ -60,7 +62,7 @@ export const offersSection: ImportSection = {
           status: o.status ?? 'created',
           client_id: clientId,
           contact_id: null,
-          project_id: null,
+          project_id: ctx.optionalRef('projects', o.project, `offers.${i}.project`),
           title: o.title ?? null,
           date: o.date ?? null,
           valid_until: o.valid_until ?? null,

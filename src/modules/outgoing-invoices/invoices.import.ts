@@ -22,6 +22,7 @@ const InvoiceItem = Type.Object(
     status: Type.Optional(Type.Enum(['open', 'bookable', 'booked'])),
     invoice_number: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     client: Type.Optional(Type.String({ description: 'Key of a client earlier in the file' })),
+    project: Type.Optional(Type.String({ description: 'Key of a project earlier in the file' })),
     credited_invoice: Type.Optional(
       Type.String({ description: 'Key of an invoice earlier in this section' }),
     ),
@@ -46,6 +47,7 @@ interface InvoiceItem {
   status?: 'open' | 'bookable' | 'booked';
   invoice_number?: string;
   client?: string;
+  project?: string;
   credited_invoice?: string;
   title?: string;
   date?: string;
@@ -102,6 +104,7 @@ export const outgoingInvoicesSection: ImportSection = {
           status: inv.status ?? 'open',
           invoice_number: inv.invoice_number ?? null,
           client_id: clientId,
+          project_id: ctx.optionalRef('projects', inv.project, `${at}.project`),
           credited_invoice_id: ctx.optionalRef(
             'outgoing_invoices',
             inv.credited_invoice,

@@ -12,6 +12,7 @@ export function fail(code: 'validation_failed' | 'invalid_reference', errors: Fi
 
 export interface References {
   client_id?: number | null;
+  project_id?: number | null;
   credited_invoice_id?: number | null;
 }
 
@@ -25,6 +26,15 @@ export async function checkReferences(trx: Db, accountId: number, refs: Referenc
   if (refs.client_id !== undefined && refs.client_id !== null) {
     client = await repo.findClientRow(trx, accountId, refs.client_id);
     if (!client) errors.push({ field: `${prefix}client_id`, message: 'no such client' });
+  }
+  if (refs.project_id !== undefined && refs.project_id !== null) {
+    const project = await trx
+      .selectFrom('projects')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('id', '=', refs.project_id)
+      .executeTakeFirst();
+    if (!project) errors.push({ field: `${prefix}project_id`, message: 'no such project' });
   }
   if (refs.credited_invoice_id !== undefined && refs.credited_invoice_id !== null) {
     const credited = await repo.findInvoice(trx, accountId, refs.credited_invoice_id);
