@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { clientsRoutes } from './clients/clients.routes.js';
+import { companiesRoutes } from './companies/companies.routes.js';
+import { contactsRoutes } from './contacts/contacts.routes.js';
 import { integrationRoutes } from './integration/integration.routes.js';
 import { oauthRoutes } from './oauth/oauth.routes.js';
 import { settingsRoutes } from './settings/settings.routes.js';
@@ -10,6 +12,8 @@ export async function registerModules(api: FastifyInstance): Promise<void> {
   await api.register(oauthRoutes);
   await api.register(usersRoutes);
   await api.register(clientsRoutes);
+  await api.register(companiesRoutes);
+  await api.register(contactsRoutes);
   await api.register(settingsRoutes);
   await api.register(integrationRoutes);
 }

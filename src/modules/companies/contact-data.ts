@@ -1,0 +1,114 @@
+/**
+ * Pieces shared by companies and contacts (the `contact-data:*` area): custom field values,
+ * the external-identifier rules and the indexed substring search.
+ */
+import { type Kysely, PostgresAdapter, type RawBuilder, sql } from 'kysely';
+import { type Static, Type } from 'typebox';
+import type { ErrorCode } from '../../shared/errors.js';
+import { Nullable } from '../../shared/schemas.js';
+
+export const Text = (max = 255) => Nullable(Type.String({ maxLength: max }));
+
+const CustomFieldValue = Type.Union([
+  Type.String({ maxLength: 10000 }),
+  Type.Number(),
+  Type.Boolean(),
+  Type.Null(),
+]);
+
+/**
+ * Custom field values as `{ "key": scalar }`. Definitions of custom fields live elsewhere;
+ * until they are enforced, any string key with a scalar value is kept.
+ */
+export const CustomFields = Type.Record(Type.String({ minLength: 1, maxLength: 100 }), CustomFieldValue, {
+  maxProperties: 100,
+  description:
+    'Custom field values: an object of string keys to scalar values (string, number, boolean or null). A write replaces the whole object.',
+});
+export type CustomFields = Static<typeof CustomFields>;
+
+export const parseCustomFields = (text: string | null | undefined): CustomFields =>
+  text ? (JSON.parse(text) as CustomFields) : {};
+
+export const ExternalIdBody = Type.Object(
+  {
+    external_id: Nullable(Type.String({ minLength: 1, maxLength: 255 })),
+    force: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          'Overwrite: replace a different value this record already has, and take the value over from another record that holds it (that record loses it).',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ExternalIdBody = Static<typeof ExternalIdBody>;
+
+export const EXTERNAL_ID_DESCRIPTION = [
+  'Sets `external_id` (`null` clears it). Setting the value the record already has changes nothing.',
+  'Without `"force": true` it is refused with **409**: `external_id_set` when the record already has a different value (clearing counts as replacing),',
+  '`external_id_taken` when another record of the same kind in the account holds the value.',
+  'With `force` both are overwritten in one transaction: the other record loses its `external_id` (and an update event is recorded for it).',
+].join(' ');
+
+export type ExternalIdDecision =
+  | { kind: 'unchanged' }
+  | { kind: 'set'; clearHolder: boolean }
+  | { kind: 'refused'; code: Extract<ErrorCode, 'external_id_set' | 'external_id_taken'> };
+
+/**
+ * The external-identifier rules as a pure function. `holderId` is the other record that
+ * currently holds `requested` (undefined if none).
+ */
+export function decideExternalId(
+  current: string | null,
+  requested: string | null,
+  holderId: number | undefined,
+  force: boolean,
+): ExternalIdDecision {
+  if (current === requested) return { kind: 'unchanged' };
+  if (current !== null && !force) return { kind: 'refused', code: 'external_id_set' };
+  const clash = requested !== null && holderId !== undefined;
+  if (clash && !force) return { kind: 'refused', code: 'external_id_taken' };
+  return { kind: 'set', clearHolder: clash };
+}
+
+/**
+ * Case folding for search, done in JS because SQLite's lower() folds ASCII only. Stored
+ * search text and search terms go through the same function.
+ */
+export const fold = (s: string | null | undefined): string => (s ?? '').normalize('NFC').toLowerCase();
+
+// biome-ignore lint/suspicious/noExplicitAny: works on any database type
+type AnyKysely = Kysely<any>;
+
+const isPg = (db: AnyKysely) => db.getExecutor().adapter instanceof PostgresAdapter;
+
+/**
+ * Ids of `table` rows whose folded `column` contains `term`, as a bare SELECT (parenthesise it;
+ * bare so that it can be a UNION member on SQLite) that uses the
+ * substring index: pg_trgm on PostgreSQL (LIKE, wildcards escaped), the FTS5 trigram table on
+ * SQLite (GLOB, case-sensitive on folded text, its wildcards escaped as character classes).
+ * Not tenant-scoped: the caller filters the outer query by account.
+ */
+export function idsContaining(
+  db: AnyKysely,
+  table: 'contacts' | 'companies',
+  column: 'search_text' | 'search_name',
+  term: string,
+): RawBuilder<number> {
+  const folded = fold(term);
+  if (isPg(db)) {
+    const pattern = `%${folded.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    return sql<number>`select id from ${sql.table(table)} where ${sql.ref(column)} like ${pattern} escape '\\'`;
+  }
+  const pattern = `*${folded.replace(/[*?[]/g, (c) => `[${c}]`)}*`;
+  return sql<number>`select rowid from ${sql.table(`${table}_fts`)} where ${sql.ref(column)} glob ${pattern}`;
+}
+
+/** An extra problem+json answer for a route's OpenAPI responses (the plugin adds the usual ones). */
+export const problemResponse = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: { $ref: 'Problem#' } } },
+});
