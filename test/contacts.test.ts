@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { before, it } from 'node:test';
+import { importData } from '../src/import/index.js';
 import { type Api, countRows, describeEachDb, expectProblem, type TestContext } from './helpers.js';
 
 /** Event rows of one contact, oldest first, with parsed payloads. */
@@ -457,5 +459,84 @@ describeEachDb('contacts', (ctx) => {
     const [created] = await contactEvents(ctx, c.id);
     assert.equal(created!.account_id, ctx.account.accountId);
     assert.ok(created!.integration_id, 'created!.integration_id');
+  });
+
+  it('imports companies and contacts (contacts refer to a company by key); a bad file imports nothing', async () => {
+    const result = await importData(
+      ctx.db,
+      {
+        companies: [
+          { key: 'imp', name: 'Imported Qzw AG', external_id: 'imp-co', custom_fields: { size: 'L' } },
+          { key: 'gone', name: 'Gone Qzw AG', archived: true },
+        ],
+        contacts: [
+          { company: 'imp', first_name: 'Ina', last_name: 'Qzwport', external_id: 'imp-c' },
+          { company: 'gone', last_name: 'Oldqzw', archived: true },
+          { last_name: 'Loneqzw', email: 'LONE@qzw.example' },
+        ],
+      },
+      { accountId: ctx.account.accountId },
+    );
+    assert.deepEqual(result.created, { companies: 2, contacts: 3 });
+    const co = (await reader.get('/companies?external_id=imp-co')).body.data[0];
+    assert.deepEqual(co.custom_fields, { size: 'L' });
+    const [ina] = (await reader.get('/contacts?external_id=imp-c')).body.data;
+    assert.equal(ina.company_id, co.id);
+    assert.deepEqual(ids(await reader.get('/contacts?q=imported qzw')), [ina.id]);
+    assert.equal((await reader.get('/contacts?q=qzw')).body.meta.total, 2);
+    assert.equal((await reader.get('/contacts?q=qzw&archived=true')).body.meta.total, 3);
+
+    const contacts = await countRows(ctx.db, 'contacts');
+    const companies = await countRows(ctx.db, 'companies');
+    await assert.rejects(
+      importData(
+        ctx.db,
+        { companies: [{ key: 'x', name: 'X' }], contacts: [{ company: 'nope', last_name: 'Y' }] },
+        { accountId: ctx.account.accountId },
+      ),
+      /contacts\.0\.company/,
+    );
+    await assert.rejects(
+      importData(
+        ctx.db,
+        {
+          contacts: [
+            { last_name: 'A', external_id: 'dup' },
+            { last_name: 'B', external_id: 'dup' },
+          ],
+        },
+        { accountId: ctx.account.accountId },
+      ),
+      /contacts\.1\.external_id/,
+    );
+    await assert.rejects(
+      importData(
+        ctx.db,
+        { contacts: [{ first_name: 'No last name' }] },
+        { accountId: ctx.account.accountId },
+      ),
+      /last_name/,
+    );
+    assert.equal(await countRows(ctx.db, 'contacts'), contacts);
+    assert.equal(await countRows(ctx.db, 'companies'), companies);
+    // Import writes no webhook events.
+    assert.equal((await contactEvents(ctx, ina.id)).length, 0);
+  });
+
+  it('the demo data imports, with companies and contacts linked', async () => {
+    const doc = JSON.parse(await readFile(new URL('../seed/demo.json', import.meta.url), 'utf8'));
+    const { account_id, created } = await importData(ctx.db, doc);
+    assert.ok(created.companies! >= 3 && created.contacts! >= 4, JSON.stringify(created));
+    const linked = await ctx.db
+      .selectFrom('contacts')
+      .innerJoin('companies', 'companies.id', 'contacts.company_id')
+      .select(['contacts.account_id as ca', 'companies.account_id as coa'])
+      .where('contacts.account_id', '=', account_id)
+      .execute();
+    assert.ok(linked.length >= 3, 'contacts are linked to companies');
+    assert.ok(
+      linked.every((r) => r.ca === r.coa),
+      'links stay within the account',
+    );
   });
 });
