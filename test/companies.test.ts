@@ -350,6 +350,7 @@ describeEachDb('companies', (ctx) => {
     const plain = await mk('Zzq 500 Rabatt GmbH');
     const under = await mk('zzq_under AG', 'a_b@zzq.example');
     const noUnder = await mk('zzqXunder AG');
+    const quoted = await mk('Say "Zzq" Inc');
     const q = async (term: string) => ids(await reader.get(`/companies?q=${encodeURIComponent(term)}`));
     assert.deepEqual(await q('müller'), [mueller]);
     assert.deepEqual(await q('SÖHNE'), [mueller]);
@@ -362,11 +363,13 @@ describeEachDb('companies', (ctx) => {
     assert.deepEqual(await q('zzq*'), []);
     assert.deepEqual(await q('zz?'), []);
     assert.deepEqual(await q('[z]zq'), []);
-    assert.deepEqual((await q('zzq')).sort(), [mueller, pct, plain, under, noUnder].sort());
+    assert.deepEqual(await q('"zzq"'), [quoted]);
+    assert.deepEqual(await q('y "z'), [quoted]);
+    assert.deepEqual((await q('zzq')).sort(), [mueller, pct, plain, under, noUnder, quoted].sort());
     assert.deepEqual(await q('zq'), await q('ZZQ'));
     // Paging keeps the filter and counts matches only.
     const page = await reader.get('/companies?q=zzq&per_page=2');
-    assert.deepEqual(page.body.meta, { page: 1, per_page: 2, total: 5 });
+    assert.deepEqual(page.body.meta, { page: 1, per_page: 2, total: 6 });
     assert.match(String(page.headers.link), /q=zzq/);
   });
 

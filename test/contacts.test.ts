@@ -440,6 +440,8 @@ describeEachDb('contacts', (ctx) => {
     assert.deepEqual(await q('qxv_'), [under]);
     assert.deepEqual(await q('qxv*'), []);
     assert.deepEqual((await q('qxv')).sort(), [ada, joerg, staff, under, plain].sort());
+    // Shorter than a trigram: no index, same answer.
+    assert.deepEqual((await q('QX')).sort(), [ada, joerg, staff, under, plain].sort());
     const page = await reader.get('/contacts?q=qxv&per_page=2');
     assert.deepEqual(page.body.meta, { page: 1, per_page: 2, total: 5 });
     // Filters combine: company and term.

@@ -43,7 +43,7 @@ export function listCompanies(db: Db, accountId: number, q: CompanyListQuery) {
   if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
   if (q.q)
     qb = qb.where(
-      sql<boolean>`${sql.ref('companies.id')} in (${idsContaining(db, 'companies', 'search_text', q.q)})`,
+      sql<boolean>`${sql.ref('companies.id')} in (${idsContaining(db, accountId, 'companies', 'search_text', q.q)})`,
     );
   return paginate(qb.orderBy('id'), q);
 }

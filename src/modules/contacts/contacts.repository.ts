@@ -46,8 +46,8 @@ export function listContacts(db: Db, accountId: number, q: ContactListQuery) {
   if (q.q) {
     // A union of two index lookups (own text; contacts of companies whose name matches)
     // rather than an OR, which neither database can answer from the indexes.
-    const own = idsContaining(db, 'contacts', 'search_text', q.q);
-    const byCompany = idsContaining(db, 'companies', 'search_name', q.q);
+    const own = idsContaining(db, accountId, 'contacts', 'search_text', q.q);
+    const byCompany = idsContaining(db, accountId, 'companies', 'search_name', q.q);
     qb = qb.where(
       sql<boolean>`${sql.ref('contacts.id')} in (${own} union select c2.id from contacts c2 where c2.company_id in (${byCompany}))`,
     );
