@@ -223,6 +223,10 @@ describeEachDb('companies', (ctx) => {
     assert.deepEqual(c.custom_fields, { c: false });
     assert.ok(c.updated_at >= body.data.updated_at, 'c.updated_at >= body.data.updated_at');
     assert.equal((await writer.patch(`/companies/${id}`, { city: null })).body.data.city, null);
+    // Only ignored keys: nothing changes, nothing is recorded.
+    const noop = await writer.patch(`/companies/${id}`, { external_id: 'again' });
+    assert.equal(noop.status, 200);
+    assert.equal(noop.body.data.external_id, 'patch-ext');
     const events = await companyEvents(ctx, id);
     assert.deepEqual(
       events.map((e) => e.kind),
@@ -392,5 +396,51 @@ describeEachDb('companies', (ctx) => {
     );
     const p1 = await reader.get('/companies?per_page=1');
     assert.match(String(p1.headers.link), /rel="next"/);
+  });
+
+  it('OpenAPI documents every companies and contacts operation with scopes and its error codes', async () => {
+    const doc = (await ctx.anon.get('/api/v1/openapi.json')).body;
+    const expected: [string, string, string, number[]][] = [
+      ['get', '/companies', 'contact-data:read', [200, 401, 403, 422]],
+      ['post', '/companies', 'contact-data:write', [201, 401, 403, 409, 422]],
+      ['get', '/companies/{id}', 'contact-data:read', [200, 401, 403, 404]],
+      ['patch', '/companies/{id}', 'contact-data:write', [200, 401, 403, 404, 422]],
+      ['delete', '/companies/{id}', 'contact-data:write', [204, 401, 403, 404]],
+      ['post', '/companies/{id}/restore', 'contact-data:write', [200, 401, 403, 404]],
+      ['put', '/companies/{id}/external-identifier', 'contact-data:write', [200, 401, 403, 404, 409, 422]],
+      ['get', '/contacts', 'contact-data:read', [200, 401, 403, 422]],
+      ['post', '/contacts', 'contact-data:write', [201, 401, 403, 409, 422]],
+      ['get', '/contacts/{id}', 'contact-data:read', [200, 401, 403, 404]],
+      ['patch', '/contacts/{id}', 'contact-data:write', [200, 401, 403, 404, 422]],
+      ['delete', '/contacts/{id}', 'contact-data:write', [204, 401, 403, 404]],
+      ['post', '/contacts/{id}/restore', 'contact-data:write', [200, 401, 403, 404]],
+      ['put', '/contacts/{id}/external-identifier', 'contact-data:write', [200, 401, 403, 404, 409, 422]],
+      ['put', '/contacts/{id}/company/attach', 'contact-data:write', [200, 401, 403, 404, 409, 422]],
+      ['put', '/contacts/{id}/company/detach', 'contact-data:write', [200, 401, 403, 404, 409]],
+    ];
+    for (const [method, path, scope, codes] of expected) {
+      const op = doc.paths[`/api/v1${path}`]?.[method];
+      assert.ok(op, `${method} ${path} is documented`);
+      assert.deepEqual(op['x-required-scopes'], [scope], `${method} ${path} scopes`);
+      assert.ok(op.summary, `${method} ${path} has a summary`);
+      for (const code of codes) assert.ok(op.responses[code], `${method} ${path} documents ${code}`);
+      if (codes.includes(409)) assert.match(op.description, /409/, `${method} ${path} explains its 409`);
+    }
+    const contact = doc.components.schemas.Contact;
+    for (const f of [
+      'salutation',
+      'first_name',
+      'last_name',
+      'email',
+      'phone',
+      'mobile',
+      'position',
+      'company_id',
+      'external_id',
+      'custom_fields',
+      'archived_at',
+    ]) {
+      assert.ok(contact.properties[f], `Contact.${f} is documented`);
+    }
   });
 });

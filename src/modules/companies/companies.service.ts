@@ -122,6 +122,8 @@ export function updateCompany(
 ): Promise<CompanyRow> {
   return db.transaction().execute(async (trx) => {
     const current = await getCompany(trx, auth, id);
+    // Only ignored keys (external_id …) or none at all: nothing changes, nothing is recorded.
+    if (Object.keys(body).length === 0) return current;
     const { custom_fields, ...fields } = body;
     return change(trx, auth, id, {
       ...fields,

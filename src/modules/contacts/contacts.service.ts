@@ -104,6 +104,8 @@ export function updateContact(
 ): Promise<ContactRow> {
   return db.transaction().execute(async (trx) => {
     const current = await getContact(trx, auth, id);
+    // Only ignored keys (external_id …) or none at all: nothing changes, nothing is recorded.
+    if (Object.keys(body).length === 0) return current;
     const { custom_fields, ...fields } = body;
     return change(trx, auth, id, {
       ...fields,
