@@ -191,7 +191,7 @@ describeEachDb('companies', (ctx) => {
     }
     assert.ok(
       !ids(await stranger.get('/companies?archived=true&per_page=100')).includes(id),
-      "!ids(await stranger.get('/companies?archived=true&per_page=100')).includes(id)",
+      'not in the other account’s list',
     );
     assert.deepEqual(ids(await stranger.get('/companies?external_id=mine-1')), []);
     // The same external id is free in another account.
@@ -221,7 +221,7 @@ describeEachDb('companies', (ctx) => {
     assert.equal(c.city, 'Bonn');
     assert.equal(c.external_id, 'patch-ext');
     assert.deepEqual(c.custom_fields, { c: false });
-    assert.ok(c.updated_at >= body.data.updated_at, 'c.updated_at >= body.data.updated_at');
+    assert.ok(c.updated_at >= body.data.updated_at, 'updated_at moves forward');
     assert.equal((await writer.patch(`/companies/${id}`, { city: null })).body.data.city, null);
     // Only ignored keys: nothing changes, nothing is recorded.
     const noop = await writer.patch(`/companies/${id}`, { external_id: 'again' });
@@ -245,11 +245,8 @@ describeEachDb('companies', (ctx) => {
     assert.equal(del.status, 204);
     assert.equal(del.text, '');
     const read = await reader.get(`/companies/${id}`);
-    assert.ok(read.body.data.archived_at, 'read.body.data.archived_at');
-    assert.ok(
-      !ids(await reader.get('/companies?q=archive me')).includes(id),
-      "!ids(await reader.get('/companies?q=archive me')).includes(id)",
-    );
+    assert.ok(read.body.data.archived_at, 'archived_at is set');
+    assert.ok(!ids(await reader.get('/companies?q=archive me')).includes(id), 'left out of the list');
     assert.deepEqual(ids(await reader.get('/companies?q=archive me&archived=true')), [id]);
     // Archiving again changes nothing and records nothing.
     assert.equal((await writer.delete(`/companies/${id}`)).status, 204);
@@ -388,7 +385,7 @@ describeEachDb('companies', (ctx) => {
     );
     assert.equal(list.body.meta.total, all.length);
     const since = await reader.get(`/companies?updated_since=${encodeURIComponent(before)}&per_page=100`);
-    assert.ok(since.body.meta.total > 0, 'since.body.meta.total > 0');
+    assert.ok(since.body.meta.total > 0, 'recent changes are listed');
     const future = new Date(Date.now() + 60_000).toISOString();
     assert.equal(
       (await reader.get(`/companies?updated_since=${encodeURIComponent(future)}`)).body.meta.total,

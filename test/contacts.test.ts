@@ -71,7 +71,7 @@ describeEachDb('contacts', (ctx) => {
     const { id, archived_at, created_at, updated_at, ...rest } = c;
     assert.deepEqual(rest, body);
     assert.equal(archived_at, null);
-    assert.ok(created_at && updated_at && id > 0, 'created_at && updated_at && id > 0');
+    assert.ok(created_at && updated_at && id > 0, 'id and timestamps are set');
     assert.deepEqual((await reader.get(`/contacts/${c.id}`)).body.data, c);
     const events = await contactEvents(ctx, c.id);
     assert.deepEqual(
@@ -215,7 +215,7 @@ describeEachDb('contacts', (ctx) => {
     }
     assert.ok(
       !ids(await stranger.get('/contacts?archived=true&per_page=100')).includes(id),
-      "!ids(await stranger.get('/contacts?archived=true&per_page=100')).includes(id)",
+      'not in the other account’s list',
     );
     // Another account's company cannot be attached (and looks the same as an unknown one).
     expectProblem(
@@ -255,21 +255,15 @@ describeEachDb('contacts', (ctx) => {
     assert.equal(d.external_id, 'patch-c');
     assert.equal(d.company_id, company.id);
     assert.deepEqual(d.custom_fields, { b: 'x' });
-    assert.ok(d.updated_at >= c.updated_at, 'd.updated_at >= c.updated_at');
+    assert.ok(d.updated_at >= c.updated_at, 'updated_at moves forward');
     const events = await contactEvents(ctx, c.id);
     assert.deepEqual(
       events.map((e) => e.kind),
       ['contact:created', 'contact:update'],
     );
     assert.deepEqual(events[1]!.payload, d);
-    assert.ok(
-      ids(await reader.get('/contacts?q=patched doe')).includes(c.id),
-      "ids(await reader.get('/contacts?q=patched doe')).includes(c.id)",
-    );
-    assert.ok(
-      !ids(await reader.get('/contacts?q=patch doe')).includes(c.id),
-      "!ids(await reader.get('/contacts?q=patch doe')).includes(c.id)",
-    );
+    assert.ok(ids(await reader.get('/contacts?q=patched doe')).includes(c.id), 'found by the new name');
+    assert.ok(!ids(await reader.get('/contacts?q=patch doe')).includes(c.id), 'not found by the old name');
   });
 
   it('archives with DELETE and restores; archived stay readable, lists leave them out', async () => {
@@ -278,7 +272,7 @@ describeEachDb('contacts', (ctx) => {
     assert.equal(del.status, 204);
     assert.equal(del.text, '');
     const read = (await reader.get(`/contacts/${c.id}`)).body.data;
-    assert.ok(read.archived_at, 'read.archived_at');
+    assert.ok(read.archived_at, 'archived_at is set');
     assert.deepEqual(ids(await reader.get('/contacts?q=archivable')), []);
     assert.deepEqual(ids(await reader.get('/contacts?q=archivable&archived=true')), [c.id]);
     assert.equal((await writer.delete(`/contacts/${c.id}`)).status, 204);
@@ -304,7 +298,7 @@ describeEachDb('contacts', (ctx) => {
     assert.equal(attached.body.data.company_id, company.id);
     assert.ok(
       ids(await reader.get(`/contacts?company_id=${company.id}&per_page=100`)).includes(c.id),
-      'ids(await reader.get(`/contacts?company_id=${company.id}&per_page=100`)).includes(c.id)',
+      'listed under its company',
     );
     // The same company again: nothing changes, nothing is recorded.
     await writer.put(`/contacts/${c.id}/company/attach`, { company_id: company.id });
@@ -313,7 +307,7 @@ describeEachDb('contacts', (ctx) => {
     assert.equal(moved.body.data.company_id, second.id);
     assert.ok(
       !ids(await reader.get(`/contacts?company_id=${company.id}&per_page=100`)).includes(c.id),
-      '!ids(await reader.get(`/contacts?company_id=${company.id}&per_page=100`)).includes(c.id)',
+      'no longer listed under the first company',
     );
 
     const events = await countRows(ctx.db, 'events');
@@ -460,7 +454,7 @@ describeEachDb('contacts', (ctx) => {
     const c = await newContact({ last_name: 'Evented' });
     const [created] = await contactEvents(ctx, c.id);
     assert.equal(created!.account_id, ctx.account.accountId);
-    assert.ok(created!.integration_id, 'created!.integration_id');
+    assert.ok(created!.integration_id, 'the acting integration is recorded');
   });
 
   it('imports companies and contacts (contacts refer to a company by key); a bad file imports nothing', async () => {
