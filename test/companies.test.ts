@@ -153,6 +153,13 @@ describeEachDb('companies', (ctx) => {
     }
     expectProblem(await writer.post('/companies', {}), 422);
     expectProblem(await writer.post('/companies', { name: 'x', custom_fields: ['a'] }), 422);
+    expectProblem(await writer.post('/companies', { name: 'x', custom_fields: { '': 1 } }), 422);
+    expectProblem(
+      await writer.post('/companies', { name: 'x', custom_fields: { ['k'.repeat(101)]: 1 } }),
+      422,
+    );
+    const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, i]));
+    expectProblem(await writer.post('/companies', { name: 'x', custom_fields: many }), 422);
     const { body } = await writer.post('/companies', { name: 'Valid' });
     const before = await countRows(ctx.db, 'events');
     const bad = expectProblem(await writer.patch(`/companies/${body.data.id}`, { name: null, zip: 5 }), 422);

@@ -20,7 +20,8 @@ const CustomFieldValue = Type.Union([
  * Custom field values as `{ "key": scalar }`. Definitions of custom fields live elsewhere;
  * until they are enforced, any string key with a scalar value is kept.
  */
-export const CustomFields = Type.Record(Type.String({ minLength: 1, maxLength: 100 }), CustomFieldValue, {
+export const CustomFields = Type.Record(Type.String(), CustomFieldValue, {
+  propertyNames: { minLength: 1, maxLength: 100 },
   maxProperties: 100,
   description:
     'Custom field values: an object of string keys to scalar values (string, number, boolean or null). A write replaces the whole object.',
