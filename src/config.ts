@@ -20,6 +20,8 @@ export interface Config {
   /** Key material for encrypting secrets at rest (webhook signing keys). */
   readonly secretKey: string;
   readonly tokenTtlSeconds: number;
+  /** Requests per minute per integration; 0 turns rate limiting off. */
+  readonly rateLimitPerMinute: number;
 }
 
 export const API_PREFIX = '/api/v1';
@@ -60,6 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     webhookAllowPrivate: bool(env.WEBHOOK_ALLOW_PRIVATE, false),
     secretKey: env.SECRET_KEY || 'dev-only-insecure-secret-key-change-me',
     tokenTtlSeconds: int('TOKEN_TTL_SECONDS', env.TOKEN_TTL_SECONDS, 0),
+    rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 1200),
     ...overrides,
   };
   return Object.freeze(config);

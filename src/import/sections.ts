@@ -1,5 +1,13 @@
 import { companiesSection } from '../modules/companies/companies.import.js';
 import { contactsSection } from '../modules/contacts/contacts.import.js';
+import { customFieldsSection } from '../modules/custom-fields/custom-fields.import.js';
+import { effortsSection } from '../modules/efforts/efforts.import.js';
+import {
+  portfoliosSection,
+  projectGroupsSection,
+  projectsSection,
+} from '../modules/projects/projects.import.js';
+import { tasksSection } from '../modules/tasks/tasks.import.js';
 import type { ImportSection } from './context.js';
 import { clientsSection, userGroupsSection, usersSection } from './core.sections.js';
 
@@ -13,4 +21,10 @@ export const SECTIONS: ImportSection[] = [
   clientsSection,
   companiesSection,
   contactsSection,
+  customFieldsSection,
+  portfoliosSection,
+  projectGroupsSection,
+  projectsSection,
+  tasksSection,
+  effortsSection,
 ];

@@ -2,9 +2,16 @@ import type { FastifyInstance } from 'fastify';
 import { clientsRoutes } from './clients/clients.routes.js';
 import { companiesRoutes } from './companies/companies.routes.js';
 import { contactsRoutes } from './contacts/contacts.routes.js';
+import { customFieldsRoutes } from './custom-fields/custom-fields.routes.js';
+import { effortsRoutes } from './efforts/efforts.routes.js';
+import { filesRoutes } from './files/files.routes.js';
 import { integrationRoutes } from './integration/integration.routes.js';
 import { oauthRoutes } from './oauth/oauth.routes.js';
+import { projectsRoutes } from './projects/projects.routes.js';
 import { settingsRoutes } from './settings/settings.routes.js';
+import { commentsRoutes } from './tasks/comments.routes.js';
+import { tasksRoutes } from './tasks/tasks.routes.js';
+import { userGroupRoutes } from './user-group/user-group.routes.js';
 import { usersRoutes } from './users/users.routes.js';
 
 /** Every resource module, registered under the API prefix. One line per module. */
@@ -16,4 +23,11 @@ export async function registerModules(api: FastifyInstance): Promise<void> {
   await api.register(contactsRoutes);
   await api.register(settingsRoutes);
   await api.register(integrationRoutes);
+  await api.register(filesRoutes);
+  await api.register(projectsRoutes);
+  await api.register(tasksRoutes);
+  await api.register(commentsRoutes);
+  await api.register(effortsRoutes);
+  await api.register(userGroupRoutes);
+  await api.register(customFieldsRoutes);
 }
