@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
+import { importData } from '../src/import/index.js';
 import { type Api, countRows, describeEachDb, expectProblem, type TestContext } from './helpers.js';
 
 /** Event rows of one company, oldest first, with parsed payloads. */
@@ -29,6 +30,19 @@ describeEachDb('companies', (ctx) => {
     reader = await ctx.as('contact-data:read');
     writeOnly = await ctx.as('contact-data:write');
     none = await ctx.as('client:read client:write');
+    await importData(
+      ctx.db,
+      {
+        custom_fields: [
+          { entity: 'company', key: 'tier', label: 'Tier', type: 'select', options: ['gold', 'silver'] },
+          { entity: 'company', key: 'seats', label: 'Seats', type: 'number' },
+          { entity: 'company', key: 'vip', label: 'VIP', type: 'boolean' },
+          { entity: 'company', key: 'since', label: 'Customer since', type: 'date' },
+          { entity: 'contact', key: 'tier', label: 'Contact tier', type: 'text' },
+        ],
+      },
+      { accountId: ctx.account.accountId },
+    );
   });
 
   it('creates a company: 201, Location, every field back, company:created recorded', async () => {
@@ -44,7 +58,7 @@ describeEachDb('companies', (ctx) => {
       vat_id: 'US123',
       tax_number: '12-3456789',
       notes: 'Pays late',
-      custom_fields: { tier: 'gold', seats: 12, vip: true, legacy: null },
+      custom_fields: { tier: 'gold', seats: 12, vip: true, since: '2024-02-29' },
       external_id: 'crm-stark',
     };
     const res = await writer.post('/companies', body);
@@ -153,6 +167,21 @@ describeEachDb('companies', (ctx) => {
     }
     expectProblem(await writer.post('/companies', {}), 422);
     expectProblem(await writer.post('/companies', { name: 'x', custom_fields: ['a'] }), 422);
+    // Values are checked against the account's definitions for companies.
+    const defs = expectProblem(
+      await writer.post('/companies', {
+        name: 'x',
+        custom_fields: { seats: 'many', tier: 'bronze', since: '2023-02-29', nope: 1 },
+      }),
+      422,
+      'validation_failed',
+    );
+    assert.deepEqual(defs.errors!.map((e) => e.field).sort(), [
+      'custom_fields.nope',
+      'custom_fields.seats',
+      'custom_fields.since',
+      'custom_fields.tier',
+    ]);
     expectProblem(await writer.post('/companies', { name: 'x', custom_fields: { '': 1 } }), 422);
     expectProblem(
       await writer.post('/companies', { name: 'x', custom_fields: { ['k'.repeat(101)]: 1 } }),
@@ -207,19 +236,19 @@ describeEachDb('companies', (ctx) => {
     assert.deepEqual((await reader.get(`/companies/${id}`)).body.data, body.data);
   });
 
-  it('PATCH changes the given fields, never external_id; custom_fields replaced; company:updated', async () => {
+  it('PATCH changes the given fields, never external_id; custom_fields merged; company:updated', async () => {
     const { body } = await writer.post('/companies', {
       name: 'Patch Co',
       city: 'Bonn',
       external_id: 'patch-ext',
-      custom_fields: { a: 1, b: 'two' },
+      custom_fields: { tier: 'gold', seats: 3 },
     });
     const id = body.data.id;
     const res = await writer.patch(`/companies/${id}`, {
       name: 'Patched Co',
       email: 'p@patched.example',
       external_id: 'changed',
-      custom_fields: { c: false },
+      custom_fields: { vip: false, seats: null },
     });
     assert.equal(res.status, 200);
     const c = res.body.data;
@@ -227,7 +256,8 @@ describeEachDb('companies', (ctx) => {
     assert.equal(c.email, 'p@patched.example');
     assert.equal(c.city, 'Bonn');
     assert.equal(c.external_id, 'patch-ext');
-    assert.deepEqual(c.custom_fields, { c: false });
+    // Keys left out keep their value, null clears one.
+    assert.deepEqual(c.custom_fields, { tier: 'gold', vip: false });
     assert.ok(c.updated_at >= body.data.updated_at, 'updated_at moves forward');
     assert.equal((await writer.patch(`/companies/${id}`, { city: null })).body.data.city, null);
     // Only ignored keys: nothing changes, nothing is recorded.
@@ -400,6 +430,27 @@ describeEachDb('companies', (ctx) => {
     );
     const p1 = await reader.get('/companies?per_page=1');
     assert.match(String(p1.headers.link), /rel="next"/);
+  });
+
+  it('required custom fields must be given on create, and cannot be cleared', async () => {
+    await importData(
+      ctx.db,
+      {
+        custom_fields: [{ entity: 'company', key: 'region', label: 'Region', type: 'text', required: true }],
+      },
+      { accountId: ctx.other.accountId },
+    );
+    const api = await ctx.as('contact-data:read contact-data:write', { accountId: ctx.other.accountId });
+    const missing = expectProblem(await api.post('/companies', { name: 'No region' }), 422);
+    assert.deepEqual(missing.errors, [{ field: 'custom_fields.region', message: 'is required' }]);
+    const ok = await api.post('/companies', { name: 'North', custom_fields: { region: 'north' } });
+    assert.equal(ok.status, 201);
+    expectProblem(await api.patch(`/companies/${ok.body.data.id}`, { custom_fields: { region: null } }), 422);
+    // A PATCH that leaves custom_fields out does not touch them.
+    const renamed = await api.patch(`/companies/${ok.body.data.id}`, { name: 'North AG' });
+    assert.deepEqual(renamed.body.data.custom_fields, { region: 'north' });
+    // The definitions of one account do not apply to another.
+    assert.equal((await writer.post('/companies', { name: 'No region here' })).status, 201);
   });
 
   it('OpenAPI documents every companies and contacts operation with scopes and its error codes', async () => {

@@ -34,6 +34,18 @@ describeEachDb('contacts', (ctx) => {
     writeOnly = await ctx.as('contact-data:write');
     none = await ctx.as('client:read client:write');
     company = (await writer.post('/companies', { name: 'Wayne Enterprises' })).body.data;
+    await importData(
+      ctx.db,
+      {
+        custom_fields: [
+          { entity: 'contact', key: 'newsletter', label: 'Newsletter', type: 'boolean' },
+          { entity: 'contact', key: 'score', label: 'Score', type: 'number' },
+          { entity: 'contact', key: 'source', label: 'Source', type: 'text' },
+          { entity: 'company', key: 'size', label: 'Size', type: 'select', options: ['S', 'M', 'L'] },
+        ],
+      },
+      { accountId: ctx.account.accountId },
+    );
   });
 
   const newContact = async (body: Record<string, unknown> = {}) =>
@@ -169,6 +181,15 @@ describeEachDb('contacts', (ctx) => {
     ]) {
       assert.ok(fields.has(f), `expected ${f} in ${[...fields].join(', ')}`);
     }
+    // A company's custom field is not a contact's.
+    const foreign = expectProblem(
+      await writer.post('/contacts', { last_name: 'X', custom_fields: { size: 'L', newsletter: 'yes' } }),
+      422,
+    );
+    assert.deepEqual(foreign.errors!.map((e) => e.field).sort(), [
+      'custom_fields.newsletter',
+      'custom_fields.size',
+    ]);
     const unknown = expectProblem(
       await writer.post('/contacts', { last_name: 'Ghost', company_id: 999999 }),
       422,
@@ -237,7 +258,7 @@ describeEachDb('contacts', (ctx) => {
       first_name: 'Patch',
       external_id: 'patch-c',
       company_id: company.id,
-      custom_fields: { a: 1 },
+      custom_fields: { score: 1 },
     });
     const other = (await writer.post('/companies', { name: 'Other Co' })).body.data;
     const res = await writer.patch(`/contacts/${c.id}`, {
@@ -245,7 +266,7 @@ describeEachDb('contacts', (ctx) => {
       position: 'CTO',
       external_id: 'nope',
       company_id: other.id,
-      custom_fields: { b: 'x' },
+      custom_fields: { source: 'x' },
     });
     assert.equal(res.status, 200);
     const d = res.body.data;
@@ -254,7 +275,7 @@ describeEachDb('contacts', (ctx) => {
     assert.equal(d.position, 'CTO');
     assert.equal(d.external_id, 'patch-c');
     assert.equal(d.company_id, company.id);
-    assert.deepEqual(d.custom_fields, { b: 'x' });
+    assert.deepEqual(d.custom_fields, { score: 1, source: 'x' });
     assert.ok(d.updated_at >= c.updated_at, 'updated_at moves forward');
     const events = await contactEvents(ctx, c.id);
     assert.deepEqual(
@@ -512,6 +533,14 @@ describeEachDb('contacts', (ctx) => {
         { accountId: ctx.account.accountId },
       ),
       /last_name/,
+    );
+    await assert.rejects(
+      importData(
+        ctx.db,
+        { contacts: [{ last_name: 'A' }, { last_name: 'B', custom_fields: { score: 'high' } }] },
+        { accountId: ctx.account.accountId },
+      ),
+      /contacts\.1\.custom_fields\.score/,
     );
     assert.equal(await countRows(ctx.db, 'contacts'), contacts);
     assert.equal(await countRows(ctx.db, 'companies'), companies);

@@ -2,8 +2,9 @@ import { Type } from 'typebox';
 import type { ImportContext, ImportSection } from '../../import/context.js';
 import { AppError } from '../../shared/errors.js';
 import { CountryCode, Email } from '../../shared/schemas.js';
+import { CustomFieldValuesInput } from '../custom-fields/custom-fields.schemas.js';
+import { validateCustomFields } from '../custom-fields/custom-fields.service.js';
 import { insertCompany } from './companies.repository.js';
-import { CustomFields } from './contact-data.js';
 
 const Str = (max = 255) => Type.Optional(Type.String({ maxLength: max }));
 
@@ -24,7 +25,7 @@ const CompanyItem = Type.Object(
     vat_id: Str(64),
     tax_number: Str(64),
     notes: Str(10000),
-    custom_fields: Type.Optional(CustomFields),
+    custom_fields: Type.Optional(CustomFieldValuesInput),
     archived: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
@@ -34,7 +35,7 @@ type Item = Record<string, unknown> & {
   key?: string;
   name: string;
   external_id?: string;
-  custom_fields?: object;
+  custom_fields?: Record<string, unknown>;
   archived?: boolean;
 };
 
@@ -53,6 +54,24 @@ export function uniqueExternalIds(section: string, items: { external_id?: string
   });
 }
 
+/** Validated custom field values of one item; errors are re-rooted at the item (`companies.3.…`). */
+export async function importedCustomFields(
+  ctx: ImportContext,
+  entity: 'company' | 'contact',
+  values: Record<string, unknown> | undefined,
+  at: string,
+): Promise<string> {
+  try {
+    return JSON.stringify(await validateCustomFields(ctx.trx, ctx.accountId, entity, values));
+  } catch (err) {
+    if (!(err instanceof AppError) || !err.errors) throw err;
+    const errors = err.errors.map((e) => ({ field: `${at}.${e.field}`, message: e.message }));
+    throw new AppError('validation_failed', errors.map((e) => `${e.field}: ${e.message}`).join('; '), {
+      errors,
+    });
+  }
+}
+
 export const companiesSection: ImportSection = {
   key: 'companies',
   item: CompanyItem,
@@ -62,10 +81,10 @@ export const companiesSection: ImportSection = {
     const list = items as Item[];
     uniqueExternalIds('companies', list);
     const now = new Date().toISOString();
-    for (const { key, archived, custom_fields, ...fields } of list) {
+    for (const [i, { key, archived, custom_fields, ...fields }] of list.entries()) {
       const row = await insertCompany(ctx.trx, {
         ...fields,
-        custom_fields: JSON.stringify(custom_fields ?? {}),
+        custom_fields: await importedCustomFields(ctx, 'company', custom_fields, `companies.${i}`),
         account_id: ctx.accountId,
         archived_at: archived ? now : null,
       });

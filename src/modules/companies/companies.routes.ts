@@ -71,7 +71,7 @@ export const companiesRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Update a company',
         description:
-          'Changes the fields given. `external_id` is not changed here (see PUT …/external-identifier) and is ignored. `custom_fields`, when given, replaces the whole object. A body with nothing to change answers the record unchanged. Otherwise records a `company:updated` event.',
+          'Changes the fields given. `external_id` is not changed here (see PUT …/external-identifier) and is ignored. `custom_fields` values are checked against the definitions of GET /custom-fields; keys left out keep their value, `null` clears one. A body with nothing to change answers the record unchanged. Otherwise records a `company:updated` event.',
         params: IdParams,
         body: CompanyUpdate,
         response: { 200: Data(Company) },

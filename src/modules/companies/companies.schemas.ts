@@ -10,7 +10,8 @@ import {
   Timestamp,
   UpdatedSinceQuery,
 } from '../../shared/schemas.js';
-import { CustomFields, Text } from './contact-data.js';
+import { CustomFieldValues, CustomFieldValuesInput } from '../custom-fields/custom-fields.schemas.js';
+import { Text } from './contact-data.js';
 
 /** Fields a caller may write (create and update). */
 const writable = {
@@ -25,7 +26,7 @@ const writable = {
   vat_id: Text(64),
   tax_number: Text(64),
   notes: Text(10000),
-  custom_fields: CustomFields,
+  custom_fields: CustomFieldValuesInput,
 };
 
 const { name, ...rest } = writable;
@@ -36,6 +37,7 @@ export const Company = Type.Object(
     name,
     external_id: Text(),
     ...rest,
+    custom_fields: CustomFieldValues,
     archived_at: Nullable(Timestamp),
     created_at: Timestamp,
     updated_at: Timestamp,

@@ -5,10 +5,11 @@ import type { AuthContext } from '../../plugins/auth.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { type EventKind, recordEvent } from '../../shared/events.js';
 import { nowIso } from '../../shared/time.js';
+import { parseCustomFieldValues, validateCustomFields } from '../custom-fields/custom-fields.service.js';
 import type { CompanyRow } from './companies.repository.js';
 import * as repo from './companies.repository.js';
 import type { Company, CompanyCreate, CompanyListQuery, CompanyUpdate } from './companies.schemas.js';
-import { decideExternalId, type ExternalIdBody, parseCustomFields } from './contact-data.js';
+import { decideExternalId, type ExternalIdBody } from './contact-data.js';
 
 export function toCompany(r: CompanyRow): Company {
   return {
@@ -25,7 +26,7 @@ export function toCompany(r: CompanyRow): Company {
     vat_id: r.vat_id,
     tax_number: r.tax_number,
     notes: r.notes,
-    custom_fields: parseCustomFields(r.custom_fields),
+    custom_fields: parseCustomFieldValues(r.custom_fields),
     archived_at: r.archived_at,
     created_at: r.created_at,
     updated_at: r.updated_at,
@@ -102,11 +103,13 @@ async function assertExternalIdFree(db: Db, auth: AuthContext, value: string) {
 
 export function createCompany(db: Db, auth: AuthContext, body: CompanyCreate): Promise<CompanyRow> {
   return db.transaction().execute(async (trx) => {
-    if (body.external_id) await assertExternalIdFree(trx, auth, body.external_id);
     const { custom_fields, ...fields } = body;
+    // Always validated on create, so that required custom fields are enforced.
+    const custom = await validateCustomFields(trx, auth.accountId, 'company', custom_fields);
+    if (body.external_id) await assertExternalIdFree(trx, auth, body.external_id);
     const row = await repo.insertCompany(trx, {
       ...fields,
-      custom_fields: JSON.stringify(custom_fields ?? {}),
+      custom_fields: JSON.stringify(custom),
       account_id: auth.accountId,
     });
     await emit(trx, auth, 'company:created', row);
@@ -125,9 +128,15 @@ export function updateCompany(
     // Only ignored keys (external_id …) or none at all: nothing changes, nothing is recorded.
     if (Object.keys(body).length === 0) return current;
     const { custom_fields, ...fields } = body;
+    const custom =
+      custom_fields === undefined
+        ? undefined
+        : await validateCustomFields(trx, auth.accountId, 'company', custom_fields, {
+            current: parseCustomFieldValues(current.custom_fields),
+          });
     return change(trx, auth, id, {
       ...fields,
-      ...(custom_fields !== undefined ? { custom_fields: JSON.stringify(custom_fields) } : {}),
+      ...(custom ? { custom_fields: JSON.stringify(custom) } : {}),
       ...repo.companySearch({ ...current, ...fields }),
     });
   });

@@ -1,6 +1,6 @@
 /**
- * Pieces shared by companies and contacts (the `contact-data:*` area): custom field values,
- * the external-identifier rules and the indexed substring search.
+ * Pieces shared by companies and contacts (the `contact-data:*` area): the external-identifier
+ * rules and the indexed substring search.
  */
 import { type Kysely, PostgresAdapter, type RawBuilder, sql } from 'kysely';
 import { type Static, Type } from 'typebox';
@@ -8,28 +8,6 @@ import type { ErrorCode } from '../../shared/errors.js';
 import { Nullable } from '../../shared/schemas.js';
 
 export const Text = (max = 255) => Nullable(Type.String({ maxLength: max }));
-
-const CustomFieldValue = Type.Union([
-  Type.String({ maxLength: 10000 }),
-  Type.Number(),
-  Type.Boolean(),
-  Type.Null(),
-]);
-
-/**
- * Custom field values as `{ "key": scalar }`. Definitions of custom fields live elsewhere;
- * until they are enforced, any string key with a scalar value is kept.
- */
-export const CustomFields = Type.Record(Type.String(), CustomFieldValue, {
-  propertyNames: { minLength: 1, maxLength: 100 },
-  maxProperties: 100,
-  description:
-    'Custom field values: an object of string keys to scalar values (string, number, boolean or null). A write replaces the whole object.',
-});
-export type CustomFields = Static<typeof CustomFields>;
-
-export const parseCustomFields = (text: string | null | undefined): CustomFields =>
-  text ? (JSON.parse(text) as CustomFields) : {};
 
 export const ExternalIdBody = Type.Object(
   {

@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import type { ImportContext, ImportSection } from '../../import/context.js';
 import { CountryCode, Email } from '../../shared/schemas.js';
-import { uniqueExternalIds } from '../companies/companies.import.js';
-import { CustomFields } from '../companies/contact-data.js';
+import { importedCustomFields, uniqueExternalIds } from '../companies/companies.import.js';
+import { CustomFieldValuesInput } from '../custom-fields/custom-fields.schemas.js';
 import { insertContact } from './contacts.repository.js';
 
 const Str = (max = 255) => Type.Optional(Type.String({ maxLength: max }));
@@ -28,7 +28,7 @@ const ContactItem = Type.Object(
     city: Str(),
     country_code: Type.Optional(CountryCode),
     notes: Str(10000),
-    custom_fields: Type.Optional(CustomFields),
+    custom_fields: Type.Optional(CustomFieldValuesInput),
     archived: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
@@ -39,7 +39,7 @@ type Item = Record<string, unknown> & {
   company?: string;
   last_name: string;
   external_id?: string;
-  custom_fields?: object;
+  custom_fields?: Record<string, unknown>;
   archived?: boolean;
 };
 
@@ -56,7 +56,7 @@ export const contactsSection: ImportSection = {
       const row = await insertContact(ctx.trx, {
         ...fields,
         company_id: ctx.optionalRef('companies', company, `contacts.${i}.company`),
-        custom_fields: JSON.stringify(custom_fields ?? {}),
+        custom_fields: await importedCustomFields(ctx, 'contact', custom_fields, `contacts.${i}`),
         account_id: ctx.accountId,
         archived_at: archived ? now : null,
       });

@@ -74,7 +74,7 @@ export const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Update a contact',
         description:
-          'Changes the fields given. `external_id` and `company_id` are not changed here (see PUT …/external-identifier and …/company/attach|detach) and are ignored. `custom_fields`, when given, replaces the whole object. A body with nothing to change answers the record unchanged. Otherwise records a `contact:update` event.',
+          'Changes the fields given. `external_id` and `company_id` are not changed here (see PUT …/external-identifier and …/company/attach|detach) and are ignored. `custom_fields` values are checked against the definitions of GET /custom-fields; keys left out keep their value, `null` clears one. A body with nothing to change answers the record unchanged. Otherwise records a `contact:update` event.',
         params: IdParams,
         body: ContactUpdate,
         response: { 200: Data(Contact) },

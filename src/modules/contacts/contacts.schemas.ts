@@ -10,7 +10,8 @@ import {
   Timestamp,
   UpdatedSinceQuery,
 } from '../../shared/schemas.js';
-import { CustomFields, Text } from '../companies/contact-data.js';
+import { Text } from '../companies/contact-data.js';
+import { CustomFieldValues, CustomFieldValuesInput } from '../custom-fields/custom-fields.schemas.js';
 
 /** Fields a caller may write (create and update). */
 const writable = {
@@ -28,7 +29,7 @@ const writable = {
   city: Text(255),
   country_code: Nullable(CountryCode),
   notes: Text(10000),
-  custom_fields: CustomFields,
+  custom_fields: CustomFieldValuesInput,
 };
 
 const { last_name, ...rest } = writable;
@@ -39,6 +40,7 @@ export const Contact = Type.Object(
     external_id: Text(),
     company_id: Nullable(Type.Integer({ description: 'The company the contact is attached to, if any' })),
     ...writable,
+    custom_fields: CustomFieldValues,
     archived_at: Nullable(Timestamp),
     created_at: Timestamp,
     updated_at: Timestamp,

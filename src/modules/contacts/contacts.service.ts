@@ -6,7 +6,8 @@ import { AppError, notFound } from '../../shared/errors.js';
 import { type EventKind, recordEvent } from '../../shared/events.js';
 import { nowIso } from '../../shared/time.js';
 import { attachableCompany } from '../companies/companies.service.js';
-import { decideExternalId, type ExternalIdBody, parseCustomFields } from '../companies/contact-data.js';
+import { decideExternalId, type ExternalIdBody } from '../companies/contact-data.js';
+import { parseCustomFieldValues, validateCustomFields } from '../custom-fields/custom-fields.service.js';
 import type { ContactRow } from './contacts.repository.js';
 import * as repo from './contacts.repository.js';
 import type { Contact, ContactCreate, ContactListQuery, ContactUpdate } from './contacts.schemas.js';
@@ -30,7 +31,7 @@ export function toContact(r: ContactRow): Contact {
     city: r.city,
     country_code: r.country_code,
     notes: r.notes,
-    custom_fields: parseCustomFields(r.custom_fields),
+    custom_fields: parseCustomFieldValues(r.custom_fields),
     archived_at: r.archived_at,
     created_at: r.created_at,
     updated_at: r.updated_at,
@@ -74,6 +75,9 @@ export const listContacts = (db: Db, auth: AuthContext, q: ContactListQuery) =>
 
 export function createContact(db: Db, auth: AuthContext, body: ContactCreate): Promise<ContactRow> {
   return db.transaction().execute(async (trx) => {
+    const { custom_fields, ...fields } = body;
+    // Always validated on create, so that required custom fields are enforced.
+    const custom = await validateCustomFields(trx, auth.accountId, 'contact', custom_fields);
     if (body.external_id) {
       const holder = await repo.findContactByExternalId(trx, auth.accountId, body.external_id);
       if (holder) {
@@ -85,10 +89,9 @@ export function createContact(db: Db, auth: AuthContext, body: ContactCreate): P
       }
     }
     if (body.company_id) await attachableCompany(trx, auth, body.company_id);
-    const { custom_fields, ...fields } = body;
     const row = await repo.insertContact(trx, {
       ...fields,
-      custom_fields: JSON.stringify(custom_fields ?? {}),
+      custom_fields: JSON.stringify(custom),
       account_id: auth.accountId,
     });
     await emit(trx, auth, 'contact:created', row);
@@ -107,9 +110,15 @@ export function updateContact(
     // Only ignored keys (external_id …) or none at all: nothing changes, nothing is recorded.
     if (Object.keys(body).length === 0) return current;
     const { custom_fields, ...fields } = body;
+    const custom =
+      custom_fields === undefined
+        ? undefined
+        : await validateCustomFields(trx, auth.accountId, 'contact', custom_fields, {
+            current: parseCustomFieldValues(current.custom_fields),
+          });
     return change(trx, auth, id, {
       ...fields,
-      ...(custom_fields !== undefined ? { custom_fields: JSON.stringify(custom_fields) } : {}),
+      ...(custom ? { custom_fields: JSON.stringify(custom) } : {}),
       ...repo.contactSearch({ ...current, ...fields }),
     });
   });
