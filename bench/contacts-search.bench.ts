@@ -8,7 +8,7 @@
  *   npx tsx bench/contacts-search.bench.ts            (CONTACTS=20000 for a quicker run)
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -19,6 +19,7 @@ import { companySearch, listCompanies } from '../src/modules/companies/companies
 import { contactSearch, listContacts } from '../src/modules/contacts/contacts.repository.js';
 import { paginate } from '../src/shared/paging.js';
 import { containsAny } from '../src/shared/search.js';
+import { environment, type Metric, markdown, writeReport } from './lib.js';
 
 const CONTACTS = Number(process.env.CONTACTS ?? 100_000);
 const COMPANIES = Math.max(10, Math.round(CONTACTS / 10));
@@ -131,14 +132,7 @@ async function time(fn: () => Promise<{ total: number }>) {
   return { median: ms[Math.floor(ms.length / 2)]!, p95: ms[Math.ceil(ms.length * 0.95) - 1]!, total };
 }
 
-interface Result {
-  metric: string;
-  value: number;
-  unit: string;
-  note?: string;
-}
-
-async function benchOne(kind: 'sqlite' | 'postgres', handle: DbHandle): Promise<Result[]> {
+async function benchOne(kind: 'sqlite' | 'postgres', handle: DbHandle): Promise<Metric[]> {
   const { db } = handle;
   seed = 42;
   await migrateToLatest(db);
@@ -163,7 +157,7 @@ async function benchOne(kind: 'sqlite' | 'postgres', handle: DbHandle): Promise<
       () => unindexedContacts(db, accountId, 'quackenbush'),
     ],
   ];
-  const results: Result[] = [
+  const results: Metric[] = [
     {
       metric: `${kind}: load ${CONTACTS} + ${NEIGHBOUR} contacts, ${COMPANIES} + ${NEIGHBOUR / 10} companies`,
       value: loadSeconds,
@@ -183,7 +177,7 @@ async function benchOne(kind: 'sqlite' | 'postgres', handle: DbHandle): Promise<
 }
 
 async function main() {
-  const results: Result[] = [];
+  const results: Metric[] = [];
   const dir = mkdtempSync(join(tmpdir(), 'contacts-bench-'));
   const sqlite = createDb({ kind: 'sqlite', file: join(dir, 'bench.sqlite') });
   try {
@@ -209,13 +203,14 @@ async function main() {
     }
   }
 
-  console.log(`\n| metric | value | unit | note |\n|---|---:|---|---|`);
-  for (const r of results) console.log(`| ${r.metric} | ${r.value} | ${r.unit} | ${r.note ?? ''} |`);
-  mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-  writeFileSync(
-    new URL('./results/contacts-search.json', import.meta.url),
-    `${JSON.stringify({ name: 'contacts-search', date: new Date().toISOString(), results }, null, 2)}\n`,
-  );
+  const report = {
+    name: 'contacts-search',
+    date: new Date().toISOString(),
+    environment: { ...environment(), contacts: CONTACTS, companies: COMPANIES },
+    results,
+  };
+  console.log(markdown(report));
+  await writeReport(report);
 }
 
 await main();
