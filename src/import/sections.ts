@@ -1,3 +1,5 @@
+import { companiesSection } from '../modules/companies/companies.import.js';
+import { contactsSection } from '../modules/contacts/contacts.import.js';
 import { customFieldsSection } from '../modules/custom-fields/custom-fields.import.js';
 import { effortsSection } from '../modules/efforts/efforts.import.js';
 import { offersSection } from '../modules/offers/offers.import.js';
@@ -21,6 +23,8 @@ export const SECTIONS: ImportSection[] = [
   userGroupsSection,
   clientsSection,
   customFieldsSection,
+  companiesSection,
+  contactsSection,
   portfoliosSection,
   projectGroupsSection,
   projectsSection,
