@@ -52,10 +52,12 @@ describeEachDb('document PDFs', (ctx) => {
         clients: [
           { key: 'c', name: 'PDF Client GmbH', street: 'Hafenstraße 1', zip: '20457', city: 'Hamburg' },
         ],
+        contacts: [{ key: 'mira', first_name: 'Mira', last_name: 'Schulz' }],
         offers: [
           {
             offer_number: 'AN-2026-0042',
             client: 'c',
+            contact: 'mira',
             line_items: [{ title: 'Workshop', quantity: 2, unit_price: 450, tax_rate: 19 }],
           },
         ],
@@ -145,6 +147,7 @@ describeEachDb('document PDFs', (ctx) => {
     assert.equal(res.headers['content-type'], 'application/pdf');
     const pdf = await parsePdf(res.rawPayload);
     assert.ok(pdf.compact.includes('AN-2026-0042'));
+    assert.match(pdf.text, /Mira Schulz/, 'addressed to the contact');
     assert.match(pdf.compact, /1[.,]?071[.,]00/);
   });
 

@@ -179,12 +179,13 @@ describeEachDb('outgoing invoices', (ctx) => {
     );
     const refs = await writer.post('/outgoing-invoices', {
       client_id: 999999,
+      contact_id: 999999,
       project_id: 999999,
       line_items: [line(1)],
     });
     assert.deepEqual(
       expectProblem(refs, 422, 'invalid_reference').errors!.map((e) => e.field),
-      ['client_id', 'project_id'],
+      ['client_id', 'contact_id', 'project_id'],
     );
     const dates = await writer.post('/outgoing-invoices', {
       date: '2026-03-10',

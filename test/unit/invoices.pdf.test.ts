@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { accountProfile } from '../../src/modules/outgoing-invoices/account-profile.js';
 import {
+  contactName,
   type InvoicePdfInput,
   invoiceToPdf,
   offerToPdf,
@@ -105,6 +106,13 @@ describe('PDF mapping of outgoing invoices', () => {
     assert.equal(doc.service_period_start, '2026-02-01');
     assert.equal(doc.payment_terms, 'Payable without deduction by 2026-03-15 (14 days).');
     assert.deepEqual(doc.references, [{ label: 'Subject', value: 'February' }]);
+  });
+
+  it('addresses the contact person', () => {
+    const attention = contactName({ title: 'Dr.', first_name: 'Mira', last_name: 'Schulz' });
+    assert.equal(invoiceToPdf({ ...base, attention }, seller, buyer).buyer.attention, 'Dr. Mira Schulz');
+    assert.equal(contactName({ title: null, first_name: null, last_name: 'Schulz' }), 'Schulz');
+    assert.equal(invoiceToPdf(base, seller, buyer).buyer.attention, null);
   });
 
   it('drafts are not booked; German clients get German labels', () => {

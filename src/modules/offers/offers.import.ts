@@ -11,6 +11,7 @@ const OfferItem = Type.Object(
     status: Type.Optional(Type.Enum(OFFER_STATUSES)),
     client: Type.Optional(Type.String({ description: 'Key of a client earlier in the file' })),
     project: Type.Optional(Type.String({ description: 'Key of a project earlier in the file' })),
+    contact: Type.Optional(Type.String({ description: 'Key of a contact earlier in the file' })),
     title: Type.Optional(Type.String()),
     date: Type.Optional(DateString),
     valid_until: Type.Optional(DateString),
@@ -28,6 +29,7 @@ interface OfferItem {
   status?: string;
   client?: string;
   project?: string;
+  contact?: string;
   title?: string;
   date?: string;
   valid_until?: string;
@@ -61,7 +63,7 @@ export const offersSection: ImportSection = {
           offer_number: o.offer_number ?? null,
           status: o.status ?? 'created',
           client_id: clientId,
-          contact_id: null,
+          contact_id: ctx.optionalRef('contacts', o.contact, `offers.${i}.contact`),
           project_id: ctx.optionalRef('projects', o.project, `offers.${i}.project`),
           title: o.title ?? null,
           date: o.date ?? null,

@@ -6,8 +6,8 @@ import { documentTotals } from '../../shared/money.js';
 import type { Page } from '../../shared/paging.js';
 import { renderDocumentPdf } from '../../shared/pdf/render.js';
 import { accountProfile } from '../outgoing-invoices/account-profile.js';
-import { offerToPdf } from '../outgoing-invoices/invoices.pdf.js';
-import { findAccount, findClientRow } from '../outgoing-invoices/invoices.repository.js';
+import { contactName, offerToPdf } from '../outgoing-invoices/invoices.pdf.js';
+import { findAccount, findClientRow, findContactName } from '../outgoing-invoices/invoices.repository.js';
 import { type LineItem, toLineItem, totalsToWire } from '../outgoing-invoices/line-items.js';
 import type { OfferItemRow, OfferRow } from './offers.repository.js';
 import * as repo from './offers.repository.js';
@@ -79,16 +79,18 @@ export async function listOfferItems(
 
 export async function offerPdf(db: Db, auth: AuthContext, id: number) {
   const row = await getRow(db, auth, id);
-  const [items, account, client] = await Promise.all([
+  const [items, account, client, contact] = await Promise.all([
     repo.offerItems(db, auth.accountId, [id]),
     findAccount(db, auth.accountId),
     row.client_id ? findClientRow(db, auth.accountId, row.client_id) : undefined,
+    row.contact_id ? findContactName(db, auth.accountId, row.contact_id) : undefined,
   ]);
   const doc = offerToPdf(
     {
       ...row,
       items: items.map((i) => ({ ...i, unit_price: Number(i.unit_price), net_total: Number(i.net_total) })),
       totals: totalsOf(items),
+      attention: contact ? contactName(contact) : null,
     },
     accountProfile(account),
     client,

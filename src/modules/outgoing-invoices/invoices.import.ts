@@ -23,6 +23,7 @@ const InvoiceItem = Type.Object(
     invoice_number: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     client: Type.Optional(Type.String({ description: 'Key of a client earlier in the file' })),
     project: Type.Optional(Type.String({ description: 'Key of a project earlier in the file' })),
+    contact: Type.Optional(Type.String({ description: 'Key of a contact earlier in the file' })),
     credited_invoice: Type.Optional(
       Type.String({ description: 'Key of an invoice earlier in this section' }),
     ),
@@ -48,6 +49,7 @@ interface InvoiceItem {
   invoice_number?: string;
   client?: string;
   project?: string;
+  contact?: string;
   credited_invoice?: string;
   title?: string;
   date?: string;
@@ -105,6 +107,7 @@ export const outgoingInvoicesSection: ImportSection = {
           invoice_number: inv.invoice_number ?? null,
           client_id: clientId,
           project_id: ctx.optionalRef('projects', inv.project, `${at}.project`),
+          contact_id: ctx.optionalRef('contacts', inv.contact, `${at}.contact`),
           credited_invoice_id: ctx.optionalRef(
             'outgoing_invoices',
             inv.credited_invoice,

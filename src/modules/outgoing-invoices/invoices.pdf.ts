@@ -38,6 +38,10 @@ export interface BuyerRow {
   language: string | null;
 }
 
+/** "Dr. Mira Schulz" from a contact's name parts. */
+export const contactName = (c: { title: string | null; first_name: string | null; last_name: string }) =>
+  [c.title, c.first_name, c.last_name].filter((x) => x && x.trim() !== '').join(' ');
+
 export function sellerParty(p: AccountProfile): PdfDocument['seller'] {
   return {
     name: p.name,
@@ -55,10 +59,11 @@ export function sellerParty(p: AccountProfile): PdfDocument['seller'] {
   };
 }
 
-export function buyerParty(c: BuyerRow | undefined): PdfParty {
-  if (!c) return { name: '' };
+export function buyerParty(c: BuyerRow | undefined, attention?: string | null): PdfParty {
+  if (!c) return { name: '', attention: attention ?? null };
   return {
     name: c.name,
+    attention: attention ?? null,
     street: c.street,
     zip: c.zip,
     city: c.city,
@@ -130,6 +135,8 @@ export interface InvoicePdfInput {
   plan_total: Totals | null;
   deductions: { type: string; invoice_number: string | null; totals: Totals }[];
   credited_invoice_number?: string | null;
+  /** The contact person the document is addressed to. */
+  attention?: string | null;
 }
 
 export function invoiceToPdf(
@@ -159,7 +166,7 @@ export function invoiceToPdf(
     currency: inv.currency,
     language: lang,
     seller: sellerParty(seller),
-    buyer: buyerParty(buyer),
+    buyer: buyerParty(buyer, inv.attention),
     references,
     intro_text: inv.intro_text,
     lines: pdfLines(inv.items),
@@ -188,6 +195,7 @@ export interface OfferPdfInput {
   closing_text: string | null;
   items: readonly StoredLine[];
   totals: Totals;
+  attention?: string | null;
 }
 
 export function offerToPdf(
@@ -208,7 +216,7 @@ export function offerToPdf(
     currency: o.currency,
     language: lang,
     seller: sellerParty(seller),
-    buyer: buyerParty(buyer),
+    buyer: buyerParty(buyer, o.attention),
     references,
     intro_text: o.intro_text,
     lines: pdfLines(o.items),

@@ -222,3 +222,13 @@ export function findClientRow(db: Db, accountId: number, id: number) {
     .where('id', '=', id)
     .executeTakeFirst();
 }
+
+/** The name parts of a contact, for the recipient line of documents. */
+export function findContactName(db: Db, accountId: number, id: number) {
+  return db
+    .selectFrom('contacts')
+    .select(['title', 'first_name', 'last_name'])
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}

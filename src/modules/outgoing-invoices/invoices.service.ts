@@ -152,6 +152,7 @@ export async function updateInvoice(
       planSchedule(merged.plan_start!, merged.plan_end!, intervalMonths(current.type));
     await checkReferences(trx, auth.accountId, {
       client_id: body.client_id,
+      contact_id: body.contact_id,
       project_id: body.project_id,
       credited_invoice_id: body.credited_invoice_id,
     });

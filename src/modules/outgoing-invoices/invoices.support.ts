@@ -13,6 +13,7 @@ export function fail(code: 'validation_failed' | 'invalid_reference', errors: Fi
 export interface References {
   client_id?: number | null;
   project_id?: number | null;
+  contact_id?: number | null;
   credited_invoice_id?: number | null;
 }
 
@@ -26,6 +27,15 @@ export async function checkReferences(trx: Db, accountId: number, refs: Referenc
   if (refs.client_id !== undefined && refs.client_id !== null) {
     client = await repo.findClientRow(trx, accountId, refs.client_id);
     if (!client) errors.push({ field: `${prefix}client_id`, message: 'no such client' });
+  }
+  if (refs.contact_id !== undefined && refs.contact_id !== null) {
+    const contact = await trx
+      .selectFrom('contacts')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('id', '=', refs.contact_id)
+      .executeTakeFirst();
+    if (!contact) errors.push({ field: `${prefix}contact_id`, message: 'no such contact' });
   }
   if (refs.project_id !== undefined && refs.project_id !== null) {
     const project = await trx

@@ -7,7 +7,7 @@ import type { PdfDocument } from '../../shared/pdf/types.js';
 import { bytesToUpload, getFileBytes, storeFile } from '../files/files.service.js';
 import { accountProfile } from './account-profile.js';
 import { effectiveDueDate, isMaster } from './invoices.domain.js';
-import { invoiceToPdf } from './invoices.pdf.js';
+import { contactName, invoiceToPdf } from './invoices.pdf.js';
 import type { InvoiceRow } from './invoices.repository.js';
 import * as repo from './invoices.repository.js';
 import { getRow } from './invoices.service.js';
@@ -29,10 +29,11 @@ export async function documentFor(
   view?: InvoiceView,
 ): Promise<PdfDocument> {
   const v = view ?? (await loadView(db, accountId, row));
-  const [account, client, credited] = await Promise.all([
+  const [account, client, credited, contact] = await Promise.all([
     repo.findAccount(db, accountId),
     row.client_id ? repo.findClientRow(db, accountId, row.client_id) : undefined,
     row.credited_invoice_id ? repo.findInvoice(db, accountId, row.credited_invoice_id) : undefined,
+    row.contact_id ? repo.findContactName(db, accountId, row.contact_id) : undefined,
   ]);
   return invoiceToPdf(
     {
@@ -47,6 +48,7 @@ export async function documentFor(
         totals: d.totals,
       })),
       credited_invoice_number: credited?.invoice_number ?? null,
+      attention: contact ? contactName(contact) : null,
     },
     accountProfile(account),
     client,
