@@ -4,6 +4,7 @@ import { integrationRoutes } from './integration/integration.routes.js';
 import { oauthRoutes } from './oauth/oauth.routes.js';
 import { settingsRoutes } from './settings/settings.routes.js';
 import { usersRoutes } from './users/users.routes.js';
+import { webhooksRoutes } from './webhooks/webhooks.routes.js';
 
 /** Every resource module, registered under the API prefix. One line per module. */
 export async function registerModules(api: FastifyInstance): Promise<void> {
@@ -12,4 +13,5 @@ export async function registerModules(api: FastifyInstance): Promise<void> {
   await api.register(clientsRoutes);
   await api.register(settingsRoutes);
   await api.register(integrationRoutes);
+  await api.register(webhooksRoutes);
 }
