@@ -80,7 +80,9 @@ export function record(
   kind: EventKind,
   data: Record<string, unknown> & { id: number },
 ): Promise<number> {
-  return db.transaction().execute((trx) =>
-    recordEvent(trx, { accountId, kind, resourceType: kind.split(':')[0]!, resourceId: data.id, data }),
-  );
+  return db
+    .transaction()
+    .execute((trx) =>
+      recordEvent(trx, { accountId, kind, resourceType: kind.split(':')[0]!, resourceId: data.id, data }),
+    );
 }

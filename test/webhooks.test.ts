@@ -79,7 +79,10 @@ describeEachDb('webhooks: registration', (ctx) => {
   });
 
   it('lists only the calling integration’s webhooks, with paging', async () => {
-    const mine = await sibling.post('/webhooks', { url: 'https://sib.example.com/a', scopes: ['task:create'] });
+    const mine = await sibling.post('/webhooks', {
+      url: 'https://sib.example.com/a',
+      scopes: ['task:create'],
+    });
     await sibling.post('/webhooks', { url: 'https://sib.example.com/b', scopes: ['task:update'] });
     const list = await sibling.get('/webhooks?per_page=1');
     assert.equal(list.status, 200);
@@ -157,7 +160,11 @@ describeEachDb('webhooks: registration', (ctx) => {
       'hooks.example.com/no-scheme',
       'https://user:pw@hooks.example.com/',
     ]) {
-      p = expectProblem(await api.post('/webhooks', { url, scopes: ['task:create'] }), 422, 'validation_failed');
+      p = expectProblem(
+        await api.post('/webhooks', { url, scopes: ['task:create'] }),
+        422,
+        'validation_failed',
+      );
       assert.deepEqual(
         p.errors!.map((e) => e.field),
         ['url'],
@@ -177,7 +184,11 @@ describeEachDb('webhooks: registration', (ctx) => {
     assert.notEqual(rotated.signature_secret_key, w.signature_secret_key);
     const overlap = Date.parse(rotated.previous_secret_expires_at) - Date.now();
     assert.ok(overlap > 23.9 * 3600_000 && overlap <= 24 * 3600_000, String(overlap));
-    const row = await ctx.db.selectFrom('webhooks').selectAll().where('id', '=', w.id).executeTakeFirstOrThrow();
+    const row = await ctx.db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('id', '=', w.id)
+      .executeTakeFirstOrThrow();
     const key = ctx.app.config.secretKey;
     assert.equal(decryptSecret(key, row.secret_enc, ctx.account.accountId), rotated.signature_secret_key);
     assert.equal(decryptSecret(key, row.previous_secret_enc!, ctx.account.accountId), w.signature_secret_key);

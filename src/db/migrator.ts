@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { type Migration, type MigrationProvider, Migrator } from 'kysely';
+import { type Migration, type MigrationProvider, Migrator, PostgresAdapter, sql } from 'kysely';
 import type { Db } from './index.js';
 
 const migrationsDir = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
@@ -20,7 +20,18 @@ class DirectoryProvider implements MigrationProvider {
 }
 
 export async function migrateToLatest(db: Db): Promise<void> {
-  const migrator = new Migrator({ db, provider: new DirectoryProvider(), allowUnorderedMigrations: true });
+  // Kysely looks for its bookkeeping tables in every schema unless told which one: name the
+  // current schema, or databases that share a server (parallel tests) see each other's.
+  const schema =
+    db.getExecutor().adapter instanceof PostgresAdapter
+      ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s
+      : undefined;
+  const migrator = new Migrator({
+    db,
+    provider: new DirectoryProvider(),
+    allowUnorderedMigrations: true,
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {

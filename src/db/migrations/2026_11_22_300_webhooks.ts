@@ -82,6 +82,13 @@ export async function up(db: AnyDb): Promise<void> {
     .columns(['webhook_id', 'id'])
     .where(sql.ref('status'), '=', 'pending')
     .execute();
+  // Deliveries in flight (leased): tiny, answers "is this webhook busy?" in one probe.
+  await db.schema
+    .createIndex('webhook_deliveries_leased_idx')
+    .on('webhook_deliveries')
+    .columns(['webhook_id', 'lease_until'])
+    .where(sql.ref('lease_until'), 'is not', null)
+    .execute();
   await db.schema
     .createIndex('webhook_deliveries_created_idx')
     .on('webhook_deliveries')

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import type { DbKind } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
 
@@ -13,6 +13,7 @@ export interface ClaimedDelivery {
   attempts: number;
   schedule_step: number;
   lease_token: string;
+  lease_until: string;
   kind: string;
   payload: string;
   occurred_at: string;
@@ -38,52 +39,82 @@ export async function hasDue(db: Db, now: string): Promise<boolean> {
 }
 
 /**
- * Claims up to `limit` due deliveries by leasing them until `leaseUntil`, at most one per
- * webhook: the oldest due one, and none of a webhook that already has one in flight, so a
- * webhook's deliveries go out one after another in event order (a delivery waiting for its
- * retry does not hold back later ones). An expired lease is a claim whose worker died: the
- * delivery is claimed again. On PostgreSQL, FOR UPDATE SKIP LOCKED lets several processes
- * claim at once without taking the same rows; the UPDATE re-checks the lease on the current
- * row version. On SQLite the statement runs alone (one writer).
+ * A write transaction. On SQLite it begins IMMEDIATE: it reads before it writes, and a
+ * deferred transaction could not upgrade if another process (`npm run worker` beside the
+ * API) wrote in between.
+ */
+async function writeTransaction<T>(db: Db, kind: DbKind, fn: (trx: Db) => Promise<T>): Promise<T> {
+  if (kind === 'postgres') return db.transaction().execute((trx: Transaction<Database>) => fn(trx));
+  return db.connection().execute(async (conn) => {
+    await sql`BEGIN IMMEDIATE`.execute(conn);
+    try {
+      const result = await fn(conn);
+      await sql`COMMIT`.execute(conn);
+      return result;
+    } catch (err) {
+      await sql`ROLLBACK`.execute(conn);
+      throw err;
+    }
+  });
+}
+
+const free = (now: string) =>
+  sql`d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= ${now})`;
+const busy = (webhook: RawBuilder<unknown>, now: string) => sql`EXISTS (
+  SELECT 1 FROM webhook_deliveries b
+  WHERE b.webhook_id = ${webhook} AND b.lease_until > ${now} AND b.status = 'pending')`;
+
+/**
+ * Claims work for up to `webhooks` webhooks: for each, a run of up to `runLength` of its due
+ * deliveries in event order, leased until `leaseUntil`. A webhook that has a lease in flight
+ * gets nothing, so its deliveries go out one after another (a delivery waiting for its retry
+ * does not hold back later ones). An expired lease is a claim whose worker died: those
+ * deliveries are due again.
+ *
+ * On PostgreSQL the webhook rows are locked (FOR NO KEY UPDATE SKIP LOCKED: several processes
+ * claim at once without waiting for each other, and event inserts are not blocked), and the
+ * lease is taken by a later statement that sees every lease committed before the lock was
+ * granted, so no delivery is ever leased twice, nor two runs of one webhook. On SQLite the
+ * transaction is the only writer.
  */
 export async function claimDue(
   db: Db,
   kind: DbKind,
-  args: { now: string; leaseUntil: string; token: string; limit: number },
+  args: { now: string; leaseUntil: string; token: string; webhooks: number; runLength: number },
 ): Promise<number[]> {
-  const { now, leaseUntil, token, limit } = args;
-  const candidates = sql`
-    SELECT d.id FROM webhook_deliveries d
-    WHERE d.status = 'pending'
-      AND d.next_attempt_at <= ${now}
-      AND (d.lease_until IS NULL OR d.lease_until <= ${now})
-      AND NOT EXISTS (
-        SELECT 1 FROM webhook_deliveries b
-        WHERE b.webhook_id = d.webhook_id AND b.status = 'pending' AND b.lease_until > ${now})
-      AND NOT EXISTS (
-        SELECT 1 FROM webhook_deliveries e
-        WHERE e.webhook_id = d.webhook_id AND e.status = 'pending'
-          AND e.next_attempt_at <= ${now} AND e.id < d.id)
-    ORDER BY d.next_attempt_at, d.id
-    LIMIT ${limit}`;
-  const set = sql`
-    lease_until = ${leaseUntil}, lease_token = ${token}, last_attempt_at = ${now},
-    attempts = attempts + 1, schedule_step = schedule_step + 1`;
-  const stillFree = sql`status = 'pending' AND (lease_until IS NULL OR lease_until <= ${now})`;
-  const result =
-    kind === 'postgres'
-      ? await sql<{ id: number }>`
-          WITH c AS MATERIALIZED (${candidates} FOR UPDATE OF d SKIP LOCKED)
-          UPDATE webhook_deliveries SET ${set}
-          FROM c WHERE webhook_deliveries.id = c.id AND ${stillFree}
-          RETURNING webhook_deliveries.id`.execute(db)
-      : await sql<{ id: number }>`
-          UPDATE webhook_deliveries SET ${set}
-          WHERE id IN (${candidates}) AND ${stillFree}
-          RETURNING id`.execute(db);
-  return result.rows.map((r) => r.id);
+  const { now, leaseUntil, token } = args;
+  const w = sql.ref('w.id');
+  return writeTransaction(db, kind, async (trx) => {
+    const head = sql`(
+      SELECT d.next_attempt_at FROM webhook_deliveries d
+      WHERE d.webhook_id = ${w} AND d.next_attempt_at <= ${now} AND ${free(now)}
+      ORDER BY d.id LIMIT 1)`;
+    const eligible = await sql<{ id: number }>`
+      SELECT w.id FROM webhooks w
+      WHERE ${head} IS NOT NULL AND NOT ${busy(w, now)}
+      ORDER BY ${head}, w.id
+      LIMIT ${args.webhooks}
+      ${kind === 'postgres' ? sql`FOR NO KEY UPDATE OF w SKIP LOCKED` : sql``}`.execute(trx);
+    const claimed: number[] = [];
+    for (const { id } of eligible.rows) {
+      const leased = await sql<{ id: number }>`
+        UPDATE webhook_deliveries AS d
+        SET lease_until = ${leaseUntil}, lease_token = ${token}, last_attempt_at = ${now},
+            attempts = d.attempts + 1, schedule_step = d.schedule_step + 1
+        WHERE d.id IN (
+            SELECT d.id FROM webhook_deliveries d
+            WHERE d.webhook_id = ${id} AND d.next_attempt_at <= ${now} AND ${free(now)}
+            ORDER BY d.id LIMIT ${args.runLength})
+          AND ${free(now)}
+          AND NOT ${busy(sql`${id}`, now)}
+        RETURNING id`.execute(trx);
+      claimed.push(...leased.rows.map((r) => r.id));
+    }
+    return claimed;
+  });
 }
 
+/** The claimed deliveries with what an attempt needs, grouped by webhook in event order. */
 export async function loadClaimed(db: Db, ids: number[], token: string): Promise<ClaimedDelivery[]> {
   if (ids.length === 0) return [];
   return db
@@ -99,6 +130,7 @@ export async function loadClaimed(db: Db, ids: number[], token: string): Promise
       'd.attempts',
       'd.schedule_step',
       'd.lease_token',
+      'd.lease_until',
       'e.kind',
       'e.payload',
       'e.occurred_at',
@@ -111,85 +143,106 @@ export async function loadClaimed(db: Db, ids: number[], token: string): Promise
     ])
     .where('d.id', 'in', ids)
     .where('d.lease_token', '=', token)
+    .orderBy('d.webhook_id')
     .orderBy('d.id')
     .execute() as Promise<ClaimedDelivery[]>;
 }
 
 export interface AttemptOutcome {
+  delivery: ClaimedDelivery;
+  ok: boolean;
   responseStatus: number | null;
   latencyMs: number | null;
   error: string | null;
+  /** When a failed delivery is tried next; null: it has failed for good. */
+  retryAt: string | null;
 }
 
-/** Records a successful attempt; false when the lease was lost (webhook deleted, resent). */
-export async function markDelivered(
-  db: Db,
-  d: ClaimedDelivery,
-  outcome: AttemptOutcome,
-  now: string,
-): Promise<boolean> {
-  const r = await db
-    .updateTable('webhook_deliveries')
-    .set({
-      status: 'delivered',
-      delivered_at: now,
-      response_status: outcome.responseStatus,
-      latency_ms: outcome.latencyMs,
-      last_error: null,
-      lease_until: null,
-      lease_token: null,
-    })
-    .where('id', '=', d.id)
-    .where('lease_token', '=', d.lease_token)
-    .executeTakeFirst();
-  if (Number(r.numUpdatedRows) === 0) return false;
-  await db
-    .updateTable('webhooks')
-    .set({ failing_since: null })
-    .where('id', '=', d.webhook_id)
-    .where('failing_since', 'is not', null)
-    .execute();
-  return true;
+export interface RunRecord {
+  webhookId: number;
+  attempted: AttemptOutcome[];
+  /** Claimed but not attempted (the run stopped early): handed back untouched. */
+  released: ClaimedDelivery[];
+  /** Deliveries failed without an attempt, with the reason. */
+  abandoned?: { deliveries: ClaimedDelivery[]; error: string };
 }
 
 /**
- * Records a failed attempt: schedules the next one at `retryAt`, or marks the delivery failed
- * when `retryAt` is null. Disables the webhook when it has failed without a single success
- * since `disableBefore`. Returns whether the webhook was disabled.
+ * Records the outcome of one webhook's run in one transaction (one commit for many
+ * deliveries). Rows whose lease is no longer ours (the webhook was deleted, the lease
+ * expired and another worker took over) are left alone. A webhook whose attempts all failed
+ * since before `disableBefore` is disabled. Returns whether it was.
  */
-export async function markFailed(
+export async function recordRun(
   db: Db,
-  d: ClaimedDelivery,
-  outcome: AttemptOutcome,
-  args: { now: string; retryAt: string | null; disableBefore: string; disableReason: string },
-): Promise<{ updated: boolean; disabled: boolean }> {
-  return db.transaction().execute(async (trx) => {
-    const r = await trx
-      .updateTable('webhook_deliveries')
-      .set({
-        status: args.retryAt ? 'pending' : 'failed',
-        ...(args.retryAt ? { next_attempt_at: args.retryAt } : {}),
-        response_status: outcome.responseStatus,
-        latency_ms: outcome.latencyMs,
-        last_error: outcome.error,
-        lease_until: null,
-        lease_token: null,
-      })
-      .where('id', '=', d.id)
-      .where('lease_token', '=', d.lease_token)
-      .executeTakeFirst();
-    if (Number(r.numUpdatedRows) === 0) return { updated: false, disabled: false };
+  kind: DbKind,
+  run: RunRecord,
+  args: { now: string; disableBefore: string; disableReason: string },
+): Promise<{ disabled: boolean }> {
+  return writeTransaction(db, kind, async (trx) => {
+    const update = () => trx.updateTable('webhook_deliveries');
+    const mine = (qb: ReturnType<typeof update>, d: ClaimedDelivery) =>
+      qb.where('id', '=', d.id).where('lease_token', '=', d.lease_token);
+    let succeeded = false;
+    let failed = false;
+    for (const o of run.attempted) {
+      const r = await mine(
+        update().set({
+          status: o.ok ? 'delivered' : o.retryAt ? 'pending' : 'failed',
+          ...(o.ok ? { delivered_at: args.now } : {}),
+          ...(o.retryAt ? { next_attempt_at: o.retryAt } : {}),
+          response_status: o.responseStatus,
+          latency_ms: o.latencyMs,
+          last_error: o.error,
+          lease_until: null,
+          lease_token: null,
+        }),
+        o.delivery,
+      ).executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 0) continue;
+      if (o.ok) succeeded = true;
+      else failed = true;
+    }
+    for (const d of run.released) {
+      await mine(
+        update().set((eb) => ({
+          attempts: eb('attempts', '-', 1),
+          schedule_step: eb('schedule_step', '-', 1),
+          lease_until: null,
+          lease_token: null,
+        })),
+        d,
+      ).execute();
+    }
+    for (const d of run.abandoned?.deliveries ?? []) {
+      await mine(
+        update().set({
+          status: 'failed',
+          last_error: run.abandoned!.error,
+          lease_until: null,
+          lease_token: null,
+        }),
+        d,
+      ).execute();
+    }
+    if (succeeded && !failed) {
+      await trx
+        .updateTable('webhooks')
+        .set({ failing_since: null })
+        .where('id', '=', run.webhookId)
+        .where('failing_since', 'is not', null)
+        .execute();
+    }
+    if (!failed || succeeded) return { disabled: false };
     const w = await trx
       .updateTable('webhooks')
       .set((eb) => ({ failing_since: eb.fn.coalesce('failing_since', eb.val(args.now)) }))
-      .where('id', '=', d.webhook_id)
+      .where('id', '=', run.webhookId)
       .returning(['failing_since', 'active'])
       .executeTakeFirst();
-    if (!w?.active || !w.failing_since || w.failing_since > args.disableBefore) {
-      return { updated: true, disabled: false };
-    }
-    await disableWebhook(trx, d.webhook_id, args.disableReason, args.now);
-    return { updated: true, disabled: true };
+    if (!w?.active || !w.failing_since || w.failing_since > args.disableBefore) return { disabled: false };
+    await disableWebhook(trx, run.webhookId, args.disableReason, args.now);
+    return { disabled: true };
   });
 }
 
@@ -200,25 +253,16 @@ export async function disableWebhook(db: Db, webhookId: number, reason: string, 
     .set({ active: 0, disabled_at: now, disabled_reason: reason, updated_at: now })
     .where('id', '=', webhookId)
     .execute();
-  await failPending(db, webhookId, `webhook disabled: ${reason}`);
-}
-
-export async function failPending(db: Db, webhookId: number, error: string): Promise<void> {
   await db
     .updateTable('webhook_deliveries')
-    .set({ status: 'failed', last_error: error, lease_until: null, lease_token: null })
+    .set({
+      status: 'failed',
+      last_error: `webhook disabled: ${reason}`,
+      lease_until: null,
+      lease_token: null,
+    })
     .where('webhook_id', '=', webhookId)
     .where('status', '=', 'pending')
-    .execute();
-}
-
-/** Fails one claimed delivery without an attempt (its webhook was disabled or revoked). */
-export async function failClaimed(db: Db, d: ClaimedDelivery, error: string): Promise<void> {
-  await db
-    .updateTable('webhook_deliveries')
-    .set({ status: 'failed', last_error: error, lease_until: null, lease_token: null })
-    .where('id', '=', d.id)
-    .where('lease_token', '=', d.lease_token)
     .execute();
 }
 

@@ -77,7 +77,9 @@ export const Delivery = Type.Object(
     id: Id,
     webhook_id: Id,
     event_id: Id,
-    message_id: Type.String({ description: 'The `webhook-id` header and body `id`, the same on every retry' }),
+    message_id: Type.String({
+      description: 'The `webhook-id` header and body `id`, the same on every retry',
+    }),
     event: Type.String({ description: 'Event kind, e.g. `contact:update`' }),
     occurred_at: Timestamp,
     status: DeliveryStatus,

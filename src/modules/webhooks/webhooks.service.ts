@@ -4,8 +4,8 @@ import { AppError, invalidField, notFound } from '../../shared/errors.js';
 import { EVENT_KINDS, EVENT_SUBSCRIPTION, type EventKind } from '../../shared/events.js';
 import { nowIso } from '../../shared/time.js';
 import { encryptSecret, newSigningSecret } from './webhooks.crypto.js';
-import * as repo from './webhooks.repository.js';
 import type { DeliveryRow, Owner, WebhookRow } from './webhooks.repository.js';
+import * as repo from './webhooks.repository.js';
 import type {
   Delivery,
   DeliveryListQuery,
@@ -26,7 +26,10 @@ export interface WebhookSettings {
   resolve?: Resolver;
 }
 
-const owner = (auth: AuthContext): Owner => ({ accountId: auth.accountId, integrationId: auth.integrationId });
+const owner = (auth: AuthContext): Owner => ({
+  accountId: auth.accountId,
+  integrationId: auth.integrationId,
+});
 
 const KIND_OF_SCOPE = new Map<string, EventKind>(EVENT_KINDS.map((k) => [EVENT_SUBSCRIPTION[k], k]));
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Db, DbKind } from '../../db/index.js';
 import { decryptSecret, signatureHeader } from './webhooks.crypto.js';
+import type { AttemptOutcome, ClaimedDelivery, RunRecord } from './webhooks.queue.js';
 import * as queue from './webhooks.queue.js';
-import type { ClaimedDelivery } from './webhooks.queue.js';
 import { Sender } from './webhooks.sender.js';
 import { guardedLookup, type Resolver } from './webhooks.ssrf.js';
 
@@ -39,8 +39,10 @@ export interface WebhookWorkerOptions {
   allowPrivate: boolean;
   /** How often an idle worker looks for due deliveries (other processes' events, retries). */
   pollIntervalMs?: number;
-  /** Attempts in flight at once (each to a different webhook). */
+  /** Webhooks served at once (one attempt in flight each). */
   concurrency?: number;
+  /** Deliveries of one webhook claimed together and sent one after another. */
+  runLength?: number;
   /** Limit of one attempt, connection to end of response. */
   timeoutMs?: number;
   /** How long a claim holds; a claim older than that belongs to a dead worker. */
@@ -73,6 +75,7 @@ export class WebhookWorker {
   private readonly sender: Sender;
   private readonly inFlight = new Set<Promise<void>>();
   private running = false;
+  private stopping = false;
   private loopDone: Promise<void> = Promise.resolve();
   private woken = false;
   private wakeUp: (() => void) | undefined;
@@ -88,6 +91,7 @@ export class WebhookWorker {
     this.opts = {
       pollIntervalMs: 100,
       concurrency: 16,
+      runLength: 20,
       retryDelaysMs: DEFAULT_RETRY_DELAYS_MS,
       disableAfterMs: 5 * DAY,
       retentionMs: 30 * DAY,
@@ -105,6 +109,7 @@ export class WebhookWorker {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.stopping = false;
     local.add(this);
     this.loopDone = this.loop();
   }
@@ -112,6 +117,7 @@ export class WebhookWorker {
   /** Stops claiming and waits for the attempts in flight to finish. */
   async stop(): Promise<void> {
     this.running = false;
+    this.stopping = true;
     local.delete(this);
     this.wake();
     await this.loopDone;
@@ -128,19 +134,23 @@ export class WebhookWorker {
   /** Claims what is due now (up to the concurrency) and delivers it; for tests and tools. */
   async runOnce(): Promise<number> {
     const claimed = await this.claim(this.opts.concurrency);
-    await Promise.all(claimed.map((d) => this.attempt(d)));
+    await Promise.all(byWebhook(claimed).map((run) => this.run(run)));
     return claimed.length;
   }
 
-  /** Leases due deliveries to this worker. Exposed so tests can play a worker that dies. */
-  async claim(limit: number): Promise<ClaimedDelivery[]> {
+  /**
+   * Leases runs of due deliveries of up to `webhooks` webhooks to this worker, in webhook and
+   * event order. Exposed so tests can play a worker that dies holding a claim.
+   */
+  async claim(webhooks: number): Promise<ClaimedDelivery[]> {
     const now = Date.now();
     const token = randomUUID();
     const ids = await queue.claimDue(this.db, this.kind, {
       now: new Date(now).toISOString(),
       leaseUntil: new Date(now + this.opts.leaseMs).toISOString(),
       token,
-      limit,
+      webhooks,
+      runLength: this.opts.runLength,
     });
     return queue.loadClaimed(this.db, ids, token);
   }
@@ -164,18 +174,18 @@ export class WebhookWorker {
   private async fill(free: number): Promise<void> {
     // An idle worker first asks with a read, and claims (a write) only when something is due.
     if (this.idle && !(await queue.hasDue(this.db, new Date().toISOString()))) return;
-    const claimed = await this.claim(free);
-    this.idle = claimed.length === 0;
-    for (const d of claimed) {
-      const p: Promise<void> = this.attempt(d).finally(() => {
+    const runs = byWebhook(await this.claim(free));
+    this.idle = runs.length === 0;
+    for (const run of runs) {
+      const p: Promise<void> = this.run(run).finally(() => {
         this.inFlight.delete(p);
-        // The next delivery of the same webhook may be waiting for this one.
+        // The webhook's next deliveries, or another webhook's, may be waiting for this slot.
         this.wake();
       });
       this.inFlight.add(p);
     }
     // More may be due than we had room for: look again right away.
-    if (claimed.length === free && claimed.length > 0) this.woken = true;
+    if (runs.length === free) this.woken = true;
   }
 
   private sleep(): Promise<void> {
@@ -205,58 +215,117 @@ export class WebhookWorker {
 
   private secretsOf(d: ClaimedDelivery, now: number): string[] {
     const secrets = [decryptSecret(this.opts.secretKey, d.secret_enc, d.account_id)];
-    if (d.previous_secret_enc && d.previous_secret_expires_at && Date.parse(d.previous_secret_expires_at) > now)
+    if (
+      d.previous_secret_enc &&
+      d.previous_secret_expires_at &&
+      Date.parse(d.previous_secret_expires_at) > now
+    )
       secrets.push(decryptSecret(this.opts.secretKey, d.previous_secret_enc, d.account_id));
     return secrets;
   }
 
-  /** One attempt of one claimed delivery, with its outcome recorded. Never throws. */
-  async attempt(d: ClaimedDelivery): Promise<void> {
-    const log = this.opts.logger;
+  /** Signs and POSTs one delivery. */
+  private async send(d: ClaimedDelivery, now: Date): Promise<Omit<AttemptOutcome, 'retryAt'>> {
+    let secrets: string[];
     try {
-      if (!d.active) return await queue.failClaimed(this.db, d, 'webhook is disabled');
-      if (d.integration_revoked_at) return await queue.failClaimed(this.db, d, 'integration was revoked');
-      const at = new Date();
-      let outcome: queue.AttemptOutcome;
-      let ok = false;
-      let secrets: string[] | undefined;
-      try {
-        secrets = this.secretsOf(d, at.getTime());
-      } catch (err) {
-        log.error({ err, webhookId: d.webhook_id }, 'webhook secret cannot be decrypted (SECRET_KEY changed?)');
-      }
-      if (!secrets) {
-        outcome = { responseStatus: null, latencyMs: null, error: 'signing secret cannot be decrypted' };
-      } else {
-        // The stored payload is already the resource's JSON: splice it in rather than re-encode.
-        const body = `{"id":${JSON.stringify(d.message_id)},"event":${JSON.stringify(d.kind)},"occurred_at":${JSON.stringify(d.occurred_at)},"data":${d.payload}}`;
-        const headers = {
-          'webhook-id': d.message_id,
-          'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-          'webhook-signature': signatureHeader(secrets, d.message_id, at, body),
-        };
-        const r = await this.sender.send(d.url, headers, body);
-        ok = r.ok;
-        outcome = { responseStatus: r.status, latencyMs: r.latencyMs, error: r.error };
-      }
-      const now = new Date();
-      if (ok) {
-        await queue.markDelivered(this.db, d, outcome, now.toISOString());
-        return;
-      }
-      const delays = this.opts.retryDelaysMs;
-      const next = d.schedule_step < delays.length ? delays[d.schedule_step]! : null;
-      const { disabled } = await queue.markFailed(this.db, d, outcome, {
-        now: now.toISOString(),
-        retryAt: next === null ? null : new Date(now.getTime() + next).toISOString(),
-        disableBefore: new Date(now.getTime() - this.opts.disableAfterMs).toISOString(),
-        disableReason: `every delivery failed for ${Math.round(this.opts.disableAfterMs / HOUR)} h`,
-      });
-      if (disabled) log.warn({ webhookId: d.webhook_id }, 'webhook disabled after failing continuously');
-      if (next !== null && next <= this.opts.pollIntervalMs) this.wake();
+      secrets = this.secretsOf(d, now.getTime());
     } catch (err) {
-      // The lease expires and the delivery is tried again: nothing is lost.
-      log.error({ err, deliveryId: d.id }, 'webhook attempt could not be recorded');
+      this.opts.logger.error(
+        { err, webhookId: d.webhook_id },
+        'webhook secret cannot be decrypted (SECRET_KEY changed?)',
+      );
+      return {
+        delivery: d,
+        ok: false,
+        responseStatus: null,
+        latencyMs: null,
+        error: 'signing secret cannot be decrypted',
+      };
+    }
+    // The stored payload is already the resource's JSON: splice it in rather than re-encode.
+    const body = `{"id":${JSON.stringify(d.message_id)},"event":${JSON.stringify(d.kind)},"occurred_at":${JSON.stringify(d.occurred_at)},"data":${d.payload}}`;
+    const r = await this.sender.send(
+      d.url,
+      {
+        'webhook-id': d.message_id,
+        'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+        'webhook-signature': signatureHeader(secrets, d.message_id, now, body),
+      },
+      body,
+    );
+    return { delivery: d, ok: r.ok, responseStatus: r.status, latencyMs: r.latencyMs, error: r.error };
+  }
+
+  /**
+   * Sends one webhook's claimed deliveries in order, then records them all in one commit. The
+   * run stops at the first failure (the rest are handed back and claimed again at once, each
+   * then on its own retry schedule), when the worker stops, or when another attempt might
+   * outlast the lease. Never throws: if recording fails the leases expire and the deliveries
+   * are sent again (at least once).
+   */
+  private async run(deliveries: ClaimedDelivery[]): Promise<void> {
+    const first = deliveries[0];
+    if (!first) return;
+    const record: RunRecord = { webhookId: first.webhook_id, attempted: [], released: [] };
+    if (!first.active || first.integration_revoked_at) {
+      const error = first.active ? 'integration was revoked' : 'webhook is disabled';
+      record.abandoned = { deliveries, error };
+    } else {
+      const leaseEnds = Date.parse(first.lease_until);
+      for (const [i, d] of deliveries.entries()) {
+        if ((this.stopping && i > 0) || Date.now() + this.opts.timeoutMs + SECOND > leaseEnds) {
+          record.released = deliveries.slice(i);
+          break;
+        }
+        let outcome: Omit<AttemptOutcome, 'retryAt'>;
+        try {
+          outcome = await this.send(d, new Date());
+        } catch (err) {
+          outcome = { delivery: d, ok: false, responseStatus: null, latencyMs: null, error: String(err) };
+        }
+        const delays = this.opts.retryDelaysMs;
+        const delay = outcome.ok || d.schedule_step >= delays.length ? null : delays[d.schedule_step]!;
+        record.attempted.push({
+          ...outcome,
+          retryAt: delay === null ? null : new Date(Date.now() + delay).toISOString(),
+        });
+        if (!outcome.ok) {
+          record.released = deliveries.slice(i + 1);
+          break;
+        }
+      }
+    }
+    try {
+      const now = Date.now();
+      const { disabled } = await queue.recordRun(this.db, this.kind, record, {
+        now: new Date(now).toISOString(),
+        disableBefore: new Date(now - this.opts.disableAfterMs).toISOString(),
+        disableReason: `every delivery failed for ${formatSpan(this.opts.disableAfterMs)}`,
+      });
+      if (disabled)
+        this.opts.logger.warn({ webhookId: first.webhook_id }, 'webhook disabled after failing continuously');
+    } catch (err) {
+      this.opts.logger.error(
+        { err, webhookId: first.webhook_id },
+        'webhook deliveries could not be recorded',
+      );
     }
   }
+}
+
+/** Claimed deliveries (ordered by webhook, then event) split into one run per webhook. */
+function byWebhook(claimed: ClaimedDelivery[]): ClaimedDelivery[][] {
+  const runs: ClaimedDelivery[][] = [];
+  for (const d of claimed) {
+    const last = runs.at(-1);
+    if (last && last[0]!.webhook_id === d.webhook_id) last.push(d);
+    else runs.push([d]);
+  }
+  return runs;
+}
+
+function formatSpan(ms: number): string {
+  if (ms >= DAY && ms % DAY === 0) return `${ms / DAY} days`;
+  if (ms >= HOUR) return `${Math.round(ms / HOUR)} h`;
+  return `${Math.round(ms / SECOND)} s`;
 }
