@@ -78,6 +78,35 @@ describeEachDb('webhooks: registration', (ctx) => {
     assert.throws(() => decryptSecret(ctx.app.config.secretKey, row.secret_enc, ctx.other.accountId));
   });
 
+  it('an Idempotency-Key replays the answer with the secret, yet the stored answer does not hold it', async () => {
+    const body = { url: 'https://hooks.example.com/idem', scopes: ['company:create'] };
+    const headers = { 'idempotency-key': 'create-hook-1' };
+    const first = await api.post('/webhooks', body, headers);
+    assert.equal(first.status, 201);
+    const secret: string = first.body.data.signature_secret_key;
+    assert.match(secret, /^whsec_/);
+    const replay = await api.post('/webhooks', body, headers);
+    assert.equal(replay.status, 201);
+    assert.equal(replay.headers['idempotent-replayed'], 'true');
+    assert.deepEqual(replay.body, first.body);
+    const rotated = await api.post(
+      `/webhooks/${first.body.data.id}/rotate-secret`,
+      {},
+      { 'idempotency-key': 'rot-1' },
+    );
+    const again = await api.post(
+      `/webhooks/${first.body.data.id}/rotate-secret`,
+      {},
+      { 'idempotency-key': 'rot-1' },
+    );
+    assert.equal(again.body.data.signature_secret_key, rotated.body.data.signature_secret_key);
+    const stored = JSON.stringify(await ctx.db.selectFrom('idempotency_keys').selectAll().execute());
+    for (const s of [secret, rotated.body.data.signature_secret_key]) {
+      assert.ok(!stored.includes(s.slice(6)), 'no secret in the idempotency store');
+    }
+    assert.ok(stored.includes('sealed:v1:'));
+  });
+
   it('lists only the calling integration’s webhooks, with paging', async () => {
     const mine = await sibling.post('/webhooks', {
       url: 'https://sib.example.com/a',

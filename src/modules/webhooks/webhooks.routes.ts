@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { listResponse } from '../../shared/paging.js';
 import { Data, IdParams, List } from '../../shared/schemas.js';
@@ -11,6 +12,7 @@ import {
   WebhookListQuery,
   WebhookWithSecret,
 } from './webhooks.schemas.js';
+import { decryptSecret, encryptSecret } from './webhooks.crypto.js';
 import * as service from './webhooks.service.js';
 
 const tags = ['Webhooks'];
@@ -20,11 +22,35 @@ const WIRE_FORMAT = `Deliveries follow the Standard Webhooks profile: a POST wit
 
 Delivery is at least once: any answer other than 2xx, a timeout (10 s) or a connection error is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then the delivery is marked failed. A webhook that failed every delivery for 5 days is disabled. A webhook receives the events recorded after it was registered; deliveries of one webhook go out in event order, except where a retry is waiting. Webhooks belong to the integration that registered them: other integrations neither see nor change them.`;
 
+const SEALED = /"signature_secret_key":"sealed:(v1:[A-Za-z0-9+/=]+)"/;
+
 export const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const settings = () => ({
     secretKey: app.config.secretKey,
     allowPrivate: app.config.webhookAllowPrivate,
   });
+
+  /**
+   * Answers that carry a secret: with an Idempotency-Key the answer is stored for replay, and
+   * the secret must not rest there in plain text. So it is sealed (encrypted) before the
+   * answer is serialized and stored, and unsealed after, for the wire, on the first answer and
+   * on a replay alike.
+   */
+  const secretAnswer = {
+    preSerialization: async (req: FastifyRequest, _reply: FastifyReply, payload: unknown) => {
+      const data = (payload as { data?: { signature_secret_key?: string } }).data;
+      if (!req.headers['idempotency-key'] || !data?.signature_secret_key) return payload;
+      const sealed = encryptSecret(app.config.secretKey, data.signature_secret_key, req.auth.accountId);
+      return { data: { ...data, signature_secret_key: `sealed:${sealed}` } };
+    },
+    onSend: async (req: FastifyRequest, _reply: FastifyReply, payload: unknown) => {
+      if (typeof payload !== 'string') return payload;
+      const m = SEALED.exec(payload);
+      if (!m) return payload;
+      const secret = decryptSecret(app.config.secretKey, m[1]!, req.auth.accountId);
+      return payload.replace(m[0], `"signature_secret_key":${JSON.stringify(secret)}`);
+    },
+  };
 
   app.get(
     '/webhooks',
@@ -45,6 +71,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/webhooks',
     {
+      ...secretAnswer,
       config: { scopes },
       schema: {
         tags,
@@ -91,6 +118,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/webhooks/:id/rotate-secret',
     {
+      ...secretAnswer,
       config: { scopes },
       schema: {
         tags,

@@ -111,7 +111,7 @@ export async function checkWebhookUrl(
   if (url.username || url.password) return 'must not contain credentials';
   if (!url.hostname) return 'must name a host';
   if (opts.allowPrivate) return null;
-  const host = hostOf(url).toLowerCase();
+  const host = hostOf(url).toLowerCase().replace(/\.$/, '');
   if (host === 'localhost' || host.endsWith('.localhost')) return 'must not point to localhost';
   let addresses: string[];
   if (isIP(host)) addresses = [host];
