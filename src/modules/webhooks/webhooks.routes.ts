@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { listResponse } from '../../shared/paging.js';
 import { Data, IdParams, List } from '../../shared/schemas.js';
+import { decryptSecret, encryptSecret } from './webhooks.crypto.js';
 import {
   Delivery,
   DeliveryListQuery,
@@ -12,7 +13,6 @@ import {
   WebhookListQuery,
   WebhookWithSecret,
 } from './webhooks.schemas.js';
-import { decryptSecret, encryptSecret } from './webhooks.crypto.js';
 import * as service from './webhooks.service.js';
 
 const tags = ['Webhooks'];
