@@ -193,6 +193,32 @@ describeEachDb('webhooks: delivery', (ctx) => {
     assert.equal(d!.message_id, first.headers['webhook-id']);
   });
 
+  it('a failure does not hold back later events; the failed one follows on its retry', async () => {
+    const hook = await register(['task:update']);
+    let failedOnce = false;
+    receiver.respond = (r) => {
+      if (JSON.parse(r.body).data.id === 2 && !failedOnce) {
+        failedOnce = true;
+        return 500;
+      }
+      return 200;
+    };
+    for (let i = 1; i <= 4; i++) await record(ctx.db, ctx.account.accountId, 'task:updated', { id: i });
+    worker({ retryDelaysMs: [0, 300] }).start();
+    await waitFor('all delivered', async () =>
+      (await deliveries(hook.id)).every((d) => d.status === 'delivered'),
+    );
+    assert.deepEqual(
+      receiver.on(hook.path).map((r) => JSON.parse(r.body).data.id),
+      [1, 2, 3, 4, 2],
+    );
+    assert.deepEqual(
+      (await deliveries(hook.id)).map((d) => d.attempts),
+      [1, 2, 1, 1],
+      'only real attempts are counted',
+    );
+  });
+
   it('retries non-2xx and connection errors, and gives up after the last attempt', async () => {
     const failing = await register(['task:delete']);
     const closed = await api.post('/webhooks', { url: 'http://127.0.0.1:9/hook', scopes: ['task:delete'] });

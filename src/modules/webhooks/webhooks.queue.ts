@@ -180,6 +180,15 @@ export async function recordRun(
   args: { now: string; disableBefore: string; disableReason: string },
 ): Promise<{ disabled: boolean }> {
   return writeTransaction(db, kind, async (trx) => {
+    // Webhook row first, deliveries after: the order claims lock in, so the two never deadlock.
+    if (kind === 'postgres') {
+      await trx
+        .selectFrom('webhooks')
+        .select('id')
+        .where('id', '=', run.webhookId)
+        .forNoKeyUpdate()
+        .execute();
+    }
     const update = () => trx.updateTable('webhook_deliveries');
     const mine = (qb: ReturnType<typeof update>, d: ClaimedDelivery) =>
       qb.where('id', '=', d.id).where('lease_token', '=', d.lease_token);

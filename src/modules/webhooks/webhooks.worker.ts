@@ -273,7 +273,8 @@ export class WebhookWorker {
     } else {
       const leaseEnds = Date.parse(first.lease_until);
       for (const [i, d] of deliveries.entries()) {
-        if ((this.stopping && i > 0) || Date.now() + this.opts.timeoutMs + SECOND > leaseEnds) {
+        const outlasts = Date.now() + this.opts.timeoutMs + SECOND > leaseEnds;
+        if (i > 0 && (this.stopping || outlasts)) {
           record.released = deliveries.slice(i);
           break;
         }
