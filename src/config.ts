@@ -24,6 +24,8 @@ export interface Config {
   /** Key material for encrypting secrets at rest (webhook signing keys). */
   readonly secretKey: string;
   readonly tokenTtlSeconds: number;
+  /** Requests per minute per integration; 0 turns rate limiting off. */
+  readonly rateLimitPerMinute: number;
 }
 
 export const API_PREFIX = '/api/v1';
@@ -66,6 +68,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     webhookConcurrency: Math.max(1, int('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 16)),
     secretKey: env.SECRET_KEY || 'dev-only-insecure-secret-key-change-me',
     tokenTtlSeconds: int('TOKEN_TTL_SECONDS', env.TOKEN_TTL_SECONDS, 0),
+    rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 1200),
     ...overrides,
   };
   return Object.freeze(config);

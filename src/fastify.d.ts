@@ -7,6 +7,8 @@ declare module 'fastify' {
     config: Config;
     db: Db;
     dbKind: DbKind;
+    /** Every API route (method, url) as registered: the OpenAPI coverage test reads it. */
+    apiRoutes: readonly { method: string; url: string }[];
   }
   interface FastifyRequest {
     /** Set by the auth plugin on every non-public route. */

@@ -38,7 +38,10 @@ export async function createTestDb(kind: DbKind): Promise<DbHandle> {
 }
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'true', RUN_WORKER: 'false', LOG_LEVEL: 'silent' }, overrides);
+  return loadConfig(
+    { WEBHOOK_ALLOW_PRIVATE: 'true', RUN_WORKER: 'false', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0' },
+    overrides,
+  );
 }
 
 export interface TestAccount {
@@ -201,10 +204,27 @@ export function expectProblem(res: Response, status: number, code?: string) {
 
 /** Count of rows in a table, for asserting that a refused request changed nothing. */
 export async function countRows(db: DbHandle['db'], table: string): Promise<number> {
-  // biome-ignore lint/suspicious/noExplicitAny: any table
   const row = await (db as any)
     .selectFrom(table)
     .select((eb: any) => eb.fn.countAll().as('n'))
     .executeTakeFirst();
   return Number(row.n);
+}
+
+/**
+ * Encodes a multipart/form-data body (file in the part named `file` by default) for
+ * `api.request('POST', path, body, headers)`.
+ */
+export async function multipart(
+  file: { name: string; type: string; data: Buffer | string; field?: string } | null,
+  fields: Record<string, string> = {},
+): Promise<{ body: Buffer; headers: Record<string, string> }> {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(fields)) form.append(k, v);
+  if (file) form.append(file.field ?? 'file', new Blob([file.data], { type: file.type }), file.name);
+  const res = new Response(form);
+  return {
+    body: Buffer.from(await res.arrayBuffer()),
+    headers: { 'content-type': res.headers.get('content-type')! },
+  };
 }

@@ -33,10 +33,33 @@ export function openSqlite(file: string): SQLite.Database {
   return sqlite;
 }
 
+/**
+ * Kysely prepares every query anew; on better-sqlite3 preparing costs more than running a
+ * small query. Statements are reusable (Kysely runs one query at a time per connection), so
+ * keep the most recent ones by SQL text.
+ */
+function withStatementCache(sqlite: SQLite.Database, max = 1000) {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(sql: string) {
+      let stmt = cache.get(sql);
+      if (stmt) {
+        cache.delete(sql);
+      } else {
+        stmt = sqlite.prepare(sql);
+        if (cache.size >= max) cache.delete(cache.keys().next().value!);
+      }
+      cache.set(sql, stmt);
+      return stmt;
+    },
+  };
+}
+
 export function createDb(config: DbConfig): DbHandle {
   if (config.kind === 'sqlite') {
     const sqlite = openSqlite(config.file);
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
     return { db, kind: 'sqlite', destroy: () => db.destroy() };
   }
   const pool = new pg.Pool({

@@ -20,17 +20,18 @@ class DirectoryProvider implements MigrationProvider {
 }
 
 export async function migrateToLatest(db: Db): Promise<void> {
-  // Kysely looks for its bookkeeping tables in every schema unless told which one: name the
-  // current schema, or databases that share a server (parallel tests) see each other's.
-  const schema =
-    db.getExecutor().adapter instanceof PostgresAdapter
-      ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s
-      : undefined;
+  // Kysely looks for its bookkeeping tables in every schema of a PostgreSQL database; name the
+  // current one, or a database whose other schemas hold such tables would not be migrated.
+  let migrationTableSchema: string | undefined;
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
+    migrationTableSchema = rows[0]?.schema;
+  }
   const migrator = new Migrator({
     db,
     provider: new DirectoryProvider(),
     allowUnorderedMigrations: true,
-    ...(schema ? { migrationTableSchema: schema } : {}),
+    migrationTableSchema,
   });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');

@@ -1,3 +1,11 @@
+import { customFieldsSection } from '../modules/custom-fields/custom-fields.import.js';
+import { effortsSection } from '../modules/efforts/efforts.import.js';
+import {
+  portfoliosSection,
+  projectGroupsSection,
+  projectsSection,
+} from '../modules/projects/projects.import.js';
+import { tasksSection } from '../modules/tasks/tasks.import.js';
 import type { ImportSection } from './context.js';
 import { clientsSection, userGroupsSection, usersSection } from './core.sections.js';
 
@@ -5,4 +13,14 @@ import { clientsSection, userGroupsSection, usersSection } from './core.sections
  * The sections of the import format, in the order they run: a section may refer by key to
  * records of any section above it. Modules add theirs here.
  */
-export const SECTIONS: ImportSection[] = [usersSection, userGroupsSection, clientsSection];
+export const SECTIONS: ImportSection[] = [
+  usersSection,
+  userGroupsSection,
+  clientsSection,
+  customFieldsSection,
+  portfoliosSection,
+  projectGroupsSection,
+  projectsSection,
+  tasksSection,
+  effortsSection,
+];

@@ -1,8 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { clientsRoutes } from './clients/clients.routes.js';
+import { customFieldsRoutes } from './custom-fields/custom-fields.routes.js';
+import { effortsRoutes } from './efforts/efforts.routes.js';
+import { filesRoutes } from './files/files.routes.js';
 import { integrationRoutes } from './integration/integration.routes.js';
 import { oauthRoutes } from './oauth/oauth.routes.js';
+import { projectsRoutes } from './projects/projects.routes.js';
 import { settingsRoutes } from './settings/settings.routes.js';
+import { commentsRoutes } from './tasks/comments.routes.js';
+import { tasksRoutes } from './tasks/tasks.routes.js';
+import { userGroupRoutes } from './user-group/user-group.routes.js';
 import { usersRoutes } from './users/users.routes.js';
 import { webhooksRoutes } from './webhooks/webhooks.routes.js';
 
@@ -13,5 +20,12 @@ export async function registerModules(api: FastifyInstance): Promise<void> {
   await api.register(clientsRoutes);
   await api.register(settingsRoutes);
   await api.register(integrationRoutes);
+  await api.register(filesRoutes);
+  await api.register(projectsRoutes);
+  await api.register(tasksRoutes);
+  await api.register(commentsRoutes);
+  await api.register(effortsRoutes);
+  await api.register(userGroupRoutes);
+  await api.register(customFieldsRoutes);
   await api.register(webhooksRoutes);
 }

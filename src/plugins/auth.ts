@@ -1,6 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { API_PREFIX } from '../config.js';
+import type { Db } from '../db/index.js';
+import { prepared } from '../db/prepared.js';
 import { AppError } from '../shared/errors.js';
 import { nowIso } from '../shared/time.js';
 
@@ -32,12 +35,9 @@ function unauthorized(detail: string, code: 'unauthorized' | 'invalid_token') {
   });
 }
 
-async function authenticate(app: FastifyInstance, req: FastifyRequest): Promise<AuthContext> {
-  const header = req.headers.authorization;
-  if (!header) throw unauthorized('Missing bearer token', 'unauthorized');
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match) throw unauthorized('Authorization header must be "Bearer <token>"', 'unauthorized');
-  const row = await app.db
+// Runs on every request: built once (see db/prepared.ts).
+const tokenLookup = prepared(1, (db: Db, tokenHash: string) =>
+  db
     .selectFrom('access_tokens as t')
     .innerJoin('integrations as i', 'i.id', 't.integration_id')
     .innerJoin('users as u', 'u.id', 'i.user_id')
@@ -52,8 +52,15 @@ async function authenticate(app: FastifyInstance, req: FastifyRequest): Promise<
       'i.revoked_at as integration_revoked_at',
       'u.active',
     ])
-    .where('t.token_hash', '=', hashToken(match[1]!))
-    .executeTakeFirst();
+    .where('t.token_hash', '=', tokenHash),
+);
+
+async function authenticate(app: FastifyInstance, req: FastifyRequest): Promise<AuthContext> {
+  const header = req.headers.authorization;
+  if (!header) throw unauthorized('Missing bearer token', 'unauthorized');
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) throw unauthorized('Authorization header must be "Bearer <token>"', 'unauthorized');
+  const [row] = await tokenLookup(app.db, hashToken(match[1]!));
   if (!row || row.revoked_at || row.integration_revoked_at || !row.active) {
     throw unauthorized('Token is unknown or revoked', 'invalid_token');
   }
@@ -76,7 +83,8 @@ export const authPlugin = fp(async (app: FastifyInstance) => {
   app.decorateRequest('auth', null as unknown as AuthContext);
   app.addHook('onRequest', async (req) => {
     const config = req.routeOptions.config;
-    if (config.public || !req.routeOptions.url) return;
+    // Only the API is guarded; /docs and unknown routes (404) need no token.
+    if (config.public || !req.routeOptions.url?.startsWith(API_PREFIX)) return;
     req.auth = await authenticate(app, req);
     const required = config.scopes ?? [];
     const missing = required.filter((s) => !req.auth.scopes.has(s));

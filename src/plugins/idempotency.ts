@@ -58,7 +58,8 @@ function requestHash(req: FastifyRequest): string {
  * integration for 24 h and replayed for the same key and body; another body is a 422.
  */
 export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
-  app.addHook('preHandler', async (req, reply) => {
+  // preValidation: the body is parsed but not yet validated, so a refused body is remembered too.
+  app.addHook('preValidation', async (req, reply) => {
     if (req.method !== 'POST' || !req.auth) return;
     const key = req.headers['idempotency-key'];
     if (typeof key !== 'string' || key === '') return;

@@ -16,9 +16,10 @@ const problem = (description: string) => ({
  * its scopes become the operation's `security` and `x-required-scopes`, and the error
  * answers it can give are added as problem+json responses.
  */
-function decorateRoute(route: RouteOptions) {
+function decorateRoute(route: RouteOptions, seen: { method: string; url: string }[]) {
   const config = (route.config ?? {}) as { scopes?: readonly string[]; public?: boolean };
   if (!route.url.startsWith(API_PREFIX) || route.url === `${API_PREFIX}/openapi.json`) return;
+  for (const method of [route.method].flat()) if (method !== 'HEAD') seen.push({ method, url: route.url });
   route.schema ??= {};
   const schema = route.schema as Record<string, unknown> & { response?: Record<string, unknown> };
   schema.response ??= {};
@@ -26,7 +27,8 @@ function decorateRoute(route: RouteOptions) {
   const add = (status: number, description: string) => {
     if (!(status in responses)) responses[status] = problem(description);
   };
-  if (!config.public) {
+  if (config.public) schema.security = [];
+  else {
     if (!config.scopes)
       throw new Error(`route ${route.method} ${route.url} declares no scopes (use [] for "none")`);
     const scopes = [...config.scopes];
@@ -48,7 +50,9 @@ function decorateRoute(route: RouteOptions) {
 
 export const openapiPlugin = fp(async (app: FastifyInstance) => {
   app.addSchema(Problem);
-  app.addHook('onRoute', decorateRoute);
+  const seen: { method: string; url: string }[] = [];
+  app.decorate('apiRoutes', seen);
+  app.addHook('onRoute', (route) => decorateRoute(route, seen));
 
   await app.register(swagger, {
     openapi: {

@@ -5,11 +5,9 @@ import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kyse
  * LIKE wildcards in the term are escaped, so `50%` finds "50%" and not everything.
  */
 // biome-ignore lint/suspicious/noExplicitAny: usable from any table's query builder
-export function containsAny(
-  eb: ExpressionBuilder<any, any>,
-  columns: string[],
-  term: string,
-): Expression<SqlBool> {
+type AnyEb = ExpressionBuilder<any, any>;
+
+export function containsAny(eb: AnyEb, columns: string[], term: string): Expression<SqlBool> {
   const pattern = `%${term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   return eb.or(columns.map((c) => sql<SqlBool>`lower(${sql.ref(c)}) like ${pattern} escape '\\'`));
 }

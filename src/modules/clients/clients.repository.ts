@@ -1,4 +1,5 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { prepared } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
 import { paginate } from '../../shared/paging.js';
 import { containsAny } from '../../shared/search.js';
@@ -9,13 +10,12 @@ import type { ClientTable } from './clients.tables.js';
 export type ClientRow = Selectable<ClientTable>;
 type Db = Kysely<Database>;
 
-export function findClient(db: Db, accountId: number, id: number): Promise<ClientRow | undefined> {
-  return db
-    .selectFrom('clients')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+const byId = prepared(2, (db: Db, accountId: number, id: number) =>
+  db.selectFrom('clients').selectAll().where('account_id', '=', accountId).where('id', '=', id),
+);
+
+export async function findClient(db: Db, accountId: number, id: number): Promise<ClientRow | undefined> {
+  return (await byId(db, accountId, id))[0];
 }
 
 export function findClientBy(

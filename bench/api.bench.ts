@@ -1,0 +1,102 @@
+// Issue 2's benchmark: GET /clients/{id}, GET /clients?per_page=50 and POST /clients on a
+// fresh embedded database with 10,000 clients, against a bare Fastify route as the ceiling.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../src/config.js';
+import { createDb } from '../src/db/index.js';
+import { migrateToLatest } from '../src/db/migrator.js';
+import { importData } from '../src/import/index.js';
+import { createIntegration } from '../src/modules/integration/integration.service.js';
+import { environment, load, type Metric, markdown, startChild, stopChild, writeReport } from './lib.js';
+
+const CLIENTS = 10_000;
+const dir = await mkdtemp(join(tmpdir(), 'bench-api-'));
+const dbFile = join(dir, 'bench.sqlite');
+
+try {
+  const handle = createDb(loadConfig({ DATABASE_URL: dbFile }).db);
+  await migrateToLatest(handle.db);
+  const { account_id } = await importData(handle.db, {
+    account: { name: 'Bench' },
+    users: [{ email: 'bench@bench.example', first_name: 'B', last_name: 'Ench', role: 'admin' }],
+  });
+  for (let i = 0; i < CLIENTS; i += 500) {
+    const rows = Array.from({ length: Math.min(500, CLIENTS - i) }, (_, j) => ({
+      account_id,
+      name: `Client ${i + j}`,
+      email: `client${i + j}@bench.example`,
+      city: 'Berlin',
+      country_code: 'DE',
+    }));
+    await handle.db.insertInto('clients').values(rows).execute();
+  }
+  const { access_token } = await createIntegration(handle.db, {
+    name: 'bench',
+    scopes: ['client:read', 'client:write'],
+  });
+  await handle.destroy();
+
+  const headers = { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' };
+  const bare = await startChild('child-bare.ts', {});
+  const ceiling = await load({ url: `http://127.0.0.1:${bare.port}/bare` });
+  await stopChild(bare.child);
+
+  const api = await startChild('child-api.ts', { DATABASE_URL: dbFile });
+  const base = `http://127.0.0.1:${api.port}/api/v1`;
+  let n = 0;
+  const getOne = await load({
+    url: base,
+    headers,
+    requests: [
+      { method: 'GET', setupRequest: (r) => ({ ...r, path: `/api/v1/clients/${(n++ % CLIENTS) + 1}` }) },
+    ],
+  });
+  const list = await load({ url: `${base}/clients?per_page=50&page=20`, headers });
+  const create = await load({
+    url: `${base}/clients`,
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ name: 'Bench client', email: 'new@bench.example', country_code: 'DE' }),
+  });
+  await stopChild(api.child);
+
+  const results: Metric[] = [];
+  const add = (label: string, r: typeof ceiling) => {
+    results.push(
+      {
+        metric: `${label} requests/s`,
+        value: r.rps,
+        unit: 'req/s',
+        note: `${Math.round((r.rps / ceiling.rps) * 100)}% of ceiling`,
+      },
+      { metric: `${label} p50`, value: r.p50, unit: 'ms' },
+      { metric: `${label} p99`, value: r.p99, unit: 'ms' },
+      { metric: `${label} errors/non-2xx`, value: r.errors + r.non2xx, unit: 'count' },
+    );
+  };
+  add('ceiling (bare Fastify)', ceiling);
+  add('GET /clients/{id}', getOne);
+  add('GET /clients?per_page=50', list);
+  add('POST /clients', create);
+  const report = {
+    name: 'api',
+    date: new Date().toISOString(),
+    environment: {
+      ...environment(),
+      database: 'sqlite (WAL, synchronous=FULL)',
+      clients: CLIENTS,
+      connections: 50,
+      seconds: 8,
+    },
+    results,
+  };
+  await writeReport(report);
+  console.log(markdown(report));
+  const ratio = getOne.rps / ceiling.rps;
+  console.log(
+    `target GET /clients/{id} >= 40% of ceiling with p99 < 20 ms: ${ratio >= 0.4 && getOne.p99 < 20 ? 'MET' : 'NOT MET'} (${Math.round(ratio * 100)}%, p99 ${getOne.p99} ms)`,
+  );
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,89 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
+export const RESULTS_DIR = join(BENCH_DIR, 'results');
+
+export interface Metric {
+  metric: string;
+  value: number;
+  unit: string;
+  note?: string;
+}
+
+export interface BenchReport {
+  name: string;
+  date: string;
+  environment: Record<string, string | number>;
+  results: Metric[];
+}
+
+export function environment(): Record<string, string | number> {
+  return { node: process.version, platform: `${process.platform}-${process.arch}` };
+}
+
+export async function writeReport(report: BenchReport): Promise<void> {
+  await mkdir(RESULTS_DIR, { recursive: true });
+  await writeFile(join(RESULTS_DIR, `${report.name}.json`), `${JSON.stringify(report, null, 2)}\n`);
+}
+
+export function markdown(report: BenchReport): string {
+  const rows = report.results.map((r) => `| ${r.metric} | ${r.value} | ${r.unit} | ${r.note ?? ''} |`);
+  return [
+    `### ${report.name}`,
+    '',
+    '| metric | value | unit | note |',
+    '|---|---:|---|---|',
+    ...rows,
+    '',
+  ].join('\n');
+}
+
+/** Starts a TypeScript entry in a child process and resolves once it prints `LISTENING <port>`. */
+export function startChild(
+  entry: string,
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; port: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(BENCH_DIR, entry)], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let buf = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      buf += d.toString();
+      const m = /LISTENING (\d+)/.exec(buf);
+      if (m) resolve({ child, port: Number(m[1]) });
+    });
+    child.on('exit', (code) => reject(new Error(`${entry} exited with ${code}`)));
+  });
+}
+
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const done = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await done;
+}
+
+export interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+export async function load(opts: autocannon.Options): Promise<LoadResult> {
+  const r = await autocannon({ connections: 50, duration: 8, ...opts });
+  return {
+    rps: Math.round(r.requests.average),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.timeouts,
+    non2xx: r.non2xx,
+  };
+}

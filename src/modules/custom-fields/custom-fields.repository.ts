@@ -1,0 +1,26 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { paginate } from '../../shared/paging.js';
+import { toIso } from '../../shared/time.js';
+import type { CustomFieldListQuery } from './custom-fields.schemas.js';
+import type { CustomFieldDefinitionTable } from './custom-fields.tables.js';
+
+export type CustomFieldRow = Selectable<CustomFieldDefinitionTable>;
+type Db = Kysely<Database>;
+
+export function listDefinitions(db: Db, accountId: number, q: CustomFieldListQuery) {
+  let qb = db.selectFrom('custom_field_definitions').selectAll().where('account_id', '=', accountId);
+  if (q.entity) qb = qb.where('entity', '=', q.entity);
+  if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
+  return paginate(qb.orderBy('id'), q);
+}
+
+export const definitionsFor = (db: Db, accountId: number, entity: string) =>
+  db
+    .selectFrom('custom_field_definitions')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('entity', '=', entity)
+    .orderBy('position')
+    .orderBy('id')
+    .execute();

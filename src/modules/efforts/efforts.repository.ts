@@ -1,0 +1,23 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { paginate } from '../../shared/paging.js';
+import { toIso } from '../../shared/time.js';
+import type { EffortListQuery } from './efforts.schemas.js';
+import type { EffortTable } from './efforts.tables.js';
+
+export type EffortRow = Selectable<EffortTable>;
+type Db = Kysely<Database>;
+
+export function listEfforts(db: Db, accountId: number, q: EffortListQuery, includeAdmin: boolean) {
+  let qb = db.selectFrom('efforts').selectAll().where('account_id', '=', accountId);
+  if (!includeAdmin) qb = qb.where('type', '!=', 'admin');
+  if (q.date_from !== undefined) qb = qb.where('date', '>=', q.date_from);
+  if (q.date_to !== undefined) qb = qb.where('date', '<=', q.date_to);
+  if (q.user_id !== undefined) qb = qb.where('user_id', '=', q.user_id);
+  if (q.project_id !== undefined) qb = qb.where('project_id', '=', q.project_id);
+  if (q.task_id !== undefined) qb = qb.where('task_id', '=', q.task_id);
+  if (q.type !== undefined) qb = qb.where('type', '=', q.type);
+  if (q.billable !== undefined) qb = qb.where('billable', '=', q.billable ? 1 : 0);
+  if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
+  return paginate(qb.orderBy('id'), q);
+}

@@ -1,0 +1,47 @@
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { FileTable } from './files.tables.js';
+
+export type FileRow = Selectable<FileTable>;
+type Db = Kysely<Database>;
+
+export async function insertFile(db: Db, values: Insertable<FileTable>, data: Buffer): Promise<FileRow> {
+  const row = await db.insertInto('files').values(values).returningAll().executeTakeFirstOrThrow();
+  await db.insertInto('file_blobs').values({ file_id: row.id, data }).execute();
+  return row;
+}
+
+export const findFile = (db: Db, accountId: number, id: number) =>
+  db
+    .selectFrom('files')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+
+export async function readBlob(db: Db, fileId: number): Promise<Buffer | undefined> {
+  const row = await db
+    .selectFrom('file_blobs')
+    .select('data')
+    .where('file_id', '=', fileId)
+    .executeTakeFirst();
+  return row ? Buffer.from(row.data) : undefined;
+}
+
+export const filesOf = (db: Db, accountId: number, ownerType: string, ownerIds: number[]) =>
+  ownerIds.length === 0
+    ? Promise.resolve([] as FileRow[])
+    : db
+        .selectFrom('files')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('owner_type', '=', ownerType)
+        .where('owner_id', 'in', ownerIds)
+        .orderBy('id')
+        .execute();
+
+export const findByMd5 = (db: Db, accountId: number, md5: string, ownerType?: string) => {
+  let qb = db.selectFrom('files').selectAll().where('account_id', '=', accountId).where('md5', '=', md5);
+  if (ownerType) qb = qb.where('owner_type', '=', ownerType);
+  return qb.orderBy('id').execute();
+};

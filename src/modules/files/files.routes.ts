@@ -1,0 +1,42 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { sendBytes } from '../../shared/http.js';
+import { Data, IdParams } from '../../shared/schemas.js';
+import { Binary, FileData } from './files.schemas.js';
+import * as service from './files.service.js';
+
+const tags = ['Files'];
+
+export const filesRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/files/:id',
+    {
+      config: { scopes: [] },
+      schema: { tags, summary: 'File data (metadata)', params: IdParams, response: { 200: Data(FileData) } },
+    },
+    async (req) => ({ data: service.toFileData(await service.getFile(app.db, req.auth, req.params.id)) }),
+  );
+
+  app.get(
+    '/files/:id/download',
+    {
+      config: { scopes: [] },
+      schema: {
+        tags,
+        summary: 'Download a file',
+        description:
+          'The bytes with Content-Type, Content-Disposition and a strong ETag; supports If-None-Match and a single byte Range.',
+        params: IdParams,
+        response: { 200: Binary('The file'), 206: Binary('The requested byte range') },
+      },
+    },
+    async (req, reply) => {
+      const { row, data } = await service.getFileBytes(app.db, req.auth, req.params.id);
+      return sendBytes(req, reply, {
+        data,
+        contentType: row.content_type,
+        filename: row.name,
+        sha256: row.sha256,
+      });
+    },
+  );
+};

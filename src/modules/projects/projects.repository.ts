@@ -1,0 +1,146 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { type PageParams, paginate } from '../../shared/paging.js';
+import { containsAny } from '../../shared/search.js';
+import { toIso } from '../../shared/time.js';
+import type { PortfolioListQuery, ProjectGroupListQuery, ProjectListQuery } from './projects.schemas.js';
+import type {
+  PortfolioTable,
+  ProjectEpicTable,
+  ProjectGroupTable,
+  ProjectGuestTable,
+  ProjectMilestoneTable,
+  ProjectPhaseTable,
+  ProjectTable,
+} from './projects.tables.js';
+
+export type ProjectRow = Selectable<ProjectTable>;
+export type PortfolioRow = Selectable<PortfolioTable>;
+export type ProjectGroupRow = Selectable<ProjectGroupTable>;
+export type GuestRow = Selectable<ProjectGuestTable>;
+export type PhaseRow = Selectable<ProjectPhaseTable>;
+export type MilestoneRow = Selectable<ProjectMilestoneTable>;
+export type EpicRow = Selectable<ProjectEpicTable>;
+type Db = Kysely<Database>;
+
+export const findProject = (db: Db, accountId: number, id: number) =>
+  db
+    .selectFrom('projects')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+
+export function listProjects(db: Db, accountId: number, q: ProjectListQuery) {
+  let qb = db.selectFrom('projects').selectAll().where('account_id', '=', accountId);
+  if (!q.archived) qb = qb.where('archived_at', 'is', null);
+  if (q.client_id !== undefined) qb = qb.where('client_id', '=', q.client_id);
+  if (q.portfolio_id !== undefined) qb = qb.where('portfolio_id', '=', q.portfolio_id);
+  if (q.status !== undefined) qb = qb.where('status', '=', q.status);
+  if (q.project_group_id !== undefined) {
+    const groupId = q.project_group_id;
+    qb = qb.where('id', 'in', (eb) =>
+      eb.selectFrom('project_group_projects').select('project_id').where('project_group_id', '=', groupId),
+    );
+  }
+  if (q.user_id !== undefined) {
+    const userId = q.user_id;
+    qb = qb.where('id', 'in', (eb) =>
+      eb.selectFrom('project_members').select('project_id').where('user_id', '=', userId),
+    );
+  }
+  if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
+  if (q.q) qb = qb.where((eb) => containsAny(eb, ['name', 'identifier'], q.q!));
+  return paginate(qb.orderBy('id'), q);
+}
+
+/** Project group ids of each project. */
+export async function groupIdsOf(db: Db, projectIds: number[]): Promise<Map<number, number[]>> {
+  const out = new Map<number, number[]>(projectIds.map((id) => [id, []]));
+  if (projectIds.length === 0) return out;
+  const rows = await db
+    .selectFrom('project_group_projects')
+    .select(['project_id', 'project_group_id'])
+    .where('project_id', 'in', projectIds)
+    .orderBy('project_group_id')
+    .execute();
+  for (const r of rows) out.get(r.project_id)?.push(r.project_group_id);
+  return out;
+}
+
+export const listTeam = (db: Db, projectId: number, page: PageParams) =>
+  paginate(
+    db
+      .selectFrom('project_members as m')
+      .innerJoin('users as u', 'u.id', 'm.user_id')
+      .select([
+        'm.user_id',
+        'm.role',
+        'm.created_at',
+        'u.first_name',
+        'u.last_name',
+        'u.position',
+        'u.active',
+      ])
+      .where('m.project_id', '=', projectId)
+      .orderBy('m.user_id'),
+    page,
+  );
+
+export const listGuests = (db: Db, projectId: number, page: PageParams) =>
+  paginate(
+    db.selectFrom('project_guests').selectAll().where('project_id', '=', projectId).orderBy('id'),
+    page,
+  );
+
+export const listPhases = (db: Db, projectId: number, page: PageParams) =>
+  paginate(
+    db
+      .selectFrom('project_phases')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .orderBy('position')
+      .orderBy('id'),
+    page,
+  );
+
+export const listMilestones = (db: Db, projectId: number, page: PageParams) =>
+  paginate(
+    db.selectFrom('project_milestones').selectAll().where('project_id', '=', projectId).orderBy('id'),
+    page,
+  );
+
+export const listEpics = (db: Db, projectId: number, page: PageParams) =>
+  paginate(
+    db.selectFrom('project_epics').selectAll().where('project_id', '=', projectId).orderBy('id'),
+    page,
+  );
+
+/** The project a phase, milestone or epic belongs to, within the account. */
+export const findPart = (
+  db: Db,
+  accountId: number,
+  table: 'project_phases' | 'project_milestones' | 'project_epics',
+  id: number,
+) =>
+  db
+    .selectFrom(table)
+    .select(['id', 'project_id'])
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+
+export function listPortfolios(db: Db, accountId: number, q: PortfolioListQuery) {
+  let qb = db.selectFrom('portfolios').selectAll().where('account_id', '=', accountId);
+  if (!q.archived) qb = qb.where('archived_at', 'is', null);
+  if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
+  if (q.q) qb = qb.where((eb) => containsAny(eb, ['name'], q.q!));
+  return paginate(qb.orderBy('id'), q);
+}
+
+export function listProjectGroups(db: Db, accountId: number, q: ProjectGroupListQuery) {
+  let qb = db.selectFrom('project_groups').selectAll().where('account_id', '=', accountId);
+  if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
+  if (q.q) qb = qb.where((eb) => containsAny(eb, ['name'], q.q!));
+  return paginate(qb.orderBy('id'), q);
+}

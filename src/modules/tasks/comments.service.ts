@@ -1,0 +1,137 @@
+import type { Transaction } from 'kysely';
+import type { Db } from '../../db/index.js';
+import type { Database } from '../../db/schema.js';
+import type { AuthContext } from '../../plugins/auth.js';
+import { AppError, notFound } from '../../shared/errors.js';
+import { recordEvent } from '../../shared/events.js';
+import type { Page } from '../../shared/paging.js';
+import { nowIso } from '../../shared/time.js';
+import type { FileRow } from '../files/files.repository.js';
+import { type FileData, storeFile, toFileData, type Upload } from '../files/files.service.js';
+import type { CommentRow } from './tasks.repository.js';
+import * as repo from './tasks.repository.js';
+import type { Comment, CommentCreate, CommentListQuery, CommentUpdate } from './tasks.schemas.js';
+import { filesByOwner, getTaskRow } from './tasks.service.js';
+
+export function toComment(r: CommentRow, files: FileRow[]): Comment {
+  return {
+    id: r.id,
+    task_id: r.task_id,
+    author_id: r.author_id,
+    content: r.content,
+    files: files.map(toFileData),
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}
+
+async function withFiles(db: Db, row: CommentRow): Promise<Comment> {
+  return toComment(row, (await filesByOwner(db, row.account_id, 'comment', [row.id])).get(row.id) ?? []);
+}
+
+async function getCommentRow(db: Db, auth: AuthContext, id: number): Promise<CommentRow> {
+  const row = await repo.findComment(db, auth.accountId, id);
+  if (!row) throw notFound('Comment');
+  return row;
+}
+
+/** Only the author may change, delete or upload to a comment. */
+async function getOwnComment(db: Db, auth: AuthContext, id: number): Promise<CommentRow> {
+  const row = await getCommentRow(db, auth, id);
+  if (row.author_id !== auth.userId) {
+    throw new AppError('not_author', `Only the author of comment ${id} (user ${row.author_id}) may do this`);
+  }
+  return row;
+}
+
+export const getComment = async (db: Db, auth: AuthContext, id: number) =>
+  withFiles(db, await getCommentRow(db, auth, id));
+
+export async function listComments(
+  db: Db,
+  auth: AuthContext,
+  taskId: number,
+  q: CommentListQuery,
+): Promise<Page<Comment>> {
+  await getTaskRow(db, auth, taskId);
+  const page = await repo.listComments(db, auth.accountId, taskId, q);
+  const files = await filesByOwner(
+    db,
+    auth.accountId,
+    'comment',
+    page.rows.map((r) => r.id),
+  );
+  return { ...page, rows: page.rows.map((r) => toComment(r, files.get(r.id) ?? [])) };
+}
+
+async function emit(
+  trx: Transaction<Database>,
+  auth: AuthContext,
+  kind: 'comment:created' | 'comment:updated' | 'comment:deleted',
+  comment: Comment,
+) {
+  await recordEvent(trx, {
+    accountId: auth.accountId,
+    kind,
+    resourceType: 'comment',
+    resourceId: comment.id,
+    data: comment,
+    integrationId: auth.integrationId,
+  });
+  return comment;
+}
+
+export function createComment(db: Db, auth: AuthContext, body: CommentCreate): Promise<Comment> {
+  return db.transaction().execute(async (trx) => {
+    const task = await repo.findTask(trx, auth.accountId, body.task_id);
+    if (!task) {
+      throw new AppError('validation_failed', 'task_id: no such task', {
+        errors: [{ field: 'task_id', message: 'no such task' }],
+      });
+    }
+    if (task.archived_at)
+      throw new AppError('conflict', `Task ${task.id} is archived: it takes no new comments`);
+    const now = nowIso();
+    const row = await repo.insertComment(trx, {
+      account_id: auth.accountId,
+      task_id: task.id,
+      author_id: auth.userId,
+      content: body.content,
+      created_at: now,
+      updated_at: now,
+    });
+    return emit(trx, auth, 'comment:created', toComment(row, []));
+  });
+}
+
+export function updateComment(db: Db, auth: AuthContext, id: number, body: CommentUpdate): Promise<Comment> {
+  return db.transaction().execute(async (trx) => {
+    await getOwnComment(trx, auth, id);
+    const row = await repo.updateComment(trx, auth.accountId, id, {
+      content: body.content,
+      updated_at: nowIso(),
+    });
+    return emit(trx, auth, 'comment:updated', await withFiles(trx, row));
+  });
+}
+
+/** Deletes the comment and its files; the event carries the comment as it was. */
+export function deleteComment(db: Db, auth: AuthContext, id: number): Promise<void> {
+  return db.transaction().execute(async (trx) => {
+    const comment = await withFiles(trx, await getOwnComment(trx, auth, id));
+    await repo.deleteComment(trx, auth.accountId, id);
+    await emit(trx, auth, 'comment:deleted', comment);
+  });
+}
+
+/** Checked before the upload is read, so a refused upload is not streamed in first. */
+export async function assertCanUpload(db: Db, auth: AuthContext, id: number): Promise<void> {
+  await getOwnComment(db, auth, id);
+}
+
+export function attachFile(db: Db, auth: AuthContext, id: number, upload: Upload): Promise<FileData> {
+  return db.transaction().execute(async (trx) => {
+    await getOwnComment(trx, auth, id);
+    return toFileData(await storeFile(trx, auth, upload, { type: 'comment', id }));
+  });
+}

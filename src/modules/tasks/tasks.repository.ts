@@ -1,0 +1,113 @@
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { paginate } from '../../shared/paging.js';
+import { containsAny } from '../../shared/search.js';
+import { toIso } from '../../shared/time.js';
+import type { TaskListQuery } from './tasks.schemas.js';
+import type { TaskCommentTable, TaskTable } from './tasks.tables.js';
+
+export type TaskRow = Selectable<TaskTable>;
+export type CommentRow = Selectable<TaskCommentTable>;
+type Db = Kysely<Database>;
+
+export const findTask = (db: Db, accountId: number, id: number) =>
+  db
+    .selectFrom('tasks')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+
+export const findTaskByExternalId = (db: Db, accountId: number, externalId: string) =>
+  db
+    .selectFrom('tasks')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('external_id', '=', externalId)
+    .executeTakeFirst();
+
+export function listTasks(db: Db, accountId: number, q: TaskListQuery) {
+  let qb = db.selectFrom('tasks').selectAll().where('account_id', '=', accountId);
+  if (!q.archived) qb = qb.where('archived_at', 'is', null);
+  if (q.project_id !== undefined) qb = qb.where('project_id', '=', q.project_id);
+  if (q.assignee_id !== undefined) qb = qb.where('assignee_id', '=', q.assignee_id);
+  if (q.unassigned === true) qb = qb.where('assignee_id', 'is', null);
+  if (q.status !== undefined) qb = qb.where('status', '=', q.status);
+  if (q.priority !== undefined) qb = qb.where('priority', '=', q.priority);
+  if (q.phase_id !== undefined) qb = qb.where('phase_id', '=', q.phase_id);
+  if (q.milestone_id !== undefined) qb = qb.where('milestone_id', '=', q.milestone_id);
+  if (q.epic_id !== undefined) qb = qb.where('epic_id', '=', q.epic_id);
+  if (q.due_from !== undefined) qb = qb.where('due_date', '>=', q.due_from);
+  if (q.due_to !== undefined) qb = qb.where('due_date', '<=', q.due_to);
+  if (q.external_id !== undefined) qb = qb.where('external_id', '=', q.external_id);
+  if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
+  if (q.q) qb = qb.where((eb) => containsAny(eb, ['name'], q.q!));
+  return paginate(qb.orderBy('id'), q);
+}
+
+export const insertTask = (db: Db, values: Insertable<TaskTable>) =>
+  db.insertInto('tasks').values(values).returningAll().executeTakeFirstOrThrow();
+
+export const updateTask = (db: Db, accountId: number, id: number, values: Updateable<TaskTable>) =>
+  db
+    .updateTable('tasks')
+    .set(values)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+
+export const userExists = async (db: Db, accountId: number, userId: number) =>
+  (await db
+    .selectFrom('users')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('id', '=', userId)
+    .executeTakeFirst()) !== undefined;
+
+export const findComment = (db: Db, accountId: number, id: number) =>
+  db
+    .selectFrom('task_comments')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+
+export const listComments = (
+  db: Db,
+  accountId: number,
+  taskId: number,
+  page: { page?: number; per_page?: number },
+) =>
+  paginate(
+    db
+      .selectFrom('task_comments')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('task_id', '=', taskId)
+      .orderBy('id'),
+    page,
+  );
+
+export const insertComment = (db: Db, values: Insertable<TaskCommentTable>) =>
+  db.insertInto('task_comments').values(values).returningAll().executeTakeFirstOrThrow();
+
+export const updateComment = (db: Db, accountId: number, id: number, values: Updateable<TaskCommentTable>) =>
+  db
+    .updateTable('task_comments')
+    .set(values)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+
+export async function deleteComment(db: Db, accountId: number, id: number): Promise<void> {
+  // The comment's files go with it (their bytes follow by the file_blobs cascade).
+  await db
+    .deleteFrom('files')
+    .where('account_id', '=', accountId)
+    .where('owner_type', '=', 'comment')
+    .where('owner_id', '=', id)
+    .execute();
+  await db.deleteFrom('task_comments').where('account_id', '=', accountId).where('id', '=', id).execute();
+}

@@ -1,0 +1,304 @@
+import type { Transaction } from 'kysely';
+import type { Db } from '../../db/index.js';
+import type { Database } from '../../db/schema.js';
+import type { AuthContext } from '../../plugins/auth.js';
+import { AppError, type FieldError, notFound } from '../../shared/errors.js';
+import { recordEvent } from '../../shared/events.js';
+import type { Page } from '../../shared/paging.js';
+import { nowIso } from '../../shared/time.js';
+import {
+  type CustomFieldValues,
+  parseCustomFieldValues,
+  validateCustomFields,
+} from '../custom-fields/custom-fields.service.js';
+import { type FileRow, filesOf } from '../files/files.repository.js';
+import { type FileData, storeFile, toFileData, type Upload } from '../files/files.service.js';
+import { findPart, findProject } from '../projects/projects.repository.js';
+import type { TaskRow } from './tasks.repository.js';
+import * as repo from './tasks.repository.js';
+import { completedAt, dateErrors, type LinkField, linkErrors } from './tasks.rules.js';
+import type {
+  Task,
+  TaskCreate,
+  TaskListQuery,
+  TaskPriority,
+  TaskStatus,
+  TaskUpdate,
+} from './tasks.schemas.js';
+
+export function toTask(r: TaskRow, files: FileRow[]): Task {
+  return {
+    id: r.id,
+    project_id: r.project_id,
+    name: r.name,
+    description: r.description,
+    status: r.status as TaskStatus,
+    priority: r.priority as TaskPriority,
+    phase_id: r.phase_id,
+    milestone_id: r.milestone_id,
+    epic_id: r.epic_id,
+    assignee_id: r.assignee_id,
+    start_date: r.start_date,
+    due_date: r.due_date,
+    estimate_minutes: r.estimate_minutes,
+    external_id: r.external_id,
+    custom_fields: parseCustomFieldValues(r.custom_fields),
+    files: files.map(toFileData),
+    created_by_id: r.created_by_id,
+    completed_at: r.completed_at,
+    archived_at: r.archived_at,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}
+
+/** Files of several owners at once, by owner id. */
+export async function filesByOwner(
+  db: Db,
+  accountId: number,
+  type: 'task' | 'comment',
+  ids: number[],
+): Promise<Map<number, FileRow[]>> {
+  const out = new Map<number, FileRow[]>(ids.map((id) => [id, []]));
+  for (const f of await filesOf(db, accountId, type, ids)) out.get(f.owner_id!)?.push(f);
+  return out;
+}
+
+async function withFiles(db: Db, row: TaskRow): Promise<Task> {
+  return toTask(row, (await filesByOwner(db, row.account_id, 'task', [row.id])).get(row.id) ?? []);
+}
+
+export async function getTaskRow(db: Db, auth: AuthContext, id: number): Promise<TaskRow> {
+  const row = await repo.findTask(db, auth.accountId, id);
+  if (!row) throw notFound('Task');
+  return row;
+}
+
+export const getTask = async (db: Db, auth: AuthContext, id: number) =>
+  withFiles(db, await getTaskRow(db, auth, id));
+
+export async function listTasks(db: Db, auth: AuthContext, q: TaskListQuery): Promise<Page<Task>> {
+  const page = await repo.listTasks(db, auth.accountId, q);
+  const files = await filesByOwner(
+    db,
+    auth.accountId,
+    'task',
+    page.rows.map((r) => r.id),
+  );
+  return { ...page, rows: page.rows.map((r) => toTask(r, files.get(r.id) ?? [])) };
+}
+
+function assertWritable(row: TaskRow): void {
+  if (row.archived_at) throw new AppError('conflict', `Task ${row.id} is archived and cannot be changed`);
+}
+
+interface TaskState {
+  project_id: number;
+  phase_id: number | null;
+  milestone_id: number | null;
+  epic_id: number | null;
+  assignee_id: number | null;
+  start_date: string | null;
+  due_date: string | null;
+}
+
+const LINK_TABLES = {
+  phase_id: 'project_phases',
+  milestone_id: 'project_milestones',
+  epic_id: 'project_epics',
+} as const satisfies Record<LinkField, string>;
+
+/** Everything about a task's references that can be wrong, as field errors. */
+async function stateErrors(
+  db: Db,
+  auth: AuthContext,
+  s: TaskState,
+  check: { project: boolean; assignee: boolean },
+): Promise<FieldError[]> {
+  const errors: FieldError[] = [];
+  if (check.project) {
+    const project = await findProject(db, auth.accountId, s.project_id);
+    if (!project) errors.push({ field: 'project_id', message: 'no such project' });
+    else if (project.archived_at) errors.push({ field: 'project_id', message: 'project is archived' });
+  }
+  const links = await Promise.all(
+    (Object.keys(LINK_TABLES) as LinkField[]).map(async (field) => {
+      const id = s[field];
+      const found = id === null ? undefined : await findPart(db, auth.accountId, LINK_TABLES[field], id);
+      return { field, id, found };
+    }),
+  );
+  if (!errors.some((e) => e.field === 'project_id')) errors.push(...linkErrors(s.project_id, links));
+  if (check.assignee && s.assignee_id !== null && !(await repo.userExists(db, auth.accountId, s.assignee_id)))
+    errors.push({ field: 'assignee_id', message: 'no such user in this account' });
+  errors.push(...dateErrors(s.start_date, s.due_date));
+  return errors;
+}
+
+/** Runs the custom field check too, so one answer names every bad field. */
+async function validate(
+  db: Db,
+  auth: AuthContext,
+  errors: FieldError[],
+  values: Record<string, unknown> | undefined,
+  current: CustomFieldValues,
+  creating: boolean,
+): Promise<CustomFieldValues> {
+  let custom = current;
+  try {
+    // On create, required fields must be given; an update that leaves custom_fields out keeps them.
+    if (values !== undefined || creating)
+      custom = await validateCustomFields(db, auth.accountId, 'task', values, { current });
+  } catch (err) {
+    if (!(err instanceof AppError) || !err.errors) throw err;
+    errors.push(...err.errors);
+  }
+  if (errors.length > 0) {
+    throw new AppError('validation_failed', errors.map((e) => `${e.field}: ${e.message}`).join('; '), {
+      errors,
+    });
+  }
+  return custom;
+}
+
+async function assertExternalIdFree(db: Db, auth: AuthContext, value: string, selfId?: number) {
+  const other = await repo.findTaskByExternalId(db, auth.accountId, value);
+  if (other && other.id !== selfId) {
+    throw new AppError('external_id_taken', `Task ${other.id} already has external_id "${value}"`, {
+      errors: [{ field: 'external_id', message: 'is already in use' }],
+    });
+  }
+}
+
+async function emit(
+  trx: Transaction<Database>,
+  auth: AuthContext,
+  kind: 'task:created' | 'task:updated' | 'task:deleted',
+  row: TaskRow,
+): Promise<Task> {
+  const task = await withFiles(trx, row);
+  await recordEvent(trx, {
+    accountId: auth.accountId,
+    kind,
+    resourceType: 'task',
+    resourceId: row.id,
+    data: task,
+    integrationId: auth.integrationId,
+  });
+  return task;
+}
+
+export function createTask(db: Db, auth: AuthContext, body: TaskCreate): Promise<Task> {
+  return db.transaction().execute(async (trx) => {
+    const { custom_fields, external_id, ...fields } = body;
+    const state: TaskState = {
+      project_id: body.project_id,
+      phase_id: body.phase_id ?? null,
+      milestone_id: body.milestone_id ?? null,
+      epic_id: body.epic_id ?? null,
+      assignee_id: body.assignee_id ?? null,
+      start_date: body.start_date ?? null,
+      due_date: body.due_date ?? null,
+    };
+    const errors = await stateErrors(trx, auth, state, { project: true, assignee: true });
+    const custom = await validate(trx, auth, errors, custom_fields, {}, true);
+    if (external_id) await assertExternalIdFree(trx, auth, external_id);
+    const now = nowIso();
+    const row = await repo.insertTask(trx, {
+      ...fields,
+      ...state,
+      account_id: auth.accountId,
+      external_id: external_id ?? null,
+      custom_fields: JSON.stringify(custom),
+      created_by_id: auth.userId,
+      completed_at: completedAt(undefined, body.status ?? 'open', now),
+      created_at: now,
+      updated_at: now,
+    });
+    return emit(trx, auth, 'task:created', row);
+  });
+}
+
+export function updateTask(db: Db, auth: AuthContext, id: number, body: TaskUpdate): Promise<Task> {
+  return db.transaction().execute(async (trx) => {
+    const row = await getTaskRow(trx, auth, id);
+    assertWritable(row);
+    const { custom_fields, ...fields } = body;
+    const state: TaskState = {
+      project_id: body.project_id ?? row.project_id,
+      phase_id: body.phase_id !== undefined ? body.phase_id : row.phase_id,
+      milestone_id: body.milestone_id !== undefined ? body.milestone_id : row.milestone_id,
+      epic_id: body.epic_id !== undefined ? body.epic_id : row.epic_id,
+      assignee_id: body.assignee_id !== undefined ? body.assignee_id : row.assignee_id,
+      start_date: body.start_date !== undefined ? body.start_date : row.start_date,
+      due_date: body.due_date !== undefined ? body.due_date : row.due_date,
+    };
+    const errors = await stateErrors(trx, auth, state, {
+      project: state.project_id !== row.project_id,
+      assignee: body.assignee_id !== undefined,
+    });
+    const current = parseCustomFieldValues(row.custom_fields);
+    const custom = await validate(trx, auth, errors, custom_fields, current, false);
+    const now = nowIso();
+    const updated = await repo.updateTask(trx, auth.accountId, id, {
+      ...fields,
+      custom_fields: JSON.stringify(custom),
+      completed_at: completedAt(row, body.status ?? row.status, now),
+      updated_at: now,
+    });
+    return emit(trx, auth, 'task:updated', updated);
+  });
+}
+
+/** DELETE archives: the task stays readable with `archived_at`. Archiving twice changes nothing. */
+export function archiveTask(db: Db, auth: AuthContext, id: number): Promise<void> {
+  return db.transaction().execute(async (trx) => {
+    const row = await getTaskRow(trx, auth, id);
+    if (row.archived_at) return;
+    const now = nowIso();
+    const updated = await repo.updateTask(trx, auth.accountId, id, { archived_at: now, updated_at: now });
+    await emit(trx, auth, 'task:deleted', updated);
+  });
+}
+
+/**
+ * Sets (or with null clears) the external identifier. A value another task holds is a 409
+ * unless `force`, which moves it here; both changed tasks record `task:updated`.
+ */
+export function setExternalId(
+  db: Db,
+  auth: AuthContext,
+  id: number,
+  value: string | null,
+  force = false,
+): Promise<Task> {
+  return db.transaction().execute(async (trx) => {
+    await getTaskRow(trx, auth, id);
+    const now = nowIso();
+    if (value !== null) {
+      const other = await repo.findTaskByExternalId(trx, auth.accountId, value);
+      if (other && other.id !== id) {
+        if (!force) await assertExternalIdFree(trx, auth, value, id);
+        const cleared = await repo.updateTask(trx, auth.accountId, other.id, {
+          external_id: null,
+          updated_at: now,
+        });
+        await emit(trx, auth, 'task:updated', cleared);
+      }
+    }
+    const row = await repo.updateTask(trx, auth.accountId, id, { external_id: value, updated_at: now });
+    return emit(trx, auth, 'task:updated', row);
+  });
+}
+
+/** Checked before the upload is read, so a refused upload is not streamed in first. */
+export async function assertCanUpload(db: Db, auth: AuthContext, id: number): Promise<void> {
+  assertWritable(await getTaskRow(db, auth, id));
+}
+
+export function attachFile(db: Db, auth: AuthContext, id: number, upload: Upload): Promise<FileData> {
+  return db.transaction().execute(async (trx) => {
+    assertWritable(await getTaskRow(trx, auth, id));
+    return toFileData(await storeFile(trx, auth, upload, { type: 'task', id }));
+  });
+}

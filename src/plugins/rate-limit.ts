@@ -1,0 +1,40 @@
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { API_PREFIX } from '../config.js';
+import { AppError } from '../shared/errors.js';
+
+const WINDOW_SECONDS = 60;
+
+/**
+ * Per-integration request budget (anonymous callers: per IP), a fixed one-minute window.
+ * Answers 429 problem+json with Retry-After, and every API answer carries the IETF
+ * `RateLimit-Policy` / `RateLimit` headers. Counters live in each process: with N processes
+ * behind a balancer a client may get up to N times the budget (a shared store would fix it).
+ */
+export const rateLimitPlugin = fp(async (app: FastifyInstance) => {
+  const max = app.config.rateLimitPerMinute;
+  if (max <= 0) return;
+  await app.register(rateLimit, {
+    global: true,
+    max,
+    timeWindow: WINDOW_SECONDS * 1000,
+    enableDraftSpec: true,
+    allowList: (req) => !req.routeOptions.url?.startsWith(API_PREFIX),
+    keyGenerator: (req) => (req.auth ? `i:${req.auth.integrationId}` : `ip:${req.ip}`),
+    errorResponseBuilder: (_req, context) =>
+      new AppError(
+        'rate_limited',
+        `Rate limit of ${context.max} requests per minute exceeded; retry in ${context.after}`,
+      ),
+  });
+  app.addHook('onSend', async (_req, reply, payload) => {
+    const remaining = reply.getHeader('ratelimit-remaining');
+    const reset = reply.getHeader('ratelimit-reset');
+    if (remaining !== undefined && reset !== undefined) {
+      reply.header('ratelimit-policy', `"default";q=${max};w=${WINDOW_SECONDS}`);
+      reply.header('ratelimit', `"default";r=${remaining};t=${reset}`);
+    }
+    return payload;
+  });
+});

@@ -1,0 +1,55 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import rangeParser from 'range-parser';
+
+/** RFC 6266 Content-Disposition with an ASCII fallback and the UTF-8 name. */
+export function contentDisposition(filename: string, type: 'attachment' | 'inline' = 'attachment'): string {
+  const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  const encoded = encodeURIComponent(filename).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return `${type}; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}
+
+/**
+ * Sends bytes as a download: Content-Type, Content-Disposition, a strong ETag (the SHA-256),
+ * If-None-Match (304) and a single byte Range (206, or 416 when unsatisfiable).
+ */
+export function sendBytes(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  file: {
+    data: Buffer;
+    contentType: string;
+    filename: string;
+    sha256: string;
+    disposition?: 'attachment' | 'inline';
+  },
+) {
+  const etag = `"${file.sha256}"`;
+  reply
+    .header('content-type', file.contentType)
+    .header('content-disposition', contentDisposition(file.filename, file.disposition))
+    .header('etag', etag)
+    .header('accept-ranges', 'bytes')
+    .header('cache-control', 'private, max-age=0, must-revalidate')
+    .header('x-content-type-options', 'nosniff');
+  const inm = req.headers['if-none-match'];
+  if (inm?.split(',').some((t) => t.trim() === etag || t.trim() === '*')) return reply.code(304).send();
+  const range = req.headers.range;
+  const ifRange = req.headers['if-range'];
+  if (range && (!ifRange || ifRange === etag)) {
+    const ranges = rangeParser(file.data.length, range, { combine: true });
+    if (ranges === -1) {
+      return reply.code(416).header('content-range', `bytes */${file.data.length}`).send();
+    }
+    if (ranges !== -2 && ranges.type === 'bytes' && ranges.length === 1) {
+      const { start, end } = ranges[0]!;
+      return reply
+        .code(206)
+        .header('content-range', `bytes ${start}-${end}/${file.data.length}`)
+        .send(file.data.subarray(start, end + 1));
+    }
+  }
+  return reply.send(file.data);
+}

@@ -1,0 +1,82 @@
+/**
+ * What a document PDF shows: the invoicing module maps offers and outgoing invoices to this,
+ * the renderer knows nothing of the database. Amounts and quantities are exact decimal
+ * strings ("1234.50", "1.5"), never floats; percentages likewise ("19", "7").
+ */
+export interface PdfParty {
+  name: string;
+  /** Contact person or department line under the name. */
+  attention?: string | null;
+  street?: string | null;
+  zip?: string | null;
+  city?: string | null;
+  /** ISO 3166-1 alpha-2. */
+  country_code?: string | null;
+  vat_id?: string | null;
+  tax_number?: string | null;
+  email?: string | null;
+  phone?: string | null;
+}
+
+export interface PdfLine {
+  position: number;
+  title: string;
+  description?: string | null;
+  quantity: string;
+  /** UN/ECE Rec 20 code or a free text like "h"; the XML maps common ones. */
+  unit?: string | null;
+  unit_price: string;
+  tax_rate: string;
+  /** Discount in percent, if any. */
+  discount?: string | null;
+  net_total: string;
+}
+
+export interface PdfTaxEntry {
+  rate: string;
+  net: string;
+  tax: string;
+}
+
+/** A deduction on a final invoice of a partial plan (an earlier booked deposit or partial). */
+export interface PdfDeduction {
+  title: string;
+  number?: string | null;
+  net: string;
+  tax: string;
+  gross: string;
+}
+
+export interface PdfDocument {
+  kind: 'invoice' | 'credit' | 'offer' | 'deposit' | 'partial' | 'final';
+  /** Heading printed on the document, e.g. "Invoice", "Credit note", "Offer". */
+  title: string;
+  /** Invoice or offer number; null prints as a draft. */
+  number: string | null;
+  date: string | null;
+  due_date?: string | null;
+  service_period_start?: string | null;
+  service_period_end?: string | null;
+  /** ISO 4217. */
+  currency: string;
+  /** Language of the labels: 'en' or 'de'. */
+  language?: 'en' | 'de';
+  seller: PdfParty & { iban?: string | null; bic?: string | null; bank_name?: string | null };
+  buyer: PdfParty;
+  /** The buyer's reference (e.g. PO number), the credited invoice's number … */
+  references?: { label: string; value: string }[];
+  intro_text?: string | null;
+  lines: PdfLine[];
+  taxes: PdfTaxEntry[];
+  net_total: string;
+  tax_total: string;
+  gross_total: string;
+  deductions?: PdfDeduction[];
+  /** Gross minus deductions and payments; what the buyer still has to pay. */
+  amount_due?: string;
+  paid_total?: string;
+  payment_terms?: string | null;
+  closing_text?: string | null;
+  /** Booked invoices embed the EN 16931 (Factur-X / ZUGFeRD) XML. */
+  booked: boolean;
+}
