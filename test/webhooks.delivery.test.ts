@@ -5,6 +5,7 @@ import { WebhookWorker, type WebhookWorkerOptions } from '../src/modules/webhook
 import { EVENT_KINDS } from '../src/shared/events.js';
 import { type Api, describeEachDb, expectProblem } from './helpers.js';
 import { Receiver, record, sleep, waitFor } from './webhooks.support.js';
+import { seedWork } from './work.fixtures.js';
 
 const ALL = [
   'task:create',
@@ -121,6 +122,32 @@ describeEachDb('webhooks: delivery', (ctx) => {
       assert.equal(d.response_status, 200);
       assert.equal(typeof d.latency_ms, 'number');
     }
+  });
+
+  it('end to end: tasks and comments changed over the API arrive as the API returned them', async () => {
+    const work = await seedWork(ctx);
+    const hook = await register(['task:create', 'task:update', 'task:delete', 'comment:create']);
+    const writer = await ctx.as('task-management:read task-management:write');
+    const created = await writer.post('/tasks', { project_id: work.projects.web, name: 'Hooked task' });
+    assert.equal(created.status, 201, created.text);
+    const id = created.body.data.id;
+    const updated = await writer.patch(`/tasks/${id}`, { name: 'Hooked task, renamed' });
+    assert.equal(updated.status, 200, updated.text);
+    const comment = await writer.post('/tasks/comments', { task_id: id, content: 'Looks good' });
+    assert.equal(comment.status, 201, comment.text);
+    assert.equal((await writer.delete(`/tasks/${id}`)).status, 204);
+    worker().start();
+    await waitFor('4 deliveries', () => receiver.on(hook.path).length === 4);
+    const verifier = new Webhook(hook.signature_secret_key);
+    const got = receiver.on(hook.path).map((r) => verifier.verify(r.body, r.headers) as any);
+    assert.deepEqual(
+      got.map((b) => b.event),
+      ['task:created', 'task:updated', 'comment:created', 'task:deleted'],
+    );
+    assert.deepEqual(got[0].data, created.body.data);
+    assert.deepEqual(got[1].data, updated.body.data);
+    assert.deepEqual(got[2].data, comment.body.data);
+    assert.equal(got[3].data.id, id);
   });
 
   it('sends only subscribed kinds of the webhook’s own account', async () => {

@@ -22,6 +22,11 @@ const WIRE_FORMAT = `Deliveries follow the Standard Webhooks profile: a POST wit
 
 Delivery is at least once: any answer other than 2xx, a timeout (10 s) or a connection error is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then the delivery is marked failed. A webhook that failed every delivery for 5 days is disabled. A webhook receives the events recorded after it was registered; deliveries of one webhook go out in event order, except where a retry is waiting. Webhooks belong to the integration that registered them: other integrations neither see nor change them.`;
 
+const conflict = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: { $ref: 'Problem#' } } },
+});
+
 const SEALED = /"signature_secret_key":"sealed:(v1:[A-Za-z0-9+/=]+)"/;
 
 export const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -202,7 +207,10 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Beyond the specification. Queues the delivery again with the same `webhook-id`, starting a fresh retry schedule. 409 while the webhook is disabled or the delivery is being attempted.',
         params: DeliveryParams,
-        response: { 202: Data(Delivery) },
+        response: {
+          202: Data(Delivery),
+          409: conflict('`conflict`: the webhook is disabled, or the delivery is being attempted'),
+        },
       },
     },
     async (req, reply) => {
