@@ -32,10 +32,18 @@ export interface PdfLine {
   net_total: string;
 }
 
+/** EN 16931 VAT category (UNCL 5305) of a rate; S standard, Z zero-rated, E exempt, AE reverse charge,
+ * K intra-community supply, G export, O not subject to VAT. */
+export type PdfTaxCategory = 'S' | 'Z' | 'E' | 'AE' | 'K' | 'G' | 'O';
+
 export interface PdfTaxEntry {
   rate: string;
   net: string;
   tax: string;
+  /** Default: S for a rate above 0, E (exempt) for 0. Lines take the category of their rate. */
+  category?: PdfTaxCategory | null;
+  /** Printed under the totals and sent as BT-120; a default per category is used when absent. */
+  exemption_reason?: string | null;
 }
 
 /** A deduction on a final invoice of a partial plan (an earlier booked deposit or partial). */
@@ -77,6 +85,12 @@ export interface PdfDocument {
   paid_total?: string;
   payment_terms?: string | null;
   closing_text?: string | null;
+  /** XML only (BT-10), e.g. a German Leitweg-ID; print it through `references` as well if wanted. */
+  buyer_reference?: string | null;
+  /** XML only (BT-13): the buyer's purchase order number. */
+  order_reference?: string | null;
+  /** XML only (BT-25/26): the invoice a credit note corrects. */
+  preceding_invoice?: { number: string; date?: string | null } | null;
   /** Booked invoices embed the EN 16931 (Factur-X / ZUGFeRD) XML. */
   booked: boolean;
 }
