@@ -16,6 +16,7 @@ import { commentsRoutes } from './tasks/comments.routes.js';
 import { tasksRoutes } from './tasks/tasks.routes.js';
 import { userGroupRoutes } from './user-group/user-group.routes.js';
 import { usersRoutes } from './users/users.routes.js';
+import { webhooksRoutes } from './webhooks/webhooks.routes.js';
 
 /** Every resource module, registered under the API prefix. One line per module. */
 export async function registerModules(api: FastifyInstance): Promise<void> {
@@ -33,6 +34,7 @@ export async function registerModules(api: FastifyInstance): Promise<void> {
   await api.register(effortsRoutes);
   await api.register(userGroupRoutes);
   await api.register(customFieldsRoutes);
+  await api.register(webhooksRoutes);
   await api.register(invoicesRoutes);
   await api.register(offersRoutes);
   await api.register(paymentsRoutes);
