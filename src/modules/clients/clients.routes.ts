@@ -74,7 +74,9 @@ export const clientsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req, reply) => {
       const row = await service.getClient(app.db, req.auth, req.params.id);
-      const data = hasScopePrefix(req.auth, 'client:') ? service.toClientFull(row) : service.toClientBasic(row);
+      const data = hasScopePrefix(req.auth, 'client:')
+        ? service.toClientFull(row)
+        : service.toClientBasic(row);
       // The answer is exactly one of the two mapped forms: plain JSON.stringify is safe, and
       // spares the serializer from testing the body against each member of the union.
       reply.type('application/json; charset=utf-8').serializer(JSON.stringify);
