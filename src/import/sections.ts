@@ -1,3 +1,4 @@
+import { chartOfAccountsSection } from '../modules/chart-of-accounts/chart-of-accounts.import.js';
 import { customFieldsSection } from '../modules/custom-fields/custom-fields.import.js';
 import { effortsSection } from '../modules/efforts/efforts.import.js';
 import {
@@ -5,6 +6,7 @@ import {
   projectGroupsSection,
   projectsSection,
 } from '../modules/projects/projects.import.js';
+import { suppliersSection } from '../modules/suppliers/suppliers.import.js';
 import { tasksSection } from '../modules/tasks/tasks.import.js';
 import type { ImportSection } from './context.js';
 import { clientsSection, userGroupsSection, usersSection } from './core.sections.js';
@@ -23,4 +25,6 @@ export const SECTIONS: ImportSection[] = [
   projectsSection,
   tasksSection,
   effortsSection,
+  chartOfAccountsSection,
+  suppliersSection,
 ];

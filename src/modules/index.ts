@@ -1,12 +1,16 @@
 import type { FastifyInstance } from 'fastify';
+import { chartOfAccountsRoutes } from './chart-of-accounts/chart-of-accounts.routes.js';
 import { clientsRoutes } from './clients/clients.routes.js';
 import { customFieldsRoutes } from './custom-fields/custom-fields.routes.js';
 import { effortsRoutes } from './efforts/efforts.routes.js';
 import { filesRoutes } from './files/files.routes.js';
+import { incomingInvoicesRoutes } from './incoming-invoices/incoming-invoices.routes.js';
 import { integrationRoutes } from './integration/integration.routes.js';
 import { oauthRoutes } from './oauth/oauth.routes.js';
+import { incomingPaymentsRoutes } from './payments/incoming-payments.routes.js';
 import { projectsRoutes } from './projects/projects.routes.js';
 import { settingsRoutes } from './settings/settings.routes.js';
+import { suppliersRoutes } from './suppliers/suppliers.routes.js';
 import { commentsRoutes } from './tasks/comments.routes.js';
 import { tasksRoutes } from './tasks/tasks.routes.js';
 import { userGroupRoutes } from './user-group/user-group.routes.js';
@@ -26,4 +30,8 @@ export async function registerModules(api: FastifyInstance): Promise<void> {
   await api.register(effortsRoutes);
   await api.register(userGroupRoutes);
   await api.register(customFieldsRoutes);
+  await api.register(suppliersRoutes);
+  await api.register(chartOfAccountsRoutes);
+  await api.register(incomingInvoicesRoutes);
+  await api.register(incomingPaymentsRoutes);
 }
