@@ -86,6 +86,9 @@ export async function createInvoice(
   const used = new Set(
     Object.keys(extracted).filter((k) => (body as Record<string, unknown>)[k] === undefined),
   );
+  // Totals come as a consistent set: one given explicitly replaces all extracted ones.
+  const TOTALS = ['net_total', 'tax_total', 'gross_total'] as const;
+  if (TOTALS.some((k) => body[k] !== undefined)) for (const k of TOTALS) used.delete(k);
   const pick = <K extends keyof Extracted>(k: K) => (used.has(k) ? extracted[k] : undefined);
   let supplierId = body.supplier_id;
   if (supplierId === undefined && (pick('supplier_vat_id') || pick('supplier_name'))) {
