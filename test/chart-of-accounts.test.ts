@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { type ChartIds, seedChart } from './incoming.fixtures.js';
 import { type Api, describeEachDb, expectProblem } from './helpers.js';
+import { type ChartIds, seedChart } from './incoming.fixtures.js';
 
 describeEachDb('chart of accounts', (ctx) => {
   let reader: Api;
@@ -93,7 +93,10 @@ describeEachDb('chart of accounts', (ctx) => {
     assert.equal(all.body.meta.total, 3);
     const office = await reader.get(`/chart-of-accounts/bookings?chart_of_account_id=${chart.office}`);
     assert.deepEqual(
-      office.body.data.map((b: { amount: number; incoming_invoice_id: number }) => [b.incoming_invoice_id, b.amount]),
+      office.body.data.map((b: { amount: number; incoming_invoice_id: number }) => [
+        b.incoming_invoice_id,
+        b.amount,
+      ]),
       [
         [invoiceA, 100],
         [invoiceB, 50],
@@ -115,7 +118,11 @@ describeEachDb('chart of accounts', (ctx) => {
   });
 
   it('401 and 403 on every endpoint', async () => {
-    for (const path of ['/chart-of-accounts', '/chart-of-accounts/bookings', `/chart-of-accounts/${chart.office}`]) {
+    for (const path of [
+      '/chart-of-accounts',
+      '/chart-of-accounts/bookings',
+      `/chart-of-accounts/${chart.office}`,
+    ]) {
       expectProblem(await ctx.anon.get(path), 401, 'unauthorized');
       const p = expectProblem(await none.get(path), 403, 'insufficient_scope');
       assert.deepEqual(p.required_scopes, ['chart-of-accounts:read']);

@@ -36,7 +36,10 @@ describeEachDb('incoming invoices', (ctx) => {
       net_total: 100.1,
       tax_total: 19.02,
       description: 'Toner',
-      bookings: [{ amount: 70.07, cost_center: 'KST-100' }, { chart_of_account_id: chart.books, amount: 49.05 }],
+      bookings: [
+        { amount: 70.07, cost_center: 'KST-100' },
+        { chart_of_account_id: chart.books, amount: 49.05 },
+      ],
     });
     assert.equal(res.status, 201, res.text);
     const d = res.body.data;
@@ -65,7 +68,12 @@ describeEachDb('incoming invoices', (ctx) => {
   });
 
   it('lists with filters', async () => {
-    const credit = await create({ document_type: 'Credit', date: '2026-06-01', gross_total: 10, supplier_id: supplierId });
+    const credit = await create({
+      document_type: 'Credit',
+      date: '2026-06-01',
+      gross_total: 10,
+      supplier_id: supplierId,
+    });
     await create({ date: '2025-01-01', gross_total: 5, status: 'approved' });
     const credits = await reader.get('/incoming-invoices?document_type=Credit');
     assert.deepEqual(
@@ -82,12 +90,18 @@ describeEachDb('incoming invoices', (ctx) => {
       range.body.data.map((d: { id: number }) => d.id),
       [credit.body.data.id],
     );
-    assert.equal((await reader.get('/incoming-invoices?updated_since=2999-01-01T00:00:00Z')).body.meta.total, 0);
+    assert.equal(
+      (await reader.get('/incoming-invoices?updated_since=2999-01-01T00:00:00Z')).body.meta.total,
+      0,
+    );
     assert.equal((await other.get('/incoming-invoices')).body.meta.total, 0);
   });
 
   it('PATCH changes document fields only', async () => {
-    const inv = await create({ gross_total: 100, bookings: [{ chart_of_account_id: chart.office, amount: 60 }] });
+    const inv = await create({
+      gross_total: 100,
+      bookings: [{ chart_of_account_id: chart.office, amount: 60 }],
+    });
     const id = inv.body.data.id;
     const res = await writer.patch(`/incoming-invoices/${id}`, {
       invoice_number: 'X-9',
@@ -101,7 +115,10 @@ describeEachDb('incoming invoices', (ctx) => {
     assert.equal(res.body.data.net_total, 67.23);
     assert.deepEqual(res.body.data.bookings, inv.body.data.bookings);
     // Below the booked 60: refused, nothing changed.
-    const p = expectProblem(await writer.patch(`/incoming-invoices/${id}`, { gross_total: 50, description: 'x' }), 422);
+    const p = expectProblem(
+      await writer.patch(`/incoming-invoices/${id}`, { gross_total: 50, description: 'x' }),
+      422,
+    );
     assert.deepEqual(
       p.errors!.map((e) => e.field),
       ['gross_total'],
@@ -110,7 +127,10 @@ describeEachDb('incoming invoices', (ctx) => {
     assert.equal(again.body.data.gross_total, 80);
     assert.equal(again.body.data.description, null);
     expectProblem(await writer.patch(`/incoming-invoices/${id}`, { status: 'paid' }), 422);
-    expectProblem(await writer.patch(`/incoming-invoices/${id}`, { net_total: 1, tax_total: 1, gross_total: 3 }), 422);
+    expectProblem(
+      await writer.patch(`/incoming-invoices/${id}`, { net_total: 1, tax_total: 1, gross_total: 3 }),
+      422,
+    );
   });
 
   it('bookings: PATCH and DELETE with both scopes; the sum may not exceed gross', async () => {
@@ -132,13 +152,18 @@ describeEachDb('incoming invoices', (ctx) => {
     assert.equal(upd.body.data.amount, 70);
     assert.equal(upd.body.data.cost_center, 'KST-7');
     assert.equal(upd.body.data.tax_rate, 7, 'takes the new account’s rate');
-    const p = expectProblem(await booker.patch(`/incoming-invoices/${id}/bookings/${b1.id}`, { amount: 70.01 }), 422);
+    const p = expectProblem(
+      await booker.patch(`/incoming-invoices/${id}/bookings/${b1.id}`, { amount: 70.01 }),
+      422,
+    );
     assert.deepEqual(
       p.errors!.map((e) => e.field),
       ['amount'],
     );
     expectProblem(
-      await booker.patch(`/incoming-invoices/${id}/bookings/${b1.id}`, { chart_of_account_id: chart.otherOffice }),
+      await booker.patch(`/incoming-invoices/${id}/bookings/${b1.id}`, {
+        chart_of_account_id: chart.otherOffice,
+      }),
       422,
       'invalid_reference',
     );
@@ -150,14 +175,23 @@ describeEachDb('incoming invoices', (ctx) => {
     expectProblem(await booker.delete(`/incoming-invoices/${id}/bookings/${b2.id}`), 404);
     assert.equal((await reader.get(`/incoming-invoices/${id}`)).body.data.bookings.length, 1);
     // A booking of another document is not reachable through this one.
-    const otherInv = await create({ gross_total: 10, bookings: [{ chart_of_account_id: chart.office, amount: 5 }] });
-    expectProblem(await booker.delete(`/incoming-invoices/${id}/bookings/${otherInv.body.data.bookings[0].id}`), 404);
+    const otherInv = await create({
+      gross_total: 10,
+      bookings: [{ chart_of_account_id: chart.office, amount: 5 }],
+    });
+    expectProblem(
+      await booker.delete(`/incoming-invoices/${id}/bookings/${otherInv.body.data.bookings[0].id}`),
+      404,
+    );
     expectProblem(await other.delete(`/incoming-invoices/${id}/bookings/${b1.id}`), 404);
     expectProblem(await other.patch(`/incoming-invoices/${id}/bookings/${b1.id}`, { amount: 1 }), 404);
   });
 
   it('401 and 403 for every endpoint, booking endpoints need both scopes', async () => {
-    const inv = await create({ gross_total: 10, bookings: [{ chart_of_account_id: chart.office, amount: 5 }] });
+    const inv = await create({
+      gross_total: 10,
+      bookings: [{ chart_of_account_id: chart.office, amount: 5 }],
+    });
     const id = inv.body.data.id;
     const bid = inv.body.data.bookings[0].id;
     const cases: [string, string, unknown, string[]][] = [
@@ -169,7 +203,10 @@ describeEachDb('incoming invoices', (ctx) => {
     ];
     for (const [method, path, body, scopes] of cases) {
       expectProblem(await ctx.anon.request(method as 'GET', path, body), 401, 'unauthorized');
-      assert.deepEqual(expectProblem(await none.request(method as 'GET', path, body), 403).required_scopes, scopes);
+      assert.deepEqual(
+        expectProblem(await none.request(method as 'GET', path, body), 403).required_scopes,
+        scopes,
+      );
     }
     const onlyWrite = await ctx.as('incoming-invoice:write');
     const onlyChart = await ctx.as('chart-of-accounts:write');
@@ -204,7 +241,12 @@ describeEachDb('incoming invoices', (ctx) => {
       422,
       'validation_failed',
     );
-    assert.deepEqual(p.errors!.map((e) => e.field).sort(), ['currency', 'date', 'document_type', 'gross_total']);
+    assert.deepEqual(p.errors!.map((e) => e.field).sort(), [
+      'currency',
+      'date',
+      'document_type',
+      'gross_total',
+    ]);
     const over = expectProblem(
       await create({
         gross_total: 100,

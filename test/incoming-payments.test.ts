@@ -49,7 +49,11 @@ describeEachDb('incoming invoice payments', (ctx) => {
     assert.equal(ra.open_total, 30);
     assert.equal(ra.status, 'open');
     assert.equal((await read(b)).status, 'paid');
-    const rest = await payer.post('/payments/incoming-invoice', { amount: 30, date: '2026-05-03', incoming_invoice_id: a });
+    const rest = await payer.post('/payments/incoming-invoice', {
+      amount: 30,
+      date: '2026-05-03',
+      incoming_invoice_id: a,
+    });
     assert.equal(rest.status, 201, rest.text);
     const paid = await read(a);
     assert.equal(paid.paid_total, 100.1);
@@ -101,7 +105,11 @@ describeEachDb('incoming invoice payments', (ctx) => {
       ['invoices.1.amount'],
     );
     const ref = expectProblem(
-      await payer.post('/payments/incoming-invoice', { amount: 5, date: '2026-05-02', incoming_invoice_id: foreign }),
+      await payer.post('/payments/incoming-invoice', {
+        amount: 5,
+        date: '2026-05-02',
+        incoming_invoice_id: foreign,
+      }),
       422,
     );
     assert.deepEqual(
@@ -119,7 +127,10 @@ describeEachDb('incoming invoice payments', (ctx) => {
       }),
       422,
     );
-    const bad = expectProblem(await payer.post('/payments/incoming-invoice', { amount: -1, date: 'today' }), 422);
+    const bad = expectProblem(
+      await payer.post('/payments/incoming-invoice', { amount: -1, date: 'today' }),
+      422,
+    );
     assert.deepEqual(bad.errors!.map((e) => e.field).sort(), ['amount', 'date']);
     expectProblem(await payer.post('/payments/incoming-invoice', { amount: 1, date: '2026-05-02' }), 422);
     assert.deepEqual(await state(), before);
@@ -130,20 +141,31 @@ describeEachDb('incoming invoice payments', (ctx) => {
   it('sets a credit off against an invoice, within the open amounts of both', async () => {
     const inv = await doc(100);
     const credit = await doc(30, 'Credit');
-    const res = await payer.post('/payments/incoming-invoice-credit', { invoice_id: inv, credit_id: credit, amount: 12.5 });
+    const res = await payer.post('/payments/incoming-invoice-credit', {
+      invoice_id: inv,
+      credit_id: credit,
+      amount: 12.5,
+    });
     assert.equal(res.status, 201, res.text);
     assert.equal(res.body.data.type, 'credit');
     assert.equal(res.body.data.amount, 12.5);
     assert.equal((await read(inv)).open_total, 87.5);
     assert.equal((await read(credit)).open_total, 17.5);
-    const rest = await payer.post('/payments/incoming-invoice-credit', { invoice_id: inv, credit_id: credit });
+    const rest = await payer.post('/payments/incoming-invoice-credit', {
+      invoice_id: inv,
+      credit_id: credit,
+    });
     assert.equal(rest.body.data.amount, 17.5, 'defaults to the smaller open amount');
     const c = await read(credit);
     assert.equal(c.status, 'paid');
     assert.equal((await read(inv)).paid_total, 30);
     const before = await state();
     const more = expectProblem(
-      await payer.post('/payments/incoming-invoice-credit', { invoice_id: inv, credit_id: credit, amount: 0.01 }),
+      await payer.post('/payments/incoming-invoice-credit', {
+        invoice_id: inv,
+        credit_id: credit,
+        amount: 0.01,
+      }),
       422,
     );
     assert.deepEqual(
@@ -152,7 +174,11 @@ describeEachDb('incoming invoice payments', (ctx) => {
     );
     const credit2 = await doc(500, 'Credit');
     expectProblem(
-      await payer.post('/payments/incoming-invoice-credit', { invoice_id: inv, credit_id: credit2, amount: 70.01 }),
+      await payer.post('/payments/incoming-invoice-credit', {
+        invoice_id: inv,
+        credit_id: credit2,
+        amount: 70.01,
+      }),
       422,
     );
     const swapped = expectProblem(
@@ -160,8 +186,12 @@ describeEachDb('incoming invoice payments', (ctx) => {
       422,
     );
     assert.deepEqual(swapped.errors!.map((e) => e.field).sort(), ['credit_id', 'invoice_id']);
-    const foreign = (await other.post('/incoming-invoices', { gross_total: 10, document_type: 'Credit' })).body.data.id;
-    expectProblem(await payer.post('/payments/incoming-invoice-credit', { invoice_id: inv, credit_id: foreign }), 422);
+    const foreign = (await other.post('/incoming-invoices', { gross_total: 10, document_type: 'Credit' }))
+      .body.data.id;
+    expectProblem(
+      await payer.post('/payments/incoming-invoice-credit', { invoice_id: inv, credit_id: foreign }),
+      422,
+    );
     assert.deepEqual(await state(), before);
     assert.equal((await read(inv)).paid_total, 30);
   });

@@ -39,7 +39,10 @@ describeEachDb('incoming invoice uploads', (ctx) => {
   });
 
   const upload = async (file: Buffer, data?: unknown, name = 'invoice.pdf', type = 'application/pdf') => {
-    const form = await multipart({ name, type, data: file }, data === undefined ? {} : { data: JSON.stringify(data) });
+    const form = await multipart(
+      { name, type, data: file },
+      data === undefined ? {} : { data: JSON.stringify(data) },
+    );
     return writer.request('POST', '/incoming-invoices', form.body, form.headers);
   };
 
@@ -67,21 +70,18 @@ describeEachDb('incoming invoice uploads', (ctx) => {
     assert.equal(d.due_date, '2025-04-30', 'explicit value wins');
     assert.equal(d.description, 'Website relaunch');
     assert.ok(!d.extracted_fields.includes('due_date'));
-    assert.deepEqual(
-      d.extracted_fields,
-      [
-        'currency',
-        'date',
-        'document_type',
-        'gross_total',
-        'invoice_number',
-        'net_total',
-        'supplier_id',
-        'supplier_name',
-        'supplier_vat_id',
-        'tax_total',
-      ],
-    );
+    assert.deepEqual(d.extracted_fields, [
+      'currency',
+      'date',
+      'document_type',
+      'gross_total',
+      'invoice_number',
+      'net_total',
+      'supplier_id',
+      'supplier_name',
+      'supplier_vat_id',
+      'tax_total',
+    ]);
     assert.equal(d.file_md5, createHash('md5').update(facturX).digest('hex'));
     assert.equal(d.file_was_preprocessed, false);
     const file = await reader.get(`/files/${d.file_id}`);
@@ -91,7 +91,12 @@ describeEachDb('incoming invoice uploads', (ctx) => {
   });
 
   it('explicit totals and number override the extracted ones', async () => {
-    const res = await upload(facturX, { invoice_number: 'MINE-1', gross_total: 100, tax_total: 0, bookings: [{ amount: 100, chart_of_account_id: chart.office }] });
+    const res = await upload(facturX, {
+      invoice_number: 'MINE-1',
+      gross_total: 100,
+      tax_total: 0,
+      bookings: [{ amount: 100, chart_of_account_id: chart.office }],
+    });
     assert.equal(res.status, 201, res.text);
     assert.equal(res.body.data.invoice_number, 'MINE-1');
     assert.equal(res.body.data.gross_total, 100);
@@ -114,7 +119,12 @@ describeEachDb('incoming invoice uploads', (ctx) => {
     assert.deepEqual(pre.body.data.extracted_fields, []);
     assert.equal(pre.body.data.gross_total, 0);
     assert.equal(pre.body.data.date, null);
-    const image = await upload(Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]), { description: 'scan' }, 'scan.png', 'image/png');
+    const image = await upload(
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]),
+      { description: 'scan' },
+      'scan.png',
+      'image/png',
+    );
     assert.equal(image.status, 201);
     assert.deepEqual(image.body.data.extracted_fields, []);
   });
@@ -122,15 +132,24 @@ describeEachDb('incoming invoice uploads', (ctx) => {
   it('422/415 on bad multipart bodies, nothing stored', async () => {
     const before = await countRows(ctx.db, 'incoming_invoices');
     const files = await countRows(ctx.db, 'files');
-    const badJson = await multipart({ name: 'a.pdf', type: 'application/pdf', data: plainPdf }, { data: '{nope' });
-    const p1 = expectProblem(await writer.request('POST', '/incoming-invoices', badJson.body, badJson.headers), 422);
+    const badJson = await multipart(
+      { name: 'a.pdf', type: 'application/pdf', data: plainPdf },
+      { data: '{nope' },
+    );
+    const p1 = expectProblem(
+      await writer.request('POST', '/incoming-invoices', badJson.body, badJson.headers),
+      422,
+    );
     assert.deepEqual(
       p1.errors!.map((e) => e.field),
       ['data'],
     );
     const p2 = expectProblem(await upload(facturX, { gross_total: 'lots', document_type: 'Bill' }), 422);
     assert.deepEqual(p2.errors!.map((e) => e.field).sort(), ['document_type', 'gross_total']);
-    expectProblem(await upload(facturX, { bookings: [{ chart_of_account_id: chart.office, amount: 99999 }] }), 422);
+    expectProblem(
+      await upload(facturX, { bookings: [{ chart_of_account_id: chart.office, amount: 99999 }] }),
+      422,
+    );
     const noFile = await multipart(null, { data: '{}' });
     expectProblem(await writer.request('POST', '/incoming-invoices', noFile.body, noFile.headers), 422);
     expectProblem(await upload(Buffer.from('<html>'), {}, 'x.html', 'text/html'), 415);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { type ChartIds, seedChart } from './incoming.fixtures.js';
 import { type Api, countRows, describeEachDb, expectProblem } from './helpers.js';
+import { type ChartIds, seedChart } from './incoming.fixtures.js';
 
 describeEachDb('suppliers', (ctx) => {
   let writer: Api;
@@ -15,7 +15,9 @@ describeEachDb('suppliers', (ctx) => {
     writer = await ctx.as('incoming-invoice:write incoming-invoice:read');
     reader = await ctx.as('incoming-invoice:read');
     none = await ctx.as([]);
-    otherWriter = await ctx.as('incoming-invoice:write incoming-invoice:read', { accountId: ctx.other.accountId });
+    otherWriter = await ctx.as('incoming-invoice:write incoming-invoice:read', {
+      accountId: ctx.other.accountId,
+    });
   });
 
   it('creates, reads and updates a supplier', async () => {
@@ -74,8 +76,12 @@ describeEachDb('suppliers', (ctx) => {
   it('401 without token, 403 without the scope', async () => {
     expectProblem(await ctx.anon.get('/suppliers'), 401, 'unauthorized');
     expectProblem(await ctx.anon.post('/suppliers', { name: 'x' }), 401);
-    assert.deepEqual(expectProblem(await none.get('/suppliers'), 403).required_scopes, ['incoming-invoice:read']);
-    assert.deepEqual(expectProblem(await none.get('/suppliers/1'), 403).required_scopes, ['incoming-invoice:read']);
+    assert.deepEqual(expectProblem(await none.get('/suppliers'), 403).required_scopes, [
+      'incoming-invoice:read',
+    ]);
+    assert.deepEqual(expectProblem(await none.get('/suppliers/1'), 403).required_scopes, [
+      'incoming-invoice:read',
+    ]);
     assert.deepEqual(expectProblem(await reader.post('/suppliers', { name: 'x' }), 403).required_scopes, [
       'incoming-invoice:write',
     ]);
@@ -95,7 +101,12 @@ describeEachDb('suppliers', (ctx) => {
   it('422 names bad fields and changes nothing', async () => {
     const before = await countRows(ctx.db, 'suppliers');
     const p = expectProblem(
-      await writer.post('/suppliers', { name: '', email: 'nope', iban: 'not an iban', payment_term_days: -1 }),
+      await writer.post('/suppliers', {
+        name: '',
+        email: 'nope',
+        iban: 'not an iban',
+        payment_term_days: -1,
+      }),
       422,
       'validation_failed',
     );

@@ -112,7 +112,9 @@ export function fromText(raw: string): Extracted {
   if (amount) out.gross_total = amount;
   // The buyer's VAT id is printed too ("Ihre USt-IdNr.", "Your VAT ID"): never take that one.
   const vat =
-    /(?<!(?:Ihre|Your)\s)\b(?:USt-?Id(?:Nr)?\.?|VAT\s*(?:ID|No\.?|number)|UID)\s*:?\s*([A-Z]{2}\s?[0-9A-Z]{8,12})\b/i.exec(text);
+    /(?<!(?:Ihre|Your)\s)\b(?:USt-?Id(?:Nr)?\.?|VAT\s*(?:ID|No\.?|number)|UID)\s*:?\s*([A-Z]{2}\s?[0-9A-Z]{8,12})\b/i.exec(
+      text,
+    );
   if (vat) out.supplier_vat_id = vat[1]!.replace(/\s+/g, '').toUpperCase();
   return out;
 }
