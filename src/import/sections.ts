@@ -1,4 +1,6 @@
 import { chartOfAccountsSection } from '../modules/chart-of-accounts/chart-of-accounts.import.js';
+import { companiesSection } from '../modules/companies/companies.import.js';
+import { contactsSection } from '../modules/contacts/contacts.import.js';
 import { customFieldsSection } from '../modules/custom-fields/custom-fields.import.js';
 import { effortsSection } from '../modules/efforts/efforts.import.js';
 import {
@@ -20,6 +22,8 @@ export const SECTIONS: ImportSection[] = [
   userGroupsSection,
   clientsSection,
   customFieldsSection,
+  companiesSection,
+  contactsSection,
   portfoliosSection,
   projectGroupsSection,
   projectsSection,

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { chartOfAccountsRoutes } from './chart-of-accounts/chart-of-accounts.routes.js';
 import { clientsRoutes } from './clients/clients.routes.js';
+import { companiesRoutes } from './companies/companies.routes.js';
+import { contactsRoutes } from './contacts/contacts.routes.js';
 import { customFieldsRoutes } from './custom-fields/custom-fields.routes.js';
 import { effortsRoutes } from './efforts/efforts.routes.js';
 import { filesRoutes } from './files/files.routes.js';
@@ -21,6 +23,8 @@ export async function registerModules(api: FastifyInstance): Promise<void> {
   await api.register(oauthRoutes);
   await api.register(usersRoutes);
   await api.register(clientsRoutes);
+  await api.register(companiesRoutes);
+  await api.register(contactsRoutes);
   await api.register(settingsRoutes);
   await api.register(integrationRoutes);
   await api.register(filesRoutes);

@@ -1,0 +1,77 @@
+import { type Static, Type } from 'typebox';
+import {
+  ArchivedQuery,
+  CountryCode,
+  Email,
+  Id,
+  Nullable,
+  optional,
+  PagingQuery,
+  Timestamp,
+  UpdatedSinceQuery,
+} from '../../shared/schemas.js';
+import { CustomFieldValues, CustomFieldValuesInput } from '../custom-fields/custom-fields.schemas.js';
+import { Text } from './contact-data.js';
+
+/** Fields a caller may write (create and update). */
+const writable = {
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+  email: Nullable(Email),
+  phone: Text(64),
+  website: Text(2048),
+  street: Nullable(Type.String({ maxLength: 255, description: 'Billing address: street and number' })),
+  zip: Nullable(Type.String({ maxLength: 32, description: 'Billing address: postal code' })),
+  city: Nullable(Type.String({ maxLength: 255, description: 'Billing address: city' })),
+  country_code: Nullable(CountryCode),
+  vat_id: Text(64),
+  tax_number: Text(64),
+  notes: Text(10000),
+  custom_fields: CustomFieldValuesInput,
+};
+
+const { name, ...rest } = writable;
+
+export const Company = Type.Object(
+  {
+    id: Id,
+    name,
+    external_id: Text(),
+    ...rest,
+    custom_fields: CustomFieldValues,
+    archived_at: Nullable(Timestamp),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  {
+    $id: 'Company',
+    description: 'A company (organisation) of the CRM; street/zip/city/country_code are its billing address.',
+  },
+);
+export type Company = Static<typeof Company>;
+
+export const CompanyCreate = Type.Object(
+  { name, ...optional(rest), external_id: Type.Optional(Text()) },
+  { additionalProperties: false },
+);
+export type CompanyCreate = Static<typeof CompanyCreate>;
+
+/** `external_id` has its own endpoint; PATCH leaves it alone. */
+export const CompanyUpdate = Type.Object(optional(writable), { additionalProperties: false });
+export type CompanyUpdate = Static<typeof CompanyUpdate>;
+
+export const CompanyListQuery = Type.Object(
+  {
+    ...PagingQuery,
+    ...ArchivedQuery,
+    ...UpdatedSinceQuery,
+    q: Type.Optional(
+      Type.String({
+        maxLength: 255,
+        description: 'Case-insensitive substring match on name or email (`%` and `_` are plain characters)',
+      }),
+    ),
+    external_id: Type.Optional(Type.String({ maxLength: 255 })),
+  },
+  { additionalProperties: false },
+);
+export type CompanyListQuery = Static<typeof CompanyListQuery>;

@@ -1,0 +1,92 @@
+import { type Static, Type } from 'typebox';
+import {
+  ArchivedQuery,
+  CountryCode,
+  Email,
+  Id,
+  Nullable,
+  optional,
+  PagingQuery,
+  Timestamp,
+  UpdatedSinceQuery,
+} from '../../shared/schemas.js';
+import { Text } from '../companies/contact-data.js';
+import { CustomFieldValues, CustomFieldValuesInput } from '../custom-fields/custom-fields.schemas.js';
+
+/** Fields a caller may write (create and update). */
+const writable = {
+  salutation: Nullable(Type.String({ maxLength: 64, description: 'Form of address, e.g. "Ms", "Herr"' })),
+  title: Nullable(Type.String({ maxLength: 64, description: 'Academic or honorary title, e.g. "Dr."' })),
+  first_name: Text(255),
+  last_name: Type.String({ minLength: 1, maxLength: 255 }),
+  email: Nullable(Email),
+  phone: Text(64),
+  mobile: Text(64),
+  position: Text(255),
+  department: Text(255),
+  street: Text(255),
+  zip: Text(32),
+  city: Text(255),
+  country_code: Nullable(CountryCode),
+  notes: Text(10000),
+  custom_fields: CustomFieldValuesInput,
+};
+
+const { last_name, ...rest } = writable;
+
+export const Contact = Type.Object(
+  {
+    id: Id,
+    external_id: Text(),
+    company_id: Nullable(Type.Integer({ description: 'The company the contact is attached to, if any' })),
+    ...writable,
+    custom_fields: CustomFieldValues,
+    archived_at: Nullable(Timestamp),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { $id: 'Contact', description: 'A contact person; attached to at most one company.' },
+);
+export type Contact = Static<typeof Contact>;
+
+export const ContactCreate = Type.Object(
+  {
+    last_name,
+    ...optional(rest),
+    external_id: Type.Optional(Text()),
+    company_id: Type.Optional(
+      Nullable(Type.Integer({ minimum: 1, description: 'Attach to this company (active, of this account)' })),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ContactCreate = Static<typeof ContactCreate>;
+
+/** `external_id` and `company_id` have their own endpoints; PATCH leaves them alone. */
+export const ContactUpdate = Type.Object(optional(writable), { additionalProperties: false });
+export type ContactUpdate = Static<typeof ContactUpdate>;
+
+export const AttachBody = Type.Object(
+  { company_id: Type.Integer({ minimum: 1, maximum: 2147483647, description: 'The company to attach to' }) },
+  { additionalProperties: false },
+);
+export type AttachBody = Static<typeof AttachBody>;
+
+export const ContactListQuery = Type.Object(
+  {
+    ...PagingQuery,
+    ...ArchivedQuery,
+    ...UpdatedSinceQuery,
+    q: Type.Optional(
+      Type.String({
+        maxLength: 255,
+        description:
+          'Case-insensitive substring match on the name ("first last"), email or the company name (`%` and `_` are plain characters)',
+      }),
+    ),
+    external_id: Type.Optional(Type.String({ maxLength: 255 })),
+    company_id: Type.Optional(Id),
+  },
+  { additionalProperties: false },
+);
+export type ContactListQuery = Static<typeof ContactListQuery>;
