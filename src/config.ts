@@ -17,6 +17,10 @@ export interface Config {
   /** Run the webhook delivery worker inside the API process. */
   readonly runWorker: boolean;
   readonly webhookAllowPrivate: boolean;
+  /** How often an idle webhook worker looks for due deliveries, in ms. */
+  readonly webhookPollMs: number;
+  /** Webhook deliveries in flight at once per worker process. */
+  readonly webhookConcurrency: number;
   /** Key material for encrypting secrets at rest (webhook signing keys). */
   readonly secretKey: string;
   readonly tokenTtlSeconds: number;
@@ -60,6 +64,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/$/, ''),
     runWorker: bool(env.RUN_WORKER, true),
     webhookAllowPrivate: bool(env.WEBHOOK_ALLOW_PRIVATE, false),
+    webhookPollMs: int('WEBHOOK_POLL_MS', env.WEBHOOK_POLL_MS, 100),
+    webhookConcurrency: Math.max(1, int('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 16)),
     secretKey: env.SECRET_KEY || 'dev-only-insecure-secret-key-change-me',
     tokenTtlSeconds: int('TOKEN_TTL_SECONDS', env.TOKEN_TTL_SECONDS, 0),
     rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 1200),

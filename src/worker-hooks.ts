@@ -1,14 +1,35 @@
 import type { FastifyInstance } from 'fastify';
+import type { Config } from './config.js';
+import type { Db, DbKind } from './db/index.js';
+import { WebhookWorker, type WorkerLogger, wakeWebhookWorkers } from './modules/webhooks/webhooks.worker.js';
 
 export interface BackgroundWork {
   stop(): Promise<void>;
 }
 
+export function webhookWorkerFor(db: Db, kind: DbKind, config: Config, logger: WorkerLogger): WebhookWorker {
+  return new WebhookWorker(db, kind, {
+    secretKey: config.secretKey,
+    allowPrivate: config.webhookAllowPrivate,
+    pollIntervalMs: config.webhookPollMs,
+    concurrency: config.webhookConcurrency,
+    logger,
+  });
+}
+
 /**
- * Background work the API process runs beside serving requests (the webhook delivery
- * worker, when `RUN_WORKER` is on). The webhooks module plugs its worker in here.
+ * Background work the API process runs beside serving requests: the webhook delivery worker,
+ * unless `RUN_WORKER=false` (then `npm run worker` runs it in a process of its own).
  */
 export async function startBackgroundWork(app: FastifyInstance): Promise<BackgroundWork> {
   if (!app.config.runWorker) return { stop: async () => {} };
-  return { stop: async () => {} };
+  const worker = webhookWorkerFor(app.db, app.dbKind, app.config, app.log.child({ component: 'webhooks' }));
+  // A write that succeeded has committed, and may have recorded events: deliver them now
+  // instead of at the next poll. Events of other processes arrive by polling.
+  app.addHook('onResponse', async (req, reply) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD' && reply.statusCode < 400) wakeWebhookWorkers();
+  });
+  worker.start();
+  app.log.info('webhook delivery worker started');
+  return { stop: () => worker.stop() };
 }

@@ -17,6 +17,7 @@ import { commentsRoutes } from './tasks/comments.routes.js';
 import { tasksRoutes } from './tasks/tasks.routes.js';
 import { userGroupRoutes } from './user-group/user-group.routes.js';
 import { usersRoutes } from './users/users.routes.js';
+import { webhooksRoutes } from './webhooks/webhooks.routes.js';
 
 /** Every resource module, registered under the API prefix. One line per module. */
 export async function registerModules(api: FastifyInstance): Promise<void> {
@@ -38,4 +39,5 @@ export async function registerModules(api: FastifyInstance): Promise<void> {
   await api.register(chartOfAccountsRoutes);
   await api.register(incomingInvoicesRoutes);
   await api.register(incomingPaymentsRoutes);
+  await api.register(webhooksRoutes);
 }

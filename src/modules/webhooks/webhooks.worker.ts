@@ -1,0 +1,332 @@
+import { randomUUID } from 'node:crypto';
+import type { Db, DbKind } from '../../db/index.js';
+import { decryptSecret, signatureHeader } from './webhooks.crypto.js';
+import type { AttemptOutcome, ClaimedDelivery, RunRecord } from './webhooks.queue.js';
+import * as queue from './webhooks.queue.js';
+import { Sender } from './webhooks.sender.js';
+import { guardedLookup, type Resolver } from './webhooks.ssrf.js';
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/**
+ * Delay before each attempt of a delivery: the first goes out at once, then retries after
+ * 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (about 28 hours in all); then it has failed.
+ */
+export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [
+  0,
+  5 * SECOND,
+  5 * MINUTE,
+  30 * MINUTE,
+  2 * HOUR,
+  5 * HOUR,
+  10 * HOUR,
+  10 * HOUR,
+];
+
+export interface WorkerLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface WebhookWorkerOptions {
+  /** SECRET_KEY: decrypts the signing secrets. */
+  secretKey: string;
+  /** WEBHOOK_ALLOW_PRIVATE: skip the address checks (tests, trusted networks). */
+  allowPrivate: boolean;
+  /** How often an idle worker looks for due deliveries (other processes' events, retries). */
+  pollIntervalMs?: number;
+  /** Webhooks served at once (one attempt in flight each). */
+  concurrency?: number;
+  /** Deliveries of one webhook claimed together and sent one after another. */
+  runLength?: number;
+  /** Limit of one attempt, connection to end of response. */
+  timeoutMs?: number;
+  /** How long a claim holds; a claim older than that belongs to a dead worker. */
+  leaseMs?: number;
+  retryDelaysMs?: readonly number[];
+  /** A webhook whose attempts all failed for this long is disabled. */
+  disableAfterMs?: number;
+  /** Finished deliveries are kept this long for the delivery log. */
+  retentionMs?: number;
+  /** DNS for the address guard (tests). */
+  resolve?: Resolver;
+  logger?: WorkerLogger;
+}
+
+const silent: WorkerLogger = { info() {}, warn() {}, error() {} };
+
+/** Workers of this process, woken right after a request committed (see worker-hooks.ts). */
+const local = new Set<WebhookWorker>();
+export function wakeWebhookWorkers(): void {
+  for (const w of local) w.wake();
+}
+
+/**
+ * Delivers queued webhook messages: claims due deliveries (leases in the database, so any
+ * number of workers in any number of processes may run), signs and POSTs each, and records
+ * the outcome with the next attempt's time.
+ */
+export class WebhookWorker {
+  private readonly opts: Required<Omit<WebhookWorkerOptions, 'resolve'>> & { resolve?: Resolver };
+  private readonly sender: Sender;
+  private readonly inFlight = new Set<Promise<void>>();
+  private running = false;
+  private stopping = false;
+  private loopDone: Promise<void> = Promise.resolve();
+  private woken = false;
+  private wakeUp: (() => void) | undefined;
+  private idle = false;
+  private lastPrune = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly kind: DbKind,
+    options: WebhookWorkerOptions,
+  ) {
+    const timeoutMs = options.timeoutMs ?? 10 * SECOND;
+    this.opts = {
+      pollIntervalMs: 100,
+      concurrency: 16,
+      runLength: 20,
+      retryDelaysMs: DEFAULT_RETRY_DELAYS_MS,
+      disableAfterMs: 5 * DAY,
+      retentionMs: 30 * DAY,
+      logger: silent,
+      ...options,
+      timeoutMs,
+      leaseMs: options.leaseMs ?? timeoutMs + 30 * SECOND,
+    };
+    this.sender = new Sender({
+      timeoutMs,
+      ...(options.allowPrivate ? {} : { lookup: guardedLookup(options.resolve) }),
+    });
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.stopping = false;
+    local.add(this);
+    this.loopDone = this.loop();
+  }
+
+  /** Stops claiming and waits for the attempts in flight to finish. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.stopping = true;
+    local.delete(this);
+    this.wake();
+    await this.loopDone;
+    await Promise.allSettled([...this.inFlight]);
+    this.sender.close();
+  }
+
+  /** Look for due deliveries now rather than at the next poll. */
+  wake(): void {
+    this.woken = true;
+    this.wakeUp?.();
+  }
+
+  /** Claims what is due now (up to the concurrency) and delivers it; for tests and tools. */
+  async runOnce(): Promise<number> {
+    const claimed = await this.claim(this.opts.concurrency);
+    await Promise.all(byWebhook(claimed).map((run) => this.run(run)));
+    return claimed.length;
+  }
+
+  /**
+   * Leases runs of due deliveries of up to `webhooks` webhooks to this worker, in webhook and
+   * event order. Exposed so tests can play a worker that dies holding a claim.
+   */
+  async claim(webhooks: number): Promise<ClaimedDelivery[]> {
+    const now = Date.now();
+    const token = randomUUID();
+    const ids = await queue.claimDue(this.db, this.kind, {
+      now: new Date(now).toISOString(),
+      leaseUntil: new Date(now + this.opts.leaseMs).toISOString(),
+      token,
+      webhooks,
+      runLength: this.opts.runLength,
+    });
+    return queue.loadClaimed(this.db, ids, token);
+  }
+
+  private async loop(): Promise<void> {
+    while (this.running) {
+      const free = this.opts.concurrency - this.inFlight.size;
+      if (free > 0) {
+        try {
+          await this.fill(free);
+          await this.maybePrune();
+        } catch (err) {
+          this.opts.logger.error({ err }, 'webhook worker: claiming failed');
+        }
+      }
+      if (!this.running) break;
+      await this.sleep();
+    }
+  }
+
+  private async fill(free: number): Promise<void> {
+    // An idle worker first asks with a read, and claims (a write) only when something is due.
+    if (this.idle && !(await queue.hasDue(this.db, new Date().toISOString()))) return;
+    const runs = byWebhook(await this.claim(free));
+    this.idle = runs.length === 0;
+    for (const run of runs) {
+      const p: Promise<void> = this.run(run).finally(() => {
+        this.inFlight.delete(p);
+        // The webhook's next deliveries, or another webhook's, may be waiting for this slot.
+        this.wake();
+      });
+      this.inFlight.add(p);
+    }
+    // More may be due than we had room for: look again right away.
+    if (runs.length === free) this.woken = true;
+  }
+
+  private sleep(): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, this.opts.pollIntervalMs);
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        self.wakeUp = undefined;
+        self.woken = false;
+        resolve();
+      }
+      this.wakeUp = done;
+    });
+  }
+
+  private async maybePrune(): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastPrune < 10 * MINUTE) return;
+    this.lastPrune = now;
+    await queue.pruneDeliveries(this.db, new Date(now - this.opts.retentionMs).toISOString());
+  }
+
+  private secretsOf(d: ClaimedDelivery, now: number): string[] {
+    const secrets = [decryptSecret(this.opts.secretKey, d.secret_enc, d.account_id)];
+    if (
+      d.previous_secret_enc &&
+      d.previous_secret_expires_at &&
+      Date.parse(d.previous_secret_expires_at) > now
+    )
+      secrets.push(decryptSecret(this.opts.secretKey, d.previous_secret_enc, d.account_id));
+    return secrets;
+  }
+
+  /** Signs and POSTs one delivery. */
+  private async send(d: ClaimedDelivery, now: Date): Promise<Omit<AttemptOutcome, 'retryAt'>> {
+    let secrets: string[];
+    try {
+      secrets = this.secretsOf(d, now.getTime());
+    } catch (err) {
+      this.opts.logger.error(
+        { err, webhookId: d.webhook_id },
+        'webhook secret cannot be decrypted (SECRET_KEY changed?)',
+      );
+      return {
+        delivery: d,
+        ok: false,
+        responseStatus: null,
+        latencyMs: null,
+        error: 'signing secret cannot be decrypted',
+      };
+    }
+    // The stored payload is already the resource's JSON: splice it in rather than re-encode.
+    const body = `{"id":${JSON.stringify(d.message_id)},"event":${JSON.stringify(d.kind)},"occurred_at":${JSON.stringify(d.occurred_at)},"data":${d.payload}}`;
+    const r = await this.sender.send(
+      d.url,
+      {
+        'webhook-id': d.message_id,
+        'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+        'webhook-signature': signatureHeader(secrets, d.message_id, now, body),
+      },
+      body,
+    );
+    return { delivery: d, ok: r.ok, responseStatus: r.status, latencyMs: r.latencyMs, error: r.error };
+  }
+
+  /**
+   * Sends one webhook's claimed deliveries in order, then records them all in one commit. The
+   * run stops at the first failure (the rest are handed back and claimed again at once, each
+   * then on its own retry schedule), when the worker stops, or when another attempt might
+   * outlast the lease. Never throws: if recording fails the leases expire and the deliveries
+   * are sent again (at least once).
+   */
+  private async run(deliveries: ClaimedDelivery[]): Promise<void> {
+    const first = deliveries[0];
+    if (!first) return;
+    const record: RunRecord = { webhookId: first.webhook_id, attempted: [], released: [] };
+    if (!first.active || first.integration_revoked_at) {
+      const error = first.active ? 'integration was revoked' : 'webhook is disabled';
+      record.abandoned = { deliveries, error };
+    } else {
+      const leaseEnds = Date.parse(first.lease_until);
+      for (const [i, d] of deliveries.entries()) {
+        const outlasts = Date.now() + this.opts.timeoutMs + SECOND > leaseEnds;
+        if (i > 0 && (this.stopping || outlasts)) {
+          record.released = deliveries.slice(i);
+          break;
+        }
+        let outcome: Omit<AttemptOutcome, 'retryAt'>;
+        try {
+          outcome = await this.send(d, new Date());
+        } catch (err) {
+          outcome = { delivery: d, ok: false, responseStatus: null, latencyMs: null, error: String(err) };
+        }
+        const delays = this.opts.retryDelaysMs;
+        const delay = outcome.ok || d.schedule_step >= delays.length ? null : delays[d.schedule_step]!;
+        record.attempted.push({
+          ...outcome,
+          retryAt: delay === null ? null : new Date(Date.now() + delay).toISOString(),
+        });
+        if (!outcome.ok) {
+          record.released = deliveries.slice(i + 1);
+          break;
+        }
+      }
+    }
+    try {
+      const now = Date.now();
+      const { disabled } = await queue.recordRun(this.db, this.kind, record, {
+        now: new Date(now).toISOString(),
+        disableBefore: new Date(now - this.opts.disableAfterMs).toISOString(),
+        disableReason: `every delivery failed for ${formatSpan(this.opts.disableAfterMs)}`,
+      });
+      if (disabled)
+        this.opts.logger.warn({ webhookId: first.webhook_id }, 'webhook disabled after failing continuously');
+    } catch (err) {
+      this.opts.logger.error(
+        { err, webhookId: first.webhook_id },
+        'webhook deliveries could not be recorded',
+      );
+    }
+  }
+}
+
+/** Claimed deliveries (ordered by webhook, then event) split into one run per webhook. */
+function byWebhook(claimed: ClaimedDelivery[]): ClaimedDelivery[][] {
+  const runs: ClaimedDelivery[][] = [];
+  for (const d of claimed) {
+    const last = runs.at(-1);
+    if (last && last[0]!.webhook_id === d.webhook_id) last.push(d);
+    else runs.push([d]);
+  }
+  return runs;
+}
+
+function formatSpan(ms: number): string {
+  if (ms >= DAY && ms % DAY === 0) return `${ms / DAY} days`;
+  if (ms >= HOUR) return `${Math.round(ms / HOUR)} h`;
+  return `${Math.round(ms / SECOND)} s`;
+}
