@@ -72,11 +72,15 @@ export const clientsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Data(Type.Union([ClientFull, ClientBasic])) },
       },
     },
-    async (req) => {
+    async (req, reply) => {
       const row = await service.getClient(app.db, req.auth, req.params.id);
-      return {
-        data: hasScopePrefix(req.auth, 'client:') ? service.toClientFull(row) : service.toClientBasic(row),
-      };
+      const data = hasScopePrefix(req.auth, 'client:')
+        ? service.toClientFull(row)
+        : service.toClientBasic(row);
+      // The answer is exactly one of the two mapped forms: plain JSON.stringify is safe, and
+      // spares the serializer from testing the body against each member of the union.
+      reply.type('application/json; charset=utf-8').serializer(JSON.stringify);
+      return { data };
     },
   );
 
