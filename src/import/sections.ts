@@ -1,3 +1,4 @@
+import { chartOfAccountsSection } from '../modules/chart-of-accounts/chart-of-accounts.import.js';
 import { companiesSection } from '../modules/companies/companies.import.js';
 import { contactsSection } from '../modules/contacts/contacts.import.js';
 import { customFieldsSection } from '../modules/custom-fields/custom-fields.import.js';
@@ -10,6 +11,7 @@ import {
   projectGroupsSection,
   projectsSection,
 } from '../modules/projects/projects.import.js';
+import { suppliersSection } from '../modules/suppliers/suppliers.import.js';
 import { tasksSection } from '../modules/tasks/tasks.import.js';
 import type { ImportSection } from './context.js';
 import { clientsSection, userGroupsSection, usersSection } from './core.sections.js';
@@ -33,4 +35,6 @@ export const SECTIONS: ImportSection[] = [
   paymentAccountsSection,
   offersSection,
   outgoingInvoicesSection,
+  chartOfAccountsSection,
+  suppliersSection,
 ];

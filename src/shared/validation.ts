@@ -9,6 +9,9 @@ function makeAjv(options: Options): Ajv {
     removeAdditional: true,
     addUsedSchema: false, // response/body schemas with $id are compiled more than once
     strict: false,
+    // JSON numbers are binary floats: 70.07 / 0.01 is 7006.999…, so an exact multipleOf check
+    // would refuse valid cent amounts. Compare with a tolerance far below one cent instead.
+    multipleOfPrecision: 9,
     ...options,
   });
   addFormats.default(ajv);

@@ -1,0 +1,77 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { notFound } from '../../shared/errors.js';
+import { listResponse } from '../../shared/paging.js';
+import { Data, IdParams, List } from '../../shared/schemas.js';
+import { toBooking } from '../incoming-invoices/incoming-invoices.mappers.js';
+import * as repo from './chart-of-accounts.repository.js';
+import {
+  BookingListQuery,
+  BookingOut,
+  ChartOfAccount,
+  ChartOfAccountListQuery,
+} from './chart-of-accounts.schemas.js';
+import { toChartOfAccount } from './chart-of-accounts.service.js';
+
+const tags = ['Chart of accounts'];
+
+export const chartOfAccountsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/chart-of-accounts',
+    {
+      config: { scopes: ['chart-of-accounts:read'] },
+      schema: {
+        tags,
+        summary: 'List the chart of accounts',
+        description: 'Accounts come in through the CLI import (section `chart_of_accounts`).',
+        querystring: ChartOfAccountListQuery,
+        response: { 200: List(ChartOfAccount) },
+      },
+    },
+    async (req, reply) =>
+      listResponse(
+        req,
+        reply,
+        await repo.listChartOfAccounts(app.db, req.auth.accountId, req.query),
+        toChartOfAccount,
+      ),
+  );
+
+  app.get(
+    '/chart-of-accounts/bookings',
+    {
+      config: { scopes: ['chart-of-accounts:read'] },
+      schema: {
+        tags,
+        summary: 'List bookings on incoming invoices',
+        description:
+          'Every chart-of-account booking of incoming invoices; the date range applies to the invoice date.',
+        querystring: BookingListQuery,
+        response: { 200: List(BookingOut) },
+      },
+    },
+    async (req, reply) =>
+      listResponse(req, reply, await repo.listBookings(app.db, req.auth.accountId, req.query), (r) => ({
+        ...toBooking(r),
+        incoming_invoice_id: r.incoming_invoice_id,
+        date: r.date,
+      })),
+  );
+
+  app.get(
+    '/chart-of-accounts/:id',
+    {
+      config: { scopes: ['chart-of-accounts:read'] },
+      schema: {
+        tags,
+        summary: 'Retrieve an account',
+        params: IdParams,
+        response: { 200: Data(ChartOfAccount) },
+      },
+    },
+    async (req) => {
+      const row = await repo.findChartOfAccount(app.db, req.auth.accountId, req.params.id);
+      if (!row) throw notFound('Chart of account');
+      return { data: toChartOfAccount(row) };
+    },
+  );
+};

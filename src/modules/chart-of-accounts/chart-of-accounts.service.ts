@@ -1,0 +1,17 @@
+import type { ChartOfAccountRow } from './chart-of-accounts.repository.js';
+import type { ChartOfAccount } from './chart-of-accounts.schemas.js';
+
+export const rateOut = (rate: string | null): number | null => (rate === null ? null : Number(rate));
+
+export function toChartOfAccount(r: ChartOfAccountRow): ChartOfAccount {
+  return {
+    id: r.id,
+    number: r.number,
+    name: r.name,
+    type: r.type as ChartOfAccount['type'],
+    tax_rate: rateOut(r.tax_rate),
+    active: Boolean(r.active),
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}

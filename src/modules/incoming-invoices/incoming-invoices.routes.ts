@@ -1,0 +1,238 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
+import type { TSchema } from 'typebox';
+import { Type } from 'typebox';
+import { invalidField } from '../../shared/errors.js';
+import { listResponse } from '../../shared/paging.js';
+import { Data, IdParams, List } from '../../shared/schemas.js';
+import { validatorCompiler } from '../../shared/validation.js';
+import { receiveUpload, type Upload } from '../files/files.service.js';
+import { problemResponse } from '../tasks/problems.js';
+import * as bookings from './bookings.service.js';
+import { toBooking } from './incoming-invoices.mappers.js';
+import {
+  Booking,
+  BookingParams,
+  BookingUpdate,
+  DuplicateCheckJson,
+  DuplicateCheckResult,
+  IncomingInvoice,
+  IncomingInvoiceCreate,
+  IncomingInvoiceListQuery,
+  IncomingInvoiceUpdate,
+  multipartBody,
+} from './incoming-invoices.schemas.js';
+import * as service from './incoming-invoices.service.js';
+
+const tags = ['Incoming invoices'];
+const BOOKING_SCOPES = ['incoming-invoice:write', 'chart-of-accounts:write'];
+
+/** JSON bodies are validated as usual; multipart bodies are streamed and checked in the handler. */
+const jsonOrMultipartCompiler: FastifySchemaCompiler<unknown> = (route) =>
+  route.httpPart === 'body' && (route.schema as Record<string, unknown>)['x-multipart']
+    ? () => true
+    : validatorCompiler(route);
+
+/** Validates a JSON value like a request body, so that errors name fields the same way. */
+function validateLikeBody<T>(schema: TSchema, value: unknown): T {
+  const check = validatorCompiler({ schema, httpPart: 'body', method: 'POST', url: '' }) as ((
+    v: unknown,
+  ) => boolean) & { errors?: unknown[] };
+  if (!check(value)) throw Object.assign(new Error('validation failed'), { validation: check.errors });
+  return value as T;
+}
+
+async function readMultipart(req: FastifyRequest): Promise<Upload> {
+  const upload = await receiveUpload(req, { required: false });
+  if (!upload)
+    throw invalidField(
+      'file',
+      'a multipart request carries a file in the part named "file"; send JSON otherwise',
+    );
+  return upload;
+}
+
+export const incomingInvoicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/incoming-invoices',
+    {
+      config: { scopes: ['incoming-invoice:read'] },
+      schema: {
+        tags,
+        summary: 'List incoming invoices and credits',
+        description: 'Documents of `document_type` `Invoice` and `Credit`; the date range applies to `date`.',
+        querystring: IncomingInvoiceListQuery,
+        response: { 200: List(IncomingInvoice) },
+      },
+    },
+    async (req, reply) =>
+      listResponse(req, reply, await service.listInvoices(app.db, req.auth, req.query), (r) => r),
+  );
+
+  app.post(
+    '/incoming-invoices',
+    {
+      config: { scopes: ['incoming-invoice:write'] },
+      validatorCompiler: jsonOrMultipartCompiler,
+      schema: {
+        tags,
+        summary: 'Create an incoming invoice or credit',
+        description: [
+          'JSON, or `multipart/form-data` with the document in the part `file` and the JSON fields in the text part `data`.',
+          'When a file is uploaded and `file_was_preprocessed` is not true, data extraction runs: a PDF with an embedded',
+          'Factur-X/ZUGFeRD XML (`factur-x.xml`, `zugferd-invoice.xml`) gives number, dates, currency, seller name and VAT id',
+          'and the totals exactly; otherwise the PDF text layer is searched for a labelled invoice number, date, gross total',
+          'and VAT id. Images and scanned PDFs without a text layer get no extraction: this server bundles no OCR engine.',
+          'A seller VAT id (or exact name) that matches a supplier sets `supplier_id`. Fields given in the request override',
+          'extracted values; `extracted_fields` lists the fields that came from extraction. Inline `bookings` (chart of',
+          'accounts, cost centers) may not exceed `gross_total` in sum (422).',
+        ].join(' '),
+        consumes: ['application/json', 'multipart/form-data'],
+        body: {
+          content: {
+            'application/json': { schema: IncomingInvoiceCreate },
+            ...multipartBody({
+              file: { type: 'string', format: 'binary', description: 'The document (PDF, XML or image)' },
+              data: { type: 'string', description: 'JSON object with the fields of the JSON body' },
+            }),
+          },
+        },
+        response: {
+          201: Data(IncomingInvoice),
+          413: problemResponse('The file exceeds the upload limit'),
+          415: problemResponse('Files of this type are not accepted'),
+        },
+      },
+    },
+    async (req, reply) => {
+      let body: IncomingInvoiceCreate;
+      let upload: Upload | undefined;
+      if (req.isMultipart()) {
+        upload = await readMultipart(req);
+        let parsed: unknown = {};
+        if (upload.fields.data !== undefined) {
+          try {
+            parsed = JSON.parse(upload.fields.data);
+          } catch {
+            throw invalidField('data', 'is not valid JSON');
+          }
+        }
+        body = validateLikeBody<IncomingInvoiceCreate>(IncomingInvoiceCreate, parsed);
+      } else {
+        body = req.body as IncomingInvoiceCreate;
+      }
+      const row = await service.createInvoice(app.db, req.auth, body, upload);
+      reply.code(201).header('location', `${app.prefix}/incoming-invoices/${row.id}`);
+      return { data: await service.presentOne(app.db, req.auth, row) };
+    },
+  );
+
+  app.post(
+    '/incoming-invoices/check-duplicate',
+    {
+      config: { scopes: ['incoming-invoice:read'] },
+      validatorCompiler: jsonOrMultipartCompiler,
+      schema: {
+        tags,
+        summary: 'Check whether a file was already uploaded',
+        description:
+          'Compares MD5 hashes with the files of existing incoming documents. Send the file (`multipart/form-data`, part `file`: the server computes the hash) or JSON `{ "md5": "…" }`.',
+        consumes: ['application/json', 'multipart/form-data'],
+        body: {
+          content: {
+            'application/json': { schema: DuplicateCheckJson },
+            ...multipartBody({ file: { type: 'string', format: 'binary' } }),
+          },
+        },
+        response: { 200: Data(DuplicateCheckResult) },
+      },
+    },
+    async (req) => {
+      const md5 = req.isMultipart()
+        ? (await receiveUpload(req, { accept: () => true }))!.md5
+        : (req.body as { md5: string }).md5;
+      return { data: await service.checkDuplicate(app.db, req.auth, md5) };
+    },
+  );
+
+  app.get(
+    '/incoming-invoices/:id',
+    {
+      config: { scopes: ['incoming-invoice:read'] },
+      schema: {
+        tags,
+        summary: 'Retrieve an incoming invoice or credit',
+        params: IdParams,
+        response: { 200: Data(IncomingInvoice) },
+      },
+    },
+    async (req) => ({
+      data: await service.presentOne(
+        app.db,
+        req.auth,
+        await service.getInvoice(app.db, req.auth, req.params.id),
+      ),
+    }),
+  );
+
+  app.patch(
+    '/incoming-invoices/:id',
+    {
+      config: { scopes: ['incoming-invoice:write'] },
+      schema: {
+        tags,
+        summary: 'Update document fields',
+        description:
+          'Document fields only: bookings and payments are untouched. Totals must add up, stay at or above the paid total and the sum of bookings (422).',
+        params: IdParams,
+        body: IncomingInvoiceUpdate,
+        response: {
+          200: Data(IncomingInvoice),
+          409: problemResponse('`conflict`: status of a paid document'),
+        },
+      },
+    },
+    async (req) => {
+      const row = await service.updateInvoice(app.db, req.auth, req.params.id, req.body);
+      return { data: await service.presentOne(app.db, req.auth, row) };
+    },
+  );
+
+  app.patch(
+    '/incoming-invoices/:invoiceId/bookings/:bookingId',
+    {
+      config: { scopes: BOOKING_SCOPES },
+      schema: {
+        tags,
+        summary: 'Update a chart-of-account booking',
+        description: 'Bookings of a document may not exceed its gross total in sum (422).',
+        params: BookingParams,
+        body: BookingUpdate,
+        response: { 200: Data(Booking) },
+      },
+    },
+    async (req) => {
+      const { invoiceId, bookingId } = req.params;
+      return {
+        data: toBooking(await bookings.updateBooking(app.db, req.auth, invoiceId, bookingId, req.body)),
+      };
+    },
+  );
+
+  app.delete(
+    '/incoming-invoices/:invoiceId/bookings/:bookingId',
+    {
+      config: { scopes: BOOKING_SCOPES },
+      schema: {
+        tags,
+        summary: 'Remove a booking',
+        params: BookingParams,
+        response: { 204: Type.Null({ description: 'Removed' }) },
+      },
+    },
+    async (req, reply) => {
+      await bookings.deleteBooking(app.db, req.auth, req.params.invoiceId, req.params.bookingId);
+      return reply.code(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,48 @@
+import type { Generated } from 'kysely';
+
+export interface IncomingInvoiceTable {
+  id: Generated<number>;
+  account_id: number;
+  document_type: string;
+  supplier_id: number | null;
+  supplier_name: string | null;
+  supplier_vat_id: string | null;
+  invoice_number: string | null;
+  date: string | null;
+  due_date: string | null;
+  currency: Generated<string>;
+  /** Money in minor units (cents). */
+  net_total: Generated<number>;
+  tax_total: Generated<number>;
+  gross_total: Generated<number>;
+  paid_total: Generated<number>;
+  status: Generated<string>;
+  description: string | null;
+  file_id: number | null;
+  file_md5: string | null;
+  file_was_preprocessed: Generated<number>;
+  /** JSON array of field names filled in by data extraction. */
+  extracted_fields: Generated<string>;
+  created_at: Generated<string>;
+  updated_at: Generated<string>;
+}
+
+export interface IncomingInvoiceBookingTable {
+  id: Generated<number>;
+  account_id: number;
+  incoming_invoice_id: number;
+  chart_of_account_id: number;
+  cost_center: string | null;
+  amount: number;
+  tax_rate: string | null;
+  description: string | null;
+  created_at: Generated<string>;
+  updated_at: Generated<string>;
+}
+
+declare module '../../db/schema.js' {
+  interface Database {
+    incoming_invoices: IncomingInvoiceTable;
+    incoming_invoice_bookings: IncomingInvoiceBookingTable;
+  }
+}

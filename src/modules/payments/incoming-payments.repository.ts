@@ -1,0 +1,49 @@
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { IncomingPaymentAllocationTable, IncomingPaymentTable } from './incoming-payments.tables.js';
+
+type Db = Kysely<Database>;
+export type IncomingPaymentRow = Selectable<IncomingPaymentTable>;
+export type AllocationRow = Selectable<IncomingPaymentAllocationTable>;
+
+export function insertPayment(db: Db, values: Insertable<IncomingPaymentTable>) {
+  return db.insertInto('incoming_payments').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export function insertAllocations(db: Db, rows: Insertable<IncomingPaymentAllocationTable>[]) {
+  return db.insertInto('incoming_payment_allocations').values(rows).execute();
+}
+
+export function allocationsOf(db: Db, paymentIds: number[]) {
+  if (paymentIds.length === 0) return Promise.resolve([] as AllocationRow[]);
+  return db
+    .selectFrom('incoming_payment_allocations')
+    .selectAll()
+    .where('incoming_payment_id', 'in', paymentIds)
+    .orderBy('id')
+    .execute();
+}
+
+/**
+ * Every payment and credit offset on incoming documents of the account, oldest first, each
+ * with its allocations (amounts in cents), for folding into GET /payments.
+ */
+export async function listIncomingPayments(db: Db, accountId: number) {
+  const payments = await db
+    .selectFrom('incoming_payments')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('id')
+    .execute();
+  const allocations = await allocationsOf(
+    db,
+    payments.map((p) => p.id),
+  );
+  return payments.map((p) => ({
+    ...p,
+    amount: Number(p.amount),
+    allocations: allocations
+      .filter((a) => a.incoming_payment_id === p.id)
+      .map((a) => ({ incoming_invoice_id: a.incoming_invoice_id, amount: Number(a.amount) })),
+  }));
+}

@@ -1,0 +1,46 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Data } from '../../shared/schemas.js';
+import { IncomingCreditCreate, IncomingPayment, IncomingPaymentCreate } from './incoming-payments.schemas.js';
+import * as service from './incoming-payments.service.js';
+
+const tags = ['Payments'];
+
+export const incomingPaymentsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/payments/incoming-invoice',
+    {
+      config: { scopes: ['payments:write'] },
+      schema: {
+        tags,
+        summary: 'Record a payment of incoming invoices',
+        description:
+          'One payment split over one or more incoming documents (`invoices`, or `incoming_invoice_id` for one). The shares must sum to `amount`; no document may be paid beyond its gross total (422). Paid documents get status `paid`. The payment shows in GET /payments.',
+        body: IncomingPaymentCreate,
+        response: { 201: Data(IncomingPayment) },
+      },
+    },
+    async (req, reply) => {
+      reply.code(201);
+      return { data: await service.createPayment(app.db, req.auth, req.body) };
+    },
+  );
+
+  app.post(
+    '/payments/incoming-invoice-credit',
+    {
+      config: { scopes: ['payments:write'] },
+      schema: {
+        tags,
+        summary: 'Set an incoming credit off against an incoming invoice',
+        description:
+          'A reference booking between a document of type `Invoice` and one of type `Credit`: both paid totals rise by `amount`, which may not exceed the open amount of either (422).',
+        body: IncomingCreditCreate,
+        response: { 201: Data(IncomingPayment) },
+      },
+    },
+    async (req, reply) => {
+      reply.code(201);
+      return { data: await service.createCreditOffset(app.db, req.auth, req.body) };
+    },
+  );
+};

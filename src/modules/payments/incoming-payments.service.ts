@@ -1,0 +1,143 @@
+import type { Db } from '../../db/index.js';
+import type { AuthContext } from '../../plugins/auth.js';
+import { AppError, type FieldError } from '../../shared/errors.js';
+import { nowIso, todayIso } from '../../shared/time.js';
+import { fromCents, type InvoiceRow, toCents } from '../incoming-invoices/incoming-invoices.mappers.js';
+import { lockInvoice, updateInvoice } from '../incoming-invoices/incoming-invoices.repository.js';
+import * as repo from './incoming-payments.repository.js';
+import type {
+  IncomingCreditCreate,
+  IncomingPayment,
+  IncomingPaymentCreate,
+} from './incoming-payments.schemas.js';
+
+const openOf = (r: InvoiceRow) => Number(r.gross_total) - Number(r.paid_total);
+const fail = (errors: FieldError[]) => new AppError('validation_failed', errors[0]!.message, { errors });
+
+function present(p: repo.IncomingPaymentRow, allocations: { incoming_invoice_id: number; amount: number }[]) {
+  return {
+    id: p.id,
+    type: p.type as IncomingPayment['type'],
+    amount: fromCents(p.amount),
+    date: p.date,
+    payment_account_id: p.payment_account_id,
+    reference: p.reference,
+    allocations: allocations.map((a) => ({
+      incoming_invoice_id: a.incoming_invoice_id,
+      amount: fromCents(a.amount),
+    })),
+    created_at: p.created_at,
+  };
+}
+
+/** Adds to a document's paid total; a document paid in full becomes `paid`. */
+async function applyPayment(trx: Db, auth: AuthContext, row: InvoiceRow, cents: number) {
+  const paid = Number(row.paid_total) + cents;
+  await updateInvoice(trx, auth.accountId, row.id, {
+    paid_total: paid,
+    status: paid >= Number(row.gross_total) ? 'paid' : row.status,
+    updated_at: nowIso(),
+  });
+}
+
+export function createPayment(
+  db: Db,
+  auth: AuthContext,
+  body: IncomingPaymentCreate,
+): Promise<IncomingPayment> {
+  const amount = toCents(body.amount);
+  const shares =
+    body.invoices?.map((s) => ({ incoming_invoice_id: s.incoming_invoice_id, amount: toCents(s.amount) })) ??
+    (body.incoming_invoice_id ? [{ incoming_invoice_id: body.incoming_invoice_id, amount }] : []);
+  if (shares.length === 0) throw fail([{ field: 'invoices', message: 'name at least one incoming invoice' }]);
+  if (body.invoices && body.incoming_invoice_id)
+    throw fail([{ field: 'incoming_invoice_id', message: 'give either incoming_invoice_id or invoices' }]);
+  const sum = shares.reduce((s, x) => s + x.amount, 0);
+  if (sum !== amount)
+    throw fail([
+      { field: 'invoices', message: `shares sum to ${fromCents(sum)}, not the amount ${body.amount}` },
+    ]);
+  return db.transaction().execute(async (trx) => {
+    const errors: FieldError[] = [];
+    const seen = new Set<number>();
+    const rows: InvoiceRow[] = [];
+    for (const [i, s] of shares.entries()) {
+      const field = body.invoices ? `invoices.${i}.incoming_invoice_id` : 'incoming_invoice_id';
+      if (seen.has(s.incoming_invoice_id)) {
+        errors.push({ field, message: 'is named twice' });
+        continue;
+      }
+      seen.add(s.incoming_invoice_id);
+      const row = await lockInvoice(trx, auth.accountId, s.incoming_invoice_id);
+      if (!row) errors.push({ field, message: 'no such incoming invoice' });
+      else if (s.amount > openOf(row))
+        errors.push({
+          field: body.invoices ? `invoices.${i}.amount` : 'amount',
+          message: `exceeds the open amount ${fromCents(openOf(row))}`,
+        });
+      else rows.push(row);
+    }
+    if (errors.length) throw fail(errors);
+    const payment = await repo.insertPayment(trx, {
+      account_id: auth.accountId,
+      type: 'payment',
+      amount,
+      date: body.date,
+      payment_account_id: body.payment_account_id ?? null,
+      reference: body.reference ?? null,
+    });
+    await repo.insertAllocations(
+      trx,
+      shares.map((s) => ({ ...s, account_id: auth.accountId, incoming_payment_id: payment.id })),
+    );
+    for (const [i, row] of rows.entries()) await applyPayment(trx, auth, row, shares[i]!.amount);
+    return present(payment, shares);
+  });
+}
+
+export function createCreditOffset(
+  db: Db,
+  auth: AuthContext,
+  body: IncomingCreditCreate,
+): Promise<IncomingPayment> {
+  return db.transaction().execute(async (trx) => {
+    const errors: FieldError[] = [];
+    const invoice = await lockInvoice(trx, auth.accountId, body.invoice_id);
+    const credit = await lockInvoice(trx, auth.accountId, body.credit_id);
+    if (!invoice) errors.push({ field: 'invoice_id', message: 'no such incoming invoice' });
+    else if (invoice.document_type !== 'Invoice')
+      errors.push({ field: 'invoice_id', message: 'must be a document of type Invoice' });
+    if (!credit) errors.push({ field: 'credit_id', message: 'no such incoming credit' });
+    else if (credit.document_type !== 'Credit')
+      errors.push({ field: 'credit_id', message: 'must be a document of type Credit' });
+    if (errors.length) throw fail(errors);
+    const open = Math.min(openOf(invoice!), openOf(credit!));
+    const amount = body.amount === undefined ? open : toCents(body.amount);
+    if (amount <= 0 || amount > open)
+      throw fail([
+        {
+          field: 'amount',
+          message: `must be positive and at most the open amounts (invoice ${fromCents(openOf(invoice!))}, credit ${fromCents(openOf(credit!))})`,
+        },
+      ]);
+    const payment = await repo.insertPayment(trx, {
+      account_id: auth.accountId,
+      type: 'credit',
+      amount,
+      date: body.date ?? todayIso(),
+      payment_account_id: null,
+      reference: credit!.invoice_number,
+    });
+    const shares = [
+      { incoming_invoice_id: invoice!.id, amount },
+      { incoming_invoice_id: credit!.id, amount },
+    ];
+    await repo.insertAllocations(
+      trx,
+      shares.map((s) => ({ ...s, account_id: auth.accountId, incoming_payment_id: payment.id })),
+    );
+    await applyPayment(trx, auth, invoice!, amount);
+    await applyPayment(trx, auth, credit!, amount);
+    return present(payment, shares);
+  });
+}

@@ -1,0 +1,48 @@
+import { Type } from 'typebox';
+import type { ImportSection } from '../../import/context.js';
+import { SupplierCreate } from './suppliers.schemas.js';
+
+const Item = Type.Object(
+  {
+    ...SupplierCreate.properties,
+    key: Type.Optional(Type.String()),
+    chart_of_account: Type.Optional(
+      Type.String({ description: 'Key or number of a chart-of-accounts entry' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+interface Item {
+  key?: string;
+  chart_of_account?: string;
+  chart_of_account_id?: number | null;
+  name: string;
+  [field: string]: unknown;
+}
+
+export const suppliersSection: ImportSection = {
+  key: 'suppliers',
+  item: Item,
+  description:
+    'Suppliers of incoming invoices; `chart_of_account` names the default account by key or number.',
+  async run(ctx, items) {
+    for (const [i, s] of (items as Item[]).entries()) {
+      const { key, chart_of_account, chart_of_account_id: _ignored, ...fields } = s;
+      const row = await ctx.trx
+        .insertInto('suppliers')
+        .values({
+          ...(fields as { name: string }),
+          account_id: ctx.accountId,
+          chart_of_account_id: ctx.optionalRef(
+            'chart_of_accounts',
+            chart_of_account,
+            `suppliers.${i}.chart_of_account`,
+          ),
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      ctx.remember('suppliers', key, row.id);
+    }
+  },
+};

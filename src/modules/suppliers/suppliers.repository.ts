@@ -1,0 +1,57 @@
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { paginate } from '../../shared/paging.js';
+import { containsAny } from '../../shared/search.js';
+import { toIso } from '../../shared/time.js';
+import type { SupplierListQuery } from './suppliers.schemas.js';
+import type { SupplierTable } from './suppliers.tables.js';
+
+export type SupplierRow = Selectable<SupplierTable>;
+type Db = Kysely<Database>;
+
+export function findSupplier(db: Db, accountId: number, id: number) {
+  return db
+    .selectFrom('suppliers')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** The supplier a document's seller is, by VAT id (case and spaces ignored) or else exact name. */
+export async function findSupplierBySeller(
+  db: Db,
+  accountId: number,
+  seller: { vat_id?: string | null; name?: string | null },
+) {
+  const base = db.selectFrom('suppliers').selectAll().where('account_id', '=', accountId);
+  if (seller.vat_id) {
+    const vat = seller.vat_id.replace(/\s+/g, '').toUpperCase();
+    const rows = await base.where('vat_id', 'is not', null).orderBy('id').execute();
+    const hit = rows.find((r) => r.vat_id!.replace(/\s+/g, '').toUpperCase() === vat);
+    if (hit) return hit;
+  }
+  if (seller.name) return base.where('name', '=', seller.name).orderBy('id').executeTakeFirst();
+  return undefined;
+}
+
+export function listSuppliers(db: Db, accountId: number, q: SupplierListQuery) {
+  let qb = db.selectFrom('suppliers').selectAll().where('account_id', '=', accountId);
+  if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
+  if (q.q) qb = qb.where((eb) => containsAny(eb, ['name', 'vat_id', 'email', 'external_id'], q.q!));
+  return paginate(qb.orderBy('id'), q);
+}
+
+export function insertSupplier(db: Db, values: Insertable<SupplierTable>) {
+  return db.insertInto('suppliers').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export function updateSupplier(db: Db, accountId: number, id: number, values: Updateable<SupplierTable>) {
+  return db
+    .updateTable('suppliers')
+    .set(values)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}

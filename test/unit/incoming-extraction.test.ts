@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { fromCiiXml, fromText } from '../../src/modules/incoming-invoices/extraction.js';
+import { toCents } from '../../src/modules/incoming-invoices/incoming-invoices.mappers.js';
+import { completeTotals } from '../../src/modules/incoming-invoices/incoming-invoices.service.js';
+
+describe('text-layer extraction', () => {
+  const cases: [string, string, Record<string, string>][] = [
+    [
+      'German labels',
+      'Rechnungsnr.: RE-2026/17 Datum: 03.02.2026 Gesamtbetrag 1.234,56 € USt-IdNr. DE 123456789',
+      {
+        invoice_number: 'RE-2026/17',
+        date: '2026-02-03',
+        gross_total: '1234.56',
+        supplier_vat_id: 'DE123456789',
+      },
+    ],
+    [
+      'English labels',
+      'Invoice no. INV-42 Invoice date 2026-01-31 Total due EUR 1,234.50 VAT ID GB123456789',
+      {
+        invoice_number: 'INV-42',
+        date: '2026-01-31',
+        gross_total: '1234.50',
+        supplier_vat_id: 'GB123456789',
+      },
+    ],
+    ['buyer VAT id only is not taken', 'Ihre USt-IdNr. DE987654321', {}],
+    ['impossible date is dropped', 'Datum: 31.02.2026', {}],
+    ['ambiguous amount is dropped', 'Gesamtbetrag 1.234.56', {}],
+    ['nothing labelled, nothing taken', 'Hello 12.00 world 2026-01-01', {}],
+  ];
+  for (const [name, text, expected] of cases) it(name, () => assert.deepEqual(fromText(text), expected));
+});
+
+describe('CII XML extraction', () => {
+  it('reads credit notes and amounts as written', () => {
+    const xml = `<?xml version="1.0"?><rsm:CrossIndustryInvoice xmlns:rsm="r" xmlns:ram="a" xmlns:udt="u">
+      <rsm:ExchangedDocument><ram:ID>GS-7</ram:ID><ram:TypeCode>381</ram:TypeCode>
+      <ram:IssueDateTime><udt:DateTimeString format="102">20260105</udt:DateTimeString></ram:IssueDateTime></rsm:ExchangedDocument>
+      <rsm:SupplyChainTradeTransaction><ram:ApplicableHeaderTradeAgreement><ram:SellerTradeParty><ram:Name>A &amp; B</ram:Name>
+      <ram:SpecifiedTaxRegistration><ram:ID schemeID="FC">12/3</ram:ID></ram:SpecifiedTaxRegistration>
+      <ram:SpecifiedTaxRegistration><ram:ID schemeID="VA">DE111</ram:ID></ram:SpecifiedTaxRegistration></ram:SellerTradeParty></ram:ApplicableHeaderTradeAgreement>
+      <ram:ApplicableHeaderTradeSettlement><ram:InvoiceCurrencyCode>CHF</ram:InvoiceCurrencyCode>
+      <ram:SpecifiedTradeSettlementHeaderMonetarySummation><ram:TaxBasisTotalAmount>0.10</ram:TaxBasisTotalAmount>
+      <ram:TaxTotalAmount currencyID="CHF">0.02</ram:TaxTotalAmount><ram:GrandTotalAmount>0.12</ram:GrandTotalAmount>
+      </ram:SpecifiedTradeSettlementHeaderMonetarySummation></ram:ApplicableHeaderTradeSettlement></rsm:SupplyChainTradeTransaction></rsm:CrossIndustryInvoice>`;
+    assert.deepEqual(fromCiiXml(xml), {
+      document_type: 'Credit',
+      invoice_number: 'GS-7',
+      date: '2026-01-05',
+      currency: 'CHF',
+      net_total: '0.10',
+      tax_total: '0.02',
+      gross_total: '0.12',
+      supplier_name: 'A & B',
+      supplier_vat_id: 'DE111',
+    });
+  });
+});
+
+describe('totals', () => {
+  const cases: [string, Parameters<typeof completeTotals>, [number, number, number] | 'error'][] = [
+    ['gross from net + tax', [{ net_total: 1000, tax_total: 190 }], [1000, 190, 1190]],
+    ['net from gross − tax', [{ gross_total: 1190, tax_total: 190 }], [1000, 190, 1190]],
+    ['gross only', [{ gross_total: 500 }], [500, 0, 500]],
+    ['all three must add up', [{ net_total: 1, tax_total: 1, gross_total: 3 }], 'error'],
+    ['tax above gross', [{ gross_total: 1, tax_total: 2 }], 'error'],
+    [
+      'new gross keeps the tax',
+      [{ gross_total: 2000 }, { net_total: 1000, tax_total: 190, gross_total: 1190 }],
+      [1810, 190, 2000],
+    ],
+  ];
+  for (const [name, args, expected] of cases)
+    it(name, () => {
+      if (expected === 'error') assert.throws(() => completeTotals(...args));
+      else {
+        const t = completeTotals(...args);
+        assert.deepEqual([t.net_total, t.tax_total, t.gross_total], expected);
+      }
+    });
+  it('cents conversion is exact', () => {
+    for (const [v, c] of [
+      [70.07, 7007],
+      [0.1, 10],
+      [100.1, 10010],
+      [1234567.89, 123456789],
+    ] as const)
+      assert.equal(toCents(v), c);
+  });
+});
