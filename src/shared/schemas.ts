@@ -12,9 +12,13 @@ export const DateString = Type.String({ format: 'date', description: 'Calendar d
 export const CountryCode = Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2 code' });
 export const CurrencyCode = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code' });
 export const Email = Type.String({ format: 'email', maxLength: 254 });
-/** Money in the document currency: a JSON number with at most two decimals. */
+/**
+ * Money in the document currency: a JSON number with at most two decimals. The decimals are
+ * checked on the number's shortest decimal form (`x-max-decimals`, see validation.ts), not with
+ * `multipleOf: 0.01`, which binary floating point gets wrong (70.07 / 0.01 = 7006.999…).
+ */
 export const Money = Type.Number({
-  multipleOf: 0.01,
+  'x-max-decimals': 2,
   description: 'Amount in the document currency, at most two decimals',
 });
 

@@ -2,6 +2,13 @@ import { Ajv, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 
+/** Decimals of a number as written in its shortest round-trip form ("1e-7" has 7). */
+export function decimalsOf(value: number): number {
+  const [mantissa, exp] = String(value).toLowerCase().split('e');
+  const frac = mantissa!.split('.')[1]?.length ?? 0;
+  return Math.max(0, frac - Number(exp ?? 0));
+}
+
 function makeAjv(options: Options): Ajv {
   const ajv = new Ajv({
     allErrors: true, // name every bad field, not just the first
@@ -15,6 +22,13 @@ function makeAjv(options: Options): Ajv {
     ...options,
   });
   addFormats.default(ajv);
+  ajv.addKeyword({
+    keyword: 'x-max-decimals',
+    type: 'number',
+    schemaType: 'number',
+    error: { message: ({ schema }) => `must have at most ${schema} decimals` },
+    validate: (max: number, value: number) => decimalsOf(value) <= max,
+  });
   return ajv;
 }
 
