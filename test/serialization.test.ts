@@ -33,6 +33,14 @@ it('money amounts with two decimals pass validation and nullable serialization',
 });
 
 it('counts decimals exactly', () => {
-  const cases: [number, number][] = [[5, 0], [70.07, 2], [0.1, 1], [1e-7, 7], [1.5e-7, 8], [1e21, 0], [-12.345, 3]];
+  const cases: [number, number][] = [
+    [5, 0],
+    [70.07, 2],
+    [0.1, 1],
+    [1e-7, 7],
+    [1.5e-7, 8],
+    [1e21, 0],
+    [-12.345, 3],
+  ];
   for (const [value, decimals] of cases) assert.equal(decimalsOf(value), decimals, String(value));
 });
