@@ -13,26 +13,39 @@ export const PG_URL = process.env.TEST_DATABASE_URL;
 /** SQLite always; PostgreSQL too when TEST_DATABASE_URL is set (CI sets it). */
 export const DB_KINDS: DbKind[] = PG_URL ? ['sqlite', 'postgres'] : ['sqlite'];
 
+/** The URL of another database on the test PostgreSQL server. */
+export function pgUrlFor(database: string): string {
+  const url = new URL(PG_URL!);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: PG_URL });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
 /**
- * A fresh, migrated database: in-memory SQLite, or a PostgreSQL schema of its own so that
- * test files running in parallel never see each other's rows.
+ * A fresh, migrated database: in-memory SQLite, or a PostgreSQL database of its own so that
+ * test files running in parallel never see each other's rows. (Not a schema each: Kysely's
+ * migrator introspects every schema of a database, and trips over tables that another test
+ * file is creating or dropping at that moment.)
  */
 export async function createTestDb(kind: DbKind): Promise<DbHandle> {
   if (kind === 'sqlite') return createDb({ kind: 'sqlite', file: ':memory:' });
-  const schema = `t_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
-  const handle = createDb({ kind: 'postgres', url: PG_URL!, schema });
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  await admin((c) => c.query(`create database ${name}`));
+  const handle = createDb({ kind: 'postgres', url: pgUrlFor(name) });
   return {
     ...handle,
     async destroy() {
       await handle.destroy();
-      const c = new pg.Client({ connectionString: PG_URL });
-      await c.connect();
-      await c.query(`drop schema ${schema} cascade`);
-      await c.end();
+      await admin((c) => c.query(`drop database if exists ${name} with (force)`));
     },
   };
 }
@@ -174,11 +187,13 @@ export function describeEachDb(
           return new Api(ctx.app, created.access_token);
         };
       });
+      fn(ctx);
+      // Registered after the suite's own hooks so that those (closing extra pools, receivers)
+      // run first: the database is dropped last.
       after(async () => {
         await ctx.app?.close();
         await ctx.handle?.destroy();
       });
-      fn(ctx);
     });
   }
 }

@@ -7,7 +7,7 @@ import { revokeIntegration } from '../src/modules/integration/integration.servic
 import type { ClaimedDelivery } from '../src/modules/webhooks/webhooks.queue.js';
 import { WebhookWorker, type WebhookWorkerOptions } from '../src/modules/webhooks/webhooks.worker.js';
 import { startBackgroundWork } from '../src/worker-hooks.js';
-import { Api, describeEachDb, PG_URL, testConfig } from './helpers.js';
+import { Api, describeEachDb, pgUrlFor, testConfig } from './helpers.js';
 import { Receiver, record, sleep, waitFor } from './webhooks.support.js';
 
 /** Counts what it claims, to show that two workers share the work without overlap. */
@@ -57,9 +57,9 @@ describeEachDb('webhooks: worker', (ctx) => {
     api = await ctx.as('integration');
     receiver = await new Receiver().start();
     if (ctx.kind === 'postgres') {
-      // A second connection pool on the same schema plays a second server process.
-      const { rows } = await sql<{ s: string }>`select current_schema() as s`.execute(ctx.db);
-      second = createDb({ kind: 'postgres', url: PG_URL!, schema: rows[0]!.s });
+      // A second connection pool on the same database plays a second server process.
+      const { rows } = await sql<{ d: string }>`select current_database() as d`.execute(ctx.db);
+      second = createDb({ kind: 'postgres', url: pgUrlFor(rows[0]!.d) });
     }
   });
   afterEach(async () => {
