@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Db } from '../db/index.js';
 import { AppError } from '../shared/errors.js';
@@ -59,7 +59,7 @@ function requestHash(req: FastifyRequest): string {
  */
 export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
   // preValidation: the body is parsed but not yet validated, so a refused body is remembered too.
-  app.addHook('preValidation', async (req, reply) => {
+  const claimKey = async (req: FastifyRequest, reply: FastifyReply) => {
     if (req.method !== 'POST' || !req.auth) return;
     const key = req.headers['idempotency-key'];
     if (typeof key !== 'string' || key === '') return;
@@ -81,9 +81,9 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
       .code(row.status_code)
       .headers({ ...headers, 'idempotent-replayed': 'true' })
       .send(row.response_body ?? '');
-  });
+  };
 
-  app.addHook('onSend', async (req, reply, payload) => {
+  const storeAnswer = async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const id = req.idempotencyRowId;
     if (id === undefined) return payload;
     req.idempotencyRowId = undefined;
@@ -106,13 +106,24 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
       .where('id', '=', id)
       .execute();
     return payload;
-  });
+  };
 
   // A request that never reached onSend (aborted connection) must not block its key forever.
-  app.addHook('onResponse', async (req) => {
+  const release = async (req: FastifyRequest) => {
     if (req.idempotencyRowId !== undefined) {
       await app.db.deleteFrom('idempotency_keys').where('id', '=', req.idempotencyRowId).execute();
     }
+  };
+
+  // Only POST routes carry these hooks, so other requests pay nothing for them. They go first
+  // among the route's own hooks, as global hooks would (a route may rewrite its answer after
+  // it has been stored, e.g. to keep a secret out of the stored copy).
+  app.addHook('onRoute', (route) => {
+    if (![route.method].flat().includes('POST')) return;
+    const list = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+    route.preValidation = [claimKey, ...list(route.preValidation)] as typeof route.preValidation;
+    route.onSend = [storeAnswer, ...list(route.onSend)] as typeof route.onSend;
+    route.onResponse = [release, ...list(route.onResponse)] as typeof route.onResponse;
   });
 
   const sweep = setInterval(

@@ -1,7 +1,18 @@
-import { type Static, type TAddOptional, type TSchema, Type } from 'typebox';
+import { type Static, type TAddOptional, type TNull, type TSchema, type TUnion, Type } from 'typebox';
 
 /** `T | null`, spelled so that the response serializer keeps nulls as nulls. */
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+export function Nullable<T extends TSchema>(schema: T): TUnion<[T, TNull]> {
+  const plain = schema as { type?: unknown; anyOf?: unknown; $id?: unknown; const?: unknown; enum?: unknown };
+  // A scalar becomes `type: [t, 'null']`: the same meaning as `anyOf: [T, null]`, but the
+  // response serializer writes it directly instead of testing each member of a union per field
+  // (which dominated list answers).
+  if (typeof plain.type === 'string' && plain.type !== 'object' && plain.type !== 'array' && !plain.$id) {
+    if (plain.anyOf === undefined && plain.const === undefined && plain.enum === undefined) {
+      return Type.Unsafe({ ...schema, type: [plain.type, 'null'] }) as unknown as TUnion<[T, TNull]>;
+    }
+  }
+  return Type.Union([schema, Type.Null()]);
+}
 
 export const Id = Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Positive integer id' });
 export const IdParams = Type.Object({ id: Id });
