@@ -45,7 +45,19 @@ export async function createTestDb(kind: DbKind): Promise<DbHandle> {
     ...handle,
     async destroy() {
       await handle.destroy();
-      await admin((c) => c.query(`drop database if exists ${name} with (force)`));
+      // The pool's sockets may take a moment to close after it ended: wait for them rather
+      // than force, which would kill them with an error nobody listens to any more.
+      await admin(async (c) => {
+        for (let attempt = 0; ; attempt++) {
+          try {
+            await c.query(`drop database if exists ${name}`);
+            return;
+          } catch (err) {
+            if ((err as { code?: string }).code !== '55006' || attempt >= 50) throw err;
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        }
+      });
     },
   };
 }
