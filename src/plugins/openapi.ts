@@ -3,13 +3,8 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { API_PREFIX } from '../config.js';
-import { Problem } from '../shared/schemas.js';
+import { Problem, problemResponse } from '../shared/schemas.js';
 import { ALL_SCOPES } from '../shared/scopes.js';
-
-const problem = (description: string) => ({
-  description,
-  content: { 'application/problem+json': { schema: { $ref: 'Problem#' } } },
-});
 
 /**
  * Completes each API route's schema from its declarations, so nothing is written twice:
@@ -25,7 +20,7 @@ function decorateRoute(route: RouteOptions, seen: { method: string; url: string 
   schema.response ??= {};
   const responses = schema.response;
   const add = (status: number, description: string) => {
-    if (!(status in responses)) responses[status] = problem(description);
+    if (!(status in responses)) responses[status] = problemResponse(description);
   };
   if (config.public) schema.security = [];
   else {

@@ -64,6 +64,12 @@ export const ListMeta = Type.Object({
   total: Type.Integer(),
 });
 
+/** A documented problem+json answer, for a route's OpenAPI responses. */
+export const problemResponse = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: { $ref: 'Problem#' } } },
+});
+
 export const Data = <T extends TSchema>(schema: T) => Type.Object({ data: schema });
 export const List = <T extends TSchema>(schema: T) =>
   Type.Object({ data: Type.Array(schema), meta: ListMeta });

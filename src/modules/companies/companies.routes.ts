@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { listResponse } from '../../shared/paging.js';
-import { Data, IdParams, List } from '../../shared/schemas.js';
+import { Data, IdParams, List, problemResponse } from '../../shared/schemas.js';
 import { Company, CompanyCreate, CompanyListQuery, CompanyUpdate } from './companies.schemas.js';
 import * as service from './companies.service.js';
-import { EXTERNAL_ID_DESCRIPTION, ExternalIdBody, problemResponse } from './contact-data.js';
+import { EXTERNAL_ID_DESCRIPTION, ExternalIdBody } from './contact-data.js';
 
 const tags = ['Companies'];
 const read = { scopes: ['contact-data:read'] };

@@ -92,9 +92,3 @@ export function idsContaining(
   const pattern = `*${folded.replace(/[*?[]/g, (c) => `[${c}]`)}*`;
   return sql<number>`select id from ${sql.table(table)} where account_id = ${accountId} and ${sql.ref(column)} glob ${pattern}`;
 }
-
-/** An extra problem+json answer for a route's OpenAPI responses (the plugin adds the usual ones). */
-export const problemResponse = (description: string) => ({
-  description,
-  content: { 'application/problem+json': { schema: { $ref: 'Problem#' } } },
-});

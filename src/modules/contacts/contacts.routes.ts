@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { listResponse } from '../../shared/paging.js';
-import { Data, IdParams, List } from '../../shared/schemas.js';
-import { EXTERNAL_ID_DESCRIPTION, ExternalIdBody, problemResponse } from '../companies/contact-data.js';
+import { Data, IdParams, List, problemResponse } from '../../shared/schemas.js';
+import { EXTERNAL_ID_DESCRIPTION, ExternalIdBody } from '../companies/contact-data.js';
 import { AttachBody, Contact, ContactCreate, ContactListQuery, ContactUpdate } from './contacts.schemas.js';
 import * as service from './contacts.service.js';
 

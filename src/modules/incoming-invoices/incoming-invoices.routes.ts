@@ -4,10 +4,9 @@ import type { TSchema } from 'typebox';
 import { Type } from 'typebox';
 import { invalidField } from '../../shared/errors.js';
 import { listResponse } from '../../shared/paging.js';
-import { Data, IdParams, List } from '../../shared/schemas.js';
+import { Data, IdParams, List, problemResponse } from '../../shared/schemas.js';
 import { validatorCompiler } from '../../shared/validation.js';
 import { receiveUpload, type Upload } from '../files/files.service.js';
-import { problemResponse } from '../tasks/problems.js';
 import * as bookings from './bookings.service.js';
 import { toBooking } from './incoming-invoices.mappers.js';
 import {

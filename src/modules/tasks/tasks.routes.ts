@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { listResponse } from '../../shared/paging.js';
-import { Data, IdParams, List } from '../../shared/schemas.js';
+import { Data, IdParams, List, problemResponse } from '../../shared/schemas.js';
 import { ExternalIdBody } from '../clients/clients.schemas.js';
 import { receiveUpload } from '../files/files.service.js';
-import { problemResponse } from './problems.js';
 import { Task, TaskCreate, TaskListQuery, TaskParams, TaskUpdate } from './tasks.schemas.js';
 import * as service from './tasks.service.js';
 import { uploadSchema, uploadValidatorCompiler } from './upload-route.js';

@@ -1,8 +1,7 @@
 import type { FastifySchemaCompiler } from 'fastify';
-import { Data } from '../../shared/schemas.js';
+import { Data, problemResponse } from '../../shared/schemas.js';
 import { validatorCompiler } from '../../shared/validation.js';
 import { FileData, UploadBody } from '../files/files.schemas.js';
-import { problemResponse } from './problems.js';
 
 /**
  * Schema pieces of an upload route. The multipart body is documented (`UploadBody`) but not

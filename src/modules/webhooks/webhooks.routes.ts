@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { listResponse } from '../../shared/paging.js';
-import { Data, IdParams, List } from '../../shared/schemas.js';
+import { Data, IdParams, List, problemResponse } from '../../shared/schemas.js';
 import { decryptSecret, encryptSecret } from './webhooks.crypto.js';
 import {
   Delivery,
@@ -21,11 +21,6 @@ const scopes = ['integration'];
 const WIRE_FORMAT = `Deliveries follow the Standard Webhooks profile: a POST with the JSON body \`{ "id", "event", "occurred_at", "data" }\` (\`data\` is the resource as the API returns it, \`event\` the kind as the specification spells it, e.g. \`contact:update\`) and the headers \`webhook-id\` (the same on every retry), \`webhook-timestamp\` (unix seconds) and \`webhook-signature\` (\`v1,\` + base64 HMAC-SHA256 of \`{webhook-id}.{webhook-timestamp}.{body}\`, keyed with the secret; several space-separated signatures during a secret rotation).
 
 Delivery is at least once: any answer other than 2xx, a timeout (10 s) or a connection error is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then the delivery is marked failed. A webhook that failed every delivery for 5 days is disabled. A webhook receives the events recorded after it was registered; deliveries of one webhook go out in event order, except where a retry is waiting. Webhooks belong to the integration that registered them: other integrations neither see nor change them.`;
-
-const conflict = (description: string) => ({
-  description,
-  content: { 'application/problem+json': { schema: { $ref: 'Problem#' } } },
-});
 
 const SEALED = /"signature_secret_key":"sealed:(v1:[A-Za-z0-9+/=]+)"/;
 
@@ -209,7 +204,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: DeliveryParams,
         response: {
           202: Data(Delivery),
-          409: conflict('`conflict`: the webhook is disabled, or the delivery is being attempted'),
+          409: problemResponse('`conflict`: the webhook is disabled, or the delivery is being attempted'),
         },
       },
     },
