@@ -62,6 +62,37 @@ describeEachDb('authentication and scopes', (ctx) => {
     expectProblem(await new Api(ctx.app, created.access_token).get('/whoami'), 401);
   });
 
+  // Verified tokens are kept in memory (plugins/token-cache.ts): any change to what the check
+  // reads, even one made by plain SQL outside the service, must count on the next request.
+  it('applies changes to a token already in use on the very next request', async () => {
+    const created = await createIntegration(ctx.db, {
+      name: 'in use',
+      scopes: ['client:read'],
+      userId: ctx.account.users.member,
+    });
+    const api = new Api(ctx.app, created.access_token);
+    assert.equal((await api.get('/clients/full')).status, 200);
+    const token = ctx.db
+      .updateTable('access_tokens')
+      .where('token_hash', '=', hashToken(created.access_token));
+
+    await token.set({ scopes: '' }).execute();
+    expectProblem(await api.get('/clients/full'), 403, 'insufficient_scope');
+    await token.set({ scopes: 'client:read' }).execute();
+    assert.equal((await api.get('/clients/full')).status, 200);
+
+    await ctx.db.updateTable('users').set({ active: 0 }).where('id', '=', ctx.account.users.member).execute();
+    expectProblem(await api.get('/clients/full'), 401, 'invalid_token');
+    await ctx.db.updateTable('users').set({ active: 1 }).where('id', '=', ctx.account.users.member).execute();
+    assert.equal((await api.get('/clients/full')).status, 200);
+
+    await ctx.db
+      .deleteFrom('access_tokens')
+      .where('token_hash', '=', hashToken(created.access_token))
+      .execute();
+    expectProblem(await api.get('/clients/full'), 401, 'invalid_token');
+  });
+
   it('checks scopes before reading the body: 403 even for an unparseable body', async () => {
     const reader = await ctx.as('client:read');
     const res = await reader.post('/clients', '{not json', { 'content-type': 'application/json' });

@@ -1,11 +1,32 @@
 import assert from 'node:assert/strict';
-import { it } from 'node:test';
-import { describeEachDb, expectProblem } from './helpers.js';
+import { after, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.js';
+import { Api, countRows, describeEachDb, expectProblem, testConfig } from './helpers.js';
+
+// Budgets are fixed one-minute windows on the clock: start a test early in one, so that the
+// window cannot turn over halfway through it.
+async function freshWindow(): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < 10_000) await new Promise((r) => setTimeout(r, left + 20));
+}
 
 describeEachDb(
   'rate limiting',
   (ctx) => {
+    const others: FastifyInstance[] = [];
+    // A second server process on the same database: its own memory, the same rows.
+    async function secondProcess(rateLimitPerMinute: number) {
+      const app = await buildApp(testConfig({ rateLimitPerMinute }), { db: ctx.handle, logger: false });
+      others.push(app);
+      return app;
+    }
+    after(async () => {
+      for (const app of others) await app.close();
+    });
+
     it('answers 429 problem+json with Retry-After and RateLimit headers past the budget, per integration', async () => {
+      await freshWindow();
       const api = await ctx.as([]);
       const first = await api.get('/whoami');
       assert.equal(first.headers['ratelimit-policy'], '"default";q=3;w=60');
@@ -19,6 +40,34 @@ describeEachDb(
       assert.equal((await another.get('/whoami')).status, 200);
       const docs = await ctx.app.inject({ url: '/api/v1/openapi.json' });
       assert.equal(docs.statusCode, 200);
+    });
+
+    it('shares one budget between processes serving the same database', async () => {
+      await freshWindow();
+      const one = await ctx.as([]);
+      const two = new Api(await secondProcess(3), one.token);
+      assert.equal((await one.get('/whoami')).status, 200);
+      const second = await two.get('/whoami');
+      assert.equal(second.status, 200);
+      assert.match(String(second.headers.ratelimit), /^"default";r=1;/);
+      assert.equal((await one.get('/whoami')).status, 200);
+      expectProblem(await two.get('/whoami'), 429, 'rate_limited');
+      expectProblem(await one.get('/whoami'), 429, 'rate_limited');
+    });
+
+    it('admits exactly the budget when processes take leases of it', async () => {
+      await freshWindow();
+      // 200 a minute: each process takes 2 requests at a time from the shared window.
+      const a = new Api(await secondProcess(200), (await ctx.as([])).token);
+      const b = new Api(await secondProcess(200), a.token);
+      let admitted = 0;
+      for (let i = 0; i < 210; i++) {
+        const res = await (i % 3 === 0 ? a : b).get('/whoami');
+        if (res.status === 200) admitted++;
+        else expectProblem(res, 429, 'rate_limited');
+      }
+      assert.equal(admitted, 200);
+      assert.ok((await countRows(ctx.db, 'rate_limit_windows')) >= 1);
     });
   },
   { config: { rateLimitPerMinute: 3 } },

@@ -67,6 +67,23 @@ export interface AccessTokenTable {
   created_at: CreatedAt;
 }
 
+/** One row: moves whenever a stored token check could change (see migration 700). */
+export interface AuthEpochTable {
+  id: number;
+  value: number;
+}
+
+/** A key's request count in one fixed window (see plugins/rate-limit.store.ts). */
+export interface RateLimitWindowTable {
+  key: string;
+  /** Epoch milliseconds where the window starts. */
+  window_start: number;
+  /** Requests handed out to processes so far. */
+  used: number;
+  /** What the last lease received. */
+  granted: number;
+}
+
 export interface IdempotencyKeyTable {
   id: Generated<number>;
   integration_id: number;
@@ -98,6 +115,8 @@ declare module './schema.js' {
     user_group_members: UserGroupMemberTable;
     integrations: IntegrationTable;
     access_tokens: AccessTokenTable;
+    auth_epoch: AuthEpochTable;
+    rate_limit_windows: RateLimitWindowTable;
     idempotency_keys: IdempotencyKeyTable;
     events: EventTable;
   }

@@ -1,9 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { DbConfig } from '../config.js';
+import { registerSyncSqlite } from './prepared.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -15,6 +16,10 @@ pg.types.setTypeParser(20, (v) => Number(v));
 pg.types.setTypeParser(1082, (v) => v);
 pg.types.setTypeParser(1114, (v) => new Date(`${v.replace(' ', 'T')}Z`).toISOString());
 pg.types.setTypeParser(1184, (v) => new Date(v).toISOString());
+
+/** True on PostgreSQL, also for a transaction: for the few queries the two spell differently. */
+// biome-ignore lint/suspicious/noExplicitAny: any database schema
+export const isPostgres = (db: Kysely<any>): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
 
 export interface DbHandle {
   db: Db;
@@ -60,6 +65,7 @@ export function createDb(config: DbConfig): DbHandle {
   if (config.kind === 'sqlite') {
     const sqlite = openSqlite(config.file);
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+    registerSyncSqlite(db, sqlite);
     return { db, kind: 'sqlite', destroy: () => db.destroy() };
   }
   const pool = new pg.Pool({

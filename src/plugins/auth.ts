@@ -2,10 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { API_PREFIX } from '../config.js';
-import type { Db } from '../db/index.js';
-import { prepared } from '../db/prepared.js';
 import { AppError } from '../shared/errors.js';
 import { nowIso } from '../shared/time.js';
+import { TokenCache, type TokenRow } from './token-cache.js';
 
 export interface AuthContext {
   accountId: number;
@@ -35,43 +34,37 @@ function unauthorized(detail: string, code: 'unauthorized' | 'invalid_token') {
   });
 }
 
-// Runs on every request: built once (see db/prepared.ts).
-const tokenLookup = prepared(1, (db: Db, tokenHash: string) =>
-  db
-    .selectFrom('access_tokens as t')
-    .innerJoin('integrations as i', 'i.id', 't.integration_id')
-    .innerJoin('users as u', 'u.id', 'i.user_id')
-    .select([
-      't.id',
-      't.scopes',
-      't.expires_at',
-      't.revoked_at',
-      'i.id as integration_id',
-      'i.account_id',
-      'i.user_id',
-      'i.revoked_at as integration_revoked_at',
-      'u.active',
-    ])
-    .where('t.token_hash', '=', tokenHash),
-);
+// A kept token row answers the same context each time (contexts are read-only).
+const contexts = new WeakMap<TokenRow, AuthContext>();
 
-async function authenticate(app: FastifyInstance, req: FastifyRequest): Promise<AuthContext> {
+const usable = (row: TokenRow) => !row.revoked_at && !row.integration_revoked_at && Boolean(row.active);
+
+async function authenticate(
+  app: FastifyInstance,
+  tokens: TokenCache,
+  req: FastifyRequest,
+): Promise<AuthContext> {
   const header = req.headers.authorization;
   if (!header) throw unauthorized('Missing bearer token', 'unauthorized');
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) throw unauthorized('Authorization header must be "Bearer <token>"', 'unauthorized');
-  const [row] = await tokenLookup(app.db, hashToken(match[1]!));
-  if (!row || row.revoked_at || row.integration_revoked_at || !row.active) {
+  const row = await tokens.lookup(app.db, hashToken(match[1]!), usable);
+  if (!row || !usable(row)) {
     throw unauthorized('Token is unknown or revoked', 'invalid_token');
   }
   if (row.expires_at && row.expires_at <= nowIso()) throw unauthorized('Token has expired', 'invalid_token');
-  return {
-    accountId: row.account_id,
-    userId: row.user_id,
-    integrationId: row.integration_id,
-    tokenId: row.id,
-    scopes: new Set(parseScopes(row.scopes)),
-  };
+  let auth = contexts.get(row);
+  if (!auth) {
+    auth = Object.freeze({
+      accountId: row.account_id,
+      userId: row.user_id,
+      integrationId: row.integration_id,
+      tokenId: row.id,
+      scopes: new Set(parseScopes(row.scopes)),
+    });
+    contexts.set(row, auth);
+  }
+  return auth;
 }
 
 /**
@@ -81,11 +74,12 @@ async function authenticate(app: FastifyInstance, req: FastifyRequest): Promise<
  */
 export const authPlugin = fp(async (app: FastifyInstance) => {
   app.decorateRequest('auth', null as unknown as AuthContext);
+  const tokens = new TokenCache();
   app.addHook('onRequest', async (req) => {
     const config = req.routeOptions.config;
     // Only the API is guarded; /docs and unknown routes (404) need no token.
     if (config.public || !req.routeOptions.url?.startsWith(API_PREFIX)) return;
-    req.auth = await authenticate(app, req);
+    req.auth = await authenticate(app, tokens, req);
     const required = config.scopes ?? [];
     const missing = required.filter((s) => !req.auth.scopes.has(s));
     if (missing.length > 0) {

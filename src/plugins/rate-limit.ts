@@ -3,14 +3,15 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { API_PREFIX } from '../config.js';
 import { AppError } from '../shared/errors.js';
+import { SharedWindowStore } from './rate-limit.store.js';
 
 const WINDOW_SECONDS = 60;
 
 /**
- * Per-integration request budget (anonymous callers: per IP), a fixed one-minute window.
- * Answers 429 problem+json with Retry-After, and every API answer carries the IETF
- * `RateLimit-Policy` / `RateLimit` headers. Counters live in each process: with N processes
- * behind a balancer a client may get up to N times the budget (a shared store would fix it).
+ * Per-integration request budget (anonymous callers: per IP), a fixed one-minute window
+ * shared by all processes on the database (see rate-limit.store.ts). Answers 429
+ * problem+json with Retry-After, and every API answer carries the IETF `RateLimit-Policy` /
+ * `RateLimit` headers.
  */
 export const rateLimitPlugin = fp(async (app: FastifyInstance) => {
   const max = app.config.rateLimitPerMinute;
@@ -20,6 +21,14 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance) => {
     max,
     timeWindow: WINDOW_SECONDS * 1000,
     enableDraftSpec: true,
+    // A store that cannot reach the database lets the request through (and it is logged):
+    // the request itself will meet the same database and fail there if it must.
+    skipOnError: true,
+    store: class extends SharedWindowStore {
+      constructor() {
+        super(app.db, app.log);
+      }
+    },
     allowList: (req) => !req.routeOptions.url?.startsWith(API_PREFIX),
     keyGenerator: (req) => (req.auth ? `i:${req.auth.integrationId}` : `ip:${req.ip}`),
     errorResponseBuilder: (_req, context) =>

@@ -1,5 +1,6 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { AccessTokenTable, IntegrationTable } from '../../db/core.tables.js';
+import { prepared } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
 
 export type IntegrationRow = Selectable<IntegrationTable>;
@@ -51,3 +52,28 @@ export const firstAdmin = (db: Db, accountId?: number) => {
 
 export const findUserById = (db: Db, id: number) =>
   db.selectFrom('users').select(['id', 'account_id']).where('id', '=', id).executeTakeFirst();
+
+// Both run on every request: built once (see db/prepared.ts).
+
+/** A token with what deciding on it needs: its integration's and user's state. */
+export const findTokenByHash = prepared(1, (db: Db, tokenHash: string) =>
+  db
+    .selectFrom('access_tokens as t')
+    .innerJoin('integrations as i', 'i.id', 't.integration_id')
+    .innerJoin('users as u', 'u.id', 'i.user_id')
+    .select([
+      't.id',
+      't.scopes',
+      't.expires_at',
+      't.revoked_at',
+      'i.id as integration_id',
+      'i.account_id',
+      'i.user_id',
+      'i.revoked_at as integration_revoked_at',
+      'u.active',
+    ])
+    .where('t.token_hash', '=', tokenHash),
+);
+
+/** The counter of migration 700: it moves whenever a stored token check may have changed. */
+export const readAuthEpoch = prepared(0, (db: Db) => db.selectFrom('auth_epoch').select('value'));

@@ -1,4 +1,5 @@
-import { type Insertable, type Kysely, PostgresAdapter, type Selectable, type Updateable } from 'kysely';
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { isPostgres } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
 import { paginate } from '../../shared/paging.js';
 import { toIso } from '../../shared/time.js';
@@ -10,8 +11,6 @@ import type { ParsedLine } from './line-items.js';
 export type InvoiceRow = Selectable<OutgoingInvoiceTable>;
 export type ItemRow = Selectable<OutgoingInvoiceItemTable>;
 type Db = Kysely<Database>;
-
-const isPostgres = (db: Db) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 /** A live (not deleted) invoice or master; `lock` takes a row lock on PostgreSQL. */
 export function findInvoice(

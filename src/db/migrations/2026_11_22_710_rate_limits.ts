@@ -1,0 +1,23 @@
+import { sql } from 'kysely';
+import { type AnyDb, kit } from '../migration-kit.js';
+
+// Request budgets shared by every process serving the database (CONVENTIONS: no state that
+// matters lives in one process). A row is one key's fixed window; processes take leases of it
+// (see plugins/rate-limit.store.ts), so the table sees a write per lease, not per request.
+export async function up(db: AnyDb): Promise<void> {
+  const k = kit(db);
+  await db.schema
+    .createTable('rate_limit_windows')
+    .addColumn('key', 'text', (c) => c.notNull())
+    .addColumn('window_start', 'bigint', (c) => c.notNull())
+    .addColumn('used', 'bigint', (c) => c.notNull())
+    .addColumn('granted', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('rate_limit_windows_pk', ['key', 'window_start'])
+    .execute();
+  // Counters are worth nothing after a crash: PostgreSQL may skip writing them to its WAL.
+  if (k.pg) await sql`ALTER TABLE rate_limit_windows SET UNLOGGED`.execute(db);
+}
+
+export async function down(db: AnyDb): Promise<void> {
+  await db.schema.dropTable('rate_limit_windows').execute();
+}

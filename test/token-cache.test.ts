@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Db } from '../src/db/index.js';
+import { TokenCache, type TokenRow, type TokenSource } from '../src/plugins/token-cache.js';
+
+// The cache against a stand-in database whose epoch and rows the test moves by hand, and
+// whose reads can be held back to interleave two lookups.
+function fakeSource() {
+  const state = { epoch: 0, reads: 0, scopes: 'a', hold: null as Promise<void> | null };
+  const source: TokenSource = {
+    epoch: async () => state.epoch,
+    find: async (_db, hash) => {
+      state.reads++;
+      const scopes = state.scopes;
+      if (state.hold) await state.hold;
+      if (hash === 'unknown') return undefined;
+      return {
+        id: 1,
+        scopes,
+        expires_at: null,
+        revoked_at: null,
+        integration_id: 1,
+        account_id: 1,
+        user_id: 1,
+        integration_revoked_at: null,
+        active: 1,
+      } as TokenRow;
+    },
+  };
+  return { state, source };
+}
+const db = {} as Db;
+const usable = () => true;
+
+describe('token cache', () => {
+  it('answers from memory while the epoch stands still and rereads once it moves', async () => {
+    const { state, source } = fakeSource();
+    const cache = new TokenCache(10, source);
+    const first = await cache.lookup(db, 'h', usable);
+    assert.equal(await cache.lookup(db, 'h', usable), first);
+    assert.equal(state.reads, 1);
+    state.epoch++;
+    state.scopes = 'b';
+    assert.equal((await cache.lookup(db, 'h', usable))?.scopes, 'b');
+    assert.equal(state.reads, 2);
+  });
+
+  it('keeps neither unknown nor unusable tokens', async () => {
+    const { state, source } = fakeSource();
+    const cache = new TokenCache(10, source);
+    assert.equal(await cache.lookup(db, 'unknown', usable), undefined);
+    await cache.lookup(db, 'unknown', usable);
+    await cache.lookup(db, 'h', () => false);
+    await cache.lookup(db, 'h', () => false);
+    assert.equal(state.reads, 4);
+  });
+
+  it('does not keep a row read while another lookup saw the epoch move', async () => {
+    const { state, source } = fakeSource();
+    const cache = new TokenCache(10, source);
+    let release!: () => void;
+    state.hold = new Promise((r) => {
+      release = r;
+    });
+    const slow = cache.lookup(db, 'h', usable); // read epoch 0, now waits for its row
+    await new Promise((r) => setImmediate(r));
+    state.epoch++; // the token changes...
+    state.hold = null;
+    await cache.lookup(db, 'other', usable); // ...and another request sees epoch 1
+    release();
+    assert.equal((await slow)?.scopes, 'a');
+    state.scopes = 'b';
+    assert.equal((await cache.lookup(db, 'h', usable))?.scopes, 'b', 'the stale row was not kept');
+  });
+
+  it('empties itself when full', async () => {
+    const { state, source } = fakeSource();
+    const cache = new TokenCache(1, source);
+    await cache.lookup(db, 'h', usable);
+    await cache.lookup(db, 'i', usable);
+    await cache.lookup(db, 'h', usable);
+    assert.equal(state.reads, 3);
+  });
+});
