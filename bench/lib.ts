@@ -62,6 +62,31 @@ export function startChild(
   });
 }
 
+/**
+ * Starts the service as `npm start` runs it (src/server.ts, any WORKERS) on a free port and
+ * resolves once every server process listens (it reports so over the IPC channel).
+ */
+export function startService(env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(BENCH_DIR, '..', 'src', 'server.ts')], {
+      env: {
+        ...process.env,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        SEED_DEMO: 'false',
+        LOG_LEVEL: 'warn',
+        RUN_WORKER: 'false',
+        ...env,
+      },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    child.on('message', (m: { ready?: boolean; port?: number }) => {
+      if (m.ready) resolve({ child, port: m.port! });
+    });
+    child.on('exit', (code) => reject(new Error(`the service exited with ${code}`)));
+  });
+}
+
 export async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
   const done = new Promise((r) => child.once('exit', r));
@@ -77,7 +102,9 @@ export interface LoadResult {
   non2xx: number;
 }
 
+/** Measures 8 s at 50 connections, after 3 s of the same load to warm the JIT and caches. */
 export async function load(opts: autocannon.Options): Promise<LoadResult> {
+  await autocannon({ connections: 50, duration: 3, ...opts });
   const r = await autocannon({ connections: 50, duration: 8, ...opts });
   return {
     rps: Math.round(r.requests.average),

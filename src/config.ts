@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 
 export type DbConfig = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string; schema?: string };
@@ -5,6 +6,8 @@ export type DbConfig = { kind: 'sqlite'; file: string } | { kind: 'postgres'; ur
 export interface Config {
   readonly port: number;
   readonly host: string;
+  /** HTTP server processes for `npm start`: 1 serves from the one process (see cluster.ts). */
+  readonly workers: number;
   readonly db: DbConfig;
   readonly seedDemo: boolean;
   readonly logLevel: string;
@@ -56,6 +59,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const config: Config = {
     port,
     host,
+    workers: int('WORKERS', env.WORKERS, 1) || availableParallelism(),
     db: parseDatabaseUrl(env.DATABASE_URL),
     seedDemo: bool(env.SEED_DEMO, true),
     logLevel: env.LOG_LEVEL || 'info',

@@ -24,12 +24,18 @@ export function webhookWorkerFor(db: Db, kind: DbKind, config: Config, logger: W
 export async function startBackgroundWork(app: FastifyInstance): Promise<BackgroundWork> {
   if (!app.config.runWorker) return { stop: async () => {} };
   const worker = webhookWorkerFor(app.db, app.dbKind, app.config, app.log.child({ component: 'webhooks' }));
-  // A write that succeeded has committed, and may have recorded events: deliver them now
-  // instead of at the next poll. Events of other processes arrive by polling.
-  app.addHook('onResponse', async (req, reply) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD' && reply.statusCode < 400) wakeWebhookWorkers();
-  });
+  afterWrites(app, wakeWebhookWorkers);
   worker.start();
   app.log.info('webhook delivery worker started');
   return { stop: () => worker.stop() };
+}
+
+/**
+ * A write that succeeded has committed, and may have recorded events: `wake` delivers them now
+ * instead of at the next poll. Events of processes that do not wake a worker arrive by polling.
+ */
+export function afterWrites(app: FastifyInstance, wake: () => void): void {
+  app.addHook('onResponse', async (req, reply) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD' && reply.statusCode < 400) wake();
+  });
 }

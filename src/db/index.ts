@@ -1,7 +1,16 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect } from 'kysely';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  PostgresAdapter,
+  PostgresDialect,
+  SqliteDialect,
+  SqliteDriver,
+} from 'kysely';
 import pg from 'pg';
 import type { DbConfig } from '../config.js';
 import { registerSyncSqlite } from './prepared.js';
@@ -61,10 +70,33 @@ function withStatementCache(sqlite: SQLite.Database, max = 1000) {
   };
 }
 
+/**
+ * Transactions begin IMMEDIATE, i.e. take SQLite's write lock at once and wait for it
+ * (busy_timeout): most of ours read before they write, and a deferred transaction whose
+ * snapshot another process (a second server process, the worker, the CLI) wrote past cannot
+ * upgrade and fails. Within one process Kysely's single connection serializes them anyway.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly settings: ConstructorParameters<typeof SqliteDialect>[0]) {
+    super(settings);
+  }
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.settings);
+  }
+}
+
 export function createDb(config: DbConfig): DbHandle {
   if (config.kind === 'sqlite') {
     const sqlite = openSqlite(config.file);
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+    const db = new Kysely<Database>({
+      dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }),
+    });
     registerSyncSqlite(db, sqlite);
     return { db, kind: 'sqlite', destroy: () => db.destroy() };
   }

@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { loadConfig } from '../src/config.js';
+import { createDb } from '../src/db/index.js';
+import { migrateToLatest } from '../src/db/migrator.js';
+import { importData } from '../src/import/index.js';
+import { createIntegration } from '../src/modules/integration/integration.service.js';
+
+/** `npm start` as a process: resolves with its port once every server process listens. */
+function start(env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', SEED_DEMO: 'false', ...env },
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    child.on(
+      'message',
+      (m: { ready?: boolean; port?: number }) => m.ready && resolve({ child, port: m.port! }),
+    );
+    child.on('exit', (code) => reject(new Error(`exited with ${code} before it served`)));
+  });
+}
+
+/** The server processes a supervisor started. */
+const childrenOf = (pid: number) =>
+  execFileSync('sh', ['-c', `ps -o pid= --ppid ${pid} || true`], { encoding: 'utf8' })
+    .split('\n')
+    .filter((l) => l.trim());
+
+// Budgets are fixed one-minute windows on the clock: start early in one.
+async function freshWindow(): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < 10_000) await new Promise((r) => setTimeout(r, left + 20));
+}
+
+function stop(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    child.removeAllListeners('exit');
+    child.once('exit', (code) => resolve(code));
+    child.kill('SIGTERM');
+  });
+}
+
+describe('npm start', () => {
+  let dir: string;
+  let dbFile: string;
+  let token: string;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'server-test-'));
+    dbFile = join(dir, 'server.sqlite');
+    const handle = createDb(loadConfig({ DATABASE_URL: dbFile }).db);
+    await migrateToLatest(handle.db);
+    await importData(handle.db, {
+      account: { name: 'Server Co' },
+      users: [{ email: 'admin@server.example', first_name: 'A', last_name: 'Dmin', role: 'admin' }],
+    });
+    ({ access_token: token } = await createIntegration(handle.db, {
+      name: 'server test',
+      scopes: ['client:read', 'client:write'],
+    }));
+    await handle.destroy();
+  });
+  after(async () => rm(dir, { recursive: true, force: true }));
+
+  // A new connection per request, so the server processes take turns.
+  const call = (port: number, method: string, path: string, body?: unknown) =>
+    fetch(`http://127.0.0.1:${port}/api/v1${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        connection: 'close',
+        ...(body ? { 'content-type': 'application/json' } : {}),
+      },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+
+  it('serves from N processes with WORKERS=N, one budget for all, and stops on SIGTERM', async () => {
+    const { child, port } = await start({ DATABASE_URL: dbFile, WORKERS: '2', RATE_LIMIT_PER_MINUTE: '12' });
+    try {
+      assert.equal(childrenOf(child.pid!).length, 2, 'two server processes');
+      await freshWindow();
+
+      // Writes from both processes land in the one database; each answer sees the others.
+      const created: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        const res = await call(port, 'POST', '/clients', { name: `Client ${i}` });
+        assert.equal(res.status, 201);
+        created.push(((await res.json()) as { data: { id: number } }).data.id);
+      }
+      for (const id of created) assert.equal((await call(port, 'GET', `/clients/${id}`)).status, 200);
+      // 12 requests a minute in all, whichever process answers: 8 are used, 4 are left.
+      let refused = 0;
+      for (let i = 0; i < 12; i++) if ((await call(port, 'GET', '/clients/full')).status === 429) refused++;
+      assert.equal(refused, 8);
+    } finally {
+      assert.equal(await stop(child), 0);
+    }
+  });
+
+  it('serves from one process by default and stops on SIGTERM', async () => {
+    const { child, port } = await start({ DATABASE_URL: dbFile });
+    try {
+      assert.deepEqual(childrenOf(child.pid!), []);
+      assert.equal((await call(port, 'GET', '/clients/full')).status, 200);
+    } finally {
+      assert.equal(await stop(child), 0);
+    }
+  });
+});
