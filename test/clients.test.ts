@@ -80,6 +80,21 @@ describeEachDb('clients', (ctx) => {
     assert.ok('external_id' in full.body.data[0]);
   });
 
+  it('searches case-insensitively beyond ASCII, and takes LIKE wildcards literally', async () => {
+    assert.equal((await writer.post('/clients', { name: 'ÄRZTEHAUS Süd' })).status, 201);
+    await writer.post('/clients', { name: 'Ärztin 100% Öko' });
+    await writer.post('/clients', { name: 'Arzt Nord' });
+    const names = async (q: string) =>
+      (await reader.get(`/clients?q=${encodeURIComponent(q)}&per_page=100`)).body.data.map(
+        (c: { name: string }) => c.name,
+      );
+    assert.deepEqual(await names('ärzte'), ['ÄRZTEHAUS Süd']);
+    assert.deepEqual(await names('SÜD'), ['ÄRZTEHAUS Süd']);
+    assert.deepEqual(await names('ÄRZT'), ['ÄRZTEHAUS Süd', 'Ärztin 100% Öko']);
+    assert.deepEqual(await names('100%'), ['Ärztin 100% Öko']);
+    assert.deepEqual(await names('0%_'), []);
+  });
+
   it('pages with meta and Link headers, ordered by id', async () => {
     for (let i = 0; i < 5; i++) await writer.post('/clients', { name: `Paged ${i}` });
     const p1 = await reader.get('/clients?q=paged&per_page=2');

@@ -44,6 +44,10 @@ export function openSqlite(file: string): SQLite.Database {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  // shared/search.ts `fold`: SQLite's own lower() and LIKE fold ASCII letters only.
+  sqlite.function('fold', { deterministic: true }, (s: unknown) =>
+    typeof s === 'string' ? s.normalize('NFC').toLowerCase() : s,
+  );
   return sqlite;
 }
 

@@ -6,6 +6,7 @@ import { type Kysely, PostgresAdapter, type RawBuilder, sql } from 'kysely';
 import { type Static, Type } from 'typebox';
 import type { ErrorCode } from '../../shared/errors.js';
 import { Nullable } from '../../shared/schemas.js';
+import { fold } from '../../shared/search.js';
 
 export const Text = (max = 255) => Nullable(Type.String({ maxLength: max }));
 
@@ -53,11 +54,8 @@ export function decideExternalId(
   return { kind: 'set', clearHolder: clash };
 }
 
-/**
- * Case folding for search, done in JS because SQLite's lower() folds ASCII only. Stored
- * search text and search terms go through the same function.
- */
-export const fold = (s: string | null | undefined): string => (s ?? '').normalize('NFC').toLowerCase();
+/** Stored search text and search terms go through the same folding (shared/search.ts). */
+export { fold };
 
 // biome-ignore lint/suspicious/noExplicitAny: works on any database type
 type AnyKysely = Kysely<any>;
