@@ -35,7 +35,8 @@ export async function startBackgroundWork(app: FastifyInstance): Promise<Backgro
  * instead of at the next poll. Events of processes that do not wake a worker arrive by polling.
  */
 export function afterWrites(app: FastifyInstance, wake: () => void): void {
-  app.addHook('onResponse', async (req, reply) => {
+  app.addHook('onResponse', (req, reply, done) => {
     if (req.method !== 'GET' && req.method !== 'HEAD' && reply.statusCode < 400) wake();
+    done();
   });
 }

@@ -68,27 +68,29 @@ async function authenticate(
 }
 
 /**
- * Authenticates every non-public route and enforces its declared scopes in `onRequest`,
+ * Authenticates every non-public API route and enforces its declared scopes in `onRequest`,
  * i.e. before the body is read or validated: a caller without the scope learns nothing
- * about what a valid body would be.
+ * about what a valid body would be. The check is attached to each route when it is
+ * declared, with its scopes at hand: /docs, public routes and unknown URLs (404) get none.
  */
 export const authPlugin = fp(async (app: FastifyInstance) => {
   app.decorateRequest('auth', null as unknown as AuthContext);
   const tokens = new TokenCache();
-  app.addHook('onRequest', async (req) => {
-    const config = req.routeOptions.config;
-    // Only the API is guarded; /docs and unknown routes (404) need no token.
-    if (config.public || !req.routeOptions.url?.startsWith(API_PREFIX)) return;
-    req.auth = await authenticate(app, tokens, req);
-    const required = config.scopes ?? [];
-    const missing = required.filter((s) => !req.auth.scopes.has(s));
-    if (missing.length > 0) {
-      throw new AppError('insufficient_scope', `This operation needs the scope(s): ${required.join(', ')}`, {
+  app.addHook('onRoute', (route) => {
+    if (route.config?.public || !route.url.startsWith(API_PREFIX)) return;
+    const required = route.config?.scopes ?? [];
+    const refusal = () =>
+      new AppError('insufficient_scope', `This operation needs the scope(s): ${required.join(', ')}`, {
         extra: { required_scopes: [...required] },
-        headers: {
-          'www-authenticate': `Bearer error="insufficient_scope", scope="${required.join(' ')}"`,
-        },
+        headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${required.join(' ')}"` },
       });
-    }
+    const guard = async (req: FastifyRequest) => {
+      const auth = await authenticate(app, tokens, req);
+      req.auth = auth;
+      for (const s of required) if (!auth.scopes.has(s)) throw refusal();
+    };
+    // First of the route's own hooks: the rate limit (added after this) counts by integration.
+    const own = route.onRequest === undefined ? [] : [route.onRequest].flat();
+    route.onRequest = [guard, ...own] as typeof route.onRequest;
   });
 });

@@ -16,6 +16,12 @@ const WINDOW_SECONDS = 60;
 export const rateLimitPlugin = fp(async (app: FastifyInstance) => {
   const max = app.config.rateLimitPerMinute;
   if (max <= 0) return;
+  // Only the API is limited (not /docs or /). Decided per route when it is declared, so
+  // requests pay nothing for it; runs before the plugin's own onRoute hook.
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith(API_PREFIX))
+      route.config = { ...route.config, rateLimit: false } as typeof route.config;
+  });
   await app.register(rateLimit, {
     global: true,
     max,
@@ -29,7 +35,6 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance) => {
         super(app.db, app.log);
       }
     },
-    allowList: (req) => !req.routeOptions.url?.startsWith(API_PREFIX),
     keyGenerator: (req) => (req.auth ? `i:${req.auth.integrationId}` : `ip:${req.ip}`),
     errorResponseBuilder: (_req, context) =>
       new AppError(
@@ -37,13 +42,15 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance) => {
         `Rate limit of ${context.max} requests per minute exceeded; retry in ${context.after}`,
       ),
   });
-  app.addHook('onSend', async (_req, reply, payload) => {
+  const policy = `"default";q=${max};w=${WINDOW_SECONDS}`;
+  // A callback hook, not an async one: it runs on every answer and needs no promise.
+  app.addHook('onSend', (_req, reply, payload, done) => {
     const remaining = reply.getHeader('ratelimit-remaining');
     const reset = reply.getHeader('ratelimit-reset');
     if (remaining !== undefined && reset !== undefined) {
-      reply.header('ratelimit-policy', `"default";q=${max};w=${WINDOW_SECONDS}`);
+      reply.header('ratelimit-policy', policy);
       reply.header('ratelimit', `"default";r=${remaining};t=${reset}`);
     }
-    return payload;
+    done(null, payload);
   });
 });
