@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { API_PREFIX } from '../config.js';
@@ -14,7 +14,8 @@ export interface AuthContext {
   scopes: ReadonlySet<string>;
 }
 
-export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+// One-shot hash: it runs on every request, and a Hash object per call costs twice as much.
+export const hashToken = (token: string): string => hash('sha256', token, 'hex');
 export const newToken = (prefix: string): string => `${prefix}_${randomBytes(32).toString('base64url')}`;
 
 export const hasScope = (auth: AuthContext, scope: string): boolean => auth.scopes.has(scope);
