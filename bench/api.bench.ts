@@ -59,6 +59,16 @@ try {
     }
   };
   const before = await measureCeiling();
+  const floorChild = await startChild('child-floor.ts', {
+    DATABASE_URL: dbFile,
+    ACCOUNT_ID: String(account_id),
+  });
+  let f = 0;
+  const floor = await load({
+    url: `http://127.0.0.1:${floorChild.port}`,
+    requests: [{ method: 'GET', setupRequest: (r) => ({ ...r, path: `/clients/${(f++ % CLIENTS) + 1}` }) }],
+  });
+  await stopChild(floorChild.child);
 
   // The service as `npm start` runs it, first as one process, then as one per core.
   const service = { DATABASE_URL: dbFile, RATE_LIMIT_PER_MINUTE: '100000000' };
@@ -117,6 +127,7 @@ try {
     { metric: 'ceiling before requests/s', value: before.rps, unit: 'req/s' },
     { metric: 'ceiling after requests/s', value: after.rps, unit: 'req/s' },
   );
+  add('floor: bare route with the same two SQLite reads', floor);
   add('GET /clients/{id}', one.getOne);
   add('GET /clients?per_page=50', one.list);
   add('POST /clients', one.create);

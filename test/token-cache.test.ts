@@ -6,9 +6,10 @@ import { TokenCache, type TokenRow, type TokenSource } from '../src/plugins/toke
 // The cache against a stand-in database whose epoch and rows the test moves by hand, and
 // whose reads can be held back to interleave two lookups.
 function fakeSource() {
-  const state = { epoch: 0, reads: 0, scopes: 'a', hold: null as Promise<void> | null };
+  const state = { epoch: 0, reads: 0, scopes: 'a', hold: null as Promise<void> | null, sync: true };
   const source: TokenSource = {
     epoch: async () => state.epoch,
+    epochNow: () => (state.sync ? state.epoch : undefined),
     find: async (_db, hash) => {
       state.reads++;
       const scopes = state.scopes;
@@ -71,6 +72,20 @@ describe('token cache', () => {
     assert.equal((await slow)?.scopes, 'a');
     state.scopes = 'b';
     assert.equal((await cache.lookup(db, 'h', usable))?.scopes, 'b', 'the stale row was not kept');
+  });
+
+  it('tells a kept token without waiting only while the epoch can be read at once and stands still', async () => {
+    const { state, source } = fakeSource();
+    const cache = new TokenCache(10, source);
+    assert.equal(cache.keptNow(db, 'h'), undefined, 'nothing kept yet');
+    const row = await cache.lookup(db, 'h', usable);
+    assert.equal(cache.keptNow(db, 'h'), row);
+    assert.equal(cache.keptNow(db, 'other'), undefined);
+    state.epoch++;
+    assert.equal(cache.keptNow(db, 'h'), undefined, 'the epoch moved');
+    await cache.lookup(db, 'h', usable);
+    state.sync = false;
+    assert.equal(cache.keptNow(db, 'h'), undefined, 'the epoch cannot be read at once');
   });
 
   it('empties itself when full', async () => {

@@ -66,11 +66,19 @@ export function prepared<Args extends readonly unknown[], Row, DB = any>(
     return hit;
   }
 
-  return async (db: Kysely<DB>, ...args: Args): Promise<Row[]> => {
-    const { query, slots, stmt, sqlite } = compiledFor(db);
-    const parameters = slots.map((i) => args[i]);
-    if (stmt && !sqlite!.inTransaction) return stmt.all(parameters) as Row[];
-    const result = await db.executeQuery<Row>({ ...query, parameters });
+  /** The rows right now, or `undefined` where that needs waiting (PostgreSQL, a transaction). */
+  function now(db: Kysely<DB>, ...args: Args): Row[] | undefined {
+    const { slots, stmt, sqlite } = compiledFor(db);
+    if (!stmt || sqlite!.inTransaction) return undefined;
+    return stmt.all(slots.map((i) => args[i])) as Row[];
+  }
+
+  const run = async (db: Kysely<DB>, ...args: Args): Promise<Row[]> => {
+    const rows = now(db, ...args);
+    if (rows) return rows;
+    const { query, slots } = compiledFor(db);
+    const result = await db.executeQuery<Row>({ ...query, parameters: slots.map((i) => args[i]) });
     return result.rows;
   };
+  return Object.assign(run, { now });
 }

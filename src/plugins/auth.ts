@@ -1,5 +1,5 @@
 import { hash, randomBytes } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { API_PREFIX } from '../config.js';
 import { AppError } from '../shared/errors.js';
@@ -40,19 +40,16 @@ const contexts = new WeakMap<TokenRow, AuthContext>();
 
 const usable = (row: TokenRow) => !row.revoked_at && !row.integration_revoked_at && Boolean(row.active);
 
-async function authenticate(
-  app: FastifyInstance,
-  tokens: TokenCache,
-  req: FastifyRequest,
-): Promise<AuthContext> {
+function bearerHash(req: FastifyRequest): string {
   const header = req.headers.authorization;
   if (!header) throw unauthorized('Missing bearer token', 'unauthorized');
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) throw unauthorized('Authorization header must be "Bearer <token>"', 'unauthorized');
-  const row = await tokens.lookup(app.db, hashToken(match[1]!), usable);
-  if (!row || !usable(row)) {
-    throw unauthorized('Token is unknown or revoked', 'invalid_token');
-  }
+  return hashToken(match[1]!);
+}
+
+function contextOf(row: TokenRow | undefined): AuthContext {
+  if (!row || !usable(row)) throw unauthorized('Token is unknown or revoked', 'invalid_token');
   if (row.expires_at && row.expires_at <= nowIso()) throw unauthorized('Token has expired', 'invalid_token');
   let auth = contexts.get(row);
   if (!auth) {
@@ -85,10 +82,36 @@ export const authPlugin = fp(async (app: FastifyInstance) => {
         extra: { required_scopes: [...required] },
         headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${required.join(' ')}"` },
       });
-    const guard = async (req: FastifyRequest) => {
-      const auth = await authenticate(app, tokens, req);
+    const admit = (req: FastifyRequest, auth: AuthContext) => {
       req.auth = auth;
-      for (const s of required) if (!auth.scopes.has(s)) throw refusal();
+      for (const s of required) if (!auth.scopes.has(s)) return refusal();
+      return undefined;
+    };
+    // A callback hook: a kept token is decided without a single promise (most requests);
+    // otherwise the database is asked.
+    const guard: onRequestHookHandler = (req, _reply, done) => {
+      let hash: string;
+      let outcome: Error | undefined | 'ask';
+      try {
+        hash = bearerHash(req);
+        const kept = tokens.keptNow(app.db, hash);
+        outcome = kept ? admit(req, contextOf(kept)) : 'ask';
+      } catch (err) {
+        outcome = err as Error;
+      }
+      if (outcome !== 'ask') return done(outcome);
+      tokens.lookup(app.db, hash!, usable).then(
+        (row) => {
+          let err: Error | undefined;
+          try {
+            err = admit(req, contextOf(row));
+          } catch (e) {
+            err = e as Error;
+          }
+          done(err);
+        },
+        (err: Error) => done(err),
+      );
     };
     // First of the route's own hooks: the rate limit (added after this) counts by integration.
     const own = route.onRequest === undefined ? [] : [route.onRequest].flat();

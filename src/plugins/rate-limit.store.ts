@@ -11,10 +11,12 @@ interface Window {
   spent: boolean;
 }
 
-type Callback = (err: Error | null, result?: { current: number; ttl: number }) => void;
+/** `current`: requests counted in the window including this one; `ttl`: ms until it ends. */
+export type Take = { current: number; ttl: number };
+type Callback = (err: Error | null, result?: Take) => void;
 
 /**
- * A store for @fastify/rate-limit whose budgets are shared by every process on the database.
+ * Request budgets shared by every process on the database.
  *
  * Counting each request in the database would cost a write per request. Instead a process
  * takes a lease of 1 % of the budget (at least one request) in one atomic statement and
@@ -33,7 +35,11 @@ export class SharedWindowStore {
     private readonly maxKeys = 10_000,
   ) {}
 
-  incr(key: string, cb: Callback, timeWindow: number, max: number): void {
+  /**
+   * Counts one request of `key`. Calls back at once (synchronously) while this process holds
+   * a lease, after one database statement when it needs a new one.
+   */
+  take(key: string, timeWindow: number, max: number, cb: Callback): void {
     const now = Date.now();
     const start = now - (now % timeWindow);
     const ttl = start + timeWindow - now;
@@ -70,18 +76,6 @@ export class SharedWindowStore {
         cb(err);
       },
     );
-  }
-
-  /** `{ increment: false }` reads: this process's view, without taking anything. */
-  read(key: string, cb: Callback, timeWindow: number): void {
-    const now = Date.now();
-    const w = this.windows.get(key);
-    if (!w || w.start !== now - (now % timeWindow)) cb(null, { current: 0, ttl: 0 });
-    else cb(null, { current: w.used - w.left, ttl: w.start + timeWindow - now });
-  }
-
-  child(): SharedWindowStore {
-    return this;
   }
 
   /** Once per window, drop the rows of windows that are over. */

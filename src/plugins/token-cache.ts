@@ -6,11 +6,17 @@ export type TokenRow = Awaited<ReturnType<typeof findTokenByHash>>[number];
 /** Where the cache reads from: the repository, or a stand-in in unit tests. */
 export interface TokenSource {
   epoch(db: Db): Promise<number>;
+  /** The epoch without waiting, where the database allows it (SQLite outside a transaction). */
+  epochNow?(db: Db): number | undefined;
   find(db: Db, tokenHash: string): Promise<TokenRow | undefined>;
 }
 
 const database: TokenSource = {
   epoch: async (db) => Number((await readAuthEpoch(db))[0]?.value),
+  epochNow: (db) => {
+    const rows = readAuthEpoch.now(db);
+    return rows && Number(rows[0]?.value);
+  },
   find: async (db, tokenHash) => (await findTokenByHash(db, tokenHash))[0],
 };
 
@@ -31,6 +37,16 @@ export class TokenCache {
     private readonly maxEntries = 10_000,
     private readonly source: TokenSource = database,
   ) {}
+
+  /**
+   * The kept row, if it can be told right now: the epoch could be read without waiting and
+   * has not moved. `undefined` means "ask `lookup`", not "unknown token".
+   */
+  keptNow(db: Db, tokenHash: string): TokenRow | undefined {
+    const epoch = this.source.epochNow?.(db);
+    if (epoch === undefined || epoch !== this.epoch) return undefined;
+    return this.rows.get(tokenHash);
+  }
 
   async lookup(db: Db, tokenHash: string, usable: (row: TokenRow) => boolean): Promise<TokenRow | undefined> {
     const epoch = await this.source.epoch(db);
