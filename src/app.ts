@@ -1,4 +1,3 @@
-import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { API_PREFIX, type Config } from './config.js';
@@ -36,15 +35,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.decorate('db', handle.db);
   app.decorate('dbKind', handle.kind);
   app.setValidatorCompiler(validatorCompiler);
-  // JSON (and multipart for uploads) only: a text/plain body is a 415, not a string to validate.
+  // JSON only (multipart on upload routes, see modules/index.ts): a text/plain body is a 415,
+  // not a string to validate.
   app.removeContentTypeParser('text/plain');
   if (!options.db) app.addHook('onClose', async () => handle.destroy());
 
   await app.register(errorsPlugin);
-  // Uploads: one file per request, capped; the handler streams it (see files.service receiveUpload).
-  await app.register(multipart, {
-    limits: { fileSize: config.uploadLimit, files: 1, fields: 50, fieldSize: 1024 * 1024, parts: 60 },
-  });
   await app.register(openapiPlugin);
   await app.register(authPlugin);
   await app.register(rateLimitPlugin);

@@ -1,3 +1,4 @@
+import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import { chartOfAccountsRoutes } from './chart-of-accounts/chart-of-accounts.routes.js';
 import { clientsRoutes } from './clients/clients.routes.js';
@@ -22,8 +23,26 @@ import { userGroupRoutes } from './user-group/user-group.routes.js';
 import { usersRoutes } from './users/users.routes.js';
 import { webhooksRoutes } from './webhooks/webhooks.routes.js';
 
+/**
+ * Modules with upload routes, in a scope of their own with the multipart parser: elsewhere a
+ * multipart body is a 415 like any other non-JSON body, and other routes do not carry the
+ * parser's per-request clean-up hook.
+ */
+async function uploadModules(scope: FastifyInstance): Promise<void> {
+  // One file per request, capped; the handler streams it (see files.service receiveUpload).
+  await scope.register(multipart, {
+    limits: { fileSize: scope.config.uploadLimit, files: 1, fields: 50, fieldSize: 1024 * 1024, parts: 60 },
+  });
+  await scope.register(filesRoutes);
+  await scope.register(tasksRoutes);
+  await scope.register(commentsRoutes);
+  await scope.register(incomingInvoicesRoutes);
+  await scope.register(invoicesRoutes);
+}
+
 /** Every resource module, registered under the API prefix. One line per module. */
 export async function registerModules(api: FastifyInstance): Promise<void> {
+  await api.register(uploadModules);
   await api.register(oauthRoutes);
   await api.register(usersRoutes);
   await api.register(clientsRoutes);
@@ -31,19 +50,14 @@ export async function registerModules(api: FastifyInstance): Promise<void> {
   await api.register(contactsRoutes);
   await api.register(settingsRoutes);
   await api.register(integrationRoutes);
-  await api.register(filesRoutes);
   await api.register(projectsRoutes);
-  await api.register(tasksRoutes);
-  await api.register(commentsRoutes);
   await api.register(effortsRoutes);
   await api.register(userGroupRoutes);
   await api.register(customFieldsRoutes);
   await api.register(suppliersRoutes);
   await api.register(chartOfAccountsRoutes);
-  await api.register(incomingInvoicesRoutes);
   await api.register(incomingPaymentsRoutes);
   await api.register(webhooksRoutes);
-  await api.register(invoicesRoutes);
   await api.register(offersRoutes);
   await api.register(paymentsRoutes);
 }
