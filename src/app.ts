@@ -19,6 +19,9 @@ export interface BuildOptions {
   logger?: boolean | object;
 }
 
+const pidTag = process.pid.toString(36);
+let requestCount = 0;
+
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   const handle = options.db ?? createDb(config.db);
   if (options.migrate !== false) await migrateToLatest(handle.db);
@@ -27,6 +30,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     logger: options.logger ?? { level: config.logLevel },
     bodyLimit: config.bodyLimit,
     requestIdHeader: 'x-request-id',
+    // Unique across the processes of one service (WORKERS=N): the pid, then a counter.
+    genReqId: () => `${pidTag}-${(++requestCount).toString(36)}`,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>();
