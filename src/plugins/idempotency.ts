@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Db } from '../db/index.js';
 import { AppError } from '../shared/errors.js';
+import * as repo from './idempotency.repository.js';
 
 const TTL_MS = 24 * 60 * 60 * 1000;
 const REPLAYED_HEADERS = ['content-type', 'location', 'link'];
@@ -17,27 +18,13 @@ const cutoff = () => new Date(Date.now() - TTL_MS).toISOString();
 
 async function claim(db: Db, integrationId: number, key: string, requestHash: string) {
   try {
-    const row = await db
-      .insertInto('idempotency_keys')
-      .values({
-        integration_id: integrationId,
-        key,
-        request_hash: requestHash,
-        created_at: new Date().toISOString(),
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    const row = await repo.insertKey(db, integrationId, key, requestHash, new Date().toISOString());
     return { claimed: row.id } as const;
   } catch (err) {
-    const existing = await db
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('integration_id', '=', integrationId)
-      .where('key', '=', key)
-      .executeTakeFirst();
+    const existing = await repo.findKey(db, integrationId, key);
     if (!existing) throw err;
     if (existing.created_at < cutoff()) {
-      await db.deleteFrom('idempotency_keys').where('id', '=', existing.id).execute();
+      await repo.deleteKey(db, existing.id);
       return claim(db, integrationId, key, requestHash);
     }
     return { existing } as const;
@@ -88,7 +75,7 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
     if (id === undefined) return payload;
     req.idempotencyRowId = undefined;
     if (reply.statusCode >= 500 || !(typeof payload === 'string' || Buffer.isBuffer(payload))) {
-      await app.db.deleteFrom('idempotency_keys').where('id', '=', id).execute();
+      await repo.deleteKey(app.db, id);
       return payload;
     }
     const headers: Record<string, string> = {};
@@ -96,22 +83,14 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
       const v = reply.getHeader(h);
       if (v !== undefined) headers[h] = String(v);
     }
-    await app.db
-      .updateTable('idempotency_keys')
-      .set({
-        status_code: reply.statusCode,
-        response_body: payload.toString(),
-        response_headers: JSON.stringify(headers),
-      })
-      .where('id', '=', id)
-      .execute();
+    await repo.storeAnswer(app.db, id, reply.statusCode, payload.toString(), JSON.stringify(headers));
     return payload;
   };
 
   // A request that never reached onSend (aborted connection) must not block its key forever.
   const release = async (req: FastifyRequest) => {
     if (req.idempotencyRowId !== undefined) {
-      await app.db.deleteFrom('idempotency_keys').where('id', '=', req.idempotencyRowId).execute();
+      await repo.deleteKey(app.db, req.idempotencyRowId);
     }
   };
 
@@ -128,10 +107,8 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
 
   const sweep = setInterval(
     () => {
-      app.db
-        .deleteFrom('idempotency_keys')
-        .where('created_at', '<', cutoff())
-        .execute()
+      repo
+        .deleteKeysBefore(app.db, cutoff())
         .catch((err) => app.log.warn({ err }, 'idempotency sweep failed'));
     },
     60 * 60 * 1000,
