@@ -2,14 +2,7 @@ import assert from 'node:assert/strict';
 import { after, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
-import { Api, countRows, describeEachDb, expectProblem, testConfig } from './helpers.js';
-
-// Budgets are fixed one-minute windows on the clock: start a test early in one, so that the
-// window cannot turn over halfway through it.
-async function freshWindow(): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < 10_000) await new Promise((r) => setTimeout(r, left + 20));
-}
+import { Api, countRows, describeEachDb, expectProblem, freshWindow, testConfig } from './helpers.js';
 
 describeEachDb(
   'rate limiting',

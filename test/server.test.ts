@@ -9,6 +9,7 @@ import { createDb } from '../src/db/index.js';
 import { migrateToLatest } from '../src/db/migrator.js';
 import { importData } from '../src/import/index.js';
 import { createIntegration } from '../src/modules/integration/integration.service.js';
+import { freshWindow } from './helpers.js';
 
 /** `npm start` as a process: resolves with its port once every server process listens. */
 function start(env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
@@ -30,12 +31,6 @@ const childrenOf = (pid: number) =>
   execFileSync('sh', ['-c', `ps -o pid=,args= --ppid ${pid} || true`], { encoding: 'utf8' })
     .split('\n')
     .filter((l) => l.includes('src/server.ts'));
-
-// Budgets are fixed one-minute windows on the clock: start early in one.
-async function freshWindow(): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < 10_000) await new Promise((r) => setTimeout(r, left + 20));
-}
 
 function stop(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => {
