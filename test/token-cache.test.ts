@@ -6,10 +6,24 @@ import { TokenCache, type TokenRow, type TokenSource } from '../src/plugins/toke
 // The cache against a stand-in database whose epoch and rows the test moves by hand, and
 // whose reads can be held back to interleave two lookups.
 function fakeSource() {
-  const state = { epoch: 0, reads: 0, scopes: 'a', hold: null as Promise<void> | null, sync: true };
+  const state = {
+    epoch: 0,
+    reads: 0,
+    scopes: 'a',
+    hold: null as Promise<void> | null,
+    sync: true,
+    epochReads: 0,
+  };
   const source: TokenSource = {
-    epoch: async () => state.epoch,
-    epochNow: () => (state.sync ? state.epoch : undefined),
+    epoch: async () => {
+      state.epochReads++;
+      return state.epoch;
+    },
+    epochNow: () => {
+      if (!state.sync) return undefined;
+      state.epochReads++;
+      return state.epoch;
+    },
     find: async (_db, hash) => {
       state.reads++;
       const scopes = state.scopes;
@@ -74,18 +88,38 @@ describe('token cache', () => {
     assert.equal((await cache.lookup(db, 'h', usable))?.scopes, 'b', 'the stale row was not kept');
   });
 
-  it('tells a kept token without waiting only while the epoch can be read at once and stands still', async () => {
+  // What `check` answers, and how many times it read the epoch for it.
+  const checked = (cache: TokenCache, hash: string) =>
+    new Promise<TokenRow | undefined>((resolve, reject) =>
+      cache.check(db, hash, (err, kept) => (err ? reject(err) : resolve(kept))),
+    );
+
+  it('checks kept tokens against an epoch read after the check was asked for', async () => {
     const { state, source } = fakeSource();
     const cache = new TokenCache(10, source);
-    assert.equal(cache.keptNow(db, 'h'), undefined, 'nothing kept yet');
+    assert.equal(await checked(cache, 'h'), undefined, 'nothing kept yet');
     const row = await cache.lookup(db, 'h', usable);
-    assert.equal(cache.keptNow(db, 'h'), row);
-    assert.equal(cache.keptNow(db, 'other'), undefined);
+    assert.equal(await checked(cache, 'h'), row);
+    assert.equal(await checked(cache, 'other'), undefined);
+    // The change lands after the check was asked for, before the epoch is read: it counts.
+    const pending = checked(cache, 'h');
     state.epoch++;
-    assert.equal(cache.keptNow(db, 'h'), undefined, 'the epoch moved');
+    assert.equal(await pending, undefined, 'the epoch moved');
     await cache.lookup(db, 'h', usable);
-    state.sync = false;
-    assert.equal(cache.keptNow(db, 'h'), undefined, 'the epoch cannot be read at once');
+    state.sync = false; // PostgreSQL, or SQLite inside a transaction: the epoch read waits
+    assert.ok(await checked(cache, 'h'));
+  });
+
+  it('shares one epoch read among the checks asked for before it', async () => {
+    const { state, source } = fakeSource();
+    const cache = new TokenCache(10, source);
+    const row = await cache.lookup(db, 'h', usable);
+    const before = state.epochReads;
+    const all = await Promise.all([checked(cache, 'h'), checked(cache, 'h'), checked(cache, 'x')]);
+    assert.deepEqual(all, [row, row, undefined]);
+    assert.equal(state.epochReads - before, 1);
+    await checked(cache, 'h');
+    assert.equal(state.epochReads - before, 2, 'a later check reads again');
   });
 
   it('empties itself when full', async () => {

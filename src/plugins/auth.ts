@@ -87,31 +87,30 @@ export const authPlugin = fp(async (app: FastifyInstance) => {
       for (const s of required) if (!auth.scopes.has(s)) return refusal();
       return undefined;
     };
+    const decide = (req: FastifyRequest, row: TokenRow | undefined): Error | undefined => {
+      try {
+        return admit(req, contextOf(row));
+      } catch (err) {
+        return err as Error;
+      }
+    };
     // A callback hook: a kept token is decided without a single promise (most requests);
     // otherwise the database is asked.
     const guard: onRequestHookHandler = (req, _reply, done) => {
       let hash: string;
-      let outcome: Error | undefined | 'ask';
       try {
         hash = bearerHash(req);
-        const kept = tokens.keptNow(app.db, hash);
-        outcome = kept ? admit(req, contextOf(kept)) : 'ask';
       } catch (err) {
-        outcome = err as Error;
+        return done(err as Error);
       }
-      if (outcome !== 'ask') return done(outcome);
-      tokens.lookup(app.db, hash!, usable).then(
-        (row) => {
-          let err: Error | undefined;
-          try {
-            err = admit(req, contextOf(row));
-          } catch (e) {
-            err = e as Error;
-          }
-          done(err);
-        },
-        (err: Error) => done(err),
-      );
+      tokens.check(app.db, hash, (err, kept) => {
+        if (err) return done(err);
+        if (kept) return done(decide(req, kept));
+        tokens.lookup(app.db, hash, usable).then(
+          (row) => done(decide(req, row)),
+          (e: Error) => done(e),
+        );
+      });
     };
     // First of the route's own hooks: the rate limit (added after this) counts by integration.
     const own = route.onRequest === undefined ? [] : [route.onRequest].flat();

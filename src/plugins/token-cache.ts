@@ -22,7 +22,7 @@ const database: TokenSource = {
 
 /**
  * Token rows found valid, kept while the auth epoch (migration 700) stands still. Every
- * lookup first reads the epoch, a one-row read; when it has moved — a token, integration or
+ * check first reads the epoch, a one-row read (see `check` for how reads are shared); when it has moved — a token, integration or
  * user changed, in this process or any other — everything kept is dropped. So a revocation
  * takes effect on the very next request, as without the cache.
  *
@@ -32,6 +32,7 @@ const database: TokenSource = {
 export class TokenCache {
   private rows = new Map<string, TokenRow>();
   private epoch: number | undefined;
+  private waiting: Array<{ tokenHash: string; cb: (err: Error | null, kept?: TokenRow) => void }> = [];
 
   constructor(
     private readonly maxEntries = 10_000,
@@ -39,13 +40,51 @@ export class TokenCache {
   ) {}
 
   /**
-   * The kept row, if it can be told right now: the epoch could be read without waiting and
-   * has not moved. `undefined` means "ask `lookup`", not "unknown token".
+   * Calls back with the kept row for `tokenHash` — or `undefined`: ask `lookup` — once the
+   * epoch has been read at a moment after this call. All calls made before that moment share
+   * the one read, which runs when the event loop has taken in the requests that are ready
+   * (setImmediate): under load one read serves a whole batch of requests.
+   *
+   * Still exact: a request is checked against an epoch read after its bytes arrived (its
+   * onRequest hook ran before the read), so a change committed before it arrived — from this
+   * process, another process or plain SQL — is seen, as with a read per request.
    */
-  keptNow(db: Db, tokenHash: string): TokenRow | undefined {
-    const epoch = this.source.epochNow?.(db);
-    if (epoch === undefined || epoch !== this.epoch) return undefined;
-    return this.rows.get(tokenHash);
+  check(db: Db, tokenHash: string, cb: (err: Error | null, kept?: TokenRow) => void): void {
+    this.waiting.push({ tokenHash, cb });
+    if (this.waiting.length === 1) setImmediate(() => this.readEpochFor(db));
+  }
+
+  private readEpochFor(db: Db): void {
+    const waiting = this.waiting;
+    this.waiting = [];
+    const settle = (err: Error | null, epoch?: number) => {
+      if (!err && epoch !== this.epoch) {
+        this.rows.clear();
+        this.epoch = epoch;
+      }
+      let thrown: unknown;
+      for (const w of waiting) {
+        try {
+          if (err) w.cb(err);
+          else w.cb(null, this.rows.get(w.tokenHash));
+        } catch (e) {
+          thrown ??= e; // every waiter is answered first
+        }
+      }
+      if (thrown !== undefined) throw thrown;
+    };
+    let now: number | undefined;
+    try {
+      now = this.source.epochNow?.(db);
+    } catch (err) {
+      return settle(err as Error);
+    }
+    if (now !== undefined) settle(null, now);
+    else
+      this.source.epoch(db).then(
+        (epoch) => settle(null, epoch),
+        (err: Error) => settle(err),
+      );
   }
 
   async lookup(db: Db, tokenHash: string, usable: (row: TokenRow) => boolean): Promise<TokenRow | undefined> {
