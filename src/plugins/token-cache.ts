@@ -77,7 +77,8 @@ export class TokenCache {
     try {
       now = this.source.epochNow?.(db);
     } catch (err) {
-      return settle(err as Error);
+      settle(err as Error);
+      return;
     }
     if (now !== undefined) settle(null, now);
     else
