@@ -127,7 +127,7 @@ try {
     { metric: 'ceiling before requests/s', value: before.rps, unit: 'req/s' },
     { metric: 'ceiling after requests/s', value: after.rps, unit: 'req/s' },
   );
-  add('floor: bare route with the same two SQLite reads', floor);
+  add('floor: bare route + two SQLite reads per request', floor);
   add('GET /clients/{id}', one.getOne);
   add('GET /clients?per_page=50', one.list);
   add('POST /clients', one.create);
