@@ -21,10 +21,11 @@ const database: TokenSource = {
 };
 
 /**
- * Token rows found valid, kept while the auth epoch (migration 700) stands still. Every
- * check first reads the epoch, a one-row read (see `check` for how reads are shared); when it has moved — a token, integration or
- * user changed, in this process or any other — everything kept is dropped. So a revocation
- * takes effect on the very next request, as without the cache.
+ * Token rows found valid, kept while the auth epoch (migration 700) stands still. Every check
+ * is decided against an epoch read made after it was asked for (see `check` for how requests
+ * share one read); when the epoch has moved — a token, integration or user changed, in this
+ * process or any other — everything kept is dropped. So a revocation takes effect on the very
+ * next request, as without the cache.
  *
  * Only usable rows are kept (unknown and revoked tokens always go to the database) and
  * expiry is checked by the caller on every use.
