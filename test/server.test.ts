@@ -74,7 +74,7 @@ describe('npm start', () => {
       body: body ? JSON.stringify(body) : undefined,
     });
 
-  it('serves from N processes with WORKERS=N, one budget for all, and stops on SIGTERM', async () => {
+  it('serves from N processes with WORKERS=N, one budget for all, replaces a dead one, stops on SIGTERM', async () => {
     const { child, port } = await start({ DATABASE_URL: dbFile, WORKERS: '2', RATE_LIMIT_PER_MINUTE: '12' });
     try {
       assert.equal(childrenOf(child.pid!).length, 2, 'two server processes');
@@ -92,6 +92,21 @@ describe('npm start', () => {
       let refused = 0;
       for (let i = 0; i < 12; i++) if ((await call(port, 'GET', '/clients/full')).status === 429) refused++;
       assert.equal(refused, 8);
+
+      // A server process that dies is replaced; the service answers throughout.
+      const [victim] = childrenOf(child.pid!).map((l) => Number(l.trim().split(/\s+/)[0]));
+      process.kill(victim!, 'SIGKILL');
+      const deadline = Date.now() + 30_000;
+      let now = childrenOf(child.pid!);
+      while (
+        Date.now() < deadline &&
+        (now.length < 2 || now.some((l) => l.trim().startsWith(`${victim} `)))
+      ) {
+        assert.equal((await call(port, 'GET', '/clients/full')).status, 429, 'the other process answers');
+        await new Promise((r) => setTimeout(r, 250));
+        now = childrenOf(child.pid!);
+      }
+      assert.equal(now.length, 2, 'a new server process took its place');
     } finally {
       assert.equal(await stop(child), 0);
     }
