@@ -7,6 +7,11 @@ import { webhookWorkerFor } from './worker-hooks.js';
 
 export const WAKE_WEBHOOKS = 'wake-webhooks';
 
+/** Tells a parent that started this service with an IPC channel (a bench, a test) it serves. */
+export function announceReady(port: number): void {
+  if (cluster.isPrimary) process.send?.({ ready: true, port });
+}
+
 /**
  * `WORKERS=N` (N > 1): this process supervises N HTTP server processes sharing the port
  * (node:cluster) and runs the webhook worker, which they wake after each write. Everything
@@ -14,11 +19,6 @@ export const WAKE_WEBHOOKS = 'wake-webhooks';
  * budgets are leased from it), so N processes answer exactly as one would. A process that
  * dies is replaced; SIGTERM/SIGINT stop them all gracefully.
  */
-/** Tells a parent that started this service with an IPC channel (a bench, a test) it serves. */
-export function announceReady(port: number): void {
-  if (cluster.isPrimary) process.send?.({ ready: true, port });
-}
-
 export async function supervise(config: Config, handle: DbHandle): Promise<void> {
   const log = pino({ level: config.logLevel, name: 'supervisor' });
   const webhooks = config.runWorker

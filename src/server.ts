@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import { buildApp } from './app.js';
 import { announceReady, supervise, WAKE_WEBHOOKS } from './cluster.js';
 import { loadConfig } from './config.js';
-import { createDb } from './db/index.js';
+import { createDb, type DbHandle } from './db/index.js';
 import { migrateToLatest } from './db/migrator.js';
 import { seedDemoIfEmpty } from './import/demo.js';
 import { afterWrites, type BackgroundWork, startBackgroundWork } from './worker-hooks.js';
@@ -24,7 +24,7 @@ if (!serverProcess) {
   await serve();
 }
 
-async function serve(handle?: Awaited<ReturnType<typeof createDb>>) {
+async function serve(handle?: DbHandle) {
   const app = await buildApp(config, { db: handle, migrate: false });
   if (handle) app.addHook('onClose', async () => handle.destroy());
 
