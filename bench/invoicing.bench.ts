@@ -95,10 +95,13 @@ async function rendererWorks(): Promise<boolean> {
 
 async function benchKind(kind: 'sqlite' | 'postgres', withPdf: boolean): Promise<Result[]> {
   const { handle, cleanup } = await openDb(kind);
-  const app = await buildApp(loadConfig({ LOG_LEVEL: 'silent', RUN_WORKER: 'false' }), {
-    db: handle,
-    logger: false,
-  });
+  const app = await buildApp(
+    loadConfig({ LOG_LEVEL: 'silent', RUN_WORKER: 'false', RATE_LIMIT_PER_MINUTE: '0' }),
+    {
+      db: handle,
+      logger: false,
+    },
+  );
   try {
     const { account_id } = await importData(handle.db, {
       account: { name: 'Bench', settings: { vat_id: 'DE999999999', iban: 'DE02120300000000202051' } },
