@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decideExternalId, fold } from '../../src/modules/companies/contact-data.js';
+import { decideExternalId } from '../../src/modules/companies/contact-data.js';
+import { fold } from '../../src/shared/search.js';
 
 describe('decideExternalId', () => {
   // [current, requested, holder (another record holding `requested`), force, expected]

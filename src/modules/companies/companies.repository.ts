@@ -1,10 +1,11 @@
 import { type Insertable, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { paginate } from '../../shared/paging.js';
+import { fold } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
 import type { CompanyListQuery } from './companies.schemas.js';
 import type { CompanyTable } from './companies.tables.js';
-import { fold, idsContaining } from './contact-data.js';
+import { idsContaining } from './contact-data.js';
 
 export type CompanyRow = Selectable<CompanyTable>;
 type Db = Kysely<Database>;

@@ -2,8 +2,9 @@
  * Pieces shared by companies and contacts (the `contact-data:*` area): the external-identifier
  * rules and the indexed substring search.
  */
-import { type Kysely, PostgresAdapter, type RawBuilder, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { type Static, Type } from 'typebox';
+import { isPostgres } from '../../db/index.js';
 import type { ErrorCode } from '../../shared/errors.js';
 import { Nullable } from '../../shared/schemas.js';
 import { fold } from '../../shared/search.js';
@@ -54,13 +55,8 @@ export function decideExternalId(
   return { kind: 'set', clearHolder: clash };
 }
 
-/** Stored search text and search terms go through the same folding (shared/search.ts). */
-export { fold };
-
 // biome-ignore lint/suspicious/noExplicitAny: works on any database type
 type AnyKysely = Kysely<any>;
-
-const isPg = (db: AnyKysely) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 /**
  * Ids of the account's `table` rows whose folded `column` contains `term`, as a bare SELECT
@@ -79,7 +75,7 @@ export function idsContaining(
   term: string,
 ): RawBuilder<number> {
   const folded = fold(term);
-  if (isPg(db)) {
+  if (isPostgres(db)) {
     const pattern = `%${folded.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     return sql<number>`select id from ${sql.table(table)} where account_id = ${accountId} and ${sql.ref(column)} like ${pattern} escape '\\'`;
   }

@@ -1,8 +1,9 @@
 import { type Insertable, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { paginate } from '../../shared/paging.js';
+import { fold } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
-import { fold, idsContaining } from '../companies/contact-data.js';
+import { idsContaining } from '../companies/contact-data.js';
 import type { ContactListQuery } from './contacts.schemas.js';
 import type { ContactTable } from './contacts.tables.js';
 

@@ -1,4 +1,5 @@
-import { type Insertable, type Kysely, PostgresAdapter, type Updateable } from 'kysely';
+import type { Insertable, Kysely, Updateable } from 'kysely';
+import { isPostgres } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
 import { paginate } from '../../shared/paging.js';
 import { toIso } from '../../shared/time.js';
@@ -24,7 +25,7 @@ export function lockInvoice(db: Db, accountId: number, id: number) {
     .selectAll()
     .where('account_id', '=', accountId)
     .where('id', '=', id);
-  if (db.getExecutor().adapter instanceof PostgresAdapter) qb = qb.forUpdate();
+  if (isPostgres(db)) qb = qb.forUpdate();
   return qb.executeTakeFirst();
 }
 

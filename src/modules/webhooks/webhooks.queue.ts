@@ -39,24 +39,12 @@ export async function hasDue(db: Db, now: string): Promise<boolean> {
 }
 
 /**
- * A write transaction. On SQLite it begins IMMEDIATE: it reads before it writes, and a
- * deferred transaction could not upgrade if another process (`npm run worker` beside the
- * API) wrote in between.
+ * A write transaction. It reads before it writes: on SQLite every transaction begins
+ * IMMEDIATE (db/index.ts), so another process (`npm run worker` beside the API) writing in
+ * between makes it wait, not fail.
  */
-async function writeTransaction<T>(db: Db, kind: DbKind, fn: (trx: Db) => Promise<T>): Promise<T> {
-  if (kind === 'postgres') return db.transaction().execute((trx: Transaction<Database>) => fn(trx));
-  return db.connection().execute(async (conn) => {
-    await sql`BEGIN IMMEDIATE`.execute(conn);
-    try {
-      const result = await fn(conn);
-      await sql`COMMIT`.execute(conn);
-      return result;
-    } catch (err) {
-      await sql`ROLLBACK`.execute(conn);
-      throw err;
-    }
-  });
-}
+const writeTransaction = <T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> =>
+  db.transaction().execute((trx: Transaction<Database>) => fn(trx));
 
 const free = (now: string) =>
   sql`d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= ${now})`;
@@ -84,7 +72,7 @@ export async function claimDue(
 ): Promise<number[]> {
   const { now, leaseUntil, token } = args;
   const w = sql.ref('w.id');
-  return writeTransaction(db, kind, async (trx) => {
+  return writeTransaction(db, async (trx) => {
     const head = sql`(
       SELECT d.next_attempt_at FROM webhook_deliveries d
       WHERE d.webhook_id = ${w} AND d.next_attempt_at <= ${now} AND ${free(now)}
@@ -179,7 +167,7 @@ export async function recordRun(
   run: RunRecord,
   args: { now: string; disableBefore: string; disableReason: string },
 ): Promise<{ disabled: boolean }> {
-  return writeTransaction(db, kind, async (trx) => {
+  return writeTransaction(db, async (trx) => {
     // Webhook row first, deliveries after: the order claims lock in, so the two never deadlock.
     if (kind === 'postgres') {
       await trx
