@@ -13,6 +13,16 @@ const WATCHED: Array<[table: string, events: string]> = [
   ['accounts', 'DELETE'],
 ];
 
+// SQLite triggers take one event each: one trigger per (table, event).
+const sqliteTriggers = () =>
+  WATCHED.flatMap(([table, events]) =>
+    events.split(' OR ').map((event) => ({
+      table,
+      event,
+      name: `${table}_auth_epoch_${event.split(' ')[0]!.toLowerCase()}`,
+    })),
+  );
+
 export async function up(db: AnyDb): Promise<void> {
   const k = kit(db);
   await db.schema
@@ -38,30 +48,22 @@ export async function up(db: AnyDb): Promise<void> {
         .execute(db);
     }
   } else {
-    // SQLite triggers fire per row and take one event each.
-    for (const [table, events] of WATCHED) {
-      for (const event of events.split(' OR ')) {
-        const name = `${table}_auth_epoch_${event.split(' ')[0]!.toLowerCase()}`;
-        await sql
-          .raw(
-            `CREATE TRIGGER ${name} AFTER ${event} ON ${table} BEGIN UPDATE auth_epoch SET value = value + 1 WHERE id = 1; END`,
-          )
-          .execute(db);
-      }
+    for (const { table, event, name } of sqliteTriggers()) {
+      await sql
+        .raw(
+          `CREATE TRIGGER ${name} AFTER ${event} ON ${table} BEGIN UPDATE auth_epoch SET value = value + 1 WHERE id = 1; END`,
+        )
+        .execute(db);
     }
   }
 }
 
 export async function down(db: AnyDb): Promise<void> {
   const k = kit(db);
-  for (const [table, events] of WATCHED) {
-    if (k.pg) await sql.raw(`DROP TRIGGER IF EXISTS ${table}_auth_epoch ON ${table}`).execute(db);
-    else
-      for (const event of events.split(' OR '))
-        await sql
-          .raw(`DROP TRIGGER IF EXISTS ${table}_auth_epoch_${event.split(' ')[0]!.toLowerCase()}`)
-          .execute(db);
-  }
+  if (k.pg)
+    for (const [table] of WATCHED)
+      await sql.raw(`DROP TRIGGER IF EXISTS ${table}_auth_epoch ON ${table}`).execute(db);
+  else for (const { name } of sqliteTriggers()) await sql.raw(`DROP TRIGGER IF EXISTS ${name}`).execute(db);
   if (k.pg) await sql`DROP FUNCTION IF EXISTS bump_auth_epoch()`.execute(db);
   await db.schema.dropTable('auth_epoch').execute();
 }
