@@ -66,18 +66,20 @@ export function prepared<Args extends readonly unknown[], Row, DB = any>(
     return hit;
   }
 
+  const syncRows = ({ slots, stmt, sqlite }: Entry<Row>, args: Args): Row[] | undefined =>
+    !stmt || sqlite!.inTransaction ? undefined : (stmt.all(slots.map((i) => args[i])) as Row[]);
+
   /** The rows right now, or `undefined` where that needs waiting (PostgreSQL, a transaction). */
-  function now(db: Kysely<DB>, ...args: Args): Row[] | undefined {
-    const { slots, stmt, sqlite } = compiledFor(db);
-    if (!stmt || sqlite!.inTransaction) return undefined;
-    return stmt.all(slots.map((i) => args[i])) as Row[];
-  }
+  const now = (db: Kysely<DB>, ...args: Args): Row[] | undefined => syncRows(compiledFor(db), args);
 
   const run = async (db: Kysely<DB>, ...args: Args): Promise<Row[]> => {
-    const rows = now(db, ...args);
+    const entry = compiledFor(db);
+    const rows = syncRows(entry, args);
     if (rows) return rows;
-    const { query, slots } = compiledFor(db);
-    const result = await db.executeQuery<Row>({ ...query, parameters: slots.map((i) => args[i]) });
+    const result = await db.executeQuery<Row>({
+      ...entry.query,
+      parameters: entry.slots.map((i) => args[i]),
+    });
     return result.rows;
   };
   return Object.assign(run, { now });

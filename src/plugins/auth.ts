@@ -4,6 +4,7 @@ import fp from 'fastify-plugin';
 import { API_PREFIX } from '../config.js';
 import { AppError } from '../shared/errors.js';
 import { nowIso } from '../shared/time.js';
+import { addRouteHook } from './route-hooks.js';
 import { TokenCache, type TokenRow } from './token-cache.js';
 
 export interface AuthContext {
@@ -113,7 +114,6 @@ export const authPlugin = fp(async (app: FastifyInstance) => {
       });
     };
     // First of the route's own hooks: the rate limit (added after this) counts by integration.
-    const own = route.onRequest === undefined ? [] : [route.onRequest].flat();
-    route.onRequest = [guard, ...own] as typeof route.onRequest;
+    addRouteHook(route, 'onRequest', guard, 'first');
   });
 });

@@ -4,6 +4,7 @@ import fp from 'fastify-plugin';
 import type { Db } from '../db/index.js';
 import { AppError } from '../shared/errors.js';
 import * as repo from './idempotency.repository.js';
+import { addRouteHook } from './route-hooks.js';
 
 const TTL_MS = 24 * 60 * 60 * 1000;
 const REPLAYED_HEADERS = ['content-type', 'location', 'link'];
@@ -99,10 +100,9 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
   // it has been stored, e.g. to keep a secret out of the stored copy).
   app.addHook('onRoute', (route) => {
     if (![route.method].flat().includes('POST')) return;
-    const list = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
-    route.preValidation = [claimKey, ...list(route.preValidation)] as typeof route.preValidation;
-    route.onSend = [storeAnswer, ...list(route.onSend)] as typeof route.onSend;
-    route.onResponse = [release, ...list(route.onResponse)] as typeof route.onResponse;
+    addRouteHook(route, 'preValidation', claimKey, 'first');
+    addRouteHook(route, 'onSend', storeAnswer, 'first');
+    addRouteHook(route, 'onResponse', release, 'first');
   });
 
   const sweep = setInterval(

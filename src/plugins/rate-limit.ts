@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import { API_PREFIX } from '../config.js';
 import { AppError } from '../shared/errors.js';
 import { SharedWindowStore, type Take } from './rate-limit.store.js';
+import { addRouteHook } from './route-hooks.js';
 
 const WINDOW_SECONDS = 60;
 
@@ -52,7 +53,6 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance) => {
   // first), so that the budget is the integration's.
   app.addHook('onRoute', (route) => {
     if (!route.url.startsWith(API_PREFIX)) return;
-    const own = route.onRequest === undefined ? [] : [route.onRequest].flat();
-    route.onRequest = [...own, limit] as typeof route.onRequest;
+    addRouteHook(route, 'onRequest', limit, 'last');
   });
 });

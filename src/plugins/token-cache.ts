@@ -55,14 +55,18 @@ export class TokenCache {
     if (this.waiting.length === 1) setImmediate(() => this.readEpochFor(db));
   }
 
+  /** The epoch as just read: if it moved, nothing kept holds any more. */
+  private advance(epoch: number): void {
+    if (epoch === this.epoch) return;
+    this.rows.clear();
+    this.epoch = epoch;
+  }
+
   private readEpochFor(db: Db): void {
     const waiting = this.waiting;
     this.waiting = [];
     const settle = (err: Error | null, epoch?: number) => {
-      if (!err && epoch !== this.epoch) {
-        this.rows.clear();
-        this.epoch = epoch;
-      }
+      if (!err) this.advance(epoch!);
       let thrown: unknown;
       for (const w of waiting) {
         try {
@@ -91,10 +95,7 @@ export class TokenCache {
 
   async lookup(db: Db, tokenHash: string, usable: (row: TokenRow) => boolean): Promise<TokenRow | undefined> {
     const epoch = await this.source.epoch(db);
-    if (epoch !== this.epoch) {
-      this.rows.clear();
-      this.epoch = epoch;
-    }
+    this.advance(epoch);
     const kept = this.rows.get(tokenHash);
     if (kept) return kept;
     const row = await this.source.find(db, tokenHash);
