@@ -71,10 +71,15 @@ export async function listProjects(db: Db, auth: AuthContext, q: ProjectListQuer
   return { ...page, rows: page.rows.map((r) => toProject(r, groups.get(r.id) ?? [])) };
 }
 
-export async function listTeam(db: Db, auth: AuthContext, id: number, q: SubListQuery) {
-  await getProjectRow(db, auth, id);
-  return repo.listTeam(db, id, q);
-}
+/** A list under one project: the project must be the caller's (404 otherwise). */
+const inProject =
+  <T>(list: (db: Db, projectId: number, q: SubListQuery) => Promise<T>) =>
+  async (db: Db, auth: AuthContext, id: number, q: SubListQuery): Promise<T> => {
+    await getProjectRow(db, auth, id);
+    return list(db, id, q);
+  };
+
+export const listTeam = inProject(repo.listTeam);
 
 export function toTeamMember(r: Awaited<ReturnType<typeof repo.listTeam>>['rows'][number]): TeamMember {
   return {
@@ -88,10 +93,7 @@ export function toTeamMember(r: Awaited<ReturnType<typeof repo.listTeam>>['rows'
   };
 }
 
-export async function listGuests(db: Db, auth: AuthContext, id: number, q: SubListQuery) {
-  await getProjectRow(db, auth, id);
-  return repo.listGuests(db, id, q);
-}
+export const listGuests = inProject(repo.listGuests);
 
 export const toGuest = (r: GuestRow): Guest => ({
   id: r.id,
@@ -101,10 +103,7 @@ export const toGuest = (r: GuestRow): Guest => ({
   created_at: r.created_at,
 });
 
-export async function listPhases(db: Db, auth: AuthContext, id: number, q: SubListQuery) {
-  await getProjectRow(db, auth, id);
-  return repo.listPhases(db, id, q);
-}
+export const listPhases = inProject(repo.listPhases);
 
 export const toPhase = (r: PhaseRow): Phase => ({
   id: r.id,
@@ -118,10 +117,7 @@ export const toPhase = (r: PhaseRow): Phase => ({
   updated_at: r.updated_at,
 });
 
-export async function listMilestones(db: Db, auth: AuthContext, id: number, q: SubListQuery) {
-  await getProjectRow(db, auth, id);
-  return repo.listMilestones(db, id, q);
-}
+export const listMilestones = inProject(repo.listMilestones);
 
 export const toMilestone = (r: MilestoneRow): Milestone => ({
   id: r.id,
@@ -135,10 +131,7 @@ export const toMilestone = (r: MilestoneRow): Milestone => ({
   updated_at: r.updated_at,
 });
 
-export async function listEpics(db: Db, auth: AuthContext, id: number, q: SubListQuery) {
-  await getProjectRow(db, auth, id);
-  return repo.listEpics(db, id, q);
-}
+export const listEpics = inProject(repo.listEpics);
 
 export const toEpic = (r: EpicRow): Epic => ({
   id: r.id,
