@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   not_author: { status: 403, title: 'Only the author may do this' },
   not_found: { status: 404, title: 'Resource not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
+  request_timeout: { status: 408, title: 'Request body was not received in time' },
   conflict: { status: 409, title: 'Conflict with the current state' },
   already_exists: { status: 409, title: 'A record with this value already exists' },
   external_id_taken: { status: 409, title: 'External identifier is already in use' },
@@ -24,14 +25,18 @@ export const ERROR_CODES = {
   invoice_number_taken: { status: 409, title: 'Invoice number is already taken' },
   idempotency_in_progress: { status: 409, title: 'A request with this Idempotency-Key is still in progress' },
   payload_too_large: { status: 413, title: 'Payload too large' },
+  uri_too_long: { status: 414, title: 'URI too long' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   validation_failed: { status: 422, title: 'Validation failed' },
   invalid_reference: { status: 422, title: 'A referenced record does not exist' },
   idempotency_key_reused: { status: 422, title: 'Idempotency-Key was used with a different request' },
   unprocessable: { status: 422, title: 'Request cannot be processed' },
   rate_limited: { status: 429, title: 'Too many requests' },
+  header_too_large: { status: 431, title: 'Request header fields too large' },
   internal: { status: 500, title: 'Internal server error' },
   unavailable: { status: 503, title: 'Service unavailable' },
+  read_only: { status: 503, title: 'The database is read-only' },
+  storage_full: { status: 507, title: 'The database storage is full' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
