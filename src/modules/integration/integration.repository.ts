@@ -51,7 +51,7 @@ export const firstAdmin = (db: Db, accountId?: number) => {
 };
 
 export const findUserById = (db: Db, id: number) =>
-  db.selectFrom('users').select(['id', 'account_id']).where('id', '=', id).executeTakeFirst();
+  db.selectFrom('users').select(['id', 'account_id', 'active']).where('id', '=', id).executeTakeFirst();
 
 // Both run on every request: built once (see db/prepared.ts).
 

@@ -124,6 +124,11 @@ export async function authenticateClient(db: Db, clientId: string, clientSecret:
   return row;
 }
 
+/** Whether the user an integration acts as may still act (a deactivated user's tokens are refused). */
+export async function userIsActive(db: Db, userId: number): Promise<boolean> {
+  return Boolean((await repo.findUserById(db, userId))?.active);
+}
+
 export async function getIntegration(db: Db, id: number) {
   const row = await repo.findIntegration(db, id);
   if (!row) throw new AppError('not_found', 'Integration not found');
