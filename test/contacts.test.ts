@@ -253,7 +253,7 @@ describeEachDb('contacts', (ctx) => {
     assert.equal((await reader.get(`/contacts/${id}`)).body.data.company_id, null);
   });
 
-  it('PATCH changes the given fields, never external_id or company_id; contact:update', async () => {
+  it('PATCH changes the given fields, ignores external_id, refuses company_id; contact:update', async () => {
     const c = await newContact({
       first_name: 'Patch',
       external_id: 'patch-c',
@@ -261,11 +261,20 @@ describeEachDb('contacts', (ctx) => {
       custom_fields: { score: 1 },
     });
     const other = (await writer.post('/companies', { name: 'Other Co' })).body.data;
+    // company_id has its own endpoints (attach/detach): on PATCH it is an unknown field.
+    const refused = expectProblem(
+      await writer.patch(`/contacts/${c.id}`, { first_name: 'Patched', company_id: other.id }),
+      422,
+      'validation_failed',
+    );
+    assert.deepEqual(
+      refused.errors?.map((e) => e.field),
+      ['company_id'],
+    );
     const res = await writer.patch(`/contacts/${c.id}`, {
       first_name: 'Patched',
       position: 'CTO',
       external_id: 'nope',
-      company_id: other.id,
       custom_fields: { source: 'x' },
     });
     assert.equal(res.status, 200);

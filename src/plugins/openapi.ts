@@ -5,6 +5,7 @@ import fp from 'fastify-plugin';
 import { API_PREFIX } from '../config.js';
 import { Problem, problemResponse } from '../shared/schemas.js';
 import { ALL_SCOPES } from '../shared/scopes.js';
+import { strictRoute } from './strict-input.js';
 
 /**
  * Completes each API route's schema from its declarations, so nothing is written twice:
@@ -15,7 +16,7 @@ function decorateRoute(route: RouteOptions, seen: { method: string; url: string 
   const config = (route.config ?? {}) as { scopes?: readonly string[]; public?: boolean };
   if (!route.url.startsWith(API_PREFIX) || route.url === `${API_PREFIX}/openapi.json`) return;
   for (const method of [route.method].flat()) if (method !== 'HEAD') seen.push({ method, url: route.url });
-  route.schema ??= {};
+  strictRoute(route);
   const schema = route.schema as Record<string, unknown> & { response?: Record<string, unknown> };
   schema.response ??= {};
   const responses = schema.response;
@@ -38,7 +39,8 @@ function decorateRoute(route: RouteOptions, seen: { method: string; url: string 
     add(429, 'Rate limited');
   }
   if (schema.params) add(404, 'No such resource in this account');
-  if (schema.body || schema.querystring || schema.params) add(422, 'Validation failed');
+  // Every API route validates its query string (strict-input.ts), so every one can answer 422.
+  add(422, 'Validation failed');
   if (schema.body) add(400, 'Body is not parseable');
   add(500, 'Unexpected error');
 }

@@ -14,6 +14,15 @@ export function Nullable<T extends TSchema>(schema: T): TUnion<[T, TNull]> {
   return Type.Union([schema, Type.Null()]);
 }
 
+/**
+ * A field the specification says an endpoint does not change (e.g. `external_id` on PATCH):
+ * accepted, so a client may send back what it read, and removed before the handler sees it
+ * (the `x-ignored` keyword, see validation.ts). Typed like the field itself.
+ */
+export function Ignored<T extends TSchema>(schema: T, description: string) {
+  return Type.Optional(Type.Unsafe<Static<T>>({ ...schema, description, 'x-ignored': true }));
+}
+
 export const Id = Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Positive integer id' });
 export const IdParams = Type.Object({ id: Id });
 export type IdParams = Static<typeof IdParams>;

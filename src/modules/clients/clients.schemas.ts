@@ -5,6 +5,7 @@ import {
   CurrencyCode,
   Email,
   Id,
+  Ignored,
   Nullable,
   optional,
   PagingQuery,
@@ -60,12 +61,16 @@ export const ClientCreate = Type.Object(
 );
 export type ClientCreate = Static<typeof ClientCreate>;
 
-/** `external_id` and `shortcode` have their own endpoints; PATCH leaves them alone. */
-export const ClientUpdate = Type.Object(optional(writable), {
-  additionalProperties: false,
-  minProperties: 1,
-});
-export type ClientUpdate = Static<typeof ClientUpdate>;
+/** `external_id` and `shortcode` have their own endpoints; PATCH accepts and ignores them. */
+export const ClientUpdate = Type.Object(
+  {
+    ...optional(writable),
+    external_id: Ignored(Text(), 'Accepted and ignored: set it with PUT /clients/{id}/external-identifier'),
+    shortcode: Ignored(Text(32), 'Accepted and ignored: set it with PUT /clients/{id}/shortcode'),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type ClientUpdate = Omit<Static<typeof ClientUpdate>, 'external_id' | 'shortcode'>;
 
 export const ExternalIdBody = Type.Object(
   {

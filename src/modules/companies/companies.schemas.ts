@@ -4,6 +4,7 @@ import {
   CountryCode,
   Email,
   Id,
+  Ignored,
   Nullable,
   optional,
   PagingQuery,
@@ -55,9 +56,15 @@ export const CompanyCreate = Type.Object(
 );
 export type CompanyCreate = Static<typeof CompanyCreate>;
 
-/** `external_id` has its own endpoint; PATCH leaves it alone. */
-export const CompanyUpdate = Type.Object(optional(writable), { additionalProperties: false });
-export type CompanyUpdate = Static<typeof CompanyUpdate>;
+/** `external_id` has its own endpoint; PATCH accepts and ignores it. */
+export const CompanyUpdate = Type.Object(
+  {
+    ...optional(writable),
+    external_id: Ignored(Text(), 'Accepted and ignored: set it with PUT /companies/{id}/external-identifier'),
+  },
+  { additionalProperties: false },
+);
+export type CompanyUpdate = Omit<Static<typeof CompanyUpdate>, 'external_id'>;
 
 export const CompanyListQuery = Type.Object(
   {

@@ -4,6 +4,7 @@ import {
   CountryCode,
   Email,
   Id,
+  Ignored,
   Nullable,
   optional,
   PagingQuery,
@@ -62,9 +63,15 @@ export const ContactCreate = Type.Object(
 );
 export type ContactCreate = Static<typeof ContactCreate>;
 
-/** `external_id` and `company_id` have their own endpoints; PATCH leaves them alone. */
-export const ContactUpdate = Type.Object(optional(writable), { additionalProperties: false });
-export type ContactUpdate = Static<typeof ContactUpdate>;
+/** `external_id` has its own endpoint; PATCH accepts and ignores it. */
+export const ContactUpdate = Type.Object(
+  {
+    ...optional(writable),
+    external_id: Ignored(Text(), 'Accepted and ignored: set it with PUT /contacts/{id}/external-identifier'),
+  },
+  { additionalProperties: false },
+);
+export type ContactUpdate = Omit<Static<typeof ContactUpdate>, 'external_id'>;
 
 export const AttachBody = Type.Object(
   { company_id: Type.Integer({ minimum: 1, maximum: 2147483647, description: 'The company to attach to' }) },

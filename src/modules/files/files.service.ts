@@ -43,19 +43,53 @@ function cleanName(name: string): string {
   return cleaned || 'file';
 }
 
+/** The text parts the route's documented form declares (every part but `file`). */
+function declaredFields(req: FastifyRequest): Set<string> {
+  const body = req.routeOptions.schema?.body as
+    | { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> }
+    | undefined;
+  const props = body?.content?.['multipart/form-data']?.schema?.properties ?? {};
+  return new Set(Object.keys(props).filter((name) => name !== 'file'));
+}
+
 /**
  * Reads a multipart/form-data request: one file in the part named `file` (hashed while it
- * streams in, capped at the upload limit: 413 beyond it) and any text fields.
+ * streams in, capped at the upload limit: 413 beyond it) and the text parts the route's form
+ * declares (any other part is refused with 422, like an unknown JSON field). A body that is
+ * not well-formed multipart (no boundary, no closing boundary) is a 400 `invalid_multipart`.
  */
 export async function receiveUpload(
   req: FastifyRequest,
   options: { required?: boolean; accept?: (contentType: string) => boolean } = {},
 ): Promise<Upload | undefined> {
+  try {
+    return await readParts(req, options);
+  } catch (err) {
+    const status = (err as { statusCode?: number }).statusCode;
+    if (err instanceof AppError || (status !== undefined && status < 500)) throw err;
+    // The multipart parser's own errors ("Unexpected end of form", "Boundary not found" …).
+    throw new AppError(
+      'invalid_multipart',
+      `The body is not valid multipart/form-data: ${(err as Error).message}`,
+      {
+        cause: err,
+      },
+    );
+  }
+}
+
+async function readParts(
+  req: FastifyRequest,
+  options: { required?: boolean; accept?: (contentType: string) => boolean },
+): Promise<Upload | undefined> {
   const accept = options.accept ?? isAllowedType;
+  const allowed = declaredFields(req);
   const fields: Record<string, string> = {};
   let upload: Upload | undefined;
   for await (const part of req.parts()) {
     if (part.type === 'field') {
+      if (!allowed.has(part.fieldname))
+        throw invalidField(part.fieldname, 'must NOT have additional properties');
       fields[part.fieldname] = String(part.value);
       continue;
     }
