@@ -1,5 +1,7 @@
 import { Decimal } from 'decimal.js';
 import { XMLParser } from 'fast-xml-parser';
+import { type PdfProblem, pdfProblem } from './pdf-guard.js';
+import { type XmlLimits, type XmlProblem, xmlProblem } from './xml-guard.js';
 
 /** Values read from an uploaded document; money as decimal strings with two places. */
 export interface Extracted {
@@ -13,6 +15,53 @@ export interface Extracted {
   gross_total?: string;
   supplier_name?: string;
   supplier_vat_id?: string;
+}
+
+/**
+ * Why extraction gave up or read only part of a document. The document is stored all the
+ * same, without values from the part that was not read.
+ */
+export type ExtractionWarning =
+  | PdfProblem
+  | XmlProblem
+  | 'pages_truncated'
+  | 'timeout'
+  | 'out_of_memory'
+  | 'unreadable';
+
+export interface ExtractionResult {
+  fields: Extracted;
+  warnings: ExtractionWarning[];
+}
+
+export interface ExtractionLimits extends XmlLimits {
+  /** Total bytes the streams of a PDF may decode to (measured before pdf.js reads it). */
+  maxDecodedBytes: number;
+  /** Pages whose text layer is read. */
+  maxPages: number;
+}
+
+export const DEFAULT_LIMITS: ExtractionLimits = {
+  maxDecodedBytes: 64 * 1024 * 1024,
+  maxPages: 5,
+  // EN 16931 CII documents with thousands of lines stay below a few MB and a depth of 15.
+  maxChars: 16 * 1024 * 1024,
+  maxDepth: 64,
+  maxAttributes: 32,
+};
+
+/** What a worker thread is sent for one document. */
+export interface ExtractionJob {
+  data: Uint8Array;
+  contentType: string;
+  limits: ExtractionLimits;
+}
+
+/** A limit the document broke: extraction stops with this warning. */
+class LimitHit extends Error {
+  constructor(readonly warning: ExtractionWarning) {
+    super(warning);
+  }
 }
 
 const XML_NAMES = ['factur-x.xml', 'zugferd-invoice.xml', 'xrechnung.xml'];
@@ -36,14 +85,23 @@ const cii102 = (v: unknown): string | undefined => {
   return m ? `${m[1]}-${m[2]}-${m[3]}` : undefined;
 };
 
-/** Reads an EN 16931 CII document (Factur-X / ZUGFeRD 2.x / XRechnung CII). */
-export function fromCiiXml(xml: string): Extracted {
+/**
+ * Reads an EN 16931 CII document (Factur-X / ZUGFeRD 2.x / XRechnung CII); throws LimitHit
+ * for a document beyond `limits`.
+ */
+export function fromCiiXml(xml: string, limits: XmlLimits = DEFAULT_LIMITS): Extracted {
+  const problem = xmlProblem(xml, limits);
+  if (problem) throw new LimitHit(problem);
   const parser = new XMLParser({
     ignoreAttributes: false,
     attributeNamePrefix: '@',
     removeNSPrefix: true,
     parseTagValue: false,
+    // Only the five predefined entities (`&amp;` …) and character references: a DOCTYPE,
+    // the one place new entities could be declared, never gets here (xmlProblem).
     processEntities: true,
+    htmlEntities: false,
+    maxNestedTags: limits.maxDepth,
   });
   const root = obj(obj(parser.parse(xml)).CrossIndustryInvoice);
   const doc = obj(root.ExchangedDocument);
@@ -123,19 +181,27 @@ export function fromText(raw: string): Extracted {
  * Data extraction from an uploaded file: the embedded EN 16931 XML of a Factur-X/ZUGFeRD PDF
  * when there is one (exact), else the PDF's text layer (patterns), else a bare XML e-invoice.
  * Images and scanned PDFs without a text layer yield nothing: no OCR engine is bundled.
+ * Runs in a worker thread (extraction.pool.ts); time and memory are bounded there.
  */
-export async function extractInvoiceData(data: Buffer, contentType: string): Promise<Extracted> {
+export async function extractInvoiceData(
+  data: Buffer,
+  contentType: string,
+  limits: ExtractionLimits = DEFAULT_LIMITS,
+): Promise<ExtractionResult> {
   try {
     if (contentType === 'application/pdf' || data.subarray(0, 5).toString('latin1') === '%PDF-')
-      return await fromPdf(data);
-    if (/xml/.test(contentType)) return fromCiiXml(data.toString('utf8'));
-  } catch {
+      return await fromPdf(data, limits);
+    if (/xml/.test(contentType)) return { fields: fromCiiXml(data.toString('utf8'), limits), warnings: [] };
+    return { fields: {}, warnings: [] };
+  } catch (err) {
     // An unreadable file is stored as it is; extraction is a convenience, not a gate.
+    return { fields: {}, warnings: [err instanceof LimitHit ? err.warning : 'unreadable'] };
   }
-  return {};
 }
 
-async function fromPdf(data: Buffer): Promise<Extracted> {
+async function fromPdf(data: Buffer, limits: ExtractionLimits): Promise<ExtractionResult> {
+  const problem = await pdfProblem(data, limits.maxDecodedBytes);
+  if (problem) throw new LimitHit(problem);
   const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
   const pdf = await getDocument({
     data: new Uint8Array(data),
@@ -150,16 +216,19 @@ async function fromPdf(data: Buffer): Promise<Extracted> {
     > | null;
     for (const file of Object.values(attachments ?? {})) {
       if (XML_NAMES.includes(file.filename.toLowerCase())) {
-        const found = fromCiiXml(new TextDecoder().decode(file.content));
-        if (found.invoice_number || found.gross_total) return found;
+        const found = fromCiiXml(new TextDecoder().decode(file.content), limits);
+        if (found.invoice_number || found.gross_total) return { fields: found, warnings: [] };
       }
     }
     const pages: string[] = [];
-    for (let i = 1; i <= Math.min(pdf.numPages, 5); i++) {
+    for (let i = 1; i <= Math.min(pdf.numPages, limits.maxPages); i++) {
       const content = await (await pdf.getPage(i)).getTextContent();
       pages.push(content.items.map((item) => ('str' in item ? item.str : '')).join(' '));
     }
-    return fromText(pages.join('\n'));
+    return {
+      fields: fromText(pages.join('\n')),
+      warnings: pdf.numPages > limits.maxPages ? ['pages_truncated'] : [],
+    };
   } finally {
     await pdf.destroy();
   }

@@ -8,6 +8,7 @@ import { Data, IdParams, List, problemResponse } from '../../shared/schemas.js';
 import { validatorCompiler } from '../../shared/validation.js';
 import { receiveUpload, type Upload } from '../files/files.service.js';
 import * as bookings from './bookings.service.js';
+import { createExtractor } from './extraction.pool.js';
 import { toBooking } from './incoming-invoices.mappers.js';
 import {
   Booking,
@@ -52,6 +53,15 @@ async function readMultipart(req: FastifyRequest): Promise<Upload> {
 }
 
 export const incomingInvoicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const extractor = createExtractor(app.config);
+  app.addHook('onClose', () => extractor.close());
+  /** Extraction stopped by a limit still stores the document, with no values from it. */
+  const extractFor = (req: FastifyRequest) => async (upload: Upload) => {
+    const { fields, warnings } = await extractor.extract(upload.data, upload.contentType);
+    if (warnings.length) req.log.warn({ warnings, file: upload.filename }, 'data extraction stopped early');
+    return fields;
+  };
+
   app.get(
     '/incoming-invoices',
     {
@@ -120,7 +130,7 @@ export const incomingInvoicesRoutes: FastifyPluginAsyncTypebox = async (app) => 
       } else {
         body = req.body as IncomingInvoiceCreate;
       }
-      const row = await service.createInvoice(app.db, req.auth, body, upload);
+      const row = await service.createInvoice(app.db, req.auth, body, upload, extractFor(req));
       reply.code(201).header('location', `${app.prefix}/incoming-invoices/${row.id}`);
       return { data: await service.presentOne(app.db, req.auth, row) };
     },

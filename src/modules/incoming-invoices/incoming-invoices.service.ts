@@ -5,7 +5,7 @@ import { nowIso } from '../../shared/time.js';
 import { storeFile, type Upload } from '../files/files.service.js';
 import { findSupplier, findSupplierBySeller } from '../suppliers/suppliers.repository.js';
 import { bookingSumError, resolveBookings } from './bookings.service.js';
-import { type Extracted, extractInvoiceData } from './extraction.js';
+import type { Extracted } from './extraction.js';
 import { type InvoiceRow, toCents, toIncomingInvoice } from './incoming-invoices.mappers.js';
 import * as repo from './incoming-invoices.repository.js';
 import type {
@@ -79,9 +79,10 @@ export async function createInvoice(
   auth: AuthContext,
   body: IncomingInvoiceCreate,
   upload?: Upload,
+  /** Reads the upload's data (off the event loop, see extraction.pool.ts). */
+  extract: (upload: Upload) => Promise<Extracted> = async () => ({}),
 ): Promise<InvoiceRow> {
-  const extracted: Extracted =
-    upload && !body.file_was_preprocessed ? await extractInvoiceData(upload.data, upload.contentType) : {};
+  const extracted: Extracted = upload && !body.file_was_preprocessed ? await extract(upload) : {};
   // Explicit fields win over extracted ones; only the extracted values actually used are reported.
   const used = new Set(
     Object.keys(extracted).filter((k) => (body as Record<string, unknown>)[k] === undefined),
