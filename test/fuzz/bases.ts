@@ -1,0 +1,187 @@
+import type { NamedIds, World } from './world.js';
+
+/**
+ * A valid request per operation that has a body (several where one body cannot hold every
+ * reference at once). The fuzzer mutates these one field at a time, so a bad value reaches the
+ * service with everything else right; the reference test swaps each id for another tenant's
+ * and for none. Values that must be unique are made fresh on every call.
+ */
+export interface BaseRequest {
+  /** Path parameters; the rest come from the world's pools. */
+  params?: Record<string, number | string>;
+  body: Record<string, unknown>;
+}
+
+let seq = 0;
+const fresh = (p: string) => `${p}-${++seq}-${Date.now().toString(36)}`;
+const line = (extra: Record<string, unknown> = {}) => ({
+  title: 'Work',
+  quantity: 1,
+  unit_price: 100,
+  tax_rate: 19,
+  ...extra,
+});
+
+type Maker = (n: NamedIds, w: World) => BaseRequest;
+
+export const BASES: Record<string, Maker[]> = {
+  'POST /tasks': [
+    (n) => ({
+      body: {
+        project_id: n.project,
+        name: 'Fuzz task',
+        phase_id: n.phase,
+        milestone_id: n.milestone,
+        epic_id: n.epic,
+        assignee_id: n.teamMember,
+        due_date: '2026-06-01',
+      },
+    }),
+  ],
+  'PATCH /tasks/{task}': [
+    (n) => ({
+      params: { task: n.task },
+      body: {
+        project_id: n.project,
+        phase_id: n.phase,
+        milestone_id: n.milestone,
+        epic_id: n.epic,
+        assignee_id: n.teamMember,
+      },
+    }),
+  ],
+  'PUT /tasks/{id}/external-identifier': [
+    (n) => ({ params: { id: n.task }, body: { external_id: fresh('t'), force: true } }),
+  ],
+  'POST /tasks/comments': [(n) => ({ body: { task_id: n.task, content: 'A comment' } })],
+  'PATCH /tasks/comments/{id}': [(n) => ({ params: { id: n.comment }, body: { content: 'Edited' } })],
+  'POST /incoming-invoices': [
+    (n) => ({
+      body: {
+        supplier_id: n.supplier,
+        invoice_number: fresh('IN'),
+        date: '2026-04-01',
+        gross_total: 119,
+        bookings: [{ chart_of_account_id: n.chartAccount, amount: 119, tax_rate: 19 }],
+      },
+    }),
+  ],
+  'POST /incoming-invoices/check-duplicate': [() => ({ body: { md5: '0'.repeat(32) } })],
+  'PATCH /incoming-invoices/{id}': [
+    (n) => ({ params: { id: n.incomingInvoice }, body: { supplier_id: n.supplier, description: 'Edited' } }),
+  ],
+  'PATCH /incoming-invoices/{invoiceId}/bookings/{bookingId}': [
+    (n) => ({
+      params: { invoiceId: n.incomingInvoice, bookingId: n.booking },
+      body: { chart_of_account_id: n.chartAccount, amount: 119 },
+    }),
+  ],
+  'POST /outgoing-invoices/recurring-plans': [
+    (n) => ({
+      body: {
+        type: 'recurring1',
+        client_id: n.client,
+        contact_id: n.contact,
+        project_id: n.project,
+        plan_start: '2026-01-31',
+        plan_end: '2026-03-31',
+        line_items: [line()],
+      },
+    }),
+  ],
+  'POST /outgoing-invoices/partial-plans': [
+    (n) => ({
+      body: { client_id: n.client, contact_id: n.contact, project_id: n.project, line_items: [line()] },
+    }),
+  ],
+  'POST /outgoing-invoices/{id}/plan-invoices': [
+    (n) => ({ params: { id: n.partialPlan }, body: { type: 'partial', value: 1 } }),
+  ],
+  'POST /outgoing-invoices': [
+    (n) => ({
+      body: {
+        type: 'credit',
+        client_id: n.client,
+        contact_id: n.contact,
+        project_id: n.project,
+        credited_invoice_id: n.bookedInvoice,
+        date: '2026-05-01',
+        line_items: [line({ quantity: 1.5, unit_price: -10, discount: 10 })],
+      },
+    }),
+  ],
+  'PATCH /outgoing-invoices/{id}': [
+    (n) => ({
+      params: { id: n.openCredit },
+      body: {
+        client_id: n.client,
+        contact_id: n.contact,
+        project_id: n.project,
+        credited_invoice_id: n.bookedInvoice,
+        line_items: [line({ unit_price: -1 })],
+      },
+    }),
+  ],
+  'POST /outgoing-invoices/{id}/book': [(n) => ({ params: { id: n.draftInvoice }, body: {} })],
+  'POST /clients': [() => ({ body: { name: 'Fuzz client', email: 'a@b.example', shortcode: fresh('C') } })],
+  'PATCH /clients/{id}': [(n) => ({ params: { id: n.client }, body: { notes: 'Edited' } })],
+  'PUT /clients/{id}/external-identifier': [
+    (n) => ({ params: { id: n.client }, body: { external_id: fresh('c'), force: true } }),
+  ],
+  'PUT /clients/{id}/shortcode': [(n) => ({ params: { id: n.client }, body: { shortcode: fresh('S') } })],
+  'POST /companies': [() => ({ body: { name: 'Fuzz company', email: 'a@b.example' } })],
+  'PATCH /companies/{id}': [(n) => ({ params: { id: n.company }, body: { notes: 'Edited' } })],
+  'PUT /companies/{id}/external-identifier': [
+    (n) => ({ params: { id: n.company }, body: { external_id: fresh('co'), force: true } }),
+  ],
+  'POST /contacts': [(n) => ({ body: { last_name: 'Fuzz', company_id: n.company } })],
+  'PATCH /contacts/{id}': [(n) => ({ params: { id: n.contact }, body: { first_name: 'Edited' } })],
+  'PUT /contacts/{id}/external-identifier': [
+    (n) => ({ params: { id: n.contact }, body: { external_id: fresh('ct'), force: true } }),
+  ],
+  'PUT /contacts/{id}/company/attach': [
+    (n) => ({ params: { id: n.contact }, body: { company_id: n.company } }),
+  ],
+  'POST /suppliers': [
+    () => ({ body: { name: 'Fuzz supplier' } }),
+    (n) => ({ body: { name: 'With account', chart_of_account_id: n.chartAccount } }),
+  ],
+  'PATCH /suppliers/{id}': [
+    (n) => ({ params: { id: n.supplier }, body: { chart_of_account_id: n.chartAccount } }),
+  ],
+  'POST /payments/incoming-invoice': [
+    (n) => ({
+      body: {
+        amount: 0.01,
+        date: '2026-05-02',
+        payment_account_id: n.paymentAccount,
+        incoming_invoice_id: n.incomingInvoice,
+      },
+    }),
+    (n) => ({
+      body: {
+        amount: 0.01,
+        date: '2026-05-02',
+        invoices: [{ incoming_invoice_id: n.incomingInvoice, amount: 0.01 }],
+      },
+    }),
+  ],
+  'POST /payments/incoming-invoice-credit': [
+    (n) => ({ body: { invoice_id: n.incomingInvoice, credit_id: n.incomingCredit, amount: 0.01 } }),
+  ],
+  'POST /payments/outgoing-invoice': [
+    (n) => ({
+      body: {
+        invoice_id: n.bookedInvoice,
+        amount: 0.01,
+        date: '2026-05-02',
+        payment_account_id: n.paymentAccount,
+      },
+    }),
+  ],
+  'POST /payments/outgoing-invoice-credit': [
+    (n) => ({ body: { invoice_id: n.bookedInvoice, credit_id: n.bookedCredit, date: '2026-05-02' } }),
+  ],
+  'POST /webhooks': [() => ({ body: { url: 'https://hooks.example.com/fuzz', scopes: ['task:create'] } })],
+  'POST /oauth/token': [() => ({ body: { grant_type: 'client_credentials' } })],
+};

@@ -1,0 +1,46 @@
+import { createHash } from 'node:crypto';
+import type { Db } from '../../src/db/index.js';
+
+/**
+ * Tables a refused request may legitimately change, left out of the comparison:
+ * - rate_limit_windows: every request, refused or not, counts against the caller's budget;
+ * - idempotency_keys: the record of a keyed request's outcome (its own tests cover what a
+ *   refused request may keep); the fuzzer sends no keys, but a replay store is not data;
+ * - auth_epoch: a counter the token triggers bump to invalidate cached token checks;
+ * - the migrator's bookkeeping, which no request touches.
+ */
+export const IGNORED_TABLES = new Set([
+  'rate_limit_windows',
+  'idempotency_keys',
+  'auth_epoch',
+  'kysely_migration',
+  'kysely_migration_lock',
+]);
+
+/** Per table: row count and a hash of its rows. */
+export type Snapshot = Map<string, string>;
+
+let tableNames: string[] | undefined;
+
+export async function snapshot(db: Db): Promise<Snapshot> {
+  tableNames ??= (await db.introspection.getTables())
+    .map((t) => t.name)
+    .filter((t) => !IGNORED_TABLES.has(t));
+  const out: Snapshot = new Map();
+  for (const table of tableNames) {
+    const rows = await (db as any).selectFrom(table).selectAll().execute();
+    const lines = rows.map((r: unknown) => JSON.stringify(r)).sort();
+    out.set(table, `${rows.length}:${createHash('sha1').update(lines.join('\n')).digest('hex')}`);
+  }
+  return out;
+}
+
+/** Tables whose rows differ between two snapshots, with their counts. */
+export function changedTables(before: Snapshot, after: Snapshot): string[] {
+  const out: string[] = [];
+  for (const [table, sig] of after) {
+    const was = before.get(table);
+    if (was !== sig) out.push(`${table} (rows ${was?.split(':')[0]} -> ${sig.split(':')[0]})`);
+  }
+  return out;
+}
