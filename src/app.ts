@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { API_PREFIX, type Config } from './config.js';
 import { createDb, type DbHandle } from './db/index.js';
 import { migrateToLatest } from './db/migrator.js';
+import { requestScoped } from './db/transact.js';
 import { registerModules } from './modules/index.js';
 import { authPlugin } from './plugins/auth.js';
 import { errorsPlugin } from './plugins/errors.js';
@@ -37,7 +38,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('config', config);
-  app.decorate('db', handle.db);
+  // The database, or inside an idempotent request its transaction (db/transact.ts).
+  app.decorate('db', requestScoped(handle.db));
   app.decorate('dbKind', handle.kind);
   app.setValidatorCompiler(validatorCompiler);
   // JSON only (multipart on upload routes, see modules/index.ts): a text/plain body is a 415,

@@ -29,6 +29,8 @@ export interface Config {
   readonly tokenTtlSeconds: number;
   /** Requests per minute per integration; 0 turns rate limiting off. */
   readonly rateLimitPerMinute: number;
+  /** How long a request holds its Idempotency-Key before another may take it over. */
+  readonly idempotencyLeaseSeconds: number;
   /** Worker threads per server process that read uploaded documents (data extraction). */
   readonly extractionThreads: number;
   /** Wall time of reading one document; the thread is ended beyond it. */
@@ -81,6 +83,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     secretKey: env.SECRET_KEY || 'dev-only-insecure-secret-key-change-me',
     tokenTtlSeconds: int('TOKEN_TTL_SECONDS', env.TOKEN_TTL_SECONDS, 0),
     rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 1200),
+    idempotencyLeaseSeconds: int('IDEMPOTENCY_LEASE_SECONDS', env.IDEMPOTENCY_LEASE_SECONDS, 30),
     extractionThreads: Math.max(1, int('EXTRACTION_THREADS', env.EXTRACTION_THREADS, 2)),
     extractionTimeoutMs: Math.max(100, int('EXTRACTION_TIMEOUT_MS', env.EXTRACTION_TIMEOUT_MS, 10_000)),
     extractionMemoryMb: Math.max(32, int('EXTRACTION_MEMORY_MB', env.EXTRACTION_MEMORY_MB, 256)),

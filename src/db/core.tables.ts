@@ -93,6 +93,10 @@ export interface IdempotencyKeyTable {
   response_body: string | null;
   response_headers: string | null;
   created_at: string;
+  /** Until when the request holding the key has it (migration 820); null: free to take over. */
+  locked_until: string | null;
+  /** Names the request holding the key. */
+  claim: string | null;
 }
 
 export interface EventTable {

@@ -18,6 +18,17 @@ export function registerSyncSqlite(db: Kysely<any>, sqlite: SQLite.Database): vo
   syncSqlite.set(db, sqlite);
 }
 
+/**
+ * `alias` (a handle that stands for `of`, see db/transact.ts requestScoped) reads the same
+ * SQLite file. Inside a transaction `sqlite.inTransaction` holds, and the read goes through
+ * `alias`, i.e. Kysely's path, to whatever the alias means at that moment.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: any database schema
+export function aliasSyncSqlite(alias: Kysely<any>, of: Kysely<any>): void {
+  const sqlite = syncSqlite.get(of);
+  if (sqlite) syncSqlite.set(alias, sqlite);
+}
+
 interface Entry<Row> {
   query: CompiledQuery<Row>;
   slots: number[];

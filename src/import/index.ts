@@ -2,6 +2,7 @@ import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { Type } from 'typebox';
 import type { Db } from '../db/index.js';
+import { transact } from '../db/transact.js';
 import { AppError } from '../shared/errors.js';
 import { CountryCode, CurrencyCode } from '../shared/schemas.js';
 import { ImportContext } from './context.js';
@@ -64,7 +65,7 @@ export async function importData(
   const data = doc as Record<string, unknown> & {
     account?: { name: string; currency?: string; country_code?: string; settings?: object };
   };
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     let accountId = options.accountId;
     if (accountId === undefined) {
       if (!data.account)

@@ -1,12 +1,24 @@
 import type { Db } from '../db/index.js';
 
-/** Claims `key` for the integration; throws (unique violation) when it is already there. */
-export const insertKey = (db: Db, integrationId: number, key: string, requestHash: string, at: string) =>
-  db
-    .insertInto('idempotency_keys')
-    .values({ integration_id: integrationId, key, request_hash: requestHash, created_at: at })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+export interface NewKey {
+  integration_id: number;
+  key: string;
+  request_hash: string;
+  created_at: string;
+  locked_until: string;
+  claim: string;
+}
+
+/** Claims a key that nobody holds: its id, or undefined when the key is there already. */
+export const insertKey = async (db: Db, row: NewKey): Promise<number | undefined> =>
+  (
+    await db
+      .insertInto('idempotency_keys')
+      .values(row)
+      .onConflict((oc) => oc.columns(['integration_id', 'key']).doNothing())
+      .returning('id')
+      .executeTakeFirst()
+  )?.id;
 
 export const findKey = (db: Db, integrationId: number, key: string) =>
   db
@@ -16,16 +28,58 @@ export const findKey = (db: Db, integrationId: number, key: string) =>
     .where('key', '=', key)
     .executeTakeFirst();
 
-export const deleteKey = (db: Db, id: number) =>
-  db.deleteFrom('idempotency_keys').where('id', '=', id).execute();
-
-/** Keeps the first answer to replay it. */
-export const storeAnswer = (db: Db, id: number, statusCode: number, body: string, headers: string) =>
-  db
+/**
+ * Takes over a key whose request never answered and whose lease is over, if `claim` still
+ * holds it (so of two requests taking it over at once, one does). True when taken.
+ */
+export async function takeOver(
+  db: Db,
+  id: number,
+  claim: string | null,
+  next: { claim: string; locked_until: string },
+): Promise<boolean> {
+  const result = await db
     .updateTable('idempotency_keys')
-    .set({ status_code: statusCode, response_body: body, response_headers: headers })
+    .set(next)
     .where('id', '=', id)
-    .execute();
+    .where('status_code', 'is', null)
+    .where('claim', claim === null ? 'is' : '=', claim)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Lets the key go, if `claim` still holds it. */
+export async function releaseKey(db: Db, id: number, claim: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('idempotency_keys')
+    .where('id', '=', id)
+    .where('claim', '=', claim)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) === 1;
+}
+
+/** A key past its 24 hours is forgotten (then claimed afresh). */
+export const deleteExpiredKey = (db: Db, id: number, before: string) =>
+  db.deleteFrom('idempotency_keys').where('id', '=', id).where('created_at', '<', before).execute();
+
+/**
+ * Keeps the answer to replay it, if `claim` still holds the key: false when another request
+ * took it over meanwhile (then this one must not commit its write).
+ */
+export async function storeAnswer(
+  db: Db,
+  id: number,
+  claim: string,
+  answer: { status_code: number; response_body: string; response_headers: string },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('idempotency_keys')
+    .set({ ...answer, locked_until: null })
+    .where('id', '=', id)
+    .where('claim', '=', claim)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
 
 export const deleteKeysBefore = (db: Db, before: string) =>
   db.deleteFrom('idempotency_keys').where('created_at', '<', before).execute();

@@ -1,6 +1,6 @@
 import type { RouteOptions } from 'fastify';
 
-type HookName = 'onRequest' | 'preValidation' | 'onSend' | 'onResponse';
+type HookName = 'onRequest' | 'preValidation' | 'preHandler' | 'onSend' | 'onResponse' | 'onError';
 
 /**
  * Adds `hook` to one route's own `name` hooks when the route is declared (an onRoute hook),

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/index.js';
+import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { nowIso } from '../../shared/time.js';
@@ -68,7 +69,7 @@ async function assertFree(
 }
 
 export async function createClient(db: Db, auth: AuthContext, body: ClientCreate): Promise<ClientRow> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     if (body.shortcode) await assertFree(trx, auth, 'shortcode', body.shortcode);
     if (body.external_id) await assertFree(trx, auth, 'external_id', body.external_id);
     return repo.insertClient(trx, { ...body, account_id: auth.accountId });
@@ -111,7 +112,7 @@ export async function setUniqueField(
   value: string | null,
   force = false,
 ): Promise<ClientRow> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     await getClient(trx, auth, id);
     if (value !== null && force) {
       const other = await repo.findClientBy(trx, auth.accountId, column, value);

@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { Db } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
+import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { type EventKind, recordEvent } from '../../shared/events.js';
@@ -102,7 +103,7 @@ async function assertExternalIdFree(db: Db, auth: AuthContext, value: string) {
 }
 
 export function createCompany(db: Db, auth: AuthContext, body: CompanyCreate): Promise<CompanyRow> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const { custom_fields, ...fields } = body;
     // Always validated on create, so that required custom fields are enforced.
     const custom = await validateCustomFields(trx, auth.accountId, 'company', custom_fields);
@@ -123,7 +124,7 @@ export function updateCompany(
   id: number,
   body: CompanyUpdate,
 ): Promise<CompanyRow> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const current = await getCompany(trx, auth, id);
     // Only ignored keys (external_id …) or none at all: nothing changes, nothing is recorded.
     if (Object.keys(body).length === 0) return current;
@@ -147,7 +148,7 @@ export function updateCompany(
  * either is a no-op that keeps the first timestamp and records nothing.
  */
 export function setArchived(db: Db, auth: AuthContext, id: number, archived: boolean): Promise<CompanyRow> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const current = await getCompany(trx, auth, id);
     if (Boolean(current.archived_at) === archived) return current;
     return change(
@@ -166,7 +167,7 @@ export function setExternalId(
   id: number,
   body: ExternalIdBody,
 ): Promise<CompanyRow> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const current = await getCompany(trx, auth, id);
     const holder =
       body.external_id === null

@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { Db } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
+import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { type EventKind, recordEvent } from '../../shared/events.js';
@@ -74,7 +75,7 @@ export const listContacts = (db: Db, auth: AuthContext, q: ContactListQuery) =>
   repo.listContacts(db, auth.accountId, q);
 
 export function createContact(db: Db, auth: AuthContext, body: ContactCreate): Promise<ContactRow> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const { custom_fields, ...fields } = body;
     // Always validated on create, so that required custom fields are enforced.
     const custom = await validateCustomFields(trx, auth.accountId, 'contact', custom_fields);
@@ -105,7 +106,7 @@ export function updateContact(
   id: number,
   body: ContactUpdate,
 ): Promise<ContactRow> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const current = await getContact(trx, auth, id);
     // Only ignored keys (external_id …) or none at all: nothing changes, nothing is recorded.
     if (Object.keys(body).length === 0) return current;
@@ -129,7 +130,7 @@ export function updateContact(
  * either is a no-op that keeps the first timestamp and records nothing.
  */
 export function setArchived(db: Db, auth: AuthContext, id: number, archived: boolean): Promise<ContactRow> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const current = await getContact(trx, auth, id);
     if (Boolean(current.archived_at) === archived) return current;
     return change(
@@ -147,7 +148,7 @@ export function setArchived(db: Db, auth: AuthContext, id: number, archived: boo
  * (a contact has at most one). Attaching to the company it already has changes nothing.
  */
 export function attach(db: Db, auth: AuthContext, id: number, companyId: number): Promise<ContactRow> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const current = await getContact(trx, auth, id);
     await attachableCompany(trx, auth, companyId);
     if (current.company_id === companyId) return current;
@@ -156,7 +157,7 @@ export function attach(db: Db, auth: AuthContext, id: number, companyId: number)
 }
 
 export function detach(db: Db, auth: AuthContext, id: number): Promise<ContactRow> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const current = await getContact(trx, auth, id);
     if (current.company_id === null) {
       throw new AppError('conflict', `Contact ${id} is not attached to a company`, {
@@ -173,7 +174,7 @@ export function setExternalId(
   id: number,
   body: ExternalIdBody,
 ): Promise<ContactRow> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const current = await getContact(trx, auth, id);
     const holder =
       body.external_id === null

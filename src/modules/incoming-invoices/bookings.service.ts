@@ -1,4 +1,5 @@
 import type { Db } from '../../db/index.js';
+import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { AppError, type FieldError, notFound } from '../../shared/errors.js';
 import { nowIso } from '../../shared/time.js';
@@ -72,7 +73,7 @@ export function updateBooking(
   bookingId: number,
   body: BookingUpdate,
 ): Promise<BookingRow> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const { invoice, booking } = await loadBooking(trx, auth, invoiceId, bookingId);
     let chartTaxRate: string | null | undefined;
     if (body.chart_of_account_id !== undefined) {
@@ -105,7 +106,7 @@ export function updateBooking(
 }
 
 export function deleteBooking(db: Db, auth: AuthContext, invoiceId: number, bookingId: number) {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const { booking } = await loadBooking(trx, auth, invoiceId, bookingId);
     await repo.deleteBooking(trx, booking.id);
     await repo.updateInvoice(trx, auth.accountId, invoiceId, { updated_at: nowIso() });

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/index.js';
+import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { AppError, type FieldError, notFound } from '../../shared/errors.js';
 import { nowIso } from '../../shared/time.js';
@@ -108,7 +109,7 @@ export async function createInvoice(
     tax_total: centsOf(body.tax_total ?? pick('tax_total')),
     gross_total: centsOf(body.gross_total ?? pick('gross_total')),
   });
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     let row = await repo.insertInvoice(trx, {
       account_id: auth.accountId,
       document_type: body.document_type ?? pick('document_type') ?? 'Invoice',
@@ -136,7 +137,7 @@ export async function createInvoice(
 }
 
 export function updateInvoice(db: Db, auth: AuthContext, id: number, body: IncomingInvoiceUpdate) {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const row = await repo.lockInvoice(trx, auth.accountId, id);
     if (!row) throw notFound('Incoming invoice');
     await checkSupplier(trx, auth, body.supplier_id);

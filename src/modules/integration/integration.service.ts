@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../../db/index.js';
+import { transact } from '../../db/transact.js';
 import { hashToken, newToken, parseScopes } from '../../plugins/auth.js';
 import { AppError } from '../../shared/errors.js';
 import { ALL_SCOPES } from '../../shared/scopes.js';
@@ -66,7 +67,7 @@ export async function createIntegration(
     throw new AppError('invalid_reference', `User ${user.id} is not in account ${input.accountId}`);
   }
   const clientSecret = newToken('cs');
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const integration = await repo.insertIntegration(trx, {
       account_id: user.account_id,
       user_id: user.id,
@@ -108,7 +109,7 @@ export async function listIntegrations(db: Db, accountId?: number) {
 export async function revokeIntegration(db: Db, id: number): Promise<void> {
   const row = await repo.findIntegration(db, id);
   if (!row) throw new AppError('not_found', `No integration ${id}`);
-  await db.transaction().execute((trx) => repo.revokeIntegration(trx, id, nowIso()));
+  await transact(db, (trx) => repo.revokeIntegration(trx, id, nowIso()));
 }
 
 /** OAuth 2.0 client authentication: constant-time comparison of the secret's hash. */

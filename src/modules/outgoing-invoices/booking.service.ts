@@ -1,4 +1,5 @@
 import type { Db } from '../../db/index.js';
+import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { toAppError } from '../../plugins/errors.js';
 import { AppError } from '../../shared/errors.js';
@@ -58,7 +59,7 @@ async function nextNumber(trx: Db, accountId: number, type: string, date: string
 export async function bookInvoice(db: Db, auth: AuthContext, id: number, body: BookBody) {
   let row: InvoiceRow;
   try {
-    row = await db.transaction().execute(async (trx) => {
+    row = await transact(db, async (trx) => {
       const { row: current } = await lockWithMaster(trx, auth.accountId, id);
       const view = await loadView(trx, auth.accountId, current);
       let unbooked = 0;
@@ -146,7 +147,7 @@ export async function createExternal(db: Db, auth: AuthContext, upload: Upload) 
   checkDates(data, 'data.');
   let row: InvoiceRow;
   try {
-    row = await db.transaction().execute(async (trx) => {
+    row = await transact(db, async (trx) => {
       const client = await checkReferences(trx, auth.accountId, data, 'data.');
       if (await repo.numberTaken(trx, auth.accountId, data.invoice_number))
         throw numberTakenError(data.invoice_number);

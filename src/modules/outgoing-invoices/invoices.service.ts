@@ -1,5 +1,6 @@
 import type { Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
+import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { type FieldError, notFound } from '../../shared/errors.js';
 import type { Page } from '../../shared/paging.js';
@@ -87,7 +88,7 @@ export async function createInvoice(db: Db, auth: AuthContext, body: InvoiceCrea
       { field: 'credited_invoice_id', message: 'only credits refer to an invoice' },
     ]);
   checkDates(body);
-  const row = await db.transaction().execute(async (trx) => {
+  const row = await transact(db, async (trx) => {
     const client = await checkReferences(trx, auth.accountId, body);
     const row = await repo.insertInvoice(trx, {
       account_id: auth.accountId,
@@ -139,7 +140,7 @@ export async function updateInvoice(
   body: InvoiceUpdate,
 ): Promise<Invoice> {
   const lines = body.line_items !== undefined ? parseLineItems(body.line_items) : undefined;
-  const row = await db.transaction().execute(async (trx) => {
+  const row = await transact(db, async (trx) => {
     const { row: current, master } = await lockWithMaster(trx, auth.accountId, id);
     const refusal = editRefusal(current);
     if (refusal) throw refusal;
@@ -170,7 +171,7 @@ export async function updateInvoice(
 
 /** Soft delete; without `force`, booked invoices are refused (409 invoice_booked). */
 export async function deleteInvoice(db: Db, auth: AuthContext, id: number, force: boolean): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await transact(db, async (trx) => {
     const row = await getRow(trx, auth, id, true);
     const refusal = deleteRefusal(row, force);
     if (refusal) throw refusal;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../../db/index.js';
+import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { AppError } from '../../shared/errors.js';
 import { renderDocumentPdf } from '../../shared/pdf/render.js';
@@ -76,7 +77,7 @@ export async function invoicePdf(db: Db, auth: AuthContext, id: number): Promise
   const data = await renderDocumentPdf(doc);
   const filename = `${row.invoice_number ?? `draft-${row.id}`}.pdf`.replace(/[/\\]/g, '-');
   if (booked) {
-    await db.transaction().execute(async (trx) => {
+    await transact(db, async (trx) => {
       const file = await storeFile(trx, auth, bytesToUpload(filename, 'application/pdf', data), {
         type: 'outgoing_invoice',
         id: row.id,

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/index.js';
+import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { toCents } from '../../shared/money.js';
@@ -43,7 +44,7 @@ export async function createRecurringPlan(
   const lines = parseLineItems(body.line_items);
   checkDates(body);
   planSchedule(body.plan_start, body.plan_end, intervalMonths(body.type));
-  const row = await db.transaction().execute(async (trx) => {
+  const row = await transact(db, async (trx) => {
     const client = await checkReferences(trx, auth.accountId, body);
     const master = await repo.insertInvoice(trx, {
       account_id: auth.accountId,
@@ -87,7 +88,7 @@ async function lockMaster(trx: Db, auth: AuthContext, id: number, kind: 'recurri
  * out of a shortened span are deleted.
  */
 export async function generateChildren(db: Db, auth: AuthContext, id: number): Promise<Master> {
-  const master = await db.transaction().execute(async (trx) => {
+  const master = await transact(db, async (trx) => {
     const master = await lockMaster(trx, auth, id, 'recurring');
     const periods = planSchedule(
       master.plan_start!,
@@ -141,7 +142,7 @@ export async function generateChildren(db: Db, auth: AuthContext, id: number): P
 export async function createPartialPlan(db: Db, auth: AuthContext, body: PartialPlanCreate): Promise<Master> {
   const lines = parseLineItems(body.line_items);
   checkDates(body);
-  const master = await db.transaction().execute(async (trx) => {
+  const master = await transact(db, async (trx) => {
     const client = await checkReferences(trx, auth.accountId, body);
     const master = await repo.insertInvoice(trx, {
       account_id: auth.accountId,
@@ -202,7 +203,7 @@ export async function addPlanInvoice(
     if (cents <= 0) fail('validation_failed', [{ field: 'value', message: 'must be greater than zero' }]);
   }
   checkDates(body);
-  const row = await db.transaction().execute(async (trx) => {
+  const row = await transact(db, async (trx) => {
     const master = await lockMaster(trx, auth, id, 'partial');
     const children = await repo.childrenOf(trx, auth.accountId, [master.id]);
     if (children.some((c) => c.type === 'final' && c.status === 'booked')) {

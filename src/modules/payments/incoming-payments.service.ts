@@ -1,4 +1,5 @@
 import type { Db } from '../../db/index.js';
+import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { AppError, type FieldError } from '../../shared/errors.js';
 import { nowIso, todayIso } from '../../shared/time.js';
@@ -57,7 +58,7 @@ export function createPayment(
     throw fail([
       { field: 'invoices', message: `shares sum to ${fromCents(sum)}, not the amount ${body.amount}` },
     ]);
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const errors: FieldError[] = [];
     const seen = new Set<number>();
     const rows: InvoiceRow[] = [];
@@ -100,7 +101,7 @@ export function createCreditOffset(
   auth: AuthContext,
   body: IncomingCreditCreate,
 ): Promise<IncomingPayment> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const errors: FieldError[] = [];
     const invoice = await lockInvoice(trx, auth.accountId, body.invoice_id);
     const credit = await lockInvoice(trx, auth.accountId, body.credit_id);

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/index.js';
+import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { AppError, type FieldError } from '../../shared/errors.js';
 import { fromCents, toCents } from '../../shared/money.js';
@@ -87,7 +88,7 @@ export async function recordPayment(
   const amount = toCents(body.amount);
   if (amount === undefined)
     fail('validation_failed', [{ field: 'amount', message: 'must have at most two decimals' }]);
-  const payment = await db.transaction().execute(async (trx) => {
+  const payment = await transact(db, async (trx) => {
     // The invoice's row lock serializes payments on it, so two cannot overpay together.
     const invoice = await invoices.findInvoice(trx, auth.accountId, body.invoice_id, true);
     const account = await repo.findPaymentAccount(trx, auth.accountId, body.payment_account_id);
@@ -129,7 +130,7 @@ export async function associateCredit(
   auth: AuthContext,
   body: CreditAssociationCreate,
 ): Promise<PaymentCreated> {
-  const payment = await db.transaction().execute(async (trx) => {
+  const payment = await transact(db, async (trx) => {
     // Lock both in id order: two associations on the same pair cannot deadlock.
     const [first, second] = [body.invoice_id, body.credit_id].sort((a, b) => a - b);
     const locked = new Map<number, invoices.InvoiceRow | undefined>();

@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { Db } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
+import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { recordEvent } from '../../shared/events.js';
@@ -82,7 +83,7 @@ async function emit(
 }
 
 export function createComment(db: Db, auth: AuthContext, body: CommentCreate): Promise<Comment> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const task = await repo.findTask(trx, auth.accountId, body.task_id);
     if (!task) {
       throw new AppError('validation_failed', 'task_id: no such task', {
@@ -105,7 +106,7 @@ export function createComment(db: Db, auth: AuthContext, body: CommentCreate): P
 }
 
 export function updateComment(db: Db, auth: AuthContext, id: number, body: CommentUpdate): Promise<Comment> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     await getOwnComment(trx, auth, id);
     const row = await repo.updateComment(trx, auth.accountId, id, {
       content: body.content,
@@ -117,7 +118,7 @@ export function updateComment(db: Db, auth: AuthContext, id: number, body: Comme
 
 /** Deletes the comment and its files; the event carries the comment as it was. */
 export function deleteComment(db: Db, auth: AuthContext, id: number): Promise<void> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const comment = await withFiles(trx, await getOwnComment(trx, auth, id));
     await repo.deleteComment(trx, auth.accountId, id);
     await emit(trx, auth, 'comment:deleted', comment);
@@ -130,7 +131,7 @@ export async function assertCanUpload(db: Db, auth: AuthContext, id: number): Pr
 }
 
 export function attachFile(db: Db, auth: AuthContext, id: number, upload: Upload): Promise<FileData> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     await getOwnComment(trx, auth, id);
     return toFileData(await storeFile(trx, auth, upload, { type: 'comment', id }));
   });

@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { Db } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
+import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { AppError, type FieldError, notFound } from '../../shared/errors.js';
 import { recordEvent } from '../../shared/events.js';
@@ -189,7 +190,7 @@ async function emit(
 }
 
 export function createTask(db: Db, auth: AuthContext, body: TaskCreate): Promise<Task> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const { custom_fields, external_id, ...fields } = body;
     const state: TaskState = {
       project_id: body.project_id,
@@ -220,7 +221,7 @@ export function createTask(db: Db, auth: AuthContext, body: TaskCreate): Promise
 }
 
 export function updateTask(db: Db, auth: AuthContext, id: number, body: TaskUpdate): Promise<Task> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const row = await getTaskRow(trx, auth, id);
     assertWritable(row);
     const { custom_fields, ...fields } = body;
@@ -252,7 +253,7 @@ export function updateTask(db: Db, auth: AuthContext, id: number, body: TaskUpda
 
 /** DELETE archives: the task stays readable with `archived_at`. Archiving twice changes nothing. */
 export function archiveTask(db: Db, auth: AuthContext, id: number): Promise<void> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const row = await getTaskRow(trx, auth, id);
     if (row.archived_at) return;
     const now = nowIso();
@@ -272,7 +273,7 @@ export function setExternalId(
   value: string | null,
   force = false,
 ): Promise<Task> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     await getTaskRow(trx, auth, id);
     const now = nowIso();
     if (value !== null) {
@@ -297,7 +298,7 @@ export async function assertCanUpload(db: Db, auth: AuthContext, id: number): Pr
 }
 
 export function attachFile(db: Db, auth: AuthContext, id: number, upload: Upload): Promise<FileData> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     assertWritable(await getTaskRow(trx, auth, id));
     return toFileData(await storeFile(trx, auth, upload, { type: 'task', id }));
   });

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/index.js';
+import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { AppError, invalidField, notFound } from '../../shared/errors.js';
 import { EVENT_KINDS, EVENT_SUBSCRIPTION, type EventKind } from '../../shared/events.js';
@@ -112,7 +113,7 @@ export async function rotateSecret(
   id: number,
   settings: WebhookSettings,
 ): Promise<WebhookWithSecret> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const current = await getWebhook(trx, auth, id);
     const secret = newSigningSecret();
     const now = Date.now();
@@ -159,7 +160,7 @@ export async function resendDelivery(
   id: number,
   deliveryId: number,
 ): Promise<DeliveryRow> {
-  const row = await db.transaction().execute(async (trx) => {
+  const row = await transact(db, async (trx) => {
     const webhook = await getWebhook(trx, auth, id);
     const delivery = await repo.findDelivery(trx, webhook.id, deliveryId);
     if (!delivery) throw notFound('Delivery');

@@ -1,0 +1,78 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { ControlledTransaction, Kysely, Transaction } from 'kysely';
+import { aliasSyncSqlite } from './prepared.js';
+import type { Database } from './schema.js';
+
+type Db = Kysely<Database>;
+export type RequestTransaction = ControlledTransaction<Database>;
+
+/** The transaction a request runs in (idempotency.ts); `trx` is cleared once it has ended. */
+export interface RequestScope {
+  trx: RequestTransaction | undefined;
+}
+
+const scopes = new AsyncLocalStorage<RequestScope>();
+
+/** Runs `fn` (and everything it calls, however asynchronously) with `db` meaning `scope.trx`. */
+export const runInScope = <T>(scope: RequestScope, fn: () => T): T => scopes.run(scope, fn);
+
+let savepoints = 0;
+
+/**
+ * The one way services open a transaction. On the database it begins one; inside a
+ * transaction already (a service called by another, or a request that runs in one, see
+ * `requestScoped`) the work runs in a savepoint of it, so that a failure undoes only this
+ * part, as a transaction of its own would have, and a caller that catches it can go on.
+ */
+export async function transact<T>(db: Db, fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  if (!db.isTransaction) return db.transaction().execute(fn);
+  const outer = db as RequestTransaction;
+  // A transaction handed out by Kysely's own `transaction().execute` has no savepoints.
+  if (typeof outer.savepoint !== 'function') return fn(db as Transaction<Database>);
+  savepoints = (savepoints + 1) % 1_000_000;
+  const name = `sp${savepoints}`;
+  const trx = await outer.savepoint(name).execute();
+  let result: T;
+  try {
+    result = await fn(trx);
+  } catch (err) {
+    await trx.rollbackToSavepoint(name).execute();
+    throw err;
+  }
+  await trx.releaseSavepoint(name).execute();
+  return result;
+}
+
+/**
+ * The database handle the app hands to its routes: the database itself, except inside a
+ * request that runs in a transaction of its own (an idempotent POST, see idempotency.ts),
+ * where it is that transaction, so that everything the handler does — services, `prepared()`
+ * reads, raw `sql` — commits or rolls back with the request's idempotency key. Nothing in
+ * such a request can reach the database past its transaction, which on SQLite's one
+ * connection would wait for that transaction to end, i.e. forever.
+ */
+export function requestScoped(root: Db): Db {
+  // Kysely's methods use private fields: they must run on the real object, not the proxy.
+  const bound = new Map<PropertyKey, unknown>();
+  const proxy = new Proxy(root, {
+    get(target, prop) {
+      const trx = scopes.getStore()?.trx;
+      if (trx) {
+        // A `transact(db, fn)` that has not become `transact` yet: a savepoint.
+        if (prop === 'transaction') return () => ({ execute: (fn: never) => transact(trx, fn) });
+        const value = Reflect.get(trx, prop, trx);
+        return typeof value === 'function' ? value.bind(trx) : value;
+      }
+      let fn = bound.get(prop);
+      if (fn === undefined) {
+        const value = Reflect.get(target, prop, target);
+        if (typeof value !== 'function') return value;
+        fn = value.bind(target);
+        bound.set(prop, fn);
+      }
+      return fn;
+    },
+  });
+  aliasSyncSqlite(proxy, root);
+  return proxy;
+}
