@@ -7,6 +7,7 @@ import { requestScoped } from './db/transact.js';
 import { registerModules } from './modules/index.js';
 import { authPlugin } from './plugins/auth.js';
 import { errorsPlugin } from './plugins/errors.js';
+import { healthRoutes } from './plugins/health.js';
 import { idempotencyPlugin } from './plugins/idempotency.js';
 import { openapiPlugin } from './plugins/openapi.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
@@ -53,6 +54,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(rateLimitPlugin);
   await app.register(idempotencyPlugin);
   await app.register(registerModules, { prefix: API_PREFIX });
+  await app.register(healthRoutes);
 
   app.get('/', { config: { public: true }, schema: { hide: true } }, async (_req, reply) =>
     reply.redirect('/docs'),

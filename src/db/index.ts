@@ -9,10 +9,12 @@ import {
   PostgresAdapter,
   PostgresDialect,
   SqliteDialect,
+  type SqliteDialectConfig,
   SqliteDriver,
 } from 'kysely';
 import pg from 'pg';
 import type { DbConfig } from '../config.js';
+import { type DbLogger, ResilientPool } from './pg-pool.js';
 import { registerSyncSqlite } from './prepared.js';
 import type { Database } from './schema.js';
 
@@ -37,8 +39,17 @@ export interface DbHandle {
 }
 
 export function openSqlite(file: string): SQLite.Database {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const sqlite = new SQLite(file);
+  let sqlite: SQLite.Database;
+  try {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    sqlite = new SQLite(file);
+  } catch (err) {
+    // better-sqlite3 says "unable to open database file" without saying which.
+    const e = err as { code?: string; message?: string };
+    throw new Error(`cannot open the SQLite database ${file}: ${e.message}${e.code ? ` (${e.code})` : ''}`, {
+      cause: err,
+    });
+  }
   // WAL + synchronous=FULL: an acknowledged commit survives a crash or power loss.
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
@@ -81,34 +92,59 @@ function withStatementCache(sqlite: SQLite.Database, max = 1000) {
  * upgrade and fails. Within one process Kysely's single connection serializes them anyway.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
+  constructor(
+    settings: SqliteDialectConfig,
+    private readonly sqlite: SQLite.Database,
+  ) {
+    super(settings);
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+
+  // SQLite ends the transaction itself on some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM,
+  // SQLITE_BUSY while committing). Kysely then rolls back anyway, which fails with "cannot
+  // rollback - no transaction is active", and that error replaces the one that says what
+  // happened. Nothing is left to undo, so skip it and let the real error through.
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (this.sqlite.inTransaction) await super.rollbackTransaction(connection);
+  }
+
+  override async rollbackToSavepoint(
+    ...args: Parameters<SqliteDriver['rollbackToSavepoint']>
+  ): Promise<void> {
+    if (this.sqlite.inTransaction) await super.rollbackToSavepoint(...args);
   }
 }
 
 class ImmediateSqliteDialect extends SqliteDialect {
-  constructor(private readonly settings: ConstructorParameters<typeof SqliteDialect>[0]) {
+  constructor(
+    private readonly settings: SqliteDialectConfig,
+    private readonly sqlite: SQLite.Database,
+  ) {
     super(settings);
   }
   override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.settings);
+    return new ImmediateSqliteDriver(this.settings, this.sqlite);
   }
 }
 
-export function createDb(config: DbConfig): DbHandle {
+export interface DbOptions {
+  /** Where lost PostgreSQL connections are reported (default: a pino logger named "db"). */
+  log?: DbLogger;
+}
+
+export function createDb(config: DbConfig, options: DbOptions = {}): DbHandle {
   if (config.kind === 'sqlite') {
     const sqlite = openSqlite(config.file);
     const db = new Kysely<Database>({
-      dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }),
+      dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }, sqlite),
     });
     registerSyncSqlite(db, sqlite);
     return { db, kind: 'sqlite', destroy: () => db.destroy() };
   }
-  const pool = new pg.Pool({
-    connectionString: config.url,
-    max: 10,
-    ...(config.schema ? { options: `-c search_path=${config.schema}` } : {}),
-  });
+  const pool = new ResilientPool(config, options.log);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, kind: 'postgres', destroy: () => db.destroy() };
 }

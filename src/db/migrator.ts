@@ -3,18 +3,23 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type Migration, type MigrationProvider, Migrator, PostgresAdapter, sql } from 'kysely';
 import type { Db } from './index.js';
+import { assertWritable, cannotWrite, notWritable } from './writable.js';
 
 const migrationsDir = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
 /** Every file in migrations/ is a migration; their names sort in the order they apply. */
+const migrationFiles = async () =>
+  (await readdir(migrationsDir)).filter((f) => /\.(ts|js)$/.test(f) && !f.endsWith('.d.ts')).sort();
+const migrationName = (file: string) => file.replace(/\.(ts|js)$/, '');
+
+/** The names of the migrations this code brings, as recorded in `kysely_migration` once applied. */
+export const migrationNames = async (): Promise<string[]> => (await migrationFiles()).map(migrationName);
+
 class DirectoryProvider implements MigrationProvider {
   async getMigrations(): Promise<Record<string, Migration>> {
-    const files = (await readdir(migrationsDir))
-      .filter((f) => /\.(ts|js)$/.test(f) && !f.endsWith('.d.ts'))
-      .sort();
     const out: Record<string, Migration> = {};
-    for (const f of files)
-      out[f.replace(/\.(ts|js)$/, '')] = await import(pathToFileURL(join(migrationsDir, f)).href);
+    for (const f of await migrationFiles())
+      out[migrationName(f)] = await import(pathToFileURL(join(migrationsDir, f)).href);
     return out;
   }
 }
@@ -35,6 +40,7 @@ export async function migrateToLatest(db: Db): Promise<void> {
   });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
+  if (error && cannotWrite(error)) throw notWritable(db, error);
   if (error || failed) {
     throw new Error(
       `migration ${failed?.migrationName ?? ''} failed: ${error instanceof Error ? error.message : error}`,
@@ -43,4 +49,7 @@ export async function migrateToLatest(db: Db): Promise<void> {
       },
     );
   }
+  // With nothing to migrate, nothing above wrote: a database that cannot take writes (a
+  // read-only file, a user without write rights) would pass, and fail every write later.
+  await assertWritable(db);
 }

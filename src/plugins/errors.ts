@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { dbFault } from '../db/faults.js';
 import { AppError, ERROR_CODES, type ErrorCode, type FieldError } from '../shared/errors.js';
 
 interface ValidationIssue {
@@ -44,6 +45,19 @@ function fromDatabase(err: { code?: unknown; message?: string }): AppError | und
   }
   if (code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
     return new AppError('invalid_reference', 'A referenced record does not exist', { cause: err });
+  }
+  // The database, not the request: unreachable or overloaded (a client retries after a
+  // moment), read-only, or full. The error handler logs the original error with its code.
+  switch (dbFault(err)) {
+    case 'unavailable':
+      return new AppError('unavailable', 'The database is unavailable; retry later', {
+        cause: err,
+        headers: { 'retry-after': '5' },
+      });
+    case 'read_only':
+      return new AppError('read_only', undefined, { cause: err, headers: { 'retry-after': '60' } });
+    case 'storage_full':
+      return new AppError('storage_full', undefined, { cause: err });
   }
   return undefined;
 }
