@@ -1,0 +1,11 @@
+// A worker for test/unit/worker-pool.test.ts: each job names what the thread does.
+import { serveJobs } from '../../src/shared/worker-pool.js';
+
+const hoard: unknown[] = [];
+
+serveJobs(async (job: { do: 'echo' | 'spin' | 'hoard' | 'throw'; value?: number }) => {
+  if (job.do === 'spin') for (;;);
+  if (job.do === 'hoard') for (;;) hoard.push(new Array(100_000).fill({ job }));
+  if (job.do === 'throw') throw new Error('broken');
+  return { echo: job.value, thread: (await import('node:worker_threads')).threadId };
+});
