@@ -62,6 +62,89 @@ describeEachDb(
       assert.equal(admitted, 200);
       assert.ok((await countRows(ctx.db, 'rate_limit_windows')) >= 1);
     });
+
+    /** `n` requests from `clients` parallel clients, each waiting for its answer before the next. */
+    async function parallel(
+      clients: number,
+      n: number,
+      send: (i: number) => Promise<{ statusCode: number }>,
+    ) {
+      const statuses: number[] = [];
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: clients }, async () => {
+          while (next < n) statuses.push((await send(next++)).statusCode);
+        }),
+      );
+      return statuses;
+    }
+    const whoami = (app: FastifyInstance, token: string) => () =>
+      app.inject({ url: '/api/v1/whoami', headers: { authorization: `Bearer ${token}` } });
+
+    it('admits the whole budget to 16 parallel clients, and not one request more', async () => {
+      await freshWindow();
+      const app = await secondProcess(200);
+      const statuses = await parallel(16, 260, whoami(app, (await ctx.as([])).token!));
+      assert.equal(statuses.filter((s) => s === 200).length, 200);
+      assert.equal(statuses.filter((s) => s === 429).length, 60);
+    });
+
+    it('two processes under parallel load never admit more than the budget in all', async () => {
+      await freshWindow();
+      const token = (await ctx.as([])).token!;
+      const [a, b] = [await secondProcess(200), await secondProcess(200)];
+      const statuses = await parallel(16, 300, (i) => whoami(i % 2 ? a : b, token)());
+      const admitted = statuses.filter((s) => s === 200).length;
+      // Each process may end holding the rest of a lease (2 requests here) it had no use for.
+      assert.ok(admitted <= 200 && admitted >= 198, `admitted ${admitted}`);
+      assert.equal(statuses.filter((s) => s !== 200 && s !== 429).length, 0);
+    });
+
+    it('limits requests without a token or with a bad one per client address (401, then 429)', async () => {
+      await freshWindow();
+      const from = (remoteAddress: string, authorization?: string) =>
+        ctx.app.inject({
+          url: '/api/v1/whoami',
+          remoteAddress,
+          headers: authorization ? { authorization } : {},
+        });
+      const first = await from('192.0.2.1');
+      expectProblem(
+        { status: first.statusCode, headers: first.headers, body: first.json(), text: first.body },
+        401,
+      );
+      assert.match(String(first.headers.ratelimit), /^"default";r=2;t=\d+$/);
+      assert.equal((await from('192.0.2.1', 'Bearer not-a-token')).statusCode, 401);
+      assert.equal((await from('192.0.2.1', 'Basic Zm9vOmJhcg==')).statusCode, 401);
+      const limited = await from('192.0.2.1', 'Bearer another-guess');
+      expectProblem(
+        { status: limited.statusCode, headers: limited.headers, body: limited.json(), text: limited.body },
+        429,
+        'rate_limited',
+      );
+      assert.ok(Number(limited.headers['retry-after']) > 0);
+      // Another address has a budget of its own, and so has a valid token from this one.
+      assert.equal((await from('192.0.2.2')).statusCode, 401);
+      const valid = (await ctx.as([])).token!;
+      assert.equal((await from('192.0.2.1', `Bearer ${valid}`)).statusCode, 200);
+    });
+
+    it('counts a token that lacks the scope against its integration (403, then 429)', async () => {
+      await freshWindow();
+      const api = await ctx.as([]);
+      for (let i = 0; i < 3; i++) expectProblem(await api.get('/tasks'), 403, 'insufficient_scope');
+      expectProblem(await api.get('/tasks'), 429, 'rate_limited');
+    });
+
+    it('limits 3,000 requests without a token from one address to the budget', async () => {
+      await freshWindow();
+      const app = await secondProcess(1200);
+      const statuses = await parallel(16, 3000, () =>
+        app.inject({ url: '/api/v1/clients', remoteAddress: '192.0.2.9' }),
+      );
+      assert.equal(statuses.filter((s) => s === 401).length, 1200);
+      assert.equal(statuses.filter((s) => s === 429).length, 1800);
+    });
   },
   { config: { rateLimitPerMinute: 3 } },
 );

@@ -1,5 +1,5 @@
 import { hash, randomBytes } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { API_PREFIX } from '../config.js';
 import { AppError } from '../shared/errors.js';
@@ -38,6 +38,26 @@ function unauthorized(detail: string, code: 'unauthorized' | 'invalid_token') {
 
 // A kept token row answers the same context each time (contexts are read-only).
 const contexts = new WeakMap<TokenRow, AuthContext>();
+
+/**
+ * What becomes of a request refused here (401, or 403 for a missing scope): by default it
+ * fails with `err`; the rate limiter (rate-limit.ts) counts it first, per client address or
+ * per integration, so that refusals cannot be sent in bulk for free.
+ */
+export type RefusalHook = (
+  req: FastifyRequest,
+  reply: FastifyReply,
+  err: Error,
+  done: (err?: Error) => void,
+) => void;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    authRefusal?: RefusalHook;
+  }
+}
+
+const passOn: RefusalHook = (_req, _reply, err, done) => done(err);
 
 const usable = (row: TokenRow) => !row.revoked_at && !row.integration_revoked_at && Boolean(row.active);
 
@@ -95,20 +115,28 @@ export const authPlugin = fp(async (app: FastifyInstance) => {
         return err as Error;
       }
     };
+    // Routes are declared after every plugin has registered: the hook is known by now.
+    const refuse = app.authRefusal ?? passOn;
     // A callback hook: a kept token is decided without a single promise (most requests);
     // otherwise the database is asked.
-    const guard: onRequestHookHandler = (req, _reply, done) => {
+    const guard: onRequestHookHandler = (req, reply, done) => {
       let hash: string;
       try {
         hash = bearerHash(req);
       } catch (err) {
-        return done(err as Error);
+        return refuse(req, reply, err as Error, done);
       }
       tokens.check(app.db, hash, (err, kept) => {
         if (err) return done(err);
-        if (kept) return done(decide(req, kept));
+        if (kept) {
+          const refusal = decide(req, kept);
+          return refusal ? refuse(req, reply, refusal, done) : done();
+        }
         tokens.lookup(app.db, hash, usable).then(
-          (row) => done(decide(req, row)),
+          (row) => {
+            const refusal = decide(req, row);
+            return refusal ? refuse(req, reply, refusal, done) : done();
+          },
           (e: Error) => done(e),
         );
       });

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandle
 import fp from 'fastify-plugin';
 import { API_PREFIX } from '../config.js';
 import { AppError } from '../shared/errors.js';
+import type { RefusalHook } from './auth.js';
 import { SharedWindowStore, type Take } from './rate-limit.store.js';
 import { addRouteHook } from './route-hooks.js';
 
@@ -39,7 +40,7 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance) => {
     );
   }
 
-  const limit: onRequestHookHandler = (req: FastifyRequest, reply: FastifyReply, done) => {
+  const count = (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
     const key = req.auth ? `i:${req.auth.integrationId}` : `ip:${req.ip}`;
     store.take(key, windowMs, max, (err, taken) => {
       // A store that cannot reach the database lets the request through (the store logs
@@ -48,9 +49,17 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance) => {
       else done(answer(reply, taken));
     });
   };
+  const limit: onRequestHookHandler = count;
+
+  // Requests the auth hook refuses (no token, a bad one, a missing scope) count too: past the
+  // budget they are 429 instead of 401/403. Otherwise guessing tokens would be free.
+  const refusal: RefusalHook = (req, reply, err, done) =>
+    count(req, reply, (limited) => done(limited ?? err));
+  app.decorate('authRefusal', refusal);
 
   // Only the API is limited (not /docs or /), after authentication (auth.ts adds its hook
-  // first), so that the budget is the integration's.
+  // first), so that the budget is the integration's; anonymous callers and refused tokens
+  // count per client address.
   app.addHook('onRoute', (route) => {
     if (!route.url.startsWith(API_PREFIX)) return;
     addRouteHook(route, 'onRequest', limit, 'last');
