@@ -95,6 +95,9 @@ export const incomingInvoicesRoutes: FastifyPluginAsyncTypebox = async (app) => 
           'A seller VAT id (or exact name) that matches a supplier sets `supplier_id`. Fields given in the request override',
           'extracted values; `extracted_fields` lists the fields that came from extraction. Inline `bookings` (chart of',
           'accounts, cost centers) may not exceed `gross_total` in sum (422).',
+          'Documents are read with limits on time, memory, pages and decompressed size, and XML with a DOCTYPE or',
+          'beyond caps on nesting and attributes is not parsed: such a document is stored without extracted values.',
+          'While too many documents are being read, an upload is refused with 503 and `Retry-After`.',
         ].join(' '),
         consumes: ['application/json', 'multipart/form-data'],
         body: {
@@ -110,6 +113,7 @@ export const incomingInvoicesRoutes: FastifyPluginAsyncTypebox = async (app) => 
           201: Data(IncomingInvoice),
           413: problemResponse('The file exceeds the upload limit'),
           415: problemResponse('Files of this type are not accepted'),
+          503: problemResponse('Too many documents are being read; retry after `Retry-After` seconds'),
         },
       },
     },
