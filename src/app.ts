@@ -6,11 +6,13 @@ import { migrateToLatest } from './db/migrator.js';
 import { requestScoped } from './db/transact.js';
 import { registerModules } from './modules/index.js';
 import { authPlugin } from './plugins/auth.js';
-import { errorsPlugin } from './plugins/errors.js';
+import { closingPlugin } from './plugins/closing.js';
+import { clientErrorHandler, errorsPlugin } from './plugins/errors.js';
 import { healthRoutes } from './plugins/health.js';
 import { idempotencyPlugin } from './plugins/idempotency.js';
 import { openapiPlugin } from './plugins/openapi.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
+import { loggerOptions } from './shared/logging.js';
 import { validatorCompiler } from './shared/validation.js';
 
 export interface BuildOptions {
@@ -19,6 +21,8 @@ export interface BuildOptions {
   /** Apply migrations before serving (default true). */
   migrate?: boolean;
   logger?: boolean | object;
+  /** Time a request may take to arrive (default 30 s); tests shorten it. */
+  requestTimeoutMs?: number;
 }
 
 const pidTag = process.pid.toString(36);
@@ -29,13 +33,19 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   if (options.migrate !== false) await migrateToLatest(handle.db);
 
   const app = Fastify({
-    logger: options.logger ?? { level: config.logLevel },
+    logger: options.logger ?? loggerOptions(config.logLevel),
     bodyLimit: config.bodyLimit,
     requestIdHeader: 'x-request-id',
     // Unique across the processes of one service (WORKERS=N): the pid, then a counter.
     genReqId: () => `${pidTag}-${(++requestCount).toString(36)}`,
-    return503OnClosing: true,
+    // plugins/closing.ts answers requests that arrive while closing, as problem+json.
+    return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // A request (headers and body) must arrive within this time: a client that sends its body
+    // slowly is answered 408 instead of holding a connection open. Node checks every second.
+    requestTimeout: options.requestTimeoutMs ?? 30_000,
+    http: { connectionsCheckingInterval: 1000 },
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('config', config);
@@ -49,6 +59,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   if (!options.db) app.addHook('onClose', async () => handle.destroy());
 
   await app.register(errorsPlugin);
+  await app.register(closingPlugin);
   await app.register(openapiPlugin);
   await app.register(authPlugin);
   await app.register(rateLimitPlugin);

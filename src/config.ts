@@ -29,8 +29,6 @@ export interface Config {
   readonly tokenTtlSeconds: number;
   /** Requests per minute per integration; 0 turns rate limiting off. */
   readonly rateLimitPerMinute: number;
-  /** How long a request holds its Idempotency-Key before another may take it over. */
-  readonly idempotencyLeaseSeconds: number;
   /** Worker threads per server process that read uploaded documents (data extraction). */
   readonly extractionThreads: number;
   /** Wall time of reading one document; the thread is ended beyond it. */
@@ -39,20 +37,80 @@ export interface Config {
   readonly extractionMemoryMb: number;
   /** Bytes the streams of an uploaded PDF may decompress to before extraction gives up. */
   readonly extractionMaxDecodedBytes: number;
+  /** How long a request holds its Idempotency-Key before another may take it over. */
+  readonly idempotencyLeaseSeconds: number;
+  /** NODE_ENV=production: refuses to start with a missing or weak SECRET_KEY. */
+  readonly production: boolean;
+  /** Things worth one warning at start-up (a weak SECRET_KEY outside production). */
+  readonly warnings: readonly string[];
 }
 
 export const API_PREFIX = '/api/v1';
 
-function bool(v: string | undefined, dflt: boolean): boolean {
-  if (v === undefined || v === '') return dflt;
-  return !['false', '0', 'no', 'off'].includes(v.toLowerCase());
+/** A configuration value that cannot be read: start-up stops with this message as one line. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
 }
 
-function int(name: string, v: string | undefined, dflt: number): number {
+const BOOLEANS: Record<string, boolean> = {
+  true: true,
+  false: false,
+  '1': true,
+  '0': false,
+  yes: true,
+  no: false,
+  on: true,
+  off: false,
+};
+
+// An unreadable value is refused rather than guessed: `SEED_DEMO=flase` must not seed.
+function bool(name: string, v: string | undefined, dflt: boolean): boolean {
   if (v === undefined || v === '') return dflt;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${v}"`);
+  const b = BOOLEANS[v.trim().toLowerCase()];
+  if (b === undefined) throw new ConfigError(`${name} must be true/false/1/0/yes/no/on/off, got "${v}"`);
+  return b;
+}
+
+function int(name: string, v: string | undefined, dflt: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (v === undefined || v === '') return dflt;
+  // Digits only: Number() would also take "1e3", "0x10" and " 12 ".
+  const n = /^\d+$/.test(v) ? Number(v) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n > max)
+    throw new ConfigError(`${name} must be an integer from 0 to ${max}, got "${v}"`);
   return n;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function oneOf(name: string, v: string | undefined, allowed: string[], dflt: string): string {
+  if (v === undefined || v === '') return dflt;
+  if (!allowed.includes(v)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${v}"`);
+  return v;
+}
+
+function origin(name: string, v: string): string {
+  let url: URL;
+  try {
+    url = new URL(v);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${v}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${v}"`);
+  return v.replace(/\/$/, '');
+}
+
+/** The value the service used when SECRET_KEY was not set: published, so it protects nothing. */
+export const INSECURE_DEFAULT_SECRET_KEY = 'dev-only-insecure-secret-key-change-me';
+const MIN_SECRET_KEY_LENGTH = 32;
+
+/** Why a SECRET_KEY is unfit for production, or null. */
+function secretKeyProblem(key: string | undefined): string | null {
+  if (!key) return 'SECRET_KEY is not set';
+  if (key === INSECURE_DEFAULT_SECRET_KEY) return 'SECRET_KEY is the published default value';
+  if (key.length < MIN_SECRET_KEY_LENGTH)
+    return `SECRET_KEY is shorter than ${MIN_SECRET_KEY_LENGTH} characters`;
+  return null;
 }
 
 /** `postgres://…` selects PostgreSQL; `file:PATH` or a plain path selects another SQLite file. */
@@ -64,26 +122,33 @@ export function parseDatabaseUrl(url: string | undefined): DbConfig {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
-  const port = int('PORT', env.PORT, 3000);
+  const port = int('PORT', env.PORT, 3000, 65535);
   const host = env.HOST || '0.0.0.0';
+  const production = env.NODE_ENV === 'production';
+  const secretProblem = secretKeyProblem(env.SECRET_KEY);
+  // Webhook signing secrets are encrypted with it: a known key leaves them readable to anyone
+  // who gets hold of the database.
+  if (secretProblem && production && !overrides.secretKey)
+    throw new ConfigError(
+      `${secretProblem}; with NODE_ENV=production set a random SECRET_KEY of at least ${MIN_SECRET_KEY_LENGTH} characters`,
+    );
   const config: Config = {
     port,
     host,
     workers: int('WORKERS', env.WORKERS, 1) || availableParallelism(),
     db: parseDatabaseUrl(env.DATABASE_URL),
-    seedDemo: bool(env.SEED_DEMO, true),
-    logLevel: env.LOG_LEVEL || 'info',
+    seedDemo: bool('SEED_DEMO', env.SEED_DEMO, true),
+    logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, 'info'),
     bodyLimit: int('BODY_LIMIT', env.BODY_LIMIT, 1024 * 1024),
     uploadLimit: int('UPLOAD_LIMIT', env.UPLOAD_LIMIT, 20 * 1024 * 1024),
-    publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/$/, ''),
-    runWorker: bool(env.RUN_WORKER, true),
-    webhookAllowPrivate: bool(env.WEBHOOK_ALLOW_PRIVATE, false),
+    publicUrl: origin('PUBLIC_URL', env.PUBLIC_URL || `http://localhost:${port}`),
+    runWorker: bool('RUN_WORKER', env.RUN_WORKER, true),
+    webhookAllowPrivate: bool('WEBHOOK_ALLOW_PRIVATE', env.WEBHOOK_ALLOW_PRIVATE, false),
     webhookPollMs: int('WEBHOOK_POLL_MS', env.WEBHOOK_POLL_MS, 100),
     webhookConcurrency: Math.max(1, int('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 16)),
-    secretKey: env.SECRET_KEY || 'dev-only-insecure-secret-key-change-me',
+    secretKey: env.SECRET_KEY || INSECURE_DEFAULT_SECRET_KEY,
     tokenTtlSeconds: int('TOKEN_TTL_SECONDS', env.TOKEN_TTL_SECONDS, 0),
     rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 1200),
-    idempotencyLeaseSeconds: int('IDEMPOTENCY_LEASE_SECONDS', env.IDEMPOTENCY_LEASE_SECONDS, 30),
     extractionThreads: Math.max(1, int('EXTRACTION_THREADS', env.EXTRACTION_THREADS, 2)),
     extractionTimeoutMs: Math.max(100, int('EXTRACTION_TIMEOUT_MS', env.EXTRACTION_TIMEOUT_MS, 10_000)),
     extractionMemoryMb: Math.max(32, int('EXTRACTION_MEMORY_MB', env.EXTRACTION_MEMORY_MB, 256)),
@@ -92,6 +157,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       env.EXTRACTION_MAX_DECODED_BYTES,
       64 * 1024 * 1024,
     ),
+    idempotencyLeaseSeconds: int('IDEMPOTENCY_LEASE_SECONDS', env.IDEMPOTENCY_LEASE_SECONDS, 30),
+    production,
+    warnings:
+      secretProblem && !overrides.secretKey
+        ? [
+            `${secretProblem}: secrets stored encrypted are not protected; set SECRET_KEY (required with NODE_ENV=production)`,
+          ]
+        : [],
     ...overrides,
   };
   return Object.freeze(config);
