@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
+import { importData } from '../src/import/index.js';
 import { listIncomingPayments } from '../src/modules/payments/incoming-payments.repository.js';
 import { type Api, countRows, describeEachDb, expectProblem } from './helpers.js';
 
@@ -8,8 +9,22 @@ describeEachDb('incoming invoice payments', (ctx) => {
   let payer: Api;
   let none: Api;
   let other: Api;
+  let bank: number;
+  let foreignBank: number;
+
+  const paymentAccount = async (accountId: number) => {
+    await importData(ctx.db, { payment_accounts: [{ name: 'Bank', type: 'bank' }] }, { accountId });
+    const row = await ctx.db
+      .selectFrom('payment_accounts')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow();
+    return row.id;
+  };
 
   before(async () => {
+    bank = await paymentAccount(ctx.account.accountId);
+    foreignBank = await paymentAccount(ctx.other.accountId);
     docs = await ctx.as('incoming-invoice:write incoming-invoice:read');
     payer = await ctx.as('payments:write');
     none = await ctx.as('incoming-invoice:write');
@@ -31,7 +46,7 @@ describeEachDb('incoming invoice payments', (ctx) => {
       amount: 70.4,
       date: '2026-05-02',
       reference: 'SEPA 4711',
-      payment_account_id: 3,
+      payment_account_id: bank,
       invoices: [
         { incoming_invoice_id: a, amount: 70.1 },
         { incoming_invoice_id: b, amount: 0.3 },
@@ -116,6 +131,21 @@ describeEachDb('incoming invoice payments', (ctx) => {
       ref.errors!.map((e) => e.field),
       ['incoming_invoice_id'],
     );
+    for (const payment_account_id of [foreignBank, 2_000_000_000]) {
+      const account = expectProblem(
+        await payer.post('/payments/incoming-invoice', {
+          amount: 5,
+          date: '2026-05-02',
+          incoming_invoice_id: a,
+          payment_account_id,
+        }),
+        422,
+      );
+      assert.deepEqual(
+        account.errors!.map((e) => e.field),
+        ['payment_account_id'],
+      );
+    }
     expectProblem(
       await payer.post('/payments/incoming-invoice', {
         amount: 2,

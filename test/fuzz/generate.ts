@@ -35,7 +35,7 @@ export interface Bad {
   value: unknown;
 }
 
-const NUMBERS = [1e308, -1e308, 1.005, 2147483648, -1, 0, 9007199254740993, 1e-7, 0.30000000000000004];
+const NUMBERS = [1e308, -1e308, 1.005, 2147483648, -1, 0, 2 ** 53 + 2, 1e-7, 0.30000000000000004];
 const DATES = ['0000-01-01', '9999-12-31', '2026-02-30', 'not-a-date', '2026-13-01', '+275760-09-13', ''];
 
 /** Bad values for one body field, derived from its schema. */
@@ -96,21 +96,40 @@ export function fieldPaths(
   return out;
 }
 
-/** A copy of `body` with `path` set to `value` (or removed), creating what is missing on the way. */
-export function withField(body: unknown, path: (string | number)[], value: unknown, remove = false): unknown {
+/**
+ * A copy of `body` with `path` set to `value` (or removed); what is missing on the way is made
+ * valid from `schema`, so only the one field is wrong.
+ */
+export function withField(
+  body: unknown,
+  schema: Schema,
+  path: (string | number)[],
+  value: unknown,
+  remove = false,
+): unknown {
   const root = structuredClone(body ?? {}) as Record<string | number, unknown>;
   let node: Record<string | number, unknown> = root;
+  let nodeSchema: Schema | undefined = schema;
   for (const [i, key] of path.entries()) {
     if (i === path.length - 1) {
       if (remove) delete node[key];
       else node[key] = value;
       break;
     }
-    const next = path[i + 1];
-    if (node[key] === null || typeof node[key] !== 'object') node[key] = typeof next === 'number' ? [{}] : {};
+    const s: Schema | undefined = nodeSchema ? nonNull(nodeSchema)[0] : undefined;
+    const childSchema: Schema | undefined = typeof key === 'number' ? s?.items : s?.properties?.[key];
+    if (node[key] === null || typeof node[key] !== 'object') {
+      const made = childSchema ? validValue(childSchema) : undefined;
+      node[key] =
+        made !== null && typeof made === 'object' ? made : typeof path[i + 1] === 'number' ? [] : {};
+    }
     const child = node[key] as Record<string | number, unknown>;
-    if (Array.isArray(child) && child.length === 0) child.push({});
+    if (Array.isArray(child) && child.length === 0) {
+      const item = childSchema ? validValue(nonNull(childSchema)[0]?.items ?? {}) : {};
+      child.push(item !== null && typeof item === 'object' ? item : {});
+    }
     node = child;
+    nodeSchema = childSchema;
   }
   return root;
 }

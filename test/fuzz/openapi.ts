@@ -13,6 +13,8 @@ export interface Operation {
   method: string;
   /** Template without the API prefix, e.g. `/clients/{id}`. */
   path: string;
+  /** The API prefix, or '' for routes outside it (/health). */
+  prefix: string;
   key: string;
   params: Parameter[];
   /** Request bodies by content type. */
@@ -34,6 +36,7 @@ export function operations(doc: Schema): Operation[] {
       out.push({
         method: method.toUpperCase(),
         path: short,
+        prefix: short === path ? '' : API_PREFIX,
         key: `${method.toUpperCase()} ${short}`,
         params: (op.parameters ?? []).map((p: Schema) => ({
           name: p.name,

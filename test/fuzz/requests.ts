@@ -11,7 +11,6 @@ export interface FuzzRequest {
   /** What was made bad. */
   label: string;
   method: string;
-  /** Relative to the API prefix. */
   url: string;
   headers: Record<string, string>;
   payload?: string | Buffer;
@@ -46,7 +45,7 @@ function base(op: Operation, w: World, rng: Prng): BaseRequest {
 }
 
 function buildUrl(op: Operation, params: Record<string, string | number>, query: string[] = []): string {
-  const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => String(params[name]));
+  const path = op.prefix + op.path.replace(/\{([^}]+)\}/g, (_, name: string) => String(params[name]));
   return query.length ? `${path}?${query.join('&')}` : path;
 }
 
@@ -141,7 +140,7 @@ function bodyMutation(
     const f = rng.pick(items);
     return {
       label: `unknown field in ${f.path.slice(0, -1).join('.')}[0]`,
-      body: withField(body, [...f.path, 'zzz_unknown'], 1),
+      body: withField(body, schema, [...f.path, 'zzz_unknown'], 1),
     };
   }
   const lineItems = fields.find((f) => f.path.at(-1) === 'line_items');
@@ -155,16 +154,19 @@ function bodyMutation(
     ]);
     return {
       label: `line item ${quantity} x ${unit_price}`,
-      body: withField(body, ['line_items'], [{ title: 'Huge', quantity, unit_price, tax_rate: 19 }]),
+      body: withField(body, schema, ['line_items'], [{ title: 'Huge', quantity, unit_price, tax_rate: 19 }]),
     };
   }
   const f = rng.pick(fields);
   const name = String(f.path.filter((p) => typeof p === 'string').at(-1));
   if (f.required && rng.next() < 0.2)
-    return { label: `missing required ${f.path.join('.')}`, body: withField(body, f.path, undefined, true) };
+    return {
+      label: `missing required ${f.path.join('.')}`,
+      body: withField(body, schema, f.path, undefined, true),
+    };
   const table = isIdName(name) ? fieldTable(op.key, name) : undefined;
   const bad: Bad = rng.pick(badValues(f.schema, { otherId: otherId(w, table, rng), missingId: MISSING_ID }));
-  return { label: `${f.path.join('.')}: ${bad.label}`, body: withField(body, f.path, bad.value) };
+  return { label: `${f.path.join('.')}: ${bad.label}`, body: withField(body, schema, f.path, bad.value) };
 }
 
 const RAW_BODIES: { label: string; contentType?: string; payload: string }[] = [

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../src/db/index.js';
-import { API_PREFIX, operations, type Schema } from './openapi.js';
+import { operations, type Schema } from './openapi.js';
 import { Prng } from './prng.js';
 import { type FuzzRequest, makeRequest, OAUTH_TOKEN } from './requests.js';
 import { changedTables, snapshot } from './snapshot.js';
@@ -78,7 +78,7 @@ export async function fuzz(
       const request = makeRequest(op, world, rng);
       const res = await app.inject({
         method: request.method as 'GET',
-        url: `${API_PREFIX}${request.url}`,
+        url: request.url,
         headers: {
           ...(op.public ? {} : { authorization: `Bearer ${world.api.token}` }),
           ...request.headers,

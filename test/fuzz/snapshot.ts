@@ -20,12 +20,17 @@ export const IGNORED_TABLES = new Set([
 /** Per table: row count and a hash of its rows. */
 export type Snapshot = Map<string, string>;
 
-let tableNames: string[] | undefined;
+const tablesOf = new WeakMap<Db, string[]>();
 
 export async function snapshot(db: Db): Promise<Snapshot> {
-  tableNames ??= (await db.introspection.getTables())
-    .map((t) => t.name)
-    .filter((t) => !IGNORED_TABLES.has(t));
+  let tableNames = tablesOf.get(db);
+  if (!tableNames) {
+    tableNames = (await db.introspection.getTables())
+      .filter((t) => !t.isView && (t.schema === undefined || t.schema === 'public'))
+      .map((t) => t.name)
+      .filter((t) => !IGNORED_TABLES.has(t));
+    tablesOf.set(db, tableNames);
+  }
   const out: Snapshot = new Map();
   for (const table of tableNames) {
     const rows = await (db as any).selectFrom(table).selectAll().execute();

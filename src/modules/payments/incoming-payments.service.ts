@@ -11,6 +11,7 @@ import type {
   IncomingPayment,
   IncomingPaymentCreate,
 } from './incoming-payments.schemas.js';
+import { findPaymentAccount } from './payments.repository.js';
 
 const openOf = (r: InvoiceRow) => Number(r.gross_total) - Number(r.paid_total);
 const fail = (errors: FieldError[]) => new AppError('validation_failed', errors[0]!.message, { errors });
@@ -78,6 +79,12 @@ export function createPayment(
         });
       else rows.push(row);
     }
+    // The payment account is a reference like the invoices: it must be one of this account's.
+    if (
+      body.payment_account_id != null &&
+      !(await findPaymentAccount(trx, auth.accountId, body.payment_account_id))
+    )
+      errors.push({ field: 'payment_account_id', message: 'no such payment account' });
     if (errors.length) throw fail(errors);
     const payment = await repo.insertPayment(trx, {
       account_id: auth.accountId,
