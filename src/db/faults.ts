@@ -83,3 +83,14 @@ export function dbFault(err: unknown): DbFault | undefined {
   }
   return undefined;
 }
+
+/** The start-up error for a database that cannot be written, in one line. */
+export function notWritableError(kind: 'sqlite' | 'postgres', err: unknown): Error {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  const why = `${String(e?.message ?? err)}${typeof e?.code === 'string' ? ` (${e.code})` : ''}`;
+  const hint =
+    kind === 'postgres'
+      ? "check the user's rights and that the server is not a standby or in read-only mode (default_transaction_read_only)"
+      : 'check that the file and its directory are writable by this process (SQLite writes its WAL beside the file)';
+  return new Error(`the database cannot be written: ${why}; ${hint}`, { cause: err });
+}

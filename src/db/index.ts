@@ -14,6 +14,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import type { DbConfig } from '../config.js';
+import { dbFault, notWritableError } from './faults.js';
 import { type DbLogger, ResilientPool } from './pg-pool.js';
 import { registerSyncSqlite } from './prepared.js';
 import type { Database } from './schema.js';
@@ -50,8 +51,14 @@ export function openSqlite(file: string): SQLite.Database {
       cause: err,
     });
   }
-  // WAL + synchronous=FULL: an acknowledged commit survives a crash or power loss.
-  sqlite.pragma('journal_mode = WAL');
+  // WAL + synchronous=FULL: an acknowledged commit survives a crash or power loss. Switching
+  // to WAL writes, and so is the first thing to fail in a read-only file or directory.
+  try {
+    sqlite.pragma('journal_mode = WAL');
+  } catch (err) {
+    sqlite.close();
+    throw dbFault(err) === 'read_only' ? notWritableError('sqlite', err) : err;
+  }
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { dbFault } from './faults.js';
+import { dbFault, notWritableError } from './faults.js';
 import { type Db, isPostgres } from './index.js';
 
 /**
@@ -23,11 +23,5 @@ export const cannotWrite = (err: unknown): boolean =>
   dbFault(err) === 'read_only' || (err as { code?: unknown } | null)?.code === '42501';
 
 /** The start-up error for a database that cannot be written, in one line. */
-export function notWritable(db: Db, err: unknown): Error {
-  const e = err as { code?: unknown; message?: unknown };
-  const why = `${String(e?.message ?? err)}${typeof e?.code === 'string' ? ` (${e.code})` : ''}`;
-  const hint = isPostgres(db)
-    ? "check the user's rights and that the server is not a standby or in read-only mode (default_transaction_read_only)"
-    : 'check that the file and its directory are writable by this process (SQLite writes its WAL beside the file)';
-  return new Error(`the database cannot be written: ${why}; ${hint}`, { cause: err });
-}
+export const notWritable = (db: Db, err: unknown): Error =>
+  notWritableError(isPostgres(db) ? 'postgres' : 'sqlite', err);
