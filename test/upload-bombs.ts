@@ -2,12 +2,25 @@
 // nothing large sits in the repository.
 import { deflateSync } from 'node:zlib';
 
+export interface BombOptions {
+  /** The filter as written (`/Fl#61teDecode`, `[/FlateDecode]`, …) and its key (`/F`). */
+  filter?: string;
+  filterKey?: string;
+  /** Bytes between the dictionary and `stream`, and after `stream` up to the data. */
+  beforeKeyword?: string;
+  afterKeyword?: string;
+  /** Changes the deflated bytes (a header only pdf.js accepts, …). */
+  mangle?: (deflated: Buffer) => Buffer;
+  extraTrailer?: string;
+}
+
 /**
  * A valid one-page PDF whose content stream is `mb` MB of spaces, deflated (about 1 KB per
- * MB). `filter` spells the filter another way (`/Fl#61teDecode`, `[/FlateDecode]`, …).
+ * MB); the options write it in the other ways pdf.js reads.
  */
-export function pdfBomb(mb: number, options: { filter?: string; extraTrailer?: string } = {}): Buffer {
-  const content = deflateSync(Buffer.alloc(mb * 1024 * 1024, 0x20), { level: 9 });
+export function pdfBomb(mb: number, options: BombOptions = {}): Buffer {
+  const deflated = deflateSync(Buffer.alloc(mb * 1024 * 1024, 0x20), { level: 9 });
+  const content = options.mangle ? options.mangle(deflated) : deflated;
   const parts: Buffer[] = [];
   const offsets: number[] = [];
   let length = 0;
@@ -28,7 +41,7 @@ export function pdfBomb(mb: number, options: { filter?: string; extraTrailer?: s
   obj(3, '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R >>');
   obj(
     4,
-    `<< /Length ${content.length} /Filter ${options.filter ?? '/FlateDecode'} >>\nstream\n`,
+    `<< /Length ${content.length} ${options.filterKey ?? '/Filter'} ${options.filter ?? '/FlateDecode'} >>${options.beforeKeyword ?? '\n'}stream${options.afterKeyword ?? '\n'}`,
     content,
     '\nendstream',
   );

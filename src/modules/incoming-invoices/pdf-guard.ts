@@ -58,16 +58,23 @@ export async function pdfProblem(pdf: Buffer, maxDecodedBytes: number): Promise<
   return null;
 }
 
-const isSpace = (b: number | undefined) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09 || b === 0x0c;
+/** White space and delimiters end a PDF token (the bytes of ` \t\n\f\r\0()<>[]{}/%`). */
+const DELIMITERS = new Set([
+  0x20, 0x09, 0x0a, 0x0c, 0x0d, 0x00, 0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25,
+]);
+const delimits = (b: number | undefined) => b === undefined || DELIMITERS.has(b);
 
-/** Offset of the data of the stream whose `stream` keyword is at `at`, or -1 if it is none. */
+/**
+ * Offset of the data of the stream whose `stream` keyword is at `at`, or -1 when those bytes
+ * are not the keyword (`endstream`, or part of a longer word). Anything else that looks like
+ * the keyword is taken for one: counting a false stream only costs budget, missing a real one
+ * would let it through.
+ */
 function streamData(pdf: Buffer, at: number): number {
-  // The keyword follows a dictionary's `>>` (skipping white space), which also tells it from
-  // `endstream`.
-  let k = at - 1;
-  while (k >= 0 && isSpace(pdf[k])) k--;
-  if (k < 1 || pdf[k] !== 0x3e || pdf[k - 1] !== 0x3e) return -1;
+  if (!delimits(pdf[at - 1]) || !delimits(pdf[at + 6])) return -1;
+  // As pdf.js does: the data starts after the end of the keyword's line.
   let start = at + 6;
+  while (start < pdf.length && pdf[start] !== 0x0a && pdf[start] !== 0x0d) start++;
   if (pdf[start] === 0x0d) start++;
   if (pdf[start] === 0x0a) start++;
   return start;
@@ -77,7 +84,8 @@ function streamData(pdf: Buffer, at: number): number {
 function filtersOf(pdf: Buffer, at: number): string[] {
   const objAt = pdf.lastIndexOf('obj', at);
   const dict = pdf.toString('latin1', Math.max(objAt, at - 64 * 1024, 0), at);
-  const m = /\/Filter\s*(\[[^\]]*\]|\/[^\s/[\]<>()]+)/.exec(dict);
+  // pdf.js takes `/F` for `/Filter` too.
+  const m = /\/(?:Filter|F)\s*(\[[^\]]*\]|\/[^\s/[\]<>()]+)/.exec(dict);
   if (!m) return [];
   return [...m[1]!.matchAll(/\/([^\s/[\]<>()]+)/g)].map(([, name]) => {
     const plain = name!.replace(/#([0-9a-fA-F]{2})/g, (_, hex: string) =>
@@ -106,7 +114,8 @@ function inflatedSize(data: Buffer, limit: number): Promise<number | 'corrupt'> 
     // The end of the deflate data ends the count: what follows is the rest of the file.
     inflate.on('end', () => resolve(size));
     inflate.on('error', (err) =>
-      resolve(/header check|compression method|window size/.test(err.message) ? 0 : 'corrupt'),
+      // pdf.js refuses these headers as zlib does; it does not check the window size, though.
+      resolve(/header check|compression method|dictionary/i.test(err.message) ? 0 : 'corrupt'),
     );
     inflate.on('close', () => resolve(size));
     inflate.end(data);
