@@ -10,7 +10,7 @@ import { describeEachDb } from './helpers.js';
  * JSON on the OAuth token endpoint), and a refused request leaves the database as it was.
  * A bounded budget here; `npm run fuzz -- --requests N --seed S` runs longer.
  */
-const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 3000);
+const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 4000);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 
 describeEachDb('fuzz: bad input on every operation', (ctx) => {

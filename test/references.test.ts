@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { BASES } from './fuzz/bases.js';
+import { BASES, MULTIPART_DATA_BASES, MULTIPART_FILE } from './fuzz/bases.js';
 import { fieldPaths } from './fuzz/generate.js';
 import { fieldTable } from './fuzz/ids.js';
 import { isIdName, mainType, type Operation, operations } from './fuzz/openapi.js';
 import { changedTables, snapshot } from './fuzz/snapshot.js';
 import { buildWorld, MISSING_ID, type World } from './fuzz/world.js';
-import { describeEachDb } from './helpers.js';
+import { describeEachDb, multipart } from './helpers.js';
 
 /**
  * Every id in every request body names a record of the token's account: another tenant's id
@@ -128,6 +128,52 @@ describeEachDb('every reference is resolved inside the token’s account', (ctx)
         const res = await send(make(world.named, world).body);
         if (res.statusCode >= 300)
           failures.push(`${op.key} base request refused: ${res.statusCode} ${res.body.slice(0, 300)}`);
+      }
+    }
+    assert.deepEqual(failures, []);
+  });
+
+  it('has a base for every upload route that takes the record as JSON in `data`', () => {
+    const uncovered = ops
+      .filter((op) => op.bodies['multipart/form-data']?.properties?.data)
+      .map((op) => op.key)
+      .filter((key) => !MULTIPART_DATA_BASES[key]?.length);
+    assert.deepEqual(uncovered, [], 'add these to MULTIPART_DATA_BASES in test/fuzz/bases.ts');
+  });
+
+  it("refuses another tenant's id and an id of nothing inside multipart `data`, storing nothing", async () => {
+    const failures: string[] = [];
+    for (const [key, makers] of Object.entries(MULTIPART_DATA_BASES)) {
+      const op = ops.find((o) => o.key === key)!;
+      for (const make of makers) {
+        const send = async (data: unknown) => {
+          const form = await multipart(MULTIPART_FILE, { data: JSON.stringify(data) });
+          return ctx.app.inject({
+            method: 'POST',
+            url: `/api/v1${op.path}`,
+            headers: { authorization: `Bearer ${world.api.token}`, ...form.headers },
+            payload: form.body,
+          });
+        };
+        const base = make(world.named, world);
+        for (const field of idFieldsOf(op, base.body)) {
+          const foreign = world.other[fieldTable(op.key, field.path.split('.').at(-1)!)!]![0]!;
+          for (const value of [foreign, MISSING_ID]) {
+            const before = await snapshot(ctx.db);
+            const res = await send(withValue(base.body, field.path, value));
+            const changed = changedTables(before, await snapshot(ctx.db));
+            const fields =
+              res.statusCode === 422 ? res.json().errors?.map((e: { field: string }) => e.field) : [];
+            const named = fields?.some((f: string) => f === field.path || f === `data.${field.path}`);
+            if (!(res.statusCode === 404 || named) || changed.length)
+              failures.push(
+                `${key} data.${field.path} = ${value}: ${res.statusCode} ${res.body.slice(0, 240)} ${changed.join(', ')}`,
+              );
+          }
+        }
+        const res = await send(make(world.named, world).body);
+        if (res.statusCode >= 300)
+          failures.push(`${key} base upload refused: ${res.statusCode} ${res.body.slice(0, 300)}`);
       }
     }
     assert.deepEqual(failures, []);

@@ -185,3 +185,40 @@ export const BASES: Record<string, Maker[]> = {
   'POST /webhooks': [() => ({ body: { url: 'https://hooks.example.com/fuzz', scopes: ['task:create'] } })],
   'POST /oauth/token': [() => ({ body: { grant_type: 'client_credentials' } })],
 };
+
+const PDF = '%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n';
+
+/**
+ * Upload routes that take the record as JSON in the multipart field `data`: the document
+ * describes `data` only as a string, so its references are listed here by hand. `body` is
+ * what goes into `data`; the file is a minimal PDF.
+ */
+export const MULTIPART_DATA_BASES: Record<string, Maker[]> = {
+  'POST /incoming-invoices': [
+    (n) => ({
+      body: {
+        supplier_id: n.supplier,
+        invoice_number: fresh('UP'),
+        gross_total: 10,
+        file_was_preprocessed: true,
+        bookings: [{ chart_of_account_id: n.chartAccount, amount: 10 }],
+      },
+    }),
+  ],
+  'POST /outgoing-invoices/external': [
+    (n) => ({
+      body: {
+        type: 'credit',
+        invoice_number: fresh('EXT'),
+        client_id: n.client,
+        contact_id: n.contact,
+        project_id: n.project,
+        credited_invoice_id: n.bookedInvoice,
+        date: '2026-05-01',
+        line_items: [line({ unit_price: -1 })],
+      },
+    }),
+  ],
+};
+
+export const MULTIPART_FILE = { name: 'doc.pdf', type: 'application/pdf', data: PDF };

@@ -1,4 +1,4 @@
-import { BASES, type BaseRequest } from './bases.js';
+import { BASES, type BaseRequest, MULTIPART_DATA_BASES } from './bases.js';
 import { type Bad, badValues, fieldPaths, validValue, withField } from './generate.js';
 import { fieldTable, pathParamTable } from './ids.js';
 import { isIdName, mainType, nonNull, type Operation, type Schema } from './openapi.js';
@@ -185,8 +185,21 @@ const RAW_BODIES: { label: string; contentType?: string; payload: string }[] = [
   { label: 'deep JSON', contentType: 'application/json', payload: `${'['.repeat(5000)}${']'.repeat(5000)}` },
 ];
 
+/** A schema guessed from a valid value, for `data` fields the document describes only as text. */
+function schemaOf(value: unknown): Schema {
+  if (Array.isArray(value)) return { type: 'array', items: schemaOf(value[0]) };
+  if (value !== null && typeof value === 'object')
+    return {
+      type: 'object',
+      properties: Object.fromEntries(Object.entries(value).map(([k, v]) => [k, schemaOf(v)])),
+    };
+  if (typeof value === 'number') return { type: Number.isInteger(value) ? 'integer' : 'number' };
+  return { type: typeof value };
+}
+
 function multipartMutation(
   op: Operation,
+  w: World,
   rng: Prng,
 ): { label: string; headers: Record<string, string>; payload: string } {
   const b = 'fuzzboundary';
@@ -236,6 +249,17 @@ function multipartMutation(
       payload: `${file}${file}--${b}--\r\n`,
     },
   ];
+  const dataBases = MULTIPART_DATA_BASES[op.key];
+  if (dataBases?.length)
+    for (let i = 0; i < 4; i++) {
+      const data = rng.pick(dataBases)(w.named, w).body;
+      const m = bodyMutation(op, op.bodies['application/json'] ?? schemaOf(data), data, w, rng);
+      cases.push({
+        label: `multipart data ${m.label}`,
+        headers: { 'content-type': `multipart/form-data; boundary=${b}` },
+        payload: `${field('data', JSON.stringify(m.body))}${file}--${b}--\r\n`,
+      });
+    }
   if (withData)
     cases.push(
       {
@@ -333,7 +357,7 @@ export function makeRequest(op: Operation, w: World, rng: Prng): FuzzRequest {
       });
     }
     case 'multipart': {
-      const m = multipartMutation(op, rng);
+      const m = multipartMutation(op, w, rng);
       return req(m.label, buildUrl(op, params), { headers: m.headers, payload: m.payload });
     }
     default: {
