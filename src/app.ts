@@ -7,7 +7,7 @@ import { requestScoped } from './db/transact.js';
 import { registerModules } from './modules/index.js';
 import { authPlugin } from './plugins/auth.js';
 import { closingPlugin } from './plugins/closing.js';
-import { clientErrorHandler, errorsPlugin } from './plugins/errors.js';
+import { clientErrorHandler, errorsPlugin, frameworkErrors } from './plugins/errors.js';
 import { healthRoutes } from './plugins/health.js';
 import { idempotencyPlugin } from './plugins/idempotency.js';
 import { openapiPlugin } from './plugins/openapi.js';
@@ -32,6 +32,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const handle = options.db ?? createDb(config.db);
   if (options.migrate !== false) await migrateToLatest(handle.db);
 
+  const requestTimeout = options.requestTimeoutMs ?? 30_000;
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel),
     bodyLimit: config.bodyLimit,
@@ -42,10 +43,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // A request (headers and body) must arrive within this time: a client that sends its body
-    // slowly is answered 408 instead of holding a connection open. Node checks every second.
-    requestTimeout: options.requestTimeoutMs ?? 30_000,
-    http: { connectionsCheckingInterval: 1000 },
+    // slowly is answered 408 instead of holding a connection open. Node checks every second,
+    // and only while the headers timeout is not longer (it swaps the two otherwise).
+    requestTimeout,
+    http: { connectionsCheckingInterval: 1000, headersTimeout: requestTimeout },
     clientErrorHandler,
+    frameworkErrors,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('config', config);

@@ -136,11 +136,20 @@ describeEachDb('outgoing invoices', (ctx) => {
   });
 
   it('creates a bookable credit; creation never books', async () => {
+    // The number is given when booking, not on creation: an unknown field here.
+    const numbered = expectProblem(
+      await writer.post('/outgoing-invoices', { type: 'credit', invoice_number: 'X-1' }),
+      422,
+      'validation_failed',
+    );
+    assert.deepEqual(
+      numbered.errors?.map((e) => e.field),
+      ['invoice_number'],
+    );
     const credit = await makeInvoice(writer, {
       type: 'credit',
       status: 'bookable',
       client_id: clientId,
-      invoice_number: 'X-1',
       line_items: [line(-50)],
     });
     assert.equal(credit.type, 'credit');

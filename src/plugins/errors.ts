@@ -1,7 +1,10 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { dbFault } from '../db/faults.js';
 import { AppError, ERROR_CODES, type ErrorCode, type FieldError } from '../shared/errors.js';
+import { routeTable } from './route-table.js';
 
 interface ValidationIssue {
   instancePath?: string;
@@ -122,6 +125,47 @@ export function sendProblem(reply: FastifyReply, err: AppError, req?: FastifyReq
     .send(JSON.stringify(problemBody(err, req?.url)));
 }
 
+/** Errors the router meets before any route runs: a malformed URL (400), a path parameter beyond maxParamLength (414). */
+export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
+  return sendProblem(reply, toAppError(err), req);
+}
+
+/**
+ * Errors Node's HTTP parser meets before a request reaches Fastify (a body not received in
+ * time, headers or request line too long, a malformed request), answered as problem+json
+ * like everything else. Node closes the connection afterwards.
+ */
+export function clientErrorHandler(
+  this: FastifyInstance,
+  error: Error & { code?: string },
+  socket: Socket,
+): void {
+  const err = error as Error & { code?: string; rawPacket?: unknown };
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  let appError: AppError;
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    appError = new AppError('request_timeout', 'The request was not received in time');
+  else if (err.code === 'HPE_HEADER_OVERFLOW') {
+    // The request line counts towards the header limit: when the packet starts a request
+    // whose first line is longer than half the limit (or holds no line end), the URL is at fault.
+    const raw = Buffer.isBuffer(err.rawPacket) ? err.rawPacket : Buffer.alloc(0);
+    const lineEnd = raw.indexOf('\n');
+    const startsRequest = /^[A-Z]+ /.test(raw.subarray(0, 16).toString('latin1'));
+    appError =
+      lineEnd < 0 || (startsRequest && lineEnd > 8192)
+        ? new AppError('uri_too_long', 'The request URL is too long')
+        : new AppError('header_too_large', 'The request header fields are too large');
+  } else appError = new AppError('bad_request', 'The request is not valid HTTP');
+  this.log.info({ code: appError.code, err: err.code }, 'client error');
+  if (socket.writable) {
+    const body = JSON.stringify(problemBody(appError));
+    socket.write(
+      `HTTP/1.1 ${appError.status} ${STATUS_CODES[appError.status]}\r\nContent-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
+}
+
 export const errorsPlugin = fp(async (app: FastifyInstance) => {
   app.setErrorHandler((error: FastifyError, req, reply) => {
     const appError = toAppError(error);
@@ -129,7 +173,22 @@ export const errorsPlugin = fp(async (app: FastifyInstance) => {
     else req.log.info({ code: appError.code, detail: appError.message }, 'request refused');
     return sendProblem(reply, appError, req);
   });
-  app.setNotFoundHandler((req, reply) =>
-    sendProblem(reply, new AppError('not_found', `No route ${req.method} ${req.url.split('?')[0]}`), req),
-  );
+  // A path the router did not match: another method's (405 + Allow) or none at all (404).
+  const routes = routeTable();
+  app.addHook('onRoute', (route) => routes.add(route));
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0];
+    const methods = routes.methodsFor(req.url);
+    if (methods.length > 0) {
+      const allow = methods.join(', ');
+      return sendProblem(
+        reply,
+        new AppError('method_not_allowed', `${req.method} is not allowed on ${path}; allowed: ${allow}`, {
+          headers: { allow },
+        }),
+        req,
+      );
+    }
+    return sendProblem(reply, new AppError('not_found', `No route ${req.method} ${path}`), req);
+  });
 });

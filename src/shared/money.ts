@@ -12,6 +12,17 @@ export const Dec = Decimal.clone({ precision: 50, rounding: Decimal.ROUND_HALF_U
 export type Dec = Decimal;
 
 /**
+ * Bounds that keep every amount exact: the largest unit price or single amount, the largest
+ * line net, and the largest sum of line nets of one document (the same bound for each tax
+ * rate's net and tax). A document's gross is then at most 2 × 10^12 cents; 600 of them (the
+ * most children a plan has) stay below Number.MAX_SAFE_INTEGER cents (9 × 10^15) and far
+ * below the 64-bit integer columns, so no total is ever rounded by floating point.
+ */
+export const MAX_UNIT_PRICE = 1_000_000_000;
+export const MAX_LINE_NET_CENTS = 100_000_000_000;
+export const MAX_DOCUMENT_NET_CENTS = 1_000_000_000_000;
+
+/**
  * The exact decimal a JSON number was written as. JSON.parse yields the nearest double and
  * String() gives back the shortest text that maps to it, which is the text the client sent
  * for anything up to 15 significant digits ("33.33", never 33.3299999…).

@@ -57,7 +57,7 @@ export const Problem = Type.Object(
 );
 
 export const PagingQuery = {
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
 };
 export const ArchivedQuery = {

@@ -36,6 +36,16 @@ describe('dates: calendar months clamp to the month end', () => {
   for (const [date, months, expected] of cases) {
     it(`${date} + ${months} months = ${expected}`, () => assert.equal(addMonths(date, months), expected));
   }
+  it('stops at the first and last day both databases store (years 0001–9999)', () => {
+    assert.equal(addDays('9999-01-01', 3650), '9999-12-31');
+    assert.equal(addDays('0001-01-05', -10), '0001-01-01');
+    assert.equal(addDays('0050-02-28', 1), '0050-03-01', 'years below 100 are not read as 19xx');
+    assert.equal(addMonths('9999-06-30', 12), '9999-12-31');
+    assert.equal(
+      effectiveDueDate({ date: '9999-12-01', due_date: null, payment_term_days: 3650 }),
+      '9999-12-31',
+    );
+  });
   it('adds days across month and year ends', () => {
     assert.equal(addDays('2026-12-31', 1), '2027-01-01');
     assert.equal(addDays('2028-03-01', -1), '2028-02-29');

@@ -43,7 +43,13 @@ function parts(date: string): [number, number, number] {
 }
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
-const fmt = (y: number, m: number, d: number) => `${pad(y, 4)}-${pad(m)}-${pad(d)}`;
+/**
+ * Dates stay in the years 0001–9999 that inputs are limited to and both databases store:
+ * arithmetic past either end (a due date 10 years after 9999-01-01, the end of a plan's last
+ * period) stops at the first or last representable day.
+ */
+const fmt = (y: number, m: number, d: number) =>
+  y > 9999 ? '9999-12-31' : y < 1 ? '0001-01-01' : `${pad(y, 4)}-${pad(m)}-${pad(d)}`;
 
 export const daysInMonth = (year: number, month: number): number =>
   new Date(Date.UTC(year, month, 0)).getUTCDate();
@@ -59,7 +65,10 @@ export function addMonths(date: string, months: number): string {
 
 export function addDays(date: string, days: number): string {
   const [y, m, d] = parts(date);
-  return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
+  // setUTCFullYear, not Date.UTC: that one reads the years 0–99 as 1900–1999.
+  const t = new Date(0);
+  t.setUTCFullYear(y, m - 1, d + days);
+  return fmt(t.getUTCFullYear(), t.getUTCMonth() + 1, t.getUTCDate());
 }
 
 export interface Period {

@@ -1,9 +1,13 @@
 import { type Static, Type } from 'typebox';
 import { AppError, type FieldError } from '../../shared/errors.js';
 import {
+  centsToString,
   exactDecimal,
   fromCents,
   lineNetCents,
+  MAX_DOCUMENT_NET_CENTS,
+  MAX_LINE_NET_CENTS,
+  MAX_UNIT_PRICE,
   type TaxEntry,
   type Totals,
   toCents,
@@ -23,12 +27,11 @@ import { Id, Nullable } from '../../shared/schemas.js';
 export const Amount = Type.Number({ description: 'Amount in the document currency, at most two decimals' });
 
 // No `multipleOf` here either: Ajv checks it with binary floats (1.13 / 0.01 fails). The decimals
-// are checked exactly by parseLineItems instead.
-const MAX_MONEY = 1e11;
+// are checked exactly by parseLineItems instead. The bounds keep totals exact (shared/money.ts).
 export const MoneyInput = (description: string) =>
   Type.Number({
-    minimum: -MAX_MONEY,
-    maximum: MAX_MONEY,
+    minimum: -MAX_UNIT_PRICE,
+    maximum: MAX_UNIT_PRICE,
     description: `${description}; at most two decimals`,
   });
 const Percent = (description: string) =>
@@ -41,7 +44,7 @@ export const LineItemInput = Type.Object(
     quantity: Type.Number({
       minimum: -1e9,
       maximum: 1e9,
-      description: 'At most four decimals, taken exactly as written (1.5 h)',
+      description: `At most four decimals, taken exactly as written (1.5 h). The line net (quantity × unit_price less the discount) may be at most ${centsToString(MAX_LINE_NET_CENTS)} either way, the lines of a document at most ${centsToString(MAX_DOCUMENT_NET_CENTS)} in sum (422).`,
     }),
     unit: Type.Optional(Nullable(Type.String({ maxLength: 32, description: 'e.g. h, pcs, day' }))),
     unit_price: MoneyInput('Net price of one unit'),
@@ -52,7 +55,8 @@ export const LineItemInput = Type.Object(
 );
 export type LineItemInput = Static<typeof LineItemInput>;
 
-export const LineItemsInput = Type.Array(LineItemInput, { maxItems: 500 });
+export const MAX_LINE_ITEMS = 500;
+export const LineItemsInput = Type.Array(LineItemInput, { maxItems: MAX_LINE_ITEMS });
 
 export const LineItem = Type.Object(
   {
@@ -124,6 +128,9 @@ export function parseLineItems(items: readonly LineItemInput[], field = 'line_it
     }
     const q = quantity ?? '0';
     const p = unitPrice ?? 0;
+    const net = lineNetCents(q, p, discount);
+    if (Math.abs(net) > MAX_LINE_NET_CENTS)
+      at('quantity', `quantity × unit_price gives a line net beyond ${centsToString(MAX_LINE_NET_CENTS)}`);
     return {
       title: item.title,
       description: item.description ?? null,
@@ -132,9 +139,15 @@ export function parseLineItems(items: readonly LineItemInput[], field = 'line_it
       unit_price: p,
       tax_rate: rate ?? '0',
       discount,
-      net_total: lineNetCents(q, p, discount),
+      net_total: net,
     };
   });
+  const sum = out.reduce((s, l) => s + Math.abs(l.net_total), 0);
+  if (errors.length === 0 && sum > MAX_DOCUMENT_NET_CENTS)
+    errors.push({
+      field,
+      message: `the line nets add up to more than ${centsToString(MAX_DOCUMENT_NET_CENTS)}`,
+    });
   if (errors.length > 0) {
     throw new AppError('validation_failed', errors.map((e) => `${e.field}: ${e.message}`).join('; '), {
       errors,
