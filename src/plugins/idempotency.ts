@@ -167,10 +167,27 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
       );
   };
 
-  const noteInvalid: onErrorHookHandler = (req, _reply, error, done) => {
-    if (req.idempotency && (error as Partial<AppError>).code === 'validation_failed')
-      req.idempotency.invalid = true;
-    done();
+  // A handler that failed: its writes are undone at once, before the error handler runs (which
+  // then sees the database, not a transaction PostgreSQL has aborted or SQLite's connection
+  // held by it). onSend keeps or lets go the key once the error's answer is made.
+  const failed: onErrorHookHandler = (req, _reply, error, done) => {
+    const held = req.idempotency;
+    if (!held) return done();
+    if ((error as Partial<AppError>).code === 'validation_failed') held.invalid = true;
+    const trx = held.trx;
+    if (!trx) return done();
+    held.trx = undefined;
+    held.scope!.trx = undefined;
+    trx
+      .rollback()
+      .execute()
+      .then(
+        () => done(),
+        (err: Error) => {
+          req.log.error({ err }, 'rollback of a failed idempotent request failed');
+          done();
+        },
+      );
   };
 
   /** Ends the request's transaction and keeps (or lets go) its key, before the answer leaves. */
@@ -248,7 +265,7 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
   app.addHook('onRoute', (route) => {
     if (![route.method].flat().includes('POST')) return;
     addRouteHook(route, 'preHandler', begin, 'last');
-    addRouteHook(route, 'onError', noteInvalid, 'first');
+    addRouteHook(route, 'onError', failed, 'first');
     addRouteHook(route, 'onSend', finish, 'first');
     addRouteHook(route, 'onResponse', abandoned, 'first');
   });
