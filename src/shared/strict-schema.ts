@@ -55,7 +55,9 @@ export function strictSchema(schema: unknown, close = true): unknown {
   if (Array.isArray(s.allOf)) s.allOf = (s.allOf as unknown[]).map((m) => strictSchema(m, false));
 
   const bounded = s.enum !== undefined || s.const !== undefined;
-  if (t.includes('string') && !bounded && s.maxLength === undefined && s.format !== 'binary') {
+  // Dates and timestamps are bounded by their format; a file part is bounded by the upload limit.
+  const fixedFormat = ['date', 'date-time', 'binary'].includes(s.format as string);
+  if (t.includes('string') && !bounded && !fixedFormat && s.maxLength === undefined) {
     s.maxLength = DEFAULT_MAX_LENGTH;
   }
   if (t.includes('integer') && !bounded) {

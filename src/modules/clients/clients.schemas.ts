@@ -94,8 +94,8 @@ export const ClientListQuery = Type.Object(
     q: Type.Optional(
       Type.String({ maxLength: 255, description: 'Case-insensitive match on name, shortcode or email' }),
     ),
-    external_id: Type.Optional(Type.String()),
-    shortcode: Type.Optional(Type.String()),
+    external_id: Type.Optional(Type.String({ maxLength: 255 })),
+    shortcode: Type.Optional(Type.String({ maxLength: 32 })),
   },
   { additionalProperties: false },
 );

@@ -44,10 +44,19 @@ export const CustomFieldValues = Type.Record(Type.String(), CustomFieldValue, {
 });
 
 /** In a create or update body: values are checked against the definitions, `null` clears one. */
-export const CustomFieldValuesInput = Type.Record(Type.String(), CustomFieldValue, {
-  description:
-    'Custom field values by key, checked against the definitions of GET /custom-fields; `null` clears a value. Keys left out keep their value.',
-});
+export const CustomFieldValuesInput = Type.Record(
+  Type.String(),
+  Type.Union([
+    Type.String({ maxLength: 10_000 }),
+    Type.Number({ minimum: -1e15, maximum: 1e15, description: 'Numbers: at most 10^15 either way' }),
+    Type.Boolean(),
+    Type.Null(),
+  ]),
+  {
+    description:
+      'Custom field values by key, checked against the definitions of GET /custom-fields; `null` clears a value. Keys left out keep their value.',
+  },
+);
 
 export const CustomFieldListQuery = Type.Object(
   {

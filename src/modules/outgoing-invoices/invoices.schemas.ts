@@ -154,7 +154,7 @@ export const InvoiceListQuery = Type.Object(
     contact_id: Type.Optional(Id),
     project_id: Type.Optional(Id),
     master_id: Type.Optional(Id),
-    invoice_number: Type.Optional(Type.String()),
+    invoice_number: Type.Optional(Type.String({ maxLength: 64 })),
     date_from: Type.Optional(DateString),
     date_to: Type.Optional(DateString),
   },

@@ -94,7 +94,7 @@ const filters = {
   epic_id: Type.Optional(Type.Integer({ minimum: 1 })),
   due_from: Type.Optional(Type.String({ format: 'date', description: 'Due on or after this date' })),
   due_to: Type.Optional(Type.String({ format: 'date', description: 'Due on or before this date' })),
-  external_id: Type.Optional(Type.String()),
+  external_id: Type.Optional(Type.String({ maxLength: 255 })),
   q: Type.Optional(Type.String({ maxLength: 255, description: 'Case-insensitive match on the name' })),
 };
 

@@ -41,7 +41,7 @@ export const UserListQuery = Type.Object(
     ...PagingQuery,
     ...UpdatedSinceQuery,
     active: Type.Optional(Type.Boolean()),
-    email: Type.Optional(Type.String()),
+    email: Type.Optional(Type.String({ maxLength: 254 })),
   },
   { additionalProperties: false },
 );
