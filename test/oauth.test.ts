@@ -132,6 +132,16 @@ describeEachDb('OAuth 2.0 client credentials', (ctx) => {
     const created = await integration(['client:read']);
     const auth = { authorization: basic(`${created.client_id}:${created.client_secret}`) };
     expectOAuthError(await token('grant_type=password', auth), 400, 'unsupported_grant_type');
+    expectOAuthError(
+      await ctx.app.inject({
+        method: 'POST',
+        url: '/api/v1/oauth/token?grant_type=client_credentials',
+        headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'grant_type=client_credentials',
+      }),
+      400,
+      'invalid_request',
+    );
     expectOAuthError(await token('scope=client%3Aread', auth), 400, 'invalid_request');
     expectOAuthError(
       await token('grant_type=client_credentials&grant_type=client_credentials', auth),
@@ -184,6 +194,7 @@ describeEachDb('OAuth 2.0 client credentials', (ctx) => {
   it('documents the §5.2 error answers in the OpenAPI document', async () => {
     const doc = (await ctx.anon.get('/openapi.json')).body;
     const responses = doc.paths['/api/v1/oauth/token'].post.responses;
+    assert.ok(!('422' in responses), 'refusals are 400 invalid_request here, never 422');
     for (const status of ['400', '401']) {
       const schema = responses[status].content['application/json'].schema;
       assert.deepEqual(schema.required.sort(), ['error', 'error_description']);
