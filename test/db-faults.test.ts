@@ -11,6 +11,7 @@ import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { createDb, type DbHandle } from '../src/db/index.js';
 import { migrateToLatest } from '../src/db/migrator.js';
+import { pgTimeouts } from '../src/db/pg-pool.js';
 import { createIntegration } from '../src/modules/integration/integration.service.js';
 import { toAppError } from '../src/plugins/errors.js';
 import {
@@ -108,6 +109,28 @@ describe('database faults', { concurrency: true }, () => {
           if (code === 'unavailable') assert.ok(Number(problem.headers?.['retry-after']) > 0, 'Retry-After');
         });
       }
+
+      it('PostgreSQL limits: defaults, DATABASE_URL parameters, unreadable values refused', () => {
+        assert.deepEqual(pgTimeouts('postgres://u@h/db'), {
+          connectMs: 3000,
+          statementMs: 30_000,
+          queryMs: 35_000,
+          idleInTransactionMs: 60_000,
+        });
+        assert.deepEqual(
+          pgTimeouts('postgres://u@h/db?connect_timeout=1&statement_timeout=0&query_timeout=0'),
+          {
+            connectMs: 1000,
+            statementMs: 0,
+            queryMs: 0,
+            idleInTransactionMs: 60_000,
+          },
+        );
+        assert.throws(
+          () => pgTimeouts('postgres://u@h/db?statement_timeout=30s'),
+          /DATABASE_URL: statement_timeout must be a whole number of milliseconds, got "30s"/,
+        );
+      });
     });
 
     describeEachDb('GET /health and GET /ready', (ctx) => {
