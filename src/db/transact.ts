@@ -12,9 +12,31 @@ export interface RequestScope {
 }
 
 const scopes = new AsyncLocalStorage<RequestScope>();
+const entered = new WeakSet<RequestScope>();
+let open = 0;
 
-/** Runs `fn` (and everything it calls, however asynchronously) with `db` meaning `scope.trx`. */
-export const runInScope = <T>(scope: RequestScope, fn: () => T): T => scopes.run(scope, fn);
+/**
+ * Runs `fn` (and everything it calls, however asynchronously) with `db` meaning `scope.trx`,
+ * until `endScope(scope)`.
+ *
+ * While a scope is open Node tracks the context of every promise the process makes (async
+ * hooks), which costs every request something; so the storage is switched off whenever no
+ * scope is open. Contexts that outlive their scope hold an ended one, which means the database.
+ */
+export function runInScope<T>(scope: RequestScope, fn: () => T): T {
+  if (!entered.has(scope)) {
+    entered.add(scope);
+    open++;
+  }
+  return scopes.run(scope, fn);
+}
+
+/** The scope's transaction has ended: from now on `db` in it is the database again. */
+export function endScope(scope: RequestScope): void {
+  scope.trx = undefined;
+  if (!entered.delete(scope)) return;
+  if (--open === 0) scopes.disable();
+}
 
 let savepoints = 0;
 

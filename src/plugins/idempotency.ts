@@ -8,7 +8,7 @@ import type {
 } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Db } from '../db/index.js';
-import { type RequestScope, type RequestTransaction, runInScope } from '../db/transact.js';
+import { endScope, type RequestScope, type RequestTransaction, runInScope } from '../db/transact.js';
 import { AppError } from '../shared/errors.js';
 import * as repo from './idempotency.repository.js';
 import { addRouteHook } from './route-hooks.js';
@@ -177,7 +177,7 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
     const trx = held.trx;
     if (!trx) return done();
     held.trx = undefined;
-    held.scope!.trx = undefined;
+    if (held.scope) endScope(held.scope);
     trx
       .rollback()
       .execute()
@@ -204,7 +204,7 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
     const trx = held.trx;
     if (trx) {
       // From here on `app.db` is the database again, also for work this request started.
-      held.scope!.trx = undefined;
+      if (held.scope) endScope(held.scope);
       if (status < 400) {
         await commit(trx, held, answer);
         return payload;
@@ -252,7 +252,7 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
     req.idempotency = undefined;
     req.log.warn('idempotent request ended without an answer: rolled back, key released');
     if (held.trx) {
-      held.scope!.trx = undefined;
+      if (held.scope) endScope(held.scope);
       await held.trx.rollback().execute();
     }
     await repo.releaseKey(app.db, held.id, held.claim);
