@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
+import { SharedWindowStore } from '../src/plugins/rate-limit.store.js';
 import { Api, countRows, describeEachDb, expectProblem, freshWindow, testConfig } from './helpers.js';
 
 describeEachDb(
@@ -134,6 +135,28 @@ describeEachDb(
       const api = await ctx.as([]);
       for (let i = 0; i < 3; i++) expectProblem(await api.get('/tasks'), 403, 'insufficient_scope');
       expectProblem(await api.get('/tasks'), 429, 'rate_limited');
+    });
+
+    it('store: a window of its own clock, leases in flight shared by waiters, several stores one budget', async () => {
+      let clock = 7 * 60_000; // a window start far in the past: rows of its own
+      const log = ctx.app.log;
+      const [one, two] = [
+        new SharedWindowStore(ctx.db, log, 10_000, () => clock),
+        new SharedWindowStore(ctx.db, log, 10_000, () => clock),
+      ];
+      const take = (store: SharedWindowStore) =>
+        new Promise<number>((resolve, reject) =>
+          store.take('test:clock', 60_000, 100, (err, taken) =>
+            err ? reject(err) : resolve(taken!.current),
+          ),
+        );
+      // 150 requests at once, three fifths on one store: 100 admitted, each counted once.
+      const counts = await Promise.all(Array.from({ length: 150 }, (_, i) => take(i % 5 < 3 ? one : two)));
+      const admitted = counts.filter((c) => c <= 100);
+      assert.ok(admitted.length <= 100 && admitted.length >= 99, `admitted ${admitted.length}`);
+      // The next window, without waiting a minute for it.
+      clock += 60_000;
+      assert.equal(await take(one), 1);
     });
 
     it('limits 3,000 requests without a token from one address to the budget', async () => {
