@@ -3,6 +3,7 @@ import pino from 'pino';
 import type { Config } from './config.js';
 import type { DbHandle } from './db/index.js';
 import { wakeWebhookWorkers } from './modules/webhooks/webhooks.worker.js';
+import { isStartupFailure } from './startup.js';
 import { webhookWorkerFor } from './worker-hooks.js';
 
 export const WAKE_WEBHOOKS = 'wake-webhooks';
@@ -13,55 +14,114 @@ export function announceReady(port: number): void {
 }
 
 /**
+ * Replacing a server process that died: the first after 1 s, then twice as long each time
+ * the replacement dies too (a database that is down, a disk that is full), at most 30 s
+ * apart. A process that served for a minute counts as healthy again: the next death starts
+ * over at 1 s.
+ */
+export const RESTART_BACKOFF = { firstMs: 1000, maxMs: 30_000, healthyAfterMs: 60_000 };
+
+const DRAIN_LIMIT_MS = 15_000;
+
+/**
  * `WORKERS=N` (N > 1): this process supervises N HTTP server processes sharing the port
  * (node:cluster) and runs the webhook worker, which they wake after each write. Everything
  * the server processes share lives in the database (tokens are rechecked against it, rate
- * budgets are leased from it), so N processes answer exactly as one would. A process that
- * dies is replaced; SIGTERM/SIGINT stop them all gracefully.
+ * budgets are leased from it), so N processes answer exactly as one would.
+ *
+ * A process that dies is replaced, with back-off while replacements keep dying; the others
+ * serve on meanwhile. Only when no process ever listened (port in use, database refused) does
+ * the supervisor give up: one line on stderr, exit code 1. SIGTERM/SIGINT stop them all
+ * gracefully (each finishes its requests in flight).
  */
 export async function supervise(config: Config, handle: DbHandle): Promise<void> {
   const log = pino({ level: config.logLevel, name: 'supervisor' });
+  for (const warning of config.warnings) log.warn(warning);
+
+  let closing = false;
+  let listeningNow = 0;
+  let everListened = false;
+  let unresolvedAtStart = config.workers; // first processes neither listening nor dead yet
+  let failedAtStart = 0;
+  let lastStartupError: string | undefined;
+  let consecutiveFailures = 0;
+  let port = config.port;
+
+  const replaceLater = () => {
+    const delay = Math.min(RESTART_BACKOFF.maxMs, RESTART_BACKOFF.firstMs * 2 ** consecutiveFailures);
+    consecutiveFailures++;
+    log.info({ inMs: delay }, 'starting a replacement server process');
+    setTimeout(() => {
+      if (!closing) fork();
+    }, delay);
+  };
+
+  const startResolved = () => {
+    if (unresolvedAtStart === 0) return;
+    if (--unresolvedAtStart > 0) return;
+    if (everListened) {
+      log.info({ workers: listeningNow, port }, 'server processes listening');
+      announceReady(port);
+      // The webhook worker starts once the service serves: a start that fails sends nothing.
+      webhooks?.start();
+      for (; failedAtStart > 0; failedAtStart--) replaceLater();
+      return;
+    }
+    // None could listen: another would fail the same way. The processes' reason, said once.
+    process.stderr.write(
+      `error: ${lastStartupError ?? 'no server process could start (see the log above)'}\n`,
+    );
+    stop('startup failure', 1);
+  };
+
+  function fork(): Worker {
+    const worker = cluster.fork();
+    let listenedAt: number | undefined;
+    let startupError: string | undefined;
+    worker.on('message', (m: unknown) => {
+      if (m === WAKE_WEBHOOKS) wakeWebhookWorkers();
+      else if (isStartupFailure(m)) startupError = lastStartupError = m.startupError;
+    });
+    worker.once('listening', (address) => {
+      listenedAt = Date.now();
+      listeningNow++;
+      everListened = true;
+      port = address.port;
+      startResolved();
+    });
+    // Decide once the process is gone and its last messages (a start-up error) are read.
+    worker.once('exit', (code, signal) => {
+      const gone = () => {
+        if (listenedAt !== undefined) listeningNow--;
+        if (closing) return;
+        const atStart = unresolvedAtStart > 0 && listenedAt === undefined;
+        if (listenedAt !== undefined && Date.now() - listenedAt >= RESTART_BACKOFF.healthyAfterMs)
+          consecutiveFailures = 0;
+        log.error(
+          { pid: worker.process.pid, code, signal, ...(startupError ? { reason: startupError } : {}) },
+          listenedAt === undefined ? 'a server process exited before it listened' : 'a server process died',
+        );
+        if (atStart) {
+          failedAtStart++;
+          startResolved();
+        } else {
+          replaceLater();
+        }
+      };
+      if (worker.isConnected()) worker.once('disconnect', gone);
+      else gone();
+    });
+    return worker;
+  }
+
   const webhooks = config.runWorker
     ? webhookWorkerFor(handle.db, handle.kind, config, log.child({ component: 'webhooks' }))
     : undefined;
-  webhooks?.start();
-
-  let closing = false;
-  let started = 0;
-  const fork = (): Worker => {
-    const worker = cluster.fork();
-    worker.on('message', (m) => {
-      if (m === WAKE_WEBHOOKS) wakeWebhookWorkers();
-    });
-    let listening = false;
-    worker.once('listening', (address) => {
-      listening = true;
-      if (++started === config.workers) {
-        log.info({ workers: config.workers, port: address.port }, 'server processes listening');
-        announceReady(address.port);
-      }
-    });
-    worker.on('exit', (code, signal) => {
-      if (closing) return;
-      if (!listening) {
-        // It never served (bad port, bad config): another would fail the same way.
-        log.fatal({ pid: worker.process.pid, code, signal }, 'a server process failed to start');
-        void shutdown('startup failure', 1);
-        return;
-      }
-      log.error({ pid: worker.process.pid, code, signal }, 'server process died; starting another');
-      setTimeout(fork, 1000).unref();
-    });
-    return worker;
-  };
   for (let i = 0; i < config.workers; i++) fork();
 
-  async function shutdown(signal: string, exitCode = 0) {
-    if (closing) return;
-    closing = true;
+  async function shutdown(signal: string): Promise<void> {
     log.info({ signal }, 'shutting down');
-    setTimeout(() => process.exit(1), 15_000).unref();
-    const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w);
+    const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w && !w.isDead());
     await Promise.all(
       workers.map(
         (w) =>
@@ -71,10 +131,27 @@ export async function supervise(config: Config, handle: DbHandle): Promise<void>
           }),
       ),
     );
-    await webhooks?.stop();
-    await handle.destroy();
-    process.exit(exitCode);
+    const results = await Promise.allSettled([webhooks?.stop()]);
+    results.push(...(await Promise.allSettled([handle.destroy()])));
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
   }
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+  function stop(signal: string, exitCode = 0): void {
+    if (closing) return;
+    closing = true;
+    setTimeout(() => {
+      log.error(`still busy after ${DRAIN_LIMIT_MS / 1000} s; exiting anyway`);
+      process.exit(1);
+    }, DRAIN_LIMIT_MS).unref();
+    shutdown(signal).then(
+      () => process.exit(exitCode),
+      (err: unknown) => {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  }
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
 }

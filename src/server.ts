@@ -7,7 +7,7 @@ import { createDb, type DbHandle } from './db/index.js';
 import { migrateToLatest } from './db/migrator.js';
 import { seedDemoIfEmpty } from './import/demo.js';
 import { describeStartupError, failStartup, StartupError, startupStep } from './startup.js';
-import { afterWrites, type BackgroundWork, startBackgroundWork } from './worker-hooks.js';
+import { afterWrites, type BackgroundWork, prepareBackgroundWork } from './worker-hooks.js';
 
 /** Longest a graceful stop may take (requests in flight, webhook attempts) before exiting anyway. */
 const DRAIN_LIMIT_MS = 15_000;
@@ -40,21 +40,23 @@ async function serve(config: Config, handle?: DbHandle): Promise<void> {
     buildApp(config, { db: handle, migrate: false }),
   );
   if (!serverProcess) for (const warning of config.warnings) app.log.warn(warning);
+  // Server processes wake the supervisor's webhook worker; one process wakes its own.
+  let background = { start: (): BackgroundWork => ({ stop: async () => {} }) };
+  if (!serverProcess) background = prepareBackgroundWork(app);
+  else if (config.runWorker) afterWrites(app, () => process.send?.(WAKE_WEBHOOKS));
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {
     throw new StartupError(describeStartupError(err), { cause: err });
   }
 
-  let background: BackgroundWork = { stop: async () => {} };
-  if (!serverProcess) background = await startBackgroundWork(app);
-  else if (config.runWorker) afterWrites(app, () => process.send?.(WAKE_WEBHOOKS));
+  const work = background.start();
 
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    drain(app, background, handle, signal).then(
+    drain(app, work, handle, signal).then(
       () => process.exit(0),
       (err: unknown) => {
         app.log.error({ err }, 'shutdown failed');

@@ -19,15 +19,31 @@ export function webhookWorkerFor(db: Db, kind: DbKind, config: Config, logger: W
 
 /**
  * Background work the API process runs beside serving requests: the webhook delivery worker,
- * unless `RUN_WORKER=false` (then `npm run worker` runs it in a process of its own).
+ * unless `RUN_WORKER=false` (then `npm run worker` runs it in a process of its own). In two
+ * steps: the wake-up hook goes in before the server listens (Fastify takes no hooks after),
+ * the worker starts once it listens (a start that fails has sent nothing).
  */
-export async function startBackgroundWork(app: FastifyInstance): Promise<BackgroundWork> {
-  if (!app.config.runWorker) return { stop: async () => {} };
-  const worker = webhookWorkerFor(app.db, app.dbKind, app.config, app.log.child({ component: 'webhooks' }));
+export function prepareBackgroundWork(app: FastifyInstance): { start(): BackgroundWork } {
+  if (!app.config.runWorker) return { start: () => ({ stop: async () => {} }) };
   afterWrites(app, wakeWebhookWorkers);
-  worker.start();
-  app.log.info('webhook delivery worker started');
-  return { stop: () => worker.stop() };
+  return {
+    start() {
+      const worker = webhookWorkerFor(
+        app.db,
+        app.dbKind,
+        app.config,
+        app.log.child({ component: 'webhooks' }),
+      );
+      worker.start();
+      app.log.info('webhook delivery worker started');
+      return { stop: () => worker.stop() };
+    },
+  };
+}
+
+/** Both steps at once, for an app that is not listening yet (tests). */
+export async function startBackgroundWork(app: FastifyInstance): Promise<BackgroundWork> {
+  return prepareBackgroundWork(app).start();
 }
 
 /**
