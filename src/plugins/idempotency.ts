@@ -178,16 +178,7 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
     if (!trx) return done();
     held.trx = undefined;
     if (held.scope) endScope(held.scope);
-    trx
-      .rollback()
-      .execute()
-      .then(
-        () => done(),
-        (err: Error) => {
-          req.log.error({ err }, 'rollback of a failed idempotent request failed');
-          done();
-        },
-      );
+    rollback(req, trx).then(() => done());
   };
 
   /** Ends the request's transaction and keeps (or lets go) its key, before the answer leaves. */
@@ -206,14 +197,20 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
       // From here on `app.db` is the database again, also for work this request started.
       if (held.scope) endScope(held.scope);
       if (status < 400) {
-        await commit(trx, held, answer);
+        await commit(req, reply, trx, held, answer);
         return payload;
       }
       // A refusal or failure leaves the data as it was.
-      await trx.rollback().execute();
+      await rollback(req, trx);
     }
-    if (answer) await repo.storeAnswer(app.db, held.id, held.claim, answer);
-    else await repo.releaseKey(app.db, held.id, held.claim);
+    // This answer stands either way (an upload has committed; a refusal wrote nothing): should
+    // the key row not take it, the key is free again when its lease ends.
+    try {
+      if (answer) await repo.storeAnswer(app.db, held.id, held.claim, answer);
+      else await repo.releaseKey(app.db, held.id, held.claim);
+    } catch (err) {
+      req.log.warn({ err }, 'could not keep or release an Idempotency-Key; it is free after its lease');
+    }
     return payload;
   };
 
@@ -223,6 +220,8 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
    * retry then finds the answer if the commit happened after all, or runs anew if it did not.
    */
   async function commit(
+    req: FastifyRequest,
+    reply: FastifyReply,
     trx: RequestTransaction,
     held: Held,
     answer: Parameters<typeof repo.storeAnswer>[3] | undefined,
@@ -236,13 +235,19 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
       await trx.commit().execute();
     } catch (err) {
       // Rolling back ends the transaction and frees its connection even if the commit failed.
-      await trx
-        .rollback()
-        .execute()
-        .catch(() => {});
+      await rollback(req, trx);
+      // The error's answer must not point at a record that was not kept.
+      reply.removeHeader('location');
       throw err;
     }
   }
+
+  /** Ends a transaction that must not commit; a failure here is logged, not answered. */
+  const rollback = (req: FastifyRequest, trx: RequestTransaction) =>
+    trx
+      .rollback()
+      .execute()
+      .catch((err: unknown) => req.log.error({ err }, 'rollback of an idempotent request failed'));
 
   // Every answer passes onSend; should a request end without one all the same, its transaction
   // must not stay open (on SQLite it would block the process's one connection).
@@ -253,9 +258,11 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
     req.log.warn('idempotent request ended without an answer: rolled back, key released');
     if (held.trx) {
       if (held.scope) endScope(held.scope);
-      await held.trx.rollback().execute();
+      await rollback(req, held.trx);
     }
-    await repo.releaseKey(app.db, held.id, held.claim);
+    await repo
+      .releaseKey(app.db, held.id, held.claim)
+      .catch((err: unknown) => req.log.warn({ err }, 'could not release an Idempotency-Key'));
   };
 
   // Only POST routes carry these hooks, so other requests pay nothing for them. onSend goes
