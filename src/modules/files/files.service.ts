@@ -90,6 +90,9 @@ async function readParts(
     if (part.type === 'field') {
       if (!allowed.has(part.fieldname))
         throw invalidField(part.fieldname, 'must NOT have additional properties');
+      // The parser cuts a part beyond its fieldSize limit short instead of failing.
+      if (part.valueTruncated)
+        throw new AppError('payload_too_large', `The part "${part.fieldname}" is larger than 1 MiB`);
       fields[part.fieldname] = String(part.value);
       continue;
     }

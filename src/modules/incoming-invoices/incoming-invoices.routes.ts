@@ -105,7 +105,11 @@ export const incomingInvoicesRoutes: FastifyPluginAsyncTypebox = async (app) => 
             'application/json': { schema: IncomingInvoiceCreate },
             ...multipartBody({
               file: { type: 'string', format: 'binary', description: 'The document (PDF, XML or image)' },
-              data: { type: 'string', description: 'JSON object with the fields of the JSON body' },
+              data: {
+                type: 'string',
+                maxLength: 1_048_576,
+                description: 'JSON object with the fields of the JSON body (at most 1 MiB)',
+              },
             }),
           },
         },

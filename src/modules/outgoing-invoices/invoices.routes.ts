@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { sendBytes } from '../../shared/http.js';
 import { listResponse } from '../../shared/paging.js';
-import { Data, IdParams, List, PagingQuery } from '../../shared/schemas.js';
+import { Data, IdParams, List, PagingQuery, problemResponse } from '../../shared/schemas.js';
 import { Binary } from '../files/files.schemas.js';
 import { receiveUpload } from '../files/files.service.js';
 import * as booking from './booking.service.js';
@@ -219,6 +219,7 @@ export const invoicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
                   file: { type: 'string', format: 'binary', description: 'The invoice PDF (required)' },
                   data: {
                     type: 'string',
+                    maxLength: 1_048_576,
                     description:
                       'JSON of the invoice (required): `invoice_number`, `client_id`, `date`, `line_items`, …',
                   },
@@ -251,6 +252,7 @@ export const invoicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: {
           200: Binary('The PDF', 'application/pdf'),
           206: Binary('A byte range', 'application/pdf'),
+          416: problemResponse('Range not satisfiable'),
         },
       },
     },
