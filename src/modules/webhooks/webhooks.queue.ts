@@ -136,6 +136,29 @@ export async function loadClaimed(db: Db, ids: number[], token: string): Promise
     .execute() as Promise<ClaimedDelivery[]>;
 }
 
+/**
+ * Extends the leases of claimed deliveries still held (the heartbeat of a worker with
+ * attempts in flight): only rows whose lease is still the worker's (`tokens`) and still
+ * pending. Returns the ids renewed; a missing id was taken over, finished or deleted.
+ */
+export async function renewLeases(
+  db: Db,
+  ids: number[],
+  tokens: string[],
+  leaseUntil: string,
+): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .updateTable('webhook_deliveries')
+    .set({ lease_until: leaseUntil })
+    .where('id', 'in', ids)
+    .where('lease_token', 'in', tokens)
+    .where('status', '=', 'pending')
+    .returning('id')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
 export interface AttemptOutcome {
   delivery: ClaimedDelivery;
   ok: boolean;
@@ -156,17 +179,19 @@ export interface RunRecord {
 }
 
 /**
- * Records the outcome of one webhook's run in one transaction (one commit for many
- * deliveries). Rows whose lease is no longer ours (the webhook was deleted, the lease
- * expired and another worker took over) are left alone. A webhook whose attempts all failed
- * since before `disableBefore` is disabled. Returns whether it was.
+ * Records outcomes of one webhook's run in one transaction: the worker calls it after each
+ * attempt (an accepted delivery is marked delivered at once, so a worker killed later does
+ * not send it again), and for the rest of a run it stops early. Rows whose lease is no longer
+ * ours (the webhook was deleted, the lease expired and another worker took over) are left
+ * alone: `lost` says so for an attempted one. A webhook whose attempts all failed since
+ * before `disableBefore` is disabled: `disabled` says so.
  */
 export async function recordRun(
   db: Db,
   kind: DbKind,
   run: RunRecord,
   args: { now: string; disableBefore: string; disableReason: string },
-): Promise<{ disabled: boolean }> {
+): Promise<{ disabled: boolean; lost: boolean }> {
   return writeTransaction(db, async (trx) => {
     // Webhook row first, deliveries after: the order claims lock in, so the two never deadlock.
     if (kind === 'postgres') {
@@ -182,6 +207,7 @@ export async function recordRun(
       qb.where('id', '=', d.id).where('lease_token', '=', d.lease_token);
     let succeeded = false;
     let failed = false;
+    let lost = false;
     for (const o of run.attempted) {
       const r = await mine(
         update().set({
@@ -196,7 +222,10 @@ export async function recordRun(
         }),
         o.delivery,
       ).executeTakeFirst();
-      if (Number(r.numUpdatedRows) === 0) continue;
+      if (Number(r.numUpdatedRows) === 0) {
+        lost = true;
+        continue;
+      }
       if (o.ok) succeeded = true;
       else failed = true;
     }
@@ -230,16 +259,17 @@ export async function recordRun(
         .where('failing_since', 'is not', null)
         .execute();
     }
-    if (!failed || succeeded) return { disabled: false };
+    if (!failed || succeeded) return { disabled: false, lost };
     const w = await trx
       .updateTable('webhooks')
       .set((eb) => ({ failing_since: eb.fn.coalesce('failing_since', eb.val(args.now)) }))
       .where('id', '=', run.webhookId)
       .returning(['failing_since', 'active'])
       .executeTakeFirst();
-    if (!w?.active || !w.failing_since || w.failing_since > args.disableBefore) return { disabled: false };
+    if (!w?.active || !w.failing_since || w.failing_since > args.disableBefore)
+      return { disabled: false, lost };
     await disableWebhook(trx, run.webhookId, args.disableReason, args.now);
-    return { disabled: true };
+    return { disabled: true, lost };
   });
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db, DbKind } from '../../db/index.js';
 import { decryptSecret, signatureHeader } from './webhooks.crypto.js';
+import { LeaseKeeper } from './webhooks.leases.js';
 import type { AttemptOutcome, ClaimedDelivery, RunRecord } from './webhooks.queue.js';
 import * as queue from './webhooks.queue.js';
 import { Sender } from './webhooks.sender.js';
@@ -45,7 +46,10 @@ export interface WebhookWorkerOptions {
   runLength?: number;
   /** Limit of one attempt, connection to end of response. */
   timeoutMs?: number;
-  /** How long a claim holds; a claim older than that belongs to a dead worker. */
+  /**
+   * How long a claim holds unless renewed; a claim not renewed for that long belongs to a dead
+   * worker and is taken over. Renewed by a heartbeat while the worker holds it.
+   */
   leaseMs?: number;
   retryDelaysMs?: readonly number[];
   /** A webhook whose attempts all failed for this long is disabled. */
@@ -56,6 +60,9 @@ export interface WebhookWorkerOptions {
   resolve?: Resolver;
   logger?: WorkerLogger;
 }
+
+/** A killed worker's claims are taken over this soon; a live worker renews them (leases.ts). */
+export const DEFAULT_LEASE_MS = 5 * SECOND;
 
 const silent: WorkerLogger = { info() {}, warn() {}, error() {} };
 
@@ -73,6 +80,7 @@ export function wakeWebhookWorkers(): void {
 export class WebhookWorker {
   private readonly opts: Required<Omit<WebhookWorkerOptions, 'resolve'>> & { resolve?: Resolver };
   private readonly sender: Sender;
+  private readonly leases: LeaseKeeper;
   private readonly inFlight = new Set<Promise<void>>();
   private running = false;
   private stopping = false;
@@ -98,8 +106,11 @@ export class WebhookWorker {
       logger: silent,
       ...options,
       timeoutMs,
-      leaseMs: options.leaseMs ?? timeoutMs + 30 * SECOND,
+      leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
     };
+    this.leases = new LeaseKeeper(db, this.opts.leaseMs, (err) =>
+      this.opts.logger.warn({ err }, 'webhook worker: could not renew its claims'),
+    );
     this.sender = new Sender({
       timeoutMs,
       ...(options.allowPrivate ? {} : { lookup: guardedLookup(options.resolve) }),
@@ -257,59 +268,89 @@ export class WebhookWorker {
   }
 
   /**
-   * Sends one webhook's claimed deliveries in order, then records them all in one commit. The
-   * run stops at the first failure (the rest are handed back and claimed again at once, each
-   * then on its own retry schedule), when the worker stops, or when another attempt might
-   * outlast the lease. Never throws: if recording fails the leases expire and the deliveries
-   * are sent again (at least once).
+   * Sends one webhook's claimed deliveries in order, recording each outcome as soon as it is
+   * known: a delivery the receiver accepted is marked delivered before the next goes out, so
+   * a worker killed mid-run sends again at most the one in flight. The run stops at the first
+   * failure (the rest are handed back and claimed again at once, each then on its own retry
+   * schedule), when the worker stops, or when its claim is no longer safely held (see
+   * leases.ts). Never throws: if recording fails the run stops, its leases expire and the
+   * deliveries are sent again (at least once).
    */
   private async run(deliveries: ClaimedDelivery[]): Promise<void> {
     const first = deliveries[0];
     if (!first) return;
-    const record: RunRecord = { webhookId: first.webhook_id, attempted: [], released: [] };
-    if (!first.active || first.integration_revoked_at) {
-      const error = first.active ? 'integration was revoked' : 'webhook is disabled';
-      record.abandoned = { deliveries, error };
-    } else {
-      const leaseEnds = Date.parse(first.lease_until);
-      for (const [i, d] of deliveries.entries()) {
-        const outlasts = Date.now() + this.opts.timeoutMs + SECOND > leaseEnds;
-        if (i > 0 && (this.stopping || outlasts)) {
-          record.released = deliveries.slice(i);
-          break;
-        }
-        let outcome: Omit<AttemptOutcome, 'retryAt'>;
-        try {
-          outcome = await this.send(d, new Date());
-        } catch (err) {
-          outcome = { delivery: d, ok: false, responseStatus: null, latencyMs: null, error: String(err) };
-        }
-        const delays = this.opts.retryDelaysMs;
-        const delay = outcome.ok || d.schedule_step >= delays.length ? null : delays[d.schedule_step]!;
-        record.attempted.push({
-          ...outcome,
-          retryAt: delay === null ? null : new Date(Date.now() + delay).toISOString(),
+    const lease = this.leases.hold(
+      deliveries.map((d) => d.id),
+      first.lease_token,
+      first.lease_until,
+    );
+    try {
+      if (!first.active || first.integration_revoked_at) {
+        const error = first.active ? 'integration was revoked' : 'webhook is disabled';
+        await this.record({
+          webhookId: first.webhook_id,
+          attempted: [],
+          released: [],
+          abandoned: { deliveries, error },
         });
-        if (!outcome.ok) {
-          record.released = deliveries.slice(i + 1);
-          break;
-        }
+        return;
       }
+      for (const [i, d] of deliveries.entries()) {
+        if (i > 0 && (this.stopping || !lease.holds())) {
+          await this.record({ webhookId: first.webhook_id, attempted: [], released: deliveries.slice(i) });
+          return;
+        }
+        const outcome = await this.attempt(d);
+        // Settled from here: renewing it further could only keep a dead claim alive.
+        const released = outcome.ok ? [] : deliveries.slice(i + 1);
+        lease.drop([d.id, ...released.map((r) => r.id)]);
+        const recorded = await this.record({ webhookId: first.webhook_id, attempted: [outcome], released });
+        if (!outcome.ok || !recorded) return;
+      }
+    } finally {
+      lease.end();
     }
+  }
+
+  /** One attempt of one delivery, with the time of the next should it have failed. */
+  private async attempt(d: ClaimedDelivery): Promise<AttemptOutcome> {
+    let outcome: Omit<AttemptOutcome, 'retryAt'>;
+    try {
+      outcome = await this.send(d, new Date());
+    } catch (err) {
+      outcome = { delivery: d, ok: false, responseStatus: null, latencyMs: null, error: String(err) };
+    }
+    const delays = this.opts.retryDelaysMs;
+    const delay = outcome.ok || d.schedule_step >= delays.length ? null : delays[d.schedule_step]!;
+    return { ...outcome, retryAt: delay === null ? null : new Date(Date.now() + delay).toISOString() };
+  }
+
+  /**
+   * Commits outcomes; false when that failed or an attempted delivery's claim was no longer
+   * ours (taken over after the lease ran out, or the webhook deleted): the run goes no further.
+   */
+  private async record(record: RunRecord): Promise<boolean> {
     try {
       const now = Date.now();
-      const { disabled } = await queue.recordRun(this.db, this.kind, record, {
+      const { disabled, lost } = await queue.recordRun(this.db, this.kind, record, {
         now: new Date(now).toISOString(),
         disableBefore: new Date(now - this.opts.disableAfterMs).toISOString(),
         disableReason: `every delivery failed for ${formatSpan(this.opts.disableAfterMs)}`,
       });
       if (disabled)
-        this.opts.logger.warn({ webhookId: first.webhook_id }, 'webhook disabled after failing continuously');
+        this.opts.logger.warn({ webhookId: record.webhookId }, 'webhook disabled after failing continuously');
+      if (lost)
+        this.opts.logger.warn(
+          { webhookId: record.webhookId },
+          'webhook delivery was taken over by another worker while in flight',
+        );
+      return !lost;
     } catch (err) {
       this.opts.logger.error(
-        { err, webhookId: first.webhook_id },
+        { err, webhookId: record.webhookId },
         'webhook deliveries could not be recorded',
       );
+      return false;
     }
   }
 }
