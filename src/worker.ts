@@ -2,30 +2,45 @@ import pino from 'pino';
 import { loadConfig } from './config.js';
 import { createDb } from './db/index.js';
 import { migrateToLatest } from './db/migrator.js';
+import { failStartup, startupStep } from './startup.js';
 import { webhookWorkerFor } from './worker-hooks.js';
 
 /**
  * `npm run worker`: the webhook delivery worker alone, for deployments that run the API with
  * RUN_WORKER=false. Any number of these may share one PostgreSQL database.
  */
-const config = loadConfig();
-const log = pino({ level: config.logLevel, name: 'webhook-worker' });
-const handle = createDb(config.db);
-await migrateToLatest(handle.db);
-const worker = webhookWorkerFor(handle.db, handle.kind, config, log);
-worker.start();
-log.info({ db: handle.kind }, 'webhook delivery worker started');
+try {
+  const config = loadConfig();
+  const log = pino({ level: config.logLevel, name: 'webhook-worker' });
+  for (const warning of config.warnings) log.warn(warning);
+  const handle = await startupStep('opening the database', () => createDb(config.db));
+  await startupStep('migrating the database', () => migrateToLatest(handle.db));
+  const worker = webhookWorkerFor(handle.db, handle.kind, config, log);
+  worker.start();
+  log.info({ db: handle.kind }, 'webhook delivery worker started');
 
-let closing = false;
-async function shutdown(signal: string) {
-  if (closing) return;
-  closing = true;
-  log.info({ signal }, 'shutting down');
-  const timer = setTimeout(() => process.exit(1), 15_000);
-  timer.unref();
-  await worker.stop();
-  await handle.destroy();
-  process.exit(0);
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down: finishing the attempts in flight');
+    setTimeout(() => {
+      log.error('still busy after 15 s; exiting anyway');
+      process.exit(1);
+    }, 15_000).unref();
+    worker
+      .stop()
+      .finally(() => handle.destroy())
+      .then(
+        () => process.exit(0),
+        (err: unknown) => {
+          log.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+} catch (err) {
+  failStartup(err);
 }
-process.on('SIGINT', () => void shutdown('SIGINT'));
-process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -86,10 +86,12 @@ export class TokenCache {
       return;
     }
     if (now !== undefined) settle(null, now);
+    // Settled outside the promise chain: a callback that throws is an uncaught exception
+    // there, as on the synchronous path, not a rejection nobody handles.
     else
       this.source.epoch(db).then(
-        (epoch) => settle(null, epoch),
-        (err: Error) => settle(err),
+        (epoch) => process.nextTick(settle, null, epoch),
+        (err: Error) => process.nextTick(settle, err),
       );
   }
 

@@ -132,7 +132,8 @@ export class WebhookWorker {
     local.delete(this);
     this.wake();
     await this.loopDone;
-    await Promise.allSettled([...this.inFlight]);
+    for (const r of await Promise.allSettled([...this.inFlight]))
+      if (r.status === 'rejected') this.opts.logger.error({ err: r.reason }, 'webhook run failed');
     this.sender.close();
   }
 
@@ -318,6 +319,8 @@ export class WebhookWorker {
     try {
       outcome = await this.send(d, new Date());
     } catch (err) {
+      // Not a receiver's failure (those are outcomes, not throws): a fault of ours, worth a line.
+      this.opts.logger.error({ err, deliveryId: d.id }, 'webhook attempt failed unexpectedly');
       outcome = { delivery: d, ok: false, responseStatus: null, latencyMs: null, error: String(err) };
     }
     const delays = this.opts.retryDelaysMs;
