@@ -82,23 +82,25 @@ function makeAjv(options: Options): Ajv {
 
 /**
  * Where `value` holds a NUL character (U+0000), as an Ajv instance path; undefined if nowhere.
- * PostgreSQL cannot store NUL in text, so it is refused before any query sees it.
+ * PostgreSQL cannot store NUL in text, so it is refused before any query sees it. Iterative:
+ * a body may nest arrays thousands deep, and the schema refuses those without recursing.
  */
-export function nulPath(value: unknown, path = ''): string | undefined {
-  if (typeof value === 'string') return value.includes('\0') ? path : undefined;
-  if (typeof value !== 'object' || value === null) return undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const at = nulPath(value[i], `${path}/${i}`);
-      if (at !== undefined) return at;
+export function nulPath(value: unknown): string | undefined {
+  const stack: [unknown, string][] = [[value, '']];
+  while (stack.length > 0) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === 'string') {
+      if (v.includes('\0')) return path;
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], `${path}/${i}`]);
+    } else if (typeof v === 'object' && v !== null) {
+      const entries = Object.entries(v);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, item] = entries[i]!;
+        if (k.includes('\0')) return `${path}/${k.replace(/\0/g, '\\u0000')}`;
+        stack.push([item, `${path}/${k}`]);
+      }
     }
-    return undefined;
-  }
-  for (const [k, v] of Object.entries(value)) {
-    const key = k.replace(/\0/g, '\\u0000');
-    if (key !== k) return `${path}/${key}`;
-    const at = nulPath(v, `${path}/${k}`);
-    if (at !== undefined) return at;
   }
   return undefined;
 }
