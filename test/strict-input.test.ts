@@ -69,6 +69,26 @@ describeEachDb('strict input and bounds', (ctx) => {
     assert.deepEqual(await snapshot(), before_);
   });
 
+  it('the OpenAPI document publishes what is enforced', async () => {
+    const doc = (await ctx.anon.get('/openapi.json')).body;
+    const body = (path: string, method: string) =>
+      doc.paths[`/api/v1${path}`][method].requestBody.content['application/json'].schema;
+    const create = body('/clients', 'post');
+    assert.equal(create.additionalProperties, false);
+    assert.equal(create.properties.name.maxLength, 255);
+    const line = body('/outgoing-invoices', 'post').properties.line_items;
+    assert.equal(line.items.additionalProperties, false);
+    assert.equal(line.maxItems, 500);
+    const patch = body('/clients/{id}', 'patch');
+    assert.equal(patch.properties.external_id['x-ignored'], true);
+    assert.match(patch.properties.shortcode.description, /ignored/);
+    const params = doc.paths['/api/v1/outgoing-invoices'].get.parameters;
+    const page = params.find((p: { name: string }) => p.name === 'page').schema;
+    assert.equal(page.maximum, 1_000_000);
+    const clientId = params.find((p: { name: string }) => p.name === 'client_id').schema;
+    assert.equal(clientId.maximum, 2_147_483_647);
+  });
+
   it('an unknown query parameter is a 422 naming it', async () => {
     refused(await api.get('/outgoing-invoices?clientid=4'), ['clientid']);
     refused(await api.get(`/clients/${w.clients.alpha}?verbose=1`), ['verbose']);
