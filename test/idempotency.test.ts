@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { after, before, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import { buildApp } from '../src/app.js';
 import * as clients from '../src/modules/clients/clients.service.js';
 import {
@@ -220,6 +221,7 @@ function describeHandlers(ctx: TestContext) {
   let app: FastifyInstance;
   let api: Api;
   let failures = 0;
+  let commitCalls = 0;
   before(async () => {
     app = await buildApp(testConfig(), { db: ctx.handle, logger: false });
     // The handler writes, reads its own write back (prepared() read), then, as a request
@@ -239,6 +241,16 @@ function describeHandlers(ctx: TestContext) {
       if (++failures === 1) throw new Error('boom');
       return { data: { failures } };
     });
+    // A write the database refuses only at COMMIT (a deferred foreign key).
+    await sql`create table commit_probe (client_id integer references clients(id) deferrable initially deferred)`.execute(
+      ctx.db,
+    );
+    app.post('/api/v1/test/commit-fails', { config: { scopes: [] } }, async (req, reply) => {
+      commitCalls++;
+      const row = await clients.createClient(app.db, req.auth, { name: 'Commit fails' } as never);
+      await sql`insert into commit_probe (client_id) values (${-row.id})`.execute(app.db);
+      return reply.code(201).send({ data: { id: row.id } });
+    });
     await app.ready();
     const created = await ctx.as('client:write');
     api = new Api(app, created.token);
@@ -250,6 +262,18 @@ function describeHandlers(ctx: TestContext) {
     expectProblem(res, 409, 'idempotency_in_progress');
     assert.ok(Number(res.headers['retry-after']) >= 1);
     assert.equal(await clientsNamed(ctx, 'Taken over'), 0);
+  });
+
+  it('a commit that fails is no 2xx, keeps nothing, and lets the key go: the retry runs', async () => {
+    const first = await api.post('/test/commit-fails', {}, { 'idempotency-key': 't-3' });
+    assert.ok(first.status >= 400, `answered ${first.status}`);
+    assert.equal(first.headers.location, undefined);
+    assert.equal(await clientsNamed(ctx, 'Commit fails'), 0);
+    const retry = await api.post('/test/commit-fails', {}, { 'idempotency-key': 't-3' });
+    assert.equal(retry.status, first.status);
+    assert.equal(retry.headers['idempotent-replayed'], undefined);
+    assert.equal(commitCalls, 2);
+    assert.equal(await clientsNamed(ctx, 'Commit fails'), 0);
   });
 
   it('a 5xx rolls the write back and lets the key go: the retry runs', async () => {

@@ -48,12 +48,16 @@ export async function takeOver(
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** Lets the key go, if `claim` still holds it. */
+/**
+ * Lets the key go, if `claim` still holds it and it has no answer (after a commit that failed
+ * with a lost connection the answer may have been committed all the same: then it stays).
+ */
 export async function releaseKey(db: Db, id: number, claim: string): Promise<boolean> {
   const result = await db
     .deleteFrom('idempotency_keys')
     .where('id', '=', id)
     .where('claim', '=', claim)
+    .where('status_code', 'is', null)
     .executeTakeFirst();
   return Number(result.numDeletedRows) === 1;
 }

@@ -216,8 +216,9 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
 
   /**
    * The write and its answer commit together, or neither does. Should the commit fail the
-   * error becomes the answer (never a 2xx) and the key stays held until its lease ends: a
-   * retry then finds the answer if the commit happened after all, or runs anew if it did not.
+   * error becomes the answer (never a 2xx) and the key is let go unless its answer committed
+   * after all (a connection lost during COMMIT); if even that cannot be asked, the key stays
+   * held until its lease ends, and a retry then replays or runs anew.
    */
   async function commit(
     req: FastifyRequest,
@@ -236,6 +237,9 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
     } catch (err) {
       // Rolling back ends the transaction and frees its connection even if the commit failed.
       await rollback(req, trx);
+      await repo
+        .releaseKey(app.db, held.id, held.claim)
+        .catch((e: unknown) => req.log.warn({ err: e }, 'could not release an Idempotency-Key'));
       // The error's answer must not point at a record that was not kept.
       reply.removeHeader('location');
       throw err;
