@@ -60,6 +60,9 @@ describeEachDb('files', (ctx) => {
       headers: { authorization: `Bearer ${api.token}`, range: `bytes=${bytes.length + 10}-` },
     });
     assert.equal(bad.statusCode, 416);
+    assert.match(String(bad.headers['content-type']), /^application\/problem\+json/);
+    assert.equal(bad.json().code, 'range_not_satisfiable');
+    assert.equal(bad.headers['content-range'], `bytes */${bytes.length}`);
   });
 
   it('401 without token, 404 for unknown ids and for another account', async () => {

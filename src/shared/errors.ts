@@ -25,6 +25,7 @@ export const ERROR_CODES = {
   invoice_number_taken: { status: 409, title: 'Invoice number is already taken' },
   idempotency_in_progress: { status: 409, title: 'A request with this Idempotency-Key is still in progress' },
   payload_too_large: { status: 413, title: 'Payload too large' },
+  range_not_satisfiable: { status: 416, title: 'Range not satisfiable' },
   uri_too_long: { status: 414, title: 'URI too long' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   validation_failed: { status: 422, title: 'Validation failed' },

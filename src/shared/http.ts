@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import rangeParser from 'range-parser';
+import { AppError } from './errors.js';
 
 /** RFC 6266 Content-Disposition with an ASCII fallback and the UTF-8 name. */
 export function contentDisposition(filename: string, type: 'attachment' | 'inline' = 'attachment'): string {
@@ -41,7 +42,13 @@ export function sendBytes(
   if (range && (!ifRange || ifRange === etag)) {
     const ranges = rangeParser(file.data.length, range, { combine: true });
     if (ranges === -1) {
-      return reply.code(416).header('content-range', `bytes */${file.data.length}`).send();
+      throw new AppError(
+        'range_not_satisfiable',
+        `No byte of ${range} lies in the ${file.data.length} bytes`,
+        {
+          headers: { 'content-range': `bytes */${file.data.length}` },
+        },
+      );
     }
     if (ranges !== -2 && ranges.type === 'bytes' && ranges.length === 1) {
       const { start, end } = ranges[0]!;

@@ -63,7 +63,23 @@ export function badValues(schema: Schema, opts: { otherId?: number; missingId: n
   }
   if (type === 'number' || type === 'integer') {
     for (const n of NUMBERS) out.push({ label: `number ${n}`, value: n });
+    // At and just past the published bounds: the edge a service's arithmetic must survive.
+    if (typeof s.maximum === 'number')
+      out.push(
+        { label: `maximum ${s.maximum}`, value: s.maximum },
+        { label: 'past maximum', value: s.maximum + 1 },
+      );
+    if (typeof s.minimum === 'number')
+      out.push(
+        { label: `minimum ${s.minimum}`, value: s.minimum },
+        { label: 'past minimum', value: s.minimum - 1 },
+      );
   }
+  if (type === 'string' && typeof s.maxLength === 'number' && !s.pattern && !s.format && !s.enum)
+    out.push(
+      { label: 'maxLength of 2-byte characters', value: '\u00e9'.repeat(s.maxLength) },
+      { label: 'maxLength of astral characters', value: '\u{1F4A5}'.repeat(s.maxLength) },
+    );
   if (type === 'integer' && opts.otherId !== undefined)
     out.push({ label: "another tenant's id", value: opts.otherId });
   if (type === 'integer') out.push({ label: 'id of nothing', value: opts.missingId });
@@ -132,4 +148,34 @@ export function withField(
     nodeSchema = childSchema;
   }
   return root;
+}
+
+/**
+ * Every scalar field of `body` (and of the schema) at one end of its published bounds at once:
+ * numbers at their maximum or minimum, dates at 9999-12-31 or 0001-01-01, bounded strings full.
+ * References keep their values, so the request reaches the service.
+ */
+export function allAtBounds(
+  body: unknown,
+  schema: Schema,
+  side: 'max' | 'min',
+  isRef: (name: string) => boolean,
+): unknown {
+  let out = body;
+  for (const f of fieldPaths(schema)) {
+    const s = nonNull(f.schema)[0];
+    const name = String(f.path.filter((p) => typeof p === 'string').at(-1));
+    if (!s || isRef(name) || s.enum || s.const !== undefined) continue;
+    let value: unknown;
+    if (
+      (s.type === 'number' || s.type === 'integer') &&
+      typeof s[side === 'max' ? 'maximum' : 'minimum'] === 'number'
+    )
+      value = s[side === 'max' ? 'maximum' : 'minimum'];
+    else if (s.type === 'string' && s.format === 'date') value = side === 'max' ? '9999-12-31' : '0001-01-01';
+    else if (s.type === 'string' && typeof s.maxLength === 'number' && !s.pattern && !s.format)
+      value = 'x'.repeat(side === 'max' ? s.maxLength : Math.max(s.minLength ?? 0, 1));
+    if (value !== undefined) out = withField(out, schema, f.path, value);
+  }
+  return out;
 }

@@ -1,5 +1,5 @@
 import { BASES, type BaseRequest, MULTIPART_DATA_BASES } from './bases.js';
-import { type Bad, badValues, fieldPaths, validValue, withField } from './generate.js';
+import { allAtBounds, type Bad, badValues, fieldPaths, validValue, withField } from './generate.js';
 import { fieldTable, pathParamTable } from './ids.js';
 import { isIdName, mainType, nonNull, type Operation, type Schema } from './openapi.js';
 import type { Prng } from './prng.js';
@@ -157,6 +157,10 @@ function bodyMutation(
       body: withField(body, schema, ['line_items'], [{ title: 'Huge', quantity, unit_price, tax_rate: 19 }]),
     };
   }
+  if (roll < 0.24) {
+    const side = rng.pick(['max', 'min'] as const);
+    return { label: `every field at its ${side}imum`, body: allAtBounds(body, schema, side, isIdName) };
+  }
   const f = rng.pick(fields);
   const name = String(f.path.filter((p) => typeof p === 'string').at(-1));
   if (f.required && rng.next() < 0.2)
@@ -296,6 +300,37 @@ const BAD_BASIC = [
   'Basic a b c',
 ];
 
+/** Odd request headers the service reads: byte ranges, validators, idempotency keys. */
+function headerMutation(op: Operation, rng: Prng): { label: string; headers: Record<string, string> } {
+  const choices: Record<string, string>[] = [
+    { 'accept-language': 'x'.repeat(4000) },
+    { accept: 'application/xml' },
+    { 'x-request-id': 'x'.repeat(2000) },
+  ];
+  if (op.method === 'GET')
+    choices.push(
+      { range: 'bytes=abc' },
+      { range: 'bytes=999999999999-' },
+      { range: 'bytes=-0' },
+      { range: 'bytes=5-1' },
+      { range: `bytes=${Array.from({ length: 200 }, (_, i) => `${i}-${i}`).join(',')}` },
+      { range: 'items=0-1' },
+      { 'if-none-match': '"' },
+      { 'if-none-match': `"${'x'.repeat(5000)}"` },
+      { 'if-modified-since': 'not a date' },
+      { 'if-range': '"x"', range: 'bytes=0-1' },
+    );
+  if (op.method === 'POST')
+    choices.push(
+      { 'idempotency-key': '' },
+      { 'idempotency-key': 'x'.repeat(5000) },
+      { 'idempotency-key': '\u00e9\u00e9' },
+      { 'idempotency-key': ' ' },
+    );
+  const headers = rng.pick(choices);
+  return { label: `headers ${JSON.stringify(headers).slice(0, 60)}`, headers };
+}
+
 /** One bad request for `op`: a path, query, body, raw-body, multipart or credentials mutation. */
 export function makeRequest(op: Operation, w: World, rng: Prng): FuzzRequest {
   const b = base(op, w, rng);
@@ -306,6 +341,8 @@ export function makeRequest(op: Operation, w: World, rng: Prng): FuzzRequest {
   const hasMultipart = 'multipart/form-data' in op.bodies;
   const pathParams = op.params.filter((x) => x.in === 'path');
   const strategies: string[] = ['query'];
+  // Most odd headers are harmless on a valid request, which then succeeds: used sparingly.
+  if (rng.next() < (op.method === 'GET' ? 0.3 : 0.1)) strategies.push('headers');
   if (pathParams.length) strategies.push('path', 'path');
   if (hasJson) strategies.push('body', 'body', 'body', 'body', 'raw');
   else if (op.method !== 'GET') strategies.push('raw');
@@ -324,7 +361,8 @@ export function makeRequest(op: Operation, w: World, rng: Prng): FuzzRequest {
     headers: extra.headers ?? {},
     ...(extra.payload !== undefined ? { payload: extra.payload } : {}),
   });
-  const validBody = hasJson && op.method !== 'GET' && op.method !== 'DELETE' ? json(b.body) : {};
+  const validBody: { headers?: Record<string, string>; payload?: string } =
+    hasJson && op.method !== 'GET' && op.method !== 'DELETE' ? json(b.body) : {};
   switch (strategy) {
     case 'path': {
       const p = rng.pick(pathParams);
@@ -344,6 +382,13 @@ export function makeRequest(op: Operation, w: World, rng: Prng): FuzzRequest {
     case 'query': {
       const q = queryMutation(op, w, rng);
       return req(q.label, buildUrl(op, params, q.query), validBody);
+    }
+    case 'headers': {
+      const h = headerMutation(op, rng);
+      return req(h.label, buildUrl(op, params), {
+        ...validBody,
+        headers: { ...validBody.headers, ...h.headers },
+      });
     }
     case 'body': {
       const m = bodyMutation(op, op.bodies['application/json']!, b.body, w, rng);

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { sendBytes } from '../../shared/http.js';
-import { Data, IdParams } from '../../shared/schemas.js';
+import { Data, IdParams, problemResponse } from '../../shared/schemas.js';
 import { Binary, FileData } from './files.schemas.js';
 import * as service from './files.service.js';
 
@@ -26,7 +26,11 @@ export const filesRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'The bytes with Content-Type, Content-Disposition and a strong ETag; supports If-None-Match and a single byte Range.',
         params: IdParams,
-        response: { 200: Binary('The file'), 206: Binary('The requested byte range') },
+        response: {
+          200: Binary('The file'),
+          206: Binary('The requested byte range'),
+          416: problemResponse('Range not satisfiable'),
+        },
       },
     },
     async (req, reply) => {

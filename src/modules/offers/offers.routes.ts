@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { sendBytes } from '../../shared/http.js';
 import { listResponse } from '../../shared/paging.js';
-import { Data, IdParams, List, PagingQuery } from '../../shared/schemas.js';
+import { Data, IdParams, List, PagingQuery, problemResponse } from '../../shared/schemas.js';
 import { Binary } from '../files/files.schemas.js';
 import { LineItem } from '../outgoing-invoices/line-items.js';
 import { Offer, OfferListQuery } from './offers.schemas.js';
@@ -70,6 +70,7 @@ export const offersRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: {
           200: Binary('The PDF', 'application/pdf'),
           206: Binary('A byte range', 'application/pdf'),
+          416: problemResponse('Range not satisfiable'),
         },
       },
     },
