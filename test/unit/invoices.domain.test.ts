@@ -46,6 +46,19 @@ describe('dates: calendar months clamp to the month end', () => {
       '9999-12-31',
     );
   });
+  it('a plan at the end of the range ends with it', () => {
+    const periods = planSchedule('9999-01-31', '9999-12-31', 1);
+    assert.equal(periods.length, 12);
+    assert.deepEqual(periods.at(-1), { index: 11, start: '9999-12-31', end: '9999-12-31' });
+    assert.deepEqual(planSchedule('9999-12-31', '9999-12-31', 12), [
+      { index: 0, start: '9999-12-31', end: '9999-12-31' },
+    ]);
+    assert.deepEqual(planSchedule('9999-06-15', '9999-12-31', 3).at(-1), {
+      index: 2,
+      start: '9999-12-15',
+      end: '9999-12-31',
+    });
+  });
   it('adds days across month and year ends', () => {
     assert.equal(addDays('2026-12-31', 1), '2027-01-01');
     assert.equal(addDays('2028-03-01', -1), '2028-02-29');

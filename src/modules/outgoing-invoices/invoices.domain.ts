@@ -43,13 +43,14 @@ function parts(date: string): [number, number, number] {
 }
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+const LAST_DATE = '9999-12-31';
 /**
  * Dates stay in the years 0001–9999 that inputs are limited to and both databases store:
  * arithmetic past either end (a due date 10 years after 9999-01-01, the end of a plan's last
  * period) stops at the first or last representable day.
  */
 const fmt = (y: number, m: number, d: number) =>
-  y > 9999 ? '9999-12-31' : y < 1 ? '0001-01-01' : `${pad(y, 4)}-${pad(m)}-${pad(d)}`;
+  y > 9999 ? LAST_DATE : y < 1 ? '0001-01-01' : `${pad(y, 4)}-${pad(m)}-${pad(d)}`;
 
 export const daysInMonth = (year: number, month: number): number =>
   new Date(Date.UTC(year, month, 0)).getUTCDate();
@@ -62,6 +63,12 @@ export function addMonths(date: string, months: number): string {
   const tm = (index % 12) + 1;
   return fmt(ty, tm, Math.min(d, daysInMonth(ty, tm)));
 }
+
+/** Whether the month `months` after the one of `date` is past December 9999. */
+const pastLastMonth = (date: string, months: number): boolean => {
+  const [y, m] = parts(date);
+  return y * 12 + (m - 1) + months > 9999 * 12 + 11;
+};
 
 export function addDays(date: string, days: number): string {
   const [y, m, d] = parts(date);
@@ -89,6 +96,7 @@ export const MAX_PLAN_PERIODS = 600;
 export function planSchedule(start: string, end: string, months: number): Period[] {
   const out: Period[] = [];
   for (let i = 0; ; i++) {
+    if (pastLastMonth(start, i * months)) break;
     const s = addMonths(start, i * months);
     if (s > end) break;
     if (out.length >= MAX_PLAN_PERIODS) {
@@ -96,7 +104,12 @@ export function planSchedule(start: string, end: string, months: number): Period
         errors: [{ field: 'plan_end', message: `gives more than ${MAX_PLAN_PERIODS} intervals` }],
       });
     }
-    out.push({ index: i, start: s, end: addDays(addMonths(start, (i + 1) * months), -1) });
+    const next = (i + 1) * months;
+    out.push({
+      index: i,
+      start: s,
+      end: pastLastMonth(start, next) ? LAST_DATE : addDays(addMonths(start, next), -1),
+    });
   }
   return out;
 }
