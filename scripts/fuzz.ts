@@ -54,6 +54,7 @@ try {
   );
   console.log(`5xx               ${count('5xx')}`);
   console.log(`non-problem       ${count('not problem+json') + count('not an OAuth error')}`);
+  console.log(`cross-tenant      ${count("another tenant's id accepted")}`);
   console.log(
     `partial writes    ${count('partial write')} (${summary.checkedBatches} batches of refused requests compared)`,
   );

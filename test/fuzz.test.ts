@@ -10,7 +10,7 @@ import { describeEachDb } from './helpers.js';
  * JSON on the OAuth token endpoint), and a refused request leaves the database as it was.
  * A bounded budget here; `npm run fuzz -- --requests N --seed S` runs longer.
  */
-const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 4000);
+const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 6000);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 
 describeEachDb('fuzz: bad input on every operation', (ctx) => {
@@ -27,7 +27,13 @@ describeEachDb('fuzz: bad input on every operation', (ctx) => {
     assert.ok(summary.checkedBatches > 0, 'no batch of refused requests was compared');
   });
 
-  for (const kind of ['5xx', 'not problem+json', 'not an OAuth error', 'partial write'] as const) {
+  for (const kind of [
+    '5xx',
+    'not problem+json',
+    'not an OAuth error',
+    'partial write',
+    "another tenant's id accepted",
+  ] as const) {
     it(`finds no ${kind} answer`, () => {
       const found = summary.offences.filter((o) => o.kind === kind);
       assert.equal(found.length, 0, `${found.length} × ${kind} (seed ${SEED}):\n${describeOffences(found)}`);

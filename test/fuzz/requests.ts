@@ -187,6 +187,17 @@ const RAW_BODIES: { label: string; contentType?: string; payload: string }[] = [
   { label: 'form body', contentType: 'application/x-www-form-urlencoded', payload: 'a=1' },
   { label: 'body without content type', payload: '{}' },
   { label: 'deep JSON', contentType: 'application/json', payload: `${'['.repeat(5000)}${']'.repeat(5000)}` },
+  {
+    label: 'deep JSON objects',
+    contentType: 'application/json',
+    payload: `${'{"a":'.repeat(50000)}1${'}'.repeat(50000)}`,
+  },
+  { label: 'duplicate keys', contentType: 'application/json', payload: '{"name":"a","name":null}' },
+  {
+    label: '__proto__ key',
+    contentType: 'application/json',
+    payload: '{"__proto__":{"x":1},"constructor":{"prototype":{}}}',
+  },
 ];
 
 /** A schema guessed from a valid value, for `data` fields the document describes only as text. */

@@ -7,7 +7,7 @@ import { changedTables, snapshot } from './snapshot.js';
 import type { World } from './world.js';
 
 export interface Offence {
-  kind: '5xx' | 'not problem+json' | 'not an OAuth error' | 'partial write';
+  kind: '5xx' | 'not problem+json' | 'not an OAuth error' | 'partial write' | "another tenant's id accepted";
   request: FuzzRequest;
   status: number;
   body: string;
@@ -98,6 +98,8 @@ export async function fuzz(
       const offence = (kind: Offence['kind']) =>
         summary.offences.push({ kind, request, status: res.statusCode, body: res.body.slice(0, 300) });
       if (res.statusCode >= 500) offence('5xx');
+      else if (res.statusCode < 400 && request.label.includes("another tenant's"))
+        offence("another tenant's id accepted");
       else if (res.statusCode >= 400) {
         if (op.key === OAUTH_TOKEN && res.statusCode !== 429) {
           if (!isOAuthError(contentType, parsed)) offence('not an OAuth error');
