@@ -157,7 +157,9 @@ export function clientErrorHandler(
         : new AppError('header_too_large', 'The request header fields are too large');
   } else appError = new AppError('bad_request', 'The request is not valid HTTP');
   this.log.info({ code: appError.code, err: err.code }, 'client error');
-  if (socket.writable) {
+  // Not over an answer that has begun (keep-alive: the error is in a later request).
+  const answering = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+  if (socket.writable && !answering) {
     const body = JSON.stringify(problemBody(appError));
     socket.write(
       `HTTP/1.1 ${appError.status} ${STATUS_CODES[appError.status]}\r\nContent-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
