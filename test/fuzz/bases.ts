@@ -13,7 +13,8 @@ export interface BaseRequest {
 }
 
 let seq = 0;
-const fresh = (p: string) => `${p}-${++seq}-${Date.now().toString(36)}`;
+// A counter, not the clock: a run replays exactly from its seed (each run has a fresh database).
+const fresh = (p: string) => `${p}-${++seq}`;
 const line = (extra: Record<string, unknown> = {}) => ({
   title: 'Work',
   quantity: 1,
