@@ -93,13 +93,15 @@ export function toAppError(err: FastifyError | Error): AppError {
     case 'FST_ERR_CTP_INVALID_TYPE':
       return new AppError('bad_request', e.message);
   }
-  const db = fromDatabase(e);
-  if (db) return db;
+  // Before the database check: a client that went away mid-body is an ECONNRESET with a 400
+  // from Node's HTTP server, not a lost database connection.
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     const code = (Object.entries(ERROR_CODES).find(([, v]) => v.status === e.statusCode)?.[0] ??
       'bad_request') as ErrorCode;
     return new AppError(code, e.message);
   }
+  const db = fromDatabase(e);
+  if (db) return db;
   return new AppError('internal', undefined, { cause: err });
 }
 
