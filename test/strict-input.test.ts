@@ -237,6 +237,21 @@ describeEachDb('strict input and bounds', (ctx) => {
       { data: JSON.stringify({ document_type: 'Invoice', colour: 'red' }) },
     );
     refused(await api.request('POST', '/incoming-invoices', data.body, data.headers), ['colour']);
+    const external = await multipart(
+      { name: 'a.pdf', type: 'application/pdf', data: '%PDF-1.4 x' },
+      {
+        data: JSON.stringify({
+          invoice_number: 'EXT-1',
+          client_id: w.clients.alpha,
+          date: '2026-01-01',
+          line_items: [{ title: 'a', quantity: 1, unit_price: 1, tax_rate: 19 }],
+          colour: 'red',
+        }),
+      },
+    );
+    refused(await api.request('POST', '/outgoing-invoices/external', external.body, external.headers), [
+      'data.colour',
+    ]);
     assert.deepEqual(await snapshot(), before_);
   });
 
