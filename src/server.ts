@@ -1,99 +1,15 @@
-import cluster from 'node:cluster';
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from './app.js';
-import { announceReady, supervise, WAKE_WEBHOOKS } from './cluster.js';
-import { type Config, loadConfig } from './config.js';
-import { createDb, type DbHandle } from './db/index.js';
-import { migrateToLatest } from './db/migrator.js';
-import { seedDemoIfEmpty } from './import/demo.js';
-import { describeStartupError, failStartup, StartupError, startupStep } from './startup.js';
-import { afterWrites, type BackgroundWork, prepareBackgroundWork } from './worker-hooks.js';
+import { loadConfig } from './config.js';
+import { failStartup } from './startup.js';
 
-/** Longest a graceful stop may take (requests in flight, webhook attempts) before exiting anyway. */
-const DRAIN_LIMIT_MS = 15_000;
-
-const serverProcess = cluster.isWorker;
-
+/**
+ * `npm start`. The configuration is read before the application's modules load (a second or
+ * two): a bad value is reported at once. Every start-up failure is one line and exit code 1
+ * (startup.ts).
+ */
 try {
   const config = loadConfig();
-  if (serverProcess) {
-    await serve(config);
-  } else {
-    // Migrations and the demo seed run once, before any server process starts.
-    const handle = await startupStep('opening the database', () => createDb(config.db));
-    await startupStep('migrating the database', () => migrateToLatest(handle.db));
-    if (config.seedDemo) await startupStep('loading the demo data', () => seedDemoIfEmpty(handle.db));
-    if (config.workers > 1) await supervise(config, handle);
-    else await serve(config, handle);
-  }
+  const { run } = await import('./serve.js');
+  await run(config);
 } catch (err) {
   failStartup(err);
-}
-
-/**
- * Serves HTTP: on the port (one process), or as one of the supervisor's server processes,
- * which open their own database connection. Background work (the webhook worker) starts only
- * once the port is ours: a start that fails leaves nothing half running.
- */
-async function serve(config: Config, handle?: DbHandle): Promise<void> {
-  const app = await startupStep('building the application', () =>
-    buildApp(config, { db: handle, migrate: false }),
-  );
-  if (!serverProcess) for (const warning of config.warnings) app.log.warn(warning);
-  // Server processes wake the supervisor's webhook worker; one process wakes its own.
-  let background = { start: (): BackgroundWork => ({ stop: async () => {} }) };
-  if (!serverProcess) background = prepareBackgroundWork(app);
-  else if (config.runWorker) afterWrites(app, () => process.send?.(WAKE_WEBHOOKS));
-  try {
-    await app.listen({ port: config.port, host: config.host });
-  } catch (err) {
-    throw new StartupError(describeStartupError(err), { cause: err });
-  }
-
-  const work = background.start();
-
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    drain(app, work, handle, signal).then(
-      () => process.exit(0),
-      (err: unknown) => {
-        app.log.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  // Ctrl-C reaches every process of the group: a server process leaves it to the supervisor,
-  // which stops them in order.
-  process.on('SIGINT', () => (serverProcess ? undefined : shutdown('SIGINT')));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-
-  const address = app.server.address();
-  announceReady(typeof address === 'object' && address ? address.port : config.port);
-}
-
-/**
- * Stops taking connections and lets the requests in flight finish (a request arriving on a
- * kept-alive connection meanwhile is answered 503, see plugins/closing.ts), and the webhook
- * attempts in flight too; then closes the database. Throws if any of it failed.
- */
-async function drain(
-  app: FastifyInstance,
-  background: BackgroundWork,
-  handle: DbHandle | undefined,
-  signal: string,
-): Promise<void> {
-  app.log.info({ signal }, 'shutting down: finishing the requests in flight');
-  setTimeout(() => {
-    app.log.error(`still busy after ${DRAIN_LIMIT_MS / 1000} s; exiting anyway`);
-    process.exit(1);
-  }, DRAIN_LIMIT_MS).unref();
-  const results = await Promise.allSettled([app.close(), background.stop()]);
-  // The database last: the requests and deliveries above may still have needed it.
-  results.push(...(await Promise.allSettled([handle?.destroy()])));
-  const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []));
-  if (failures.length > 0)
-    throw failures.length === 1 ? failures[0] : new AggregateError(failures, 'shutdown failed');
-  app.log.info('stopped');
 }
