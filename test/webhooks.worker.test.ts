@@ -93,6 +93,30 @@ describeEachDb('webhooks: worker', (ctx) => {
     assert.equal(d!.lease_token, null);
   });
 
+  it('a claim is renewed while its attempt outlasts the lease: no other worker sends it again', async () => {
+    const hook = await register(['task:create']);
+    receiver.respond = () => ({ status: 200, delayMs: 600 }); // three leases long
+    for (let i = 1; i <= 2; i++) await record(ctx.db, ctx.account.accountId, 'task:created', { id: i });
+    worker({ leaseMs: 200 }).start();
+    worker({ leaseMs: 200 }, second?.db ?? ctx.db).start();
+    await waitFor('both deliveries', () => receiver.on(hook.path).length === 2, 5000);
+    await sleep(700);
+    const got = receiver.on(hook.path);
+    assert.deepEqual(
+      got.map((r) => JSON.parse(r.body).data.id),
+      [1, 2],
+      'each sent once, in order',
+    );
+    assert.equal(receiver.maxConcurrent.get(hook.path), 1);
+    assert.deepEqual(
+      (await rows(hook.id)).map((d) => [d.status, d.attempts]),
+      [
+        ['delivered', 1],
+        ['delivered', 1],
+      ],
+    );
+  });
+
   it('two workers (two connection pools on PostgreSQL) deliver each event once, one at a time per webhook', async () => {
     const hooks: { path: string }[] = [];
     for (let i = 0; i < 4; i++) hooks.push(await register(['task:update']));
