@@ -45,7 +45,8 @@ async function requireBody(req: FastifyRequest) {
  * body fields. Runs in onRoute, before the schemas are compiled.
  */
 export function strictRoute(route: RouteOptions): void {
-  const schema = (route.schema ??= {}) as RouteSchema;
+  route.schema ??= {};
+  const schema = route.schema as RouteSchema;
   if (schema.body !== undefined) {
     schema.body = strictBody(schema.body);
     if ((schema.body as { content?: Record<string, unknown> }).content?.['application/json'])
