@@ -44,7 +44,8 @@ export class Receiver {
           this.active.set(path, (this.active.get(path) ?? 1) - 1);
           if (!res.destroyed) res.writeHead(status, { 'content-type': 'text/plain' }).end('ok');
         };
-        if (delayMs > 0) setTimeout(finish, delayMs);
+        // Unref'd: a long delay must not keep a finished test file's process alive.
+        if (delayMs > 0) setTimeout(finish, delayMs).unref();
         else finish();
       });
     });
