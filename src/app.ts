@@ -21,8 +21,6 @@ export interface BuildOptions {
   /** Apply migrations before serving (default true). */
   migrate?: boolean;
   logger?: boolean | object;
-  /** Time a request may take to arrive (default 30 s); tests shorten it. */
-  requestTimeoutMs?: number;
 }
 
 const pidTag = process.pid.toString(36);
@@ -32,7 +30,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const handle = options.db ?? createDb(config.db);
   if (options.migrate !== false) await migrateToLatest(handle.db);
 
-  const requestTimeout = options.requestTimeoutMs ?? 30_000;
+  const requestTimeout = config.requestTimeoutSeconds * 1000;
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel),
     bodyLimit: config.bodyLimit,

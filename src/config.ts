@@ -39,6 +39,8 @@ export interface Config {
   readonly extractionMaxDecodedBytes: number;
   /** How long a request holds its Idempotency-Key before another may take it over. */
   readonly idempotencyLeaseSeconds: number;
+  /** Time a request (headers and body) may take to arrive; 408 beyond it. */
+  readonly requestTimeoutSeconds: number;
   /** NODE_ENV=production: refuses to start with a missing or weak SECRET_KEY. */
   readonly production: boolean;
   /** Things worth one warning at start-up (a weak SECRET_KEY outside production). */
@@ -158,6 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       64 * 1024 * 1024,
     ),
     idempotencyLeaseSeconds: int('IDEMPOTENCY_LEASE_SECONDS', env.IDEMPOTENCY_LEASE_SECONDS, 30),
+    requestTimeoutSeconds: Math.max(1, int('REQUEST_TIMEOUT_SECONDS', env.REQUEST_TIMEOUT_SECONDS, 30)),
     production,
     warnings:
       secretProblem && !overrides.secretKey

@@ -268,7 +268,7 @@ describeEachDb('strict input and bounds', (ctx) => {
   });
 
   it('over a real socket: a slow body is a 408, an overlong URL a 414, both problem+json', async () => {
-    const app = await buildApp(testConfig(), { db: ctx.handle, logger: false, requestTimeoutMs: 1000 });
+    const app = await buildApp(testConfig({ requestTimeoutSeconds: 1 }), { db: ctx.handle, logger: false });
     try {
       await app.listen({ port: 0, host: '127.0.0.1' });
       const { port } = app.server.address() as { port: number };
