@@ -3,6 +3,7 @@ import { after, afterEach, before, it } from 'node:test';
 import { sql } from 'kysely';
 import { buildApp } from '../src/app.js';
 import { createDb, type DbHandle } from '../src/db/index.js';
+import { migrateToLatest } from '../src/db/migrator.js';
 import { revokeIntegration } from '../src/modules/integration/integration.service.js';
 import type { ClaimedDelivery } from '../src/modules/webhooks/webhooks.queue.js';
 import { WebhookWorker, type WebhookWorkerOptions } from '../src/modules/webhooks/webhooks.worker.js';
@@ -288,4 +289,37 @@ describeEachDb('webhooks: worker', (ctx) => {
       await app.close();
     }
   });
+});
+
+it('webhook worker: while the database fails it backs off and logs the first failures, not every poll; then it recovers', async () => {
+  // Claiming needs the webhook tables: on a database without them every claim fails.
+  const handle = createDb({ kind: 'sqlite', file: ':memory:' });
+  const logged: { level: string; msg?: string }[] = [];
+  const logger = {
+    info: (_: object, msg?: string) => logged.push({ level: 'info', msg }),
+    warn: (_: object, msg?: string) => logged.push({ level: 'warn', msg }),
+    error: (_: object, msg?: string) => logged.push({ level: 'error', msg }),
+  };
+  const w = new WebhookWorker(handle.db, 'sqlite', {
+    secretKey: 'k',
+    allowPrivate: true,
+    pollIntervalMs: 10,
+    logger,
+  });
+  try {
+    w.start();
+    await sleep(1200);
+    const errors = logged.filter((l) => l.level === 'error').length;
+    // Polling every 10 ms would have failed about 120 times.
+    assert.ok(errors >= 1 && errors <= 4, `${errors} error lines`);
+    await migrateToLatest(handle.db);
+    await waitFor(
+      'recovery',
+      () => logged.some((l) => l.msg === 'webhook worker: claiming works again'),
+      6000,
+    );
+  } finally {
+    await w.stop();
+    await handle.destroy();
+  }
 });

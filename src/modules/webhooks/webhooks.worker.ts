@@ -64,6 +64,8 @@ export interface WebhookWorkerOptions {
 /** A killed worker's claims are taken over this soon; a live worker renews them (leases.ts). */
 export const DEFAULT_LEASE_MS = 5 * SECOND;
 
+const MAX_FAILURE_BACKOFF_MS = 5 * SECOND;
+
 const silent: WorkerLogger = { info() {}, warn() {}, error() {} };
 
 /** Workers of this process, woken right after a request committed (see worker-hooks.ts). */
@@ -89,6 +91,8 @@ export class WebhookWorker {
   private wakeUp: (() => void) | undefined;
   private idle = false;
   private lastPrune = 0;
+  /** Consecutive failed claims (the database unreachable): the loop backs off. */
+  private failures = 0;
 
   constructor(
     private readonly db: Db,
@@ -174,12 +178,22 @@ export class WebhookWorker {
         try {
           await this.fill(free);
           await this.maybePrune();
+          if (this.failures > 0)
+            this.opts.logger.info({ failures: this.failures }, 'webhook worker: claiming works again');
+          this.failures = 0;
         } catch (err) {
-          this.opts.logger.error({ err }, 'webhook worker: claiming failed');
+          // The database is away (an outage, a lock held long): try again less and less often,
+          // up to every 5 s, and log the first failure and then at doubling counts, not each poll.
+          this.failures++;
+          if ((this.failures & (this.failures - 1)) === 0)
+            this.opts.logger.error({ err, failures: this.failures }, 'webhook worker: claiming failed');
         }
       }
       if (!this.running) break;
-      await this.sleep();
+      const backoff = this.opts.pollIntervalMs * 2 ** Math.min(this.failures, 16);
+      await this.sleep(
+        this.failures > 0 ? Math.min(MAX_FAILURE_BACKOFF_MS, backoff) : this.opts.pollIntervalMs,
+      );
     }
   }
 
@@ -200,13 +214,13 @@ export class WebhookWorker {
     if (runs.length === free) this.woken = true;
   }
 
-  private sleep(): Promise<void> {
+  private sleep(ms: number): Promise<void> {
     if (this.woken) {
       this.woken = false;
       return Promise.resolve();
     }
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(done, this.opts.pollIntervalMs);
+      const timer = setTimeout(done, ms);
       const self = this;
       function done() {
         clearTimeout(timer);
