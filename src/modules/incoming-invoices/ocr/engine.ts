@@ -1,0 +1,125 @@
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createWorker, OEM, type Worker as TesseractWorker } from 'tesseract.js';
+import type { PageWords, Word } from '../extraction.model.js';
+
+/**
+ * Tesseract (tesseract.js: the C++ engine compiled to WebAssembly) with the German and English
+ * LSTM models from the `@tesseract.js-data/*` npm packages. Nothing is fetched at run time: the
+ * engine comes from `tesseract.js-core` in node_modules, the models from the installed packages,
+ * and no cache is written. One engine per thread, started on first use and kept for the next page.
+ */
+const LANGS = ['deu', 'eng'] as const;
+/** The `best_int` models: LSTM only (no legacy engine), the most accurate of the small ones. */
+const MODEL_DIR = '4.0.0_best_int';
+
+/** A page whose words average below this is read again turned (a scan fed in upside down or sideways). */
+const TURN_BELOW = 0.55;
+
+const require = createRequire(import.meta.url);
+
+let engine: Promise<TesseractWorker> | undefined;
+let langDir: string | undefined;
+
+/**
+ * tesseract.js loads every language from one `langPath` directory, and the packages keep each
+ * model in a directory of its own: a private directory of links to the installed files joins them.
+ */
+function languageDirectory(): string {
+  if (langDir) return langDir;
+  const dir = mkdtempSync(join(tmpdir(), 'ocr-lang-'));
+  for (const code of LANGS)
+    symlinkSync(
+      require.resolve(`@tesseract.js-data/${code}/${MODEL_DIR}/${code}.traineddata.gz`),
+      join(dir, `${code}.traineddata.gz`),
+    );
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  langDir = dir;
+  return dir;
+}
+
+function getEngine(): Promise<TesseractWorker> {
+  engine ??= createWorker([...LANGS].join('+'), OEM.LSTM_ONLY, {
+    langPath: languageDirectory(),
+    // 'none': read the models from langPath every start and never write a cache file.
+    cacheMethod: 'none',
+    gzip: true,
+    // The worker script and the WebAssembly core are the installed ones (node_modules).
+    errorHandler: () => {},
+  })
+    // Scans carry no trustworthy resolution; 300 dpi is what they are made at and silences
+    // tesseract's guess (a line on stderr per page).
+    .then(async (w) => {
+      await w.setParameters({ user_defined_dpi: '300' });
+      return w;
+    })
+    .catch((err: unknown) => {
+    engine = undefined;
+    throw err;
+  });
+  return engine;
+}
+
+export async function closeEngine(): Promise<void> {
+  const e = engine;
+  engine = undefined;
+  if (e) await (await e).terminate();
+}
+
+/**
+ * Reads one image (PNG, JPEG, TIFF's first page) of `size` pixels into positioned words, in
+ * pixels from the top left of the (straightened) image.
+ */
+export async function recognize(
+  image: Buffer,
+  size: { width: number; height: number },
+  page = 1,
+): Promise<PageWords> {
+  const w = await getEngine();
+  let best: PageWords | undefined;
+  let bestScore = -1;
+  // Straightens a slightly skewed scan first (rotateAuto); turns by quarters only when the
+  // page reads badly, so a normal page costs one pass.
+  for (const turn of [0, Math.PI, Math.PI / 2, -Math.PI / 2]) {
+    const { data } = await w.recognize(
+      image,
+      turn === 0 ? { rotateAuto: true } : { rotateRadians: turn },
+      { blocks: true, text: false },
+    );
+    const words: Word[] = [];
+    for (const block of data.blocks ?? [])
+      for (const para of block.paragraphs)
+        for (const line of para.lines)
+          for (const word of line.words) {
+            const text = word.text.trim();
+            if (!text) continue;
+            const { x0, y0, x1, y1 } = word.bbox;
+            words.push({ text, x: x0, y: y0, w: x1 - x0, h: y1 - y0, confidence: word.confidence / 100 });
+          }
+    const score = meanConfidence(words);
+    const quarter = Math.abs(turn) === Math.PI / 2;
+    if (score > bestScore) {
+      best = {
+        page,
+        width: quarter ? size.height : size.width,
+        height: quarter ? size.width : size.height,
+        words,
+      };
+      bestScore = score;
+    }
+    if (score >= TURN_BELOW || words.length === 0) break;
+  }
+  return best!;
+}
+
+function meanConfidence(words: Word[]): number {
+  let chars = 0;
+  let sum = 0;
+  for (const w of words) {
+    chars += w.text.length;
+    sum += (w.confidence ?? 0) * w.text.length;
+  }
+  return chars === 0 ? 0 : sum / chars;
+}
