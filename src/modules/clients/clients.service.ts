@@ -1,6 +1,7 @@
 import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
+import { changesNothing } from '../../shared/changes.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { nowIso } from '../../shared/time.js';
 import type { ClientRow } from './clients.repository.js';
@@ -82,6 +83,9 @@ export async function updateClient(
   id: number,
   body: ClientUpdate,
 ): Promise<ClientRow> {
+  // A PATCH that changes nothing keeps updated_at (shared rule: src/shared/changes.ts).
+  const current = await getClient(db, auth, id);
+  if (changesNothing(current, body)) return current;
   const row = await repo.updateClient(db, auth.accountId, id, { ...body, updated_at: nowIso() });
   if (!row) throw notFound('Client');
   return row;

@@ -3,6 +3,7 @@ import type { Db } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
+import { changesNothing } from '../../shared/changes.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { type EventKind, recordEvent } from '../../shared/events.js';
 import { nowIso } from '../../shared/time.js';
@@ -126,8 +127,6 @@ export function updateCompany(
 ): Promise<CompanyRow> {
   return transact(db, async (trx) => {
     const current = await getCompany(trx, auth, id);
-    // Only ignored keys (external_id …) or none at all: nothing changes, nothing is recorded.
-    if (Object.keys(body).length === 0) return current;
     const { custom_fields, ...fields } = body;
     const custom =
       custom_fields === undefined
@@ -135,11 +134,14 @@ export function updateCompany(
         : await validateCustomFields(trx, auth.accountId, 'company', custom_fields, {
             current: parseCustomFieldValues(current.custom_fields),
           });
-    return change(trx, auth, id, {
+    const values = {
       ...fields,
       ...(custom ? { custom_fields: JSON.stringify(custom) } : {}),
       ...repo.companySearch({ ...current, ...fields }),
-    });
+    };
+    // Nothing that differs (only ignored keys, or the current values): nothing is written or recorded.
+    if (changesNothing(current, values)) return current;
+    return change(trx, auth, id, values);
   });
 }
 

@@ -3,6 +3,7 @@ import type { Db } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
+import { changesNothing } from '../../shared/changes.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { type EventKind, recordEvent } from '../../shared/events.js';
 import { nowIso } from '../../shared/time.js';
@@ -108,8 +109,6 @@ export function updateContact(
 ): Promise<ContactRow> {
   return transact(db, async (trx) => {
     const current = await getContact(trx, auth, id);
-    // Only ignored keys (external_id …) or none at all: nothing changes, nothing is recorded.
-    if (Object.keys(body).length === 0) return current;
     const { custom_fields, ...fields } = body;
     const custom =
       custom_fields === undefined
@@ -117,11 +116,14 @@ export function updateContact(
         : await validateCustomFields(trx, auth.accountId, 'contact', custom_fields, {
             current: parseCustomFieldValues(current.custom_fields),
           });
-    return change(trx, auth, id, {
+    const values = {
       ...fields,
       ...(custom ? { custom_fields: JSON.stringify(custom) } : {}),
       ...repo.contactSearch({ ...current, ...fields }),
-    });
+    };
+    // Nothing that differs (only ignored keys, or the current values): nothing is written or recorded.
+    if (changesNothing(current, values)) return current;
+    return change(trx, auth, id, values);
   });
 }
 

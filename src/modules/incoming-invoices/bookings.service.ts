@@ -1,6 +1,7 @@
 import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
+import { changesNothing } from '../../shared/changes.js';
 import { AppError, type FieldError, notFound } from '../../shared/errors.js';
 import { nowIso } from '../../shared/time.js';
 import { findChartOfAccount } from '../chart-of-accounts/chart-of-accounts.repository.js';
@@ -92,14 +93,16 @@ export function updateBooking(
         throw bookingSumError('amount', total, Number(invoice.gross_total));
     }
     const tax = body.tax_rate !== undefined ? rateIn(body.tax_rate) : chartTaxRate;
-    await repo.updateBooking(trx, booking.id, {
+    const values = {
       chart_of_account_id: body.chart_of_account_id,
       cost_center: body.cost_center,
       amount: body.amount === undefined ? undefined : toCents(body.amount),
       tax_rate: tax,
       description: body.description,
-      updated_at: nowIso(),
-    });
+    };
+    // A PATCH that changes nothing keeps updated_at (shared rule: src/shared/changes.ts).
+    if (changesNothing(booking, values)) return booking;
+    await repo.updateBooking(trx, booking.id, { ...values, updated_at: nowIso() });
     await repo.updateInvoice(trx, auth.accountId, invoiceId, { updated_at: nowIso() });
     return (await repo.findBooking(trx, auth.accountId, invoiceId, bookingId))!;
   });

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
+import { changesNothing } from '../../shared/changes.js';
 import { AppError, type FieldError, notFound } from '../../shared/errors.js';
 import { nowIso } from '../../shared/time.js';
 import { storeFile, type Upload } from '../files/files.service.js';
@@ -164,12 +165,13 @@ export function updateInvoice(db: Db, auth: AuthContext, id: number, body: Incom
     if (status !== undefined && fullyPaid)
       throw new AppError('conflict', 'A paid document keeps its status; it follows its payments');
     const nextStatus = fullyPaid ? 'paid' : (status ?? (row.status === 'paid' ? 'approved' : row.status));
-    return repo.updateInvoice(trx, auth.accountId, id, {
-      ...fields,
-      ...totals,
-      status: nextStatus,
-      updated_at: nowIso(),
-    });
+    // Payments were made to (or set off against) a document of this type: the type stays.
+    if (paid > 0 && fields.document_type !== undefined && fields.document_type !== row.document_type)
+      throw new AppError('document_has_payments', 'A document with payments keeps its document_type');
+    const values = { ...fields, ...totals, status: nextStatus };
+    // A PATCH that changes nothing keeps updated_at (shared rule: src/shared/changes.ts).
+    if (changesNothing(row, values)) return row;
+    return repo.updateInvoice(trx, auth.accountId, id, { ...values, updated_at: nowIso() });
   });
 }
 

@@ -2,6 +2,7 @@ import type { Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
+import { changesNothing } from '../../shared/changes.js';
 import { type FieldError, notFound } from '../../shared/errors.js';
 import type { Page } from '../../shared/paging.js';
 import { nowIso } from '../../shared/time.js';
@@ -26,7 +27,7 @@ import type {
 import { assertWithinPlan, checkDates, checkReferences, fail, lockWithMaster } from './invoices.support.js';
 import type { OutgoingInvoiceTable } from './invoices.tables.js';
 import { loadMasters, loadView, loadViews, toInvoice } from './invoices.views.js';
-import { type LineItem, parseLineItems, toLineItem } from './line-items.js';
+import { type LineItem, type ParsedLine, parseLineItems, toLineItem } from './line-items.js';
 
 export async function getRow(db: Db, auth: AuthContext, id: number, lock = false): Promise<InvoiceRow> {
   const row = await repo.findInvoice(db, auth.accountId, id, lock);
@@ -133,6 +134,12 @@ function inapplicable(row: InvoiceRow, body: InvoiceUpdate): FieldError[] {
   return errors;
 }
 
+/** Whether the parsed lines are the invoice's lines as stored, position by position. */
+async function sameItems(trx: Db, auth: AuthContext, id: number, lines: readonly ParsedLine[]) {
+  const items = await repo.itemsOf(trx, auth.accountId, [id]);
+  return items.length === lines.length && lines.every((l, i) => changesNothing(items[i]!, l));
+}
+
 export async function updateInvoice(
   db: Db,
   auth: AuthContext,
@@ -157,6 +164,9 @@ export async function updateInvoice(
       project_id: body.project_id,
       credited_invoice_id: body.credited_invoice_id,
     });
+    // A PATCH that changes nothing keeps updated_at (shared rule: src/shared/changes.ts).
+    if (changesNothing(current, scalars) && (!lines || (await sameItems(trx, auth, id, lines))))
+      return current;
     const values: Updateable<OutgoingInvoiceTable> = { ...scalars, updated_at: nowIso() };
     const row = await repo.updateInvoice(trx, auth.accountId, id, values);
     if (lines) {

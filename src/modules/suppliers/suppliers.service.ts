@@ -1,5 +1,6 @@
 import type { Db } from '../../db/index.js';
 import type { AuthContext } from '../../plugins/auth.js';
+import { changesNothing } from '../../shared/changes.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { nowIso } from '../../shared/time.js';
 import { findChartOfAccount } from '../chart-of-accounts/chart-of-accounts.repository.js';
@@ -35,8 +36,10 @@ export async function createSupplier(db: Db, auth: AuthContext, body: SupplierCr
 }
 
 export async function updateSupplier(db: Db, auth: AuthContext, id: number, body: SupplierUpdate) {
-  await getSupplier(db, auth, id);
+  const current = await getSupplier(db, auth, id);
   await checkChartOfAccount(db, auth, body.chart_of_account_id);
+  // A PATCH that changes nothing keeps updated_at (shared rule: src/shared/changes.ts).
+  if (changesNothing(current, body)) return current;
   const row = await repo.updateSupplier(db, auth.accountId, id, { ...body, updated_at: nowIso() });
   if (!row) throw notFound('Supplier');
   return row;

@@ -3,6 +3,7 @@ import type { Db } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
+import { changesNothing } from '../../shared/changes.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { recordEvent } from '../../shared/events.js';
 import type { Page } from '../../shared/paging.js';
@@ -107,7 +108,9 @@ export function createComment(db: Db, auth: AuthContext, body: CommentCreate): P
 
 export function updateComment(db: Db, auth: AuthContext, id: number, body: CommentUpdate): Promise<Comment> {
   return transact(db, async (trx) => {
-    await getOwnComment(trx, auth, id);
+    const current = await getOwnComment(trx, auth, id);
+    // A PATCH that changes nothing keeps updated_at and records no event.
+    if (changesNothing(current, { content: body.content })) return withFiles(trx, current);
     const row = await repo.updateComment(trx, auth.accountId, id, {
       content: body.content,
       updated_at: nowIso(),

@@ -3,6 +3,7 @@ import type { Db } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
+import { changesNothing } from '../../shared/changes.js';
 import { AppError, type FieldError, notFound } from '../../shared/errors.js';
 import { recordEvent } from '../../shared/events.js';
 import type { Page } from '../../shared/paging.js';
@@ -241,12 +242,14 @@ export function updateTask(db: Db, auth: AuthContext, id: number, body: TaskUpda
     const current = parseCustomFieldValues(row.custom_fields);
     const custom = await validate(trx, auth, errors, custom_fields, current, false);
     const now = nowIso();
-    const updated = await repo.updateTask(trx, auth.accountId, id, {
+    const values = {
       ...fields,
       custom_fields: JSON.stringify(custom),
       completed_at: completedAt(row, body.status ?? row.status, now),
-      updated_at: now,
-    });
+    };
+    // A PATCH that changes nothing keeps updated_at and records no event.
+    if (changesNothing(row, values)) return withFiles(trx, row);
+    const updated = await repo.updateTask(trx, auth.accountId, id, { ...values, updated_at: now });
     return emit(trx, auth, 'task:updated', updated);
   });
 }
