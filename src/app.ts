@@ -5,6 +5,8 @@ import { createDb, type DbHandle } from './db/index.js';
 import { migrateToLatest } from './db/migrator.js';
 import { requestScoped } from './db/transact.js';
 import { registerModules } from './modules/index.js';
+import { oauthServerPlugin } from './modules/oauth/oauth.server.js';
+import type { OAuthOptions } from './modules/oauth/oauth.provider.js';
 import { authPlugin } from './plugins/auth.js';
 import { closingPlugin } from './plugins/closing.js';
 import { clientErrorHandler, errorsPlugin, frameworkErrors } from './plugins/errors.js';
@@ -14,6 +16,7 @@ import { openapiPlugin } from './plugins/openapi.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { loggerOptions } from './shared/logging.js';
 import { validatorCompiler } from './shared/validation.js';
+import { webPlugin } from './web/web.plugin.js';
 
 export interface BuildOptions {
   /** An open database to use (tests); otherwise one is opened from config and closed with the app. */
@@ -21,6 +24,8 @@ export interface BuildOptions {
   /** Apply migrations before serving (default true). */
   migrate?: boolean;
   logger?: boolean | object;
+  /** The OAuth authorization server's options (tests shorten lifetimes). */
+  oauth?: OAuthOptions;
 }
 
 const pidTag = process.pid.toString(36);
@@ -67,6 +72,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(idempotencyPlugin);
   await app.register(registerModules, { prefix: API_PREFIX });
   await app.register(healthRoutes);
+  await app.register(webPlugin);
+  await app.register(oauthServerPlugin, options.oauth ?? {});
 
   app.get('/', { config: { public: true }, schema: { hide: true } }, async (_req, reply) =>
     reply.redirect('/docs'),

@@ -1,0 +1,60 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Eta } from 'eta';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { langOf, translator } from './i18n.js';
+import { commitCsrfCookie, csrfToken } from './session.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+// Eta escapes every `<%= %>` output; `<%~ %>` (unescaped) is only for the layout's body.
+const eta = new Eta({ views: join(here, 'views'), cache: true, autoEscape: true, autoTrim: false });
+
+/**
+ * A template from elsewhere (e.g. the OAuth consent page), usable by name (`@consent`) in
+ * render(); it may extend the layout with `<% layout('/layout') %>`.
+ */
+export function registerView(name: `@${string}`, template: string): void {
+  eta.loadTemplate(name, template);
+}
+
+export const registerViewFile = (name: `@${string}`, file: string) =>
+  registerView(name, readFileSync(file, 'utf8'));
+
+/**
+ * Content-Security-Policy of every page: no scripts at all, styles from our own file, no
+ * framing (clickjacking). No `form-action`: Chromium applies it to the redirects that follow
+ * a form (sign-in → OAuth authorization → the app's redirect URI on another origin).
+ */
+export const PAGE_CSP =
+  "default-src 'none'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'";
+
+export function pageHeaders(reply: FastifyReply): void {
+  reply.headers({
+    'content-security-policy': PAGE_CSP,
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'same-origin',
+    'x-content-type-options': 'nosniff',
+    'cache-control': 'no-store',
+    vary: 'accept-language',
+  });
+}
+
+/**
+ * Renders a page of views/ (or a registered `@view`) with the layout's data: `t` (texts in
+ * the browser's language), `lang`, `csrf` (the form token) and whatever `data` adds.
+ */
+export function render(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  view: string,
+  data: Record<string, unknown> = {},
+  status = 200,
+): FastifyReply {
+  const lang = langOf(req);
+  const html = eta.render(view, { lang, t: translator(lang), csrf: csrfToken(req), ...data });
+  commitCsrfCookie(req, reply);
+  pageHeaders(reply);
+  return reply.code(status).type('text/html; charset=utf-8').send(html);
+}
