@@ -1,0 +1,200 @@
+import { isValidIban } from '../../../shared/identifiers.js';
+import { COLUMN_WORDS, type LabelMatch, matchLabel, type Target } from './labels.js';
+import type { Line, Segment } from './lines.js';
+import { compactId, isKnownVatId, type ReadValue, readValue } from './read.js';
+import { findAmounts, findRate, type Lang } from './values.js';
+
+/** A value found for a target, and how it was found. */
+export interface Candidate extends ReadValue {
+  target: Target;
+  /** The label's rank, less where the value sat less plainly next to it. */
+  rank: number;
+  how: 'inline' | 'right' | 'below' | 'scan';
+  line: number;
+  page: number;
+  /** OCR confidence of the words (1 for a text layer). */
+  ocr: number;
+  /** For a VAT breakdown row: the rate and the net it applies to. */
+  rate?: string;
+  base?: string;
+}
+
+/** A rectangle of a page where the buyer's address stands: names and ids there are not ours. */
+export interface Zone {
+  page: number;
+  top: number;
+  bottom: number;
+  left: number;
+  right: number;
+}
+
+export interface Scan {
+  candidates: Candidate[];
+  recipient: Zone[];
+  /** Segments whose text was used as a label or a value. */
+  used: Set<Segment>;
+  /** Line indexes of line-item tables (header and rows). */
+  tableLines: Set<number>;
+}
+
+const overlaps = (a: Segment, b: Segment, slack: number): boolean =>
+  Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x) > -slack;
+
+export const inZone = (zones: Zone[], line: Line, s: Segment): boolean =>
+  zones.some(
+    (z) =>
+      z.page === line.page && line.y >= z.top && line.y <= z.bottom && s.x >= z.left - 5 && s.x <= z.right,
+  );
+
+function isTableHeader(line: Line): boolean {
+  return line.segments.filter((s) => COLUMN_WORDS.test(s.text.trim())).length >= 2;
+}
+
+/**
+ * Reads every labelled value of the document: for each label, the value in the same cell,
+ * to its right on the same line, or in the cell below it. Line-item tables are skipped: a
+ * "Gesamtbetrag" column header says nothing about the document's total.
+ */
+export function scanLabels(lines: Line[], lang: Lang): Scan {
+  const candidates: Candidate[] = [];
+  const recipient: Zone[] = [];
+  const used = new Set<Segment>();
+  const tableLines = new Set<number>();
+
+  let inTable = false;
+  for (const line of lines) {
+    if (isTableHeader(line)) {
+      inTable = true;
+      tableLines.add(line.index);
+      continue;
+    }
+    if (inTable) {
+      const prev = lines[line.index - 1];
+      const first = line.segments[0];
+      if (prev && prev.page === line.page && line.segments.length >= 3 && first && !matchLabel(first.text)) {
+        tableLines.add(line.index);
+        continue;
+      }
+      inTable = false;
+    }
+  }
+
+  const push = (
+    line: Line,
+    s: Segment,
+    m: LabelMatch,
+    v: ReadValue | undefined,
+    how: Candidate['how'],
+    from: Segment,
+  ) => {
+    if (!v) return false;
+    const rankCut = how === 'below' ? 1 : 0;
+    const c: Candidate = {
+      ...v,
+      target: m.label.target,
+      rank: m.label.rank - rankCut,
+      how,
+      line: line.index,
+      page: line.page,
+      ocr: Math.min(s.confidence, from.confidence),
+    };
+    if (m.label.target === 'tax_total') {
+      // "19 % MwSt auf 1.000,00: 190,00", "MwSt 19 % 190,00", "VAT 20% on 1,000.00 200.00"
+      const text = line.text.slice(line.text.indexOf(s.text));
+      const rate = findRate(text);
+      const amounts = findAmounts(text.replace(/\d{1,2}(?:[.,]\d{1,2})?\s?%/, ''));
+      if (rate !== undefined) c.rate = rate;
+      if (amounts.length >= 2) c.base = amounts[amounts.length - 2]!.value;
+    }
+    candidates.push(c);
+    used.add(from);
+    return true;
+  };
+
+  for (const line of lines) {
+    if (tableLines.has(line.index)) continue;
+    line.segments.forEach((s, i) => {
+      // A rate before the label: "19 % MwSt auf 1.000,00" reads as a tax label.
+      const m = matchLabel(s.text) ?? matchLabel(s.text.replace(/^\d{1,2}(?:[.,]\d{1,2})?\s?%\s*/, ''));
+      if (!m) return;
+      used.add(s);
+      const { kind, target } = m.label;
+      if (target === 'recipient') {
+        recipient.push({
+          page: line.page,
+          top: line.y,
+          bottom: line.y + line.h * 7,
+          left: s.x,
+          right: s.x + Math.max(s.w, line.pageWidth * 0.4),
+        });
+        return;
+      }
+      if (kind === 'none') {
+        // The value of a label that is not ours ("Ihre USt-IdNr.", "Kundennummer") is taken.
+        const next = line.segments[i + 1];
+        if (!m.rest && next && !matchLabel(next.text)) used.add(next);
+        return;
+      }
+      if (kind !== 'amount' && m.rest && push(line, s, m, readValue(kind, m.rest, lang), 'inline', s)) return;
+      // To the right: for amounts the rest of the line up to the next label (a rate column may
+      // stand between); otherwise the next cell.
+      const right: Segment[] = [];
+      for (const r of line.segments.slice(i + 1)) {
+        if (matchLabel(r.text)) break;
+        right.push(r);
+        if (kind !== 'amount') break;
+      }
+      if (kind === 'amount' && m.rest && right.length === 0)
+        if (push(line, s, m, readValue(kind, m.rest, lang), 'inline', s)) return;
+      if (right.length) {
+        // "MwSt 19 % auf 1.000,00 | 190,00": the amount the row ends with.
+        const text = [kind === 'amount' ? m.rest : '', ...right.map((r) => r.text)].join(' ');
+        if (push(line, s, m, readValue(kind, text, lang), 'right', right[right.length - 1]!)) return;
+        if (kind !== 'amount') return;
+      }
+      // Below: the cell under the label in the next lines of the same column.
+      for (const next of lines.slice(line.index + 1, line.index + 4)) {
+        if (next.page !== line.page || next.y - line.y > line.h * 5) break;
+        const below = next.segments.find((b) => overlaps(b, s, line.h * 0.5));
+        if (!below) continue;
+        if (matchLabel(below.text)) break;
+        push(line, s, m, readValue(kind, below.text, lang), 'below', below);
+        break;
+      }
+    });
+  }
+
+  // Identifiers that carry their own check are also found without a label; the buyer's are
+  // left out by where they stand (address block, "Ihre USt-IdNr." labels are marked used).
+  for (const line of lines) {
+    for (const s of line.segments) {
+      if (inZone(recipient, line, s) || used.has(s)) continue;
+      const label = matchLabel(s.text);
+      if (label && label.label.target === 'other') continue;
+      const words = s.text.split(/\s+/);
+      for (let k = 0; k < words.length; k++) {
+        if (!/^[A-Z]{2}/i.test(words[k]!)) continue;
+        const tail = words.slice(k, k + 9).join(' ');
+        const compact = compactId(tail);
+        for (let n = Math.min(34, compact.length); n >= 8; n--) {
+          const piece = compact.slice(0, n);
+          const target: Target | undefined =
+            n >= 15 && isValidIban(piece) ? 'iban' : isKnownVatId(piece) ? 'supplier_vat_id' : undefined;
+          if (!target) continue;
+          candidates.push({
+            target,
+            value: piece,
+            sure: true,
+            rank: 5,
+            how: 'scan',
+            line: line.index,
+            page: line.page,
+            ocr: s.confidence,
+          });
+          break;
+        }
+      }
+    }
+  }
+  return { candidates, recipient, used, tableLines };
+}

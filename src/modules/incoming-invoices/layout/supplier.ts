@@ -1,0 +1,132 @@
+import { inZone, type Scan } from './candidates.js';
+import type { Result } from './fields.js';
+import { matchLabel } from './labels.js';
+import type { Line } from './lines.js';
+
+const LEGAL_FORM =
+  /(?:^|\s)(?:GmbH(?:\s?&\s?Co\.?\s?KG)?|gGmbH|AG|UG(?:\s?\(haftungsbeschränkt\))?|KG|OHG|GbR|e\.\s?K\.|e\.\s?V\.|mbH|Ltd\.?|Limited|LLC|LLP|Inc\.?|PLC|plc|SARL|S\.A\.R\.L\.|SAS|SASU|SA|EURL|SE|B\.V\.|BV|N\.V\.)$/u;
+const STREET =
+  /^(?:[\p{L}.\- ]+(?:stra(?:ß|ss)e|str\.|weg|platz|allee|gasse|ring|damm|ufer|chaussee|markt|steig|berg|hof)\s?\d+\s?[a-z]?|[\p{L}.\- ]+\s\d+\s?[a-z]?|\d+[a-z]?,?\s[\p{L}.\- ']+(?:street|st\.|road|rd\.|avenue|ave\.?|lane|way|drive|square|place)|\d+(?:\s?bis)?,?\s(?:rue|avenue|boulevard|bd|place|chemin|impasse|all[ée]e|quai)\s[\p{L}.\- ']+)$/iu;
+const POSTCODE =
+  /^(?:(?:D|DE|F|FR|A|AT|CH)-?\s?)?(\d{4,5})\s+([\p{L}][\p{L}.\- ()]+?)(?:,?\s(Deutschland|Germany|France|Frankreich|Österreich|Austria|Schweiz|Switzerland|United Kingdom|UK))?$/u;
+const UK_POSTCODE = /^([\p{L}][\p{L} .-]+?),?\s+([A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2})$/u;
+const COUNTRY: Record<string, string> = {
+  deutschland: 'DE',
+  germany: 'DE',
+  france: 'FR',
+  frankreich: 'FR',
+  österreich: 'AT',
+  austria: 'AT',
+  schweiz: 'CH',
+  switzerland: 'CH',
+  'united kingdom': 'GB',
+  uk: 'GB',
+};
+
+interface Party {
+  name: string;
+  street?: string;
+  postcode?: string;
+  city?: string;
+  country?: string;
+  how: 'return_address' | 'letterhead' | 'footer';
+}
+
+function address(parts: string[], party: Party): void {
+  for (const raw of parts) {
+    const p = raw.trim();
+    if (!party.street && STREET.test(p) && !POSTCODE.test(p)) party.street = p;
+    const pc = POSTCODE.exec(p);
+    if (!party.postcode && pc) {
+      party.postcode = pc[1];
+      party.city = pc[2]!.trim();
+      if (pc[3]) party.country = COUNTRY[pc[3].toLowerCase()];
+    }
+    const uk = UK_POSTCODE.exec(p);
+    if (!party.postcode && uk && !pc) {
+      party.postcode = uk[2];
+      party.city = uk[1]!.trim();
+    }
+    if (!party.country && COUNTRY[p.toLowerCase()]) party.country = COUNTRY[p.toLowerCase()];
+  }
+}
+
+/** "Muster GmbH · Hauptstr. 1 · 10115 Berlin" above the window address (DIN 5008). */
+function returnAddress(lines: Line[]): Party | undefined {
+  for (const line of lines) {
+    if (line.page !== 1 || line.y > line.pageHeight * 0.4) continue;
+    const parts = line.text.split(/\s[·•|]\s|\s[-–]\s/);
+    if (parts.length < 3 || !parts.some((p) => POSTCODE.test(p.trim()) || UK_POSTCODE.test(p.trim())))
+      continue;
+    const party: Party = { name: parts[0]!.trim(), how: 'return_address' };
+    address(parts.slice(1), party);
+    return party;
+  }
+  return undefined;
+}
+
+/** The block of lines under a company name in the same column: street, postcode and city. */
+function blockBelow(lines: Line[], line: Line, x: number, party: Party): void {
+  const parts: string[] = [];
+  for (const next of lines.slice(line.index + 1, line.index + 5)) {
+    if (next.page !== line.page || next.y - line.y > line.h * 7) break;
+    const s = next.segments.find((s) => Math.abs(s.x - x) < line.h * 1.5);
+    if (!s) continue;
+    if (matchLabel(s.text)) break;
+    parts.push(...s.text.split(/\s[·•|,]\s|,\s/));
+  }
+  address(parts, party);
+}
+
+function letterhead(lines: Line[], scan: Scan): Party | undefined {
+  for (const line of lines) {
+    if (line.page !== 1 || line.y > line.pageHeight * 0.3) continue;
+    for (const s of line.segments) {
+      if (inZone(scan.recipient, line, s) || matchLabel(s.text)) continue;
+      if (!LEGAL_FORM.test(s.text.trim()) || s.text.length > 60) continue;
+      const party: Party = { name: s.text.trim(), how: 'letterhead' };
+      blockBelow(lines, line, s.x, party);
+      return party;
+    }
+  }
+  return undefined;
+}
+
+function footer(lines: Line[], scan: Scan): Party | undefined {
+  for (const line of lines) {
+    if (line.y < line.pageHeight * 0.8) continue;
+    for (const s of line.segments) {
+      if (inZone(scan.recipient, line, s)) continue;
+      const parts = s.text.split(/\s[·•|]\s/);
+      const name = parts[0]!.trim();
+      if (!LEGAL_FORM.test(name) || name.length > 60 || matchLabel(name)) continue;
+      const party: Party = { name, how: 'footer' };
+      if (parts.length > 1) address(parts.slice(1), party);
+      else blockBelow(lines, line, s.x, party);
+      return party;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The supplier as a reader finds it: the sender line above the address window, the
+ * letterhead's company name, or the company in the footer. Where two of them agree, surer.
+ */
+export function supplierParty(r: Result, lines: Line[], scan: Scan): void {
+  const found = [returnAddress(lines), letterhead(lines, scan), footer(lines, scan)].filter(
+    (p): p is Party => p !== undefined,
+  );
+  const first = found[0];
+  if (!first) return;
+  const agree = found.filter((p) => p.name.toLowerCase() === first.name.toLowerCase()).length;
+  const cap = r.source === 'ocr' ? 0.75 : 1;
+  const confidence = Math.min(cap, agree >= 2 ? 0.85 : first.how === 'return_address' ? 0.75 : 0.65);
+  r.set('supplier_name', first.name, confidence);
+  const withAddress =
+    found.find((p) => p.name.toLowerCase() === first.name.toLowerCase() && p.postcode) ?? first;
+  r.set('supplier_street', withAddress.street, confidence - 0.1);
+  r.set('supplier_postcode', withAddress.postcode, confidence - 0.1);
+  r.set('supplier_city', withAddress.city, confidence - 0.1);
+  r.set('supplier_country', withAddress.country, confidence - 0.1);
+}
