@@ -6,7 +6,7 @@ import type { Config } from './config.js';
 import { createDb, type DbHandle } from './db/index.js';
 import { migrateToLatest } from './db/migrator.js';
 import { seedDemoIfEmpty } from './import/demo.js';
-import { describeStartupError, StartupError, startupStep } from './startup.js';
+import { describeListenError, StartupError, startupStep } from './startup.js';
 import { afterWrites, type BackgroundWork, prepareBackgroundWork } from './worker-hooks.js';
 
 /** Longest a graceful stop may take (requests in flight, webhook attempts) before exiting anyway. */
@@ -45,7 +45,7 @@ async function serve(config: Config, handle?: DbHandle): Promise<void> {
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {
-    throw new StartupError(describeStartupError(err), { cause: err });
+    throw new StartupError(describeListenError(err, config.host, config.port), { cause: err });
   }
 
   const work = background.start();

@@ -33,14 +33,6 @@ export function describeStartupError(err: unknown, what?: string): string {
   if (!(err instanceof Error)) return `${what ? `${what}: ` : ''}${String(err)}`;
   const e = firstDetailed(err as ErrnoLike);
   const code = e.code;
-  if (e.syscall === 'listen' || e.syscall === 'bind') {
-    const port = e.port ?? '';
-    if (code === 'EADDRINUSE') return `port ${port} is already in use (EADDRINUSE); set PORT`;
-    if (code === 'EACCES')
-      return `no permission to listen on port ${port} (EACCES); set PORT to 1024 or above`;
-    if (code === 'EADDRNOTAVAIL')
-      return `address ${e.address} is not one of this machine's (EADDRNOTAVAIL); set HOST`;
-  }
   if (
     code &&
     UNREACHABLE.has(code) &&
@@ -52,6 +44,19 @@ export function describeStartupError(err: unknown, what?: string): string {
   const message = oneLine(err.message || e.message) || err.name;
   const suffix = code && !message.includes(code) ? ` (${code})` : '';
   return `${what ? `${what}: ` : ''}${message}${suffix}`;
+}
+
+/** Why the server could not take its port, in one line. */
+export function describeListenError(err: unknown, host: string, port: number): string {
+  const e = firstDetailed(err as ErrnoLike);
+  const p = e.port ?? port;
+  if (e.code === 'EADDRINUSE') return `port ${p} is already in use (EADDRINUSE); set PORT`;
+  if (e.code === 'EACCES') return `no permission to listen on port ${p} (EACCES); set PORT to 1024 or above`;
+  if (e.code === 'EADDRNOTAVAIL')
+    return `address ${host} is not one of this machine's (EADDRNOTAVAIL); set HOST`;
+  if (e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN')
+    return `HOST ${host} does not resolve (${e.code}); set HOST`;
+  return describeStartupError(err, `listening on ${host}:${port}`);
 }
 
 /**
@@ -95,10 +100,10 @@ export const isStartupFailure = (m: unknown): m is StartupFailureMessage =>
  */
 export function failStartup(err: unknown): void {
   const line = err instanceof StartupError ? err.message : describeStartupError(err);
-  if (cluster.isWorker && process.send) {
+  if (cluster.isWorker && process.connected && process.send) {
     process.send({ startupError: line } satisfies StartupFailureMessage, () => process.exit(1));
-  } else {
-    process.stderr.write(`error: ${line}\n`);
-    process.exit(1);
+    return;
   }
+  process.stderr.write(`error: ${line}\n`);
+  process.exit(1);
 }
