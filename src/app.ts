@@ -5,6 +5,8 @@ import { createDb, type DbHandle } from './db/index.js';
 import { migrateToLatest } from './db/migrator.js';
 import { requestScoped } from './db/transact.js';
 import { registerModules } from './modules/index.js';
+import { oauthServerPlugin } from './modules/oauth/oauth.server.js';
+import type { OAuthOptions } from './modules/oauth/oauth.provider.js';
 import { authPlugin } from './plugins/auth.js';
 import { closingPlugin } from './plugins/closing.js';
 import { clientErrorHandler, errorsPlugin, frameworkErrors } from './plugins/errors.js';
@@ -22,6 +24,8 @@ export interface BuildOptions {
   /** Apply migrations before serving (default true). */
   migrate?: boolean;
   logger?: boolean | object;
+  /** The OAuth authorization server's options (tests shorten lifetimes). */
+  oauth?: OAuthOptions;
 }
 
 const pidTag = process.pid.toString(36);
@@ -69,6 +73,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(registerModules, { prefix: API_PREFIX });
   await app.register(healthRoutes);
   await app.register(webPlugin);
+  await app.register(oauthServerPlugin, options.oauth ?? {});
 
   app.get('/', { config: { public: true }, schema: { hide: true } }, async (_req, reply) =>
     reply.redirect('/docs'),

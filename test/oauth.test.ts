@@ -110,7 +110,7 @@ describeEachDb('OAuth 2.0 client credentials', (ctx) => {
 
   it('decodes form-urlencoded id and secret inside Basic (RFC 6749 §2.3.1)', async () => {
     const created = await integration();
-    const secret = encodeURIComponent(created.client_secret).replace(/_/g, '%5F');
+    const secret = encodeURIComponent(created.client_secret!).replace(/_/g, '%5F');
     const res = await token('grant_type=client_credentials', {
       authorization: basic(`${encodeURIComponent(created.client_id)}:${secret}`),
     });

@@ -54,6 +54,12 @@ export interface IntegrationTable {
   client_secret_hash: string;
   created_at: CreatedAt;
   revoked_at: string | null;
+  /** OAuth (migration 930): space-separated redirect URIs, matched exactly. */
+  redirect_uris: Generated<string>;
+  client_type: Generated<'confidential' | 'public'>;
+  /** Shown on the consent page; `name` when null. */
+  display_name: string | null;
+  homepage: string | null;
 }
 
 export interface AccessTokenTable {
@@ -65,6 +71,10 @@ export interface AccessTokenTable {
   expires_at: string | null;
   revoked_at: string | null;
   created_at: CreatedAt;
+  /** The user who consented (authorization code flow); the integration's user when null. */
+  user_id: number | null;
+  /** The OAuth grant it was issued under: revoking the grant revokes it. */
+  grant_id: string | null;
 }
 
 /** One row: moves whenever a stored token check could change (see migration 700). */

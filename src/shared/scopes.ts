@@ -25,3 +25,49 @@ export const ALL_SCOPES = [
   'integration',
 ] as const;
 export type Scope = (typeof ALL_SCOPES)[number];
+
+/**
+ * The `user-profile:` scopes: they widen `GET /users/{id}` to the full record of the current
+ * user only (the specification's rule). Integrations may be registered for others of the form
+ * `user-profile:<name>`; these are the ones with a description of their own.
+ */
+export const USER_PROFILE_SCOPES = ['user-profile:read'] as const;
+
+/**
+ * Every scope in plain words, one line each: the consent page lists them, and the console and
+ * the CLI reuse them. English; the words say what an app may do, not how the API names it.
+ */
+export const SCOPE_DESCRIPTIONS: Record<Scope | (typeof USER_PROFILE_SCOPES)[number], string> = {
+  'user:read': 'See the users of your account with their full details',
+  'client:read': 'See clients',
+  'client:write': 'Create, change and archive clients',
+  'task-management:read': 'See projects, tasks and comments',
+  'task-management:write': 'Create and change tasks and comments',
+  'efforts:read': 'See recorded efforts (time)',
+  'efforts:extended:read': 'See the efforts of administrators too',
+  'contact-data:read': 'See contacts and companies',
+  'contact-data:write': 'Create, change and archive contacts and companies',
+  'offer:read': 'See offers',
+  'outgoing-invoice:read': 'See outgoing invoices and their PDFs',
+  'outgoing-invoice:write': 'Create and change outgoing invoices and invoice plans',
+  'outgoing-invoice:upload': 'Upload invoices made elsewhere',
+  'outgoing-invoice:book': 'Book outgoing invoices (give them their final number)',
+  'outgoing-invoice:force-delete': 'Delete outgoing invoices, booked ones too',
+  'incoming-invoice:read': 'See incoming invoices and suppliers',
+  'incoming-invoice:write': 'Create and change incoming invoices and suppliers',
+  'chart-of-accounts:read': 'See the chart of accounts and its bookings',
+  'chart-of-accounts:write': 'Book incoming invoices to accounts',
+  'payments:read': 'See payments and payment accounts',
+  'payments:write': 'Record payments',
+  'user_group:read': 'See user groups and their members',
+  integration: 'Manage webhooks and see custom fields of this app',
+  'user-profile:read': 'See your own full user profile',
+};
+
+/** A scope in plain words; a `user-profile:` scope without its own line gets a general one. */
+export function describeScope(scope: string): string {
+  const known = (SCOPE_DESCRIPTIONS as Record<string, string>)[scope];
+  if (known) return known;
+  if (scope.startsWith('user-profile:')) return `See your own user profile (${scope.slice(13)})`;
+  return scope;
+}

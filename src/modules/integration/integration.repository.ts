@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import { type Insertable, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
 import type { AccessTokenTable, IntegrationTable } from '../../db/core.tables.js';
 import { prepared } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
@@ -8,6 +8,9 @@ type Db = Kysely<Database>;
 
 export const insertIntegration = (db: Db, values: Insertable<IntegrationTable>) =>
   db.insertInto('integrations').values(values).returningAll().executeTakeFirstOrThrow();
+
+export const updateIntegration = (db: Db, id: number, values: Updateable<IntegrationTable>) =>
+  db.updateTable('integrations').set(values).where('id', '=', id).execute();
 
 export const insertToken = (db: Db, values: Insertable<AccessTokenTable>) =>
   db.insertInto('access_tokens').values(values).returning('id').executeTakeFirstOrThrow();
@@ -60,7 +63,11 @@ export const findTokenByHash = prepared(1, (db: Db, tokenHash: string) =>
   db
     .selectFrom('access_tokens as t')
     .innerJoin('integrations as i', 'i.id', 't.integration_id')
-    .innerJoin('users as u', 'u.id', 'i.user_id')
+    // The user who consented (authorization code tokens), else the integration's own user;
+    // of the integration's account only, so a token never reaches into another tenant.
+    .innerJoin('users as u', (j) =>
+      j.on(sql<boolean>`u.id = coalesce(t.user_id, i.user_id)`).onRef('u.account_id', '=', 'i.account_id'),
+    )
     .select([
       't.id',
       't.scopes',
@@ -68,7 +75,7 @@ export const findTokenByHash = prepared(1, (db: Db, tokenHash: string) =>
       't.revoked_at',
       'i.id as integration_id',
       'i.account_id',
-      'i.user_id',
+      'u.id as user_id',
       'i.revoked_at as integration_revoked_at',
       'u.active',
     ])

@@ -15,6 +15,61 @@ export function assertKnownScopes(scopes: string[]): void {
   if (unknown.length) throw new AppError('validation_failed', `Unknown scope(s): ${unknown.join(', ')}`);
 }
 
+/** What makes an integration an OAuth client of the authorization code flow. */
+export interface OAuthClientInput {
+  redirectUris?: string[];
+  /** A public client (mobile, single-page app) has no secret and must use PKCE. */
+  public?: boolean;
+  displayName?: string;
+  homepage?: string;
+}
+
+/**
+ * Redirect URIs are matched exactly, so they must be absolute, without a fragment, and https
+ * except on loopback (RFC 8252 §7.3) or for an app's own scheme (`com.example.app:/cb`).
+ */
+export function checkRedirectUris(uris: string[]): string[] {
+  for (const uri of uris) {
+    const url = URL.parse(uri);
+    const loopback = url && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+    if (!url || url.hash || uri.includes('#') || /\s/.test(uri))
+      throw new AppError('validation_failed', `Not an absolute redirect URI without fragment: ${uri}`);
+    if (url.protocol === 'http:' && !loopback)
+      throw new AppError('validation_failed', `A redirect URI must use https (or loopback http): ${uri}`);
+  }
+  return [...new Set(uris)];
+}
+
+function checkHomepage(uri: string): string {
+  const url = URL.parse(uri);
+  if (!url || !['http:', 'https:'].includes(url.protocol))
+    throw new AppError('validation_failed', `Not an http(s) homepage: ${uri}`);
+  return url.href;
+}
+
+/** Changes an integration's OAuth client data (CLI `integration update`). */
+export async function updateIntegration(
+  db: Db,
+  id: number,
+  input: OAuthClientInput & { name?: string; scopes?: string[] },
+): Promise<void> {
+  const row = await repo.findIntegration(db, id);
+  if (!row || row.revoked_at) throw new AppError('not_found', `No integration ${id}`);
+  if (input.scopes) assertKnownScopes(input.scopes);
+  const redirectUris = input.redirectUris ? checkRedirectUris(input.redirectUris) : undefined;
+  const isPublic = input.public ?? row.client_type === 'public';
+  if (isPublic && !(redirectUris ?? row.redirect_uris.split(' ').filter(Boolean)).length)
+    throw new AppError('validation_failed', 'A public client needs at least one redirect URI');
+  await repo.updateIntegration(db, id, {
+    ...(input.name !== undefined ? { name: input.name } : {}),
+    ...(input.scopes ? { scopes: input.scopes.join(' ') } : {}),
+    ...(redirectUris ? { redirect_uris: redirectUris.join(' ') } : {}),
+    ...(input.public !== undefined ? { client_type: input.public ? 'public' : 'confidential' } : {}),
+    ...(input.displayName !== undefined ? { display_name: input.displayName || null } : {}),
+    ...(input.homepage !== undefined ? { homepage: input.homepage ? checkHomepage(input.homepage) : null } : {}),
+  });
+}
+
 export interface CreatedIntegration {
   id: number;
   name: string;
@@ -22,7 +77,10 @@ export interface CreatedIntegration {
   user_id: number;
   scopes: string[];
   client_id: string;
-  client_secret: string;
+  /** Shown this once; none for a public client (it keeps no secret). */
+  client_secret: string | null;
+  redirect_uris: string[];
+  client_type: 'confidential' | 'public';
   access_token: string;
   token_type: 'Bearer';
   expires_at: string | null;
@@ -48,9 +106,12 @@ export async function issueToken(
 /** Creates an integration acting as `userId` (default: the first active admin) and its first token. */
 export async function createIntegration(
   db: Db,
-  input: { name: string; scopes: string[]; userId?: number; accountId?: number; ttlSeconds?: number },
+  input: { name: string; scopes: string[]; userId?: number; accountId?: number; ttlSeconds?: number } & OAuthClientInput,
 ): Promise<CreatedIntegration> {
   assertKnownScopes(input.scopes);
+  const redirectUris = checkRedirectUris(input.redirectUris ?? []);
+  if (input.public && !redirectUris.length)
+    throw new AppError('validation_failed', 'A public client needs at least one redirect URI');
   const user =
     input.userId !== undefined
       ? await repo.findUserById(db, input.userId)
@@ -75,6 +136,10 @@ export async function createIntegration(
       scopes: input.scopes.join(' '),
       client_id: newToken('ci').slice(0, 27),
       client_secret_hash: hashToken(clientSecret),
+      redirect_uris: redirectUris.join(' '),
+      client_type: input.public ? 'public' : 'confidential',
+      display_name: input.displayName ?? null,
+      homepage: input.homepage ? checkHomepage(input.homepage) : null,
     });
     const { token, expires_at } = await issueToken(trx, integration.id, input.scopes, input.ttlSeconds ?? 0);
     return {
@@ -84,7 +149,9 @@ export async function createIntegration(
       user_id: integration.user_id,
       scopes: input.scopes,
       client_id: integration.client_id,
-      client_secret: clientSecret,
+      client_secret: input.public ? null : clientSecret,
+      redirect_uris: redirectUris,
+      client_type: input.public ? ('public' as const) : ('confidential' as const),
       access_token: token,
       token_type: 'Bearer' as const,
       expires_at,

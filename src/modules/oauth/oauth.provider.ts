@@ -1,0 +1,176 @@
+import { createHash, createHmac, generateKeyPairSync, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import Provider, {
+  type Adapter,
+  type AdapterPayload,
+  type Configuration,
+  interactionPolicy,
+} from 'oidc-provider';
+import type { Db } from '../../db/index.js';
+import { parseScopes } from '../../plugins/auth.js';
+import { ALL_SCOPES, USER_PROFILE_SCOPES } from '../../shared/scopes.js';
+import { nowIso } from '../../shared/time.js';
+import { KyselyAdapter } from './oauth.adapter.js';
+import * as repo from './oauth.repository.js';
+
+/** Where the authorization server is mounted (its endpoints: /oauth/auth, /oauth/token, …). */
+export const OAUTH_PREFIX = '/oauth';
+export const INTERACTION_PATH = `${OAUTH_PREFIX}/interaction`;
+
+export interface OAuthOptions {
+  /** Lifetimes in seconds (tests shorten the code's to see it expire). */
+  ttl?: { AuthorizationCode?: number; AccessToken?: number; RefreshToken?: number };
+}
+
+/** Integrations are the OAuth clients: their metadata as oidc-provider reads it. */
+class ClientAdapter implements Adapter {
+  constructor(private readonly db: Db) {}
+  async find(clientId: string): Promise<AdapterPayload | undefined> {
+    const row = await repo.findClientIntegration(this.db, clientId);
+    if (!row) return undefined;
+    const isPublic = row.client_type === 'public';
+    const redirectUris = parseScopes(row.redirect_uris);
+    const grantTypes = [
+      ...(redirectUris.length ? ['authorization_code', 'refresh_token'] : []),
+      ...(isPublic ? [] : ['client_credentials']),
+    ];
+    return {
+      client_id: row.client_id,
+      // Only the secret's hash is stored: compareClientSecret (below) hashes what is presented.
+      ...(isPublic ? {} : { client_secret: row.client_secret_hash }),
+      token_endpoint_auth_method: isPublic ? 'none' : 'client_secret_basic',
+      redirect_uris: redirectUris,
+      response_types: redirectUris.length ? ['code'] : [],
+      grant_types: grantTypes,
+      scope: row.scopes,
+      client_name: row.display_name ?? row.name,
+      ...(row.homepage ? { client_uri: row.homepage } : {}),
+    };
+  }
+  async upsert() {}
+  async findByUid() {
+    return undefined;
+  }
+  async findByUserCode() {
+    return undefined;
+  }
+  async consume() {}
+  async destroy() {}
+  async revokeByGrantId() {}
+}
+
+/** The signing key (needed by oidc-provider even though no ID tokens are asked for): one per database. */
+async function signingKeys(db: Db) {
+  const existing = await repo.findStored(db, 'Jwks', 'signing');
+  if (!existing) {
+    const jwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
+    await db
+      .insertInto('oauth_store')
+      .values({ model: 'Jwks', id: 'signing', payload: JSON.stringify({ ...jwk, alg: 'ES256', use: 'sig' }) })
+      .onConflict((oc) => oc.columns(['model', 'id']).doNothing())
+      .execute();
+  }
+  const row = await repo.findStored(db, 'Jwks', 'signing');
+  const key = JSON.parse(row!.payload) as Record<string, string>;
+  return {
+    keys: [
+      {
+        ...key,
+        kid: createHash('sha256')
+          .update(key.x! + key.y!)
+          .digest('base64url')
+          .slice(0, 16),
+      },
+    ],
+  };
+}
+
+export async function createProvider(app: FastifyInstance, options: OAuthOptions = {}): Promise<Provider> {
+  const db = app.db;
+  const { Check, base } = interactionPolicy;
+  const policy = base();
+  // Every authorization passes our interaction once: the user is whoever is signed in to
+  // *our* pages now (web/session.ts), never a leftover of oidc-provider's own session cookie.
+  policy
+    .get('login')!
+    .checks.add(
+      new Check('signed_in_here', 'the user signs in on this server', (ctx) =>
+        ctx.oidc.result?.login ? Check.NO_NEED_TO_PROMPT : Check.REQUEST_PROMPT,
+      ),
+    );
+  // Scopes outside the provider's static list (`user-profile:*`) need consent all the same.
+  policy.get('consent')!.checks.add(
+    new Check('api_scopes_missing', 'requested scopes not granted', (ctx) => {
+      const granted = new Set(ctx.oidc.grant!.getOIDCScopeEncountered().split(' '));
+      const requested = (ctx.oidc.params?.scope as string | undefined)?.split(' ').filter(Boolean) ?? [];
+      return requested.some((s) => !granted.has(s)) ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT;
+    }),
+  );
+
+  const cookieKey = createHmac('sha256', app.config.secretKey).update('oauth-cookies').digest('base64url');
+  const ttl = options.ttl ?? {};
+  const configuration: Configuration = {
+    adapter: (name: string) => (name === 'Client' ? new ClientAdapter(db) : new KyselyAdapter(name, db)),
+    clients: [],
+    jwks: (await signingKeys(db)) as Configuration['jwks'],
+    cookies: { keys: [cookieKey], long: { signed: true }, short: { signed: true } },
+    scopes: [...ALL_SCOPES, ...USER_PROFILE_SCOPES],
+    claims: { openid: ['sub'] },
+    responseTypes: ['code'],
+    allowOmittingSingleRegisteredRedirectUri: false,
+    pkce: { required: (_ctx, client) => client.clientAuthMethod === 'none' },
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      revocation: { enabled: true },
+      // RFC 7662 for confidential clients only: a public client holds no secret to prove itself.
+      introspection: { enabled: true, allowedPolicy: (_ctx, client) => client.clientAuthMethod !== 'none' },
+      userinfo: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+    },
+    rotateRefreshToken: true,
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    // A later authorization finds the grant the user gave this app before, from any browser.
+    loadExistingGrant: async (ctx) => {
+      const fromResult = ctx.oidc.result?.consent?.grantId;
+      const accountId = ctx.oidc.session?.accountId;
+      const grantId =
+        fromResult ??
+        (accountId
+          ? (await repo.findUserGrantId(db, Number(accountId), ctx.oidc.client!.clientId, nowIso()))?.id
+          : undefined);
+      return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
+    },
+    findAccount: async (_ctx, sub) => {
+      const user = await repo.findUserForSignIn(db, Number(sub));
+      if (!user?.active) return undefined;
+      return { accountId: String(user.id), claims: () => ({ sub: String(user.id) }) };
+    },
+    // Browser apps (public clients) may call the token endpoints from their redirect URIs' origins.
+    clientBasedCORS: (_ctx, origin, client) =>
+      client.clientAuthMethod === 'none' && client.redirectUris!.some((u) => URL.parse(u)?.origin === origin),
+    ttl: {
+      AccessToken: ttl.AccessToken ?? 3600,
+      ClientCredentials: ttl.AccessToken ?? 3600,
+      AuthorizationCode: ttl.AuthorizationCode ?? 60,
+      RefreshToken: ttl.RefreshToken ?? 30 * 24 * 3600,
+      Grant: 365 * 24 * 3600,
+      Interaction: 600,
+      Session: 24 * 3600,
+    },
+    interactions: { policy, url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}` },
+    routes: { revocation: '/revoke', introspection: '/introspect' },
+    renderError: async (ctx, out) => {
+      ctx.type = 'application/json; charset=utf-8';
+      ctx.body = out;
+    },
+  };
+  const provider = new Provider(app.config.publicUrl, configuration);
+  // Integrations keep only a hash of their secret: compare hashes, in constant time.
+  provider.Client.prototype.compareClientSecret = function (this: { clientSecret?: string }, actual: string) {
+    const expected = Buffer.from(this.clientSecret ?? '', 'hex');
+    const given = createHash('sha256').update(actual).digest();
+    return Promise.resolve(expected.length === given.length && timingSafeEqual(expected, given));
+  };
+  return provider;
+}
