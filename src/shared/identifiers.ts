@@ -87,7 +87,10 @@ const IBAN_LENGTHS: Record<string, number> = {
 };
 
 /** Upper case without blanks: how IBANs, BICs and VAT ids are stored. */
-export const normalizeIdentifier = (s: string) => s.replace(/[\s\u00a0]+/g, '').toUpperCase();
+export const normalizeIdentifier = (s: string) => s.replace(/[\s\u00a0\u202f]+/g, '').toUpperCase();
+
+/** Blanks, dots and dashes removed, upper case: how identifiers are compared. */
+export const compactId = (s: string): string => s.replace(/[\s\u00a0\u202f.-]/g, '').toUpperCase();
 
 /** A valid IBAN (blanks and case ignored): known country, its length, check digits mod 97 = 1. */
 export function isValidIban(input: string): boolean {
@@ -139,19 +142,22 @@ const VAT_FORMATS: Record<string, RegExp> = {
   NO: /^\d{9}(MVA)?$/,
 };
 
-/** Countries whose VAT id format is checked; others are accepted as two letters and 2–14 characters. */
+/** VAT id prefixes whose format is known (EL: Greece, XI: Northern Ireland). */
 export const VAT_COUNTRIES = Object.keys(VAT_FORMATS);
 
 /**
  * Whether a VAT identification number has its country's format (blanks, dots and dashes
- * ignored, `GR` accepted for Greece's `EL`). A prefix of a country not in the table needs only
- * the general shape: two letters and 2 to 14 letters or digits.
+ * ignored, `GR` accepted for Greece's `EL`). A prefix outside the table is not a VAT id.
  */
 export function isValidVatId(input: string): boolean {
-  const id = normalizeIdentifier(input).replace(/[.-]/g, '');
-  const m = /^([A-Z]{2})([A-Z0-9+*]{2,14})$/.exec(id);
-  if (!m) return false;
-  const country = m[1] === 'GR' ? 'EL' : m[1]!;
-  const format = VAT_FORMATS[country];
-  return format ? format.test(m[2]!) : /^[A-Z]{2}$/.test(country);
+  const id = compactId(input);
+  const country = id.startsWith('GR') ? 'EL' : id.slice(0, 2);
+  return VAT_FORMATS[country]?.test(id.slice(2)) === true;
+}
+
+/** The ISO 3166 country of a VAT id (EL is Greece's prefix for GR, XI Northern Ireland's). */
+export function vatIdCountry(raw: string): string | undefined {
+  const prefix = compactId(raw).slice(0, 2);
+  if (!VAT_FORMATS[prefix]) return undefined;
+  return prefix === 'EL' ? 'GR' : prefix === 'XI' ? 'GB' : prefix;
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isValidBic, isValidIban, isValidVatId } from '../../src/shared/identifiers.js';
+import { isValidBic, isValidIban, isValidVatId, vatIdCountry } from '../../src/shared/identifiers.js';
 
 describe('identifiers', () => {
   const ibans: [string, boolean][] = [
@@ -51,9 +51,16 @@ describe('identifiers', () => {
     ['ESX1234567X', true],
     ['BE0123456789', true],
     ['BE2123456789', false],
-    ['US12345', true], // outside the table: only the general shape
+    ['US12345', false], // no VAT id format known
     ['123456789', false],
   ];
+  for (const [vat, country] of [
+    ['DE 123456789', 'DE'],
+    ['EL123456789', 'GR'],
+    ['XI123456789', 'GB'],
+    ['US12345', undefined],
+  ] as const)
+    it(`VAT id ${vat} is of ${country}`, () => assert.equal(vatIdCountry(vat), country));
   for (const [vat, ok] of vats)
     it(`VAT id ${vat} ${ok ? 'valid' : 'invalid'}`, () => assert.equal(isValidVatId(vat), ok));
 });
