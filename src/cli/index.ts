@@ -11,6 +11,7 @@ import {
 } from '../modules/integration/integration.service.js';
 import { parseScopes } from '../plugins/auth.js';
 import { AppError } from '../shared/errors.js';
+import { USER_USAGE, userCommand } from './user.js';
 
 const USAGE = `Usage: npm run --silent cli -- <command>
 
@@ -19,6 +20,7 @@ const USAGE = `Usage: npm run --silent cli -- <command>
   integration revoke ID
   import FILE.json [--account ID]      import users, groups, clients, projects … (see import-schema)
   import-schema                        print the JSON Schema of the import format
+${USER_USAGE}
   migrate                              apply database migrations
 
 The database is the server's: DATABASE_URL (default: ./data/app.sqlite).`;
@@ -55,6 +57,10 @@ async function main(argv: string[]): Promise<void> {
       account: { type: 'string' },
       ttl: { type: 'string' },
       json: { type: 'boolean', default: false },
+      email: { type: 'string' },
+      role: { type: 'string' },
+      'first-name': { type: 'string' },
+      'last-name': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -116,6 +122,12 @@ async function main(argv: string[]): Promise<void> {
       importData(db, doc, { accountId: int('account', values.account) }),
     );
     print(result);
+    return;
+  }
+  if (cmd === 'user') {
+    const o = { ...values, account: int('account', values.account), publicUrl: loadConfig().publicUrl };
+    const names = { firstName: values['first-name'], lastName: values['last-name'] };
+    await userCommand(sub, { ...o, ...names }, withDb, (m) => new UsageError(m));
     return;
   }
   if (cmd === 'import-schema') {

@@ -34,6 +34,11 @@ export async function upsertPasswordHash(db: Db, userId: number, hash: string, a
     .execute();
 }
 
+/** Unused invitations of the user: a new link replaces them. */
+export async function deleteOpenInvites(db: Db, userId: number): Promise<void> {
+  await db.deleteFrom('user_invites').where('user_id', '=', userId).where('used_at', 'is', null).execute();
+}
+
 export async function insertInvite(
   db: Db,
   userId: number,

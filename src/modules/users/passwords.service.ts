@@ -61,7 +61,8 @@ export interface Invitation {
 
 /**
  * Makes a one-time link with which a user sets their password, creating the user first
- * when the account has none with this e-mail (then the names are needed).
+ * when the account has none with this e-mail (then the names are needed). Earlier unused
+ * links of the user stop working.
  */
 export async function inviteUser(db: Db, input: InviteInput, publicUrl: string): Promise<Invitation> {
   const email = input.email.trim().toLowerCase();
@@ -99,6 +100,8 @@ export async function inviteUser(db: Db, input: InviteInput, publicUrl: string):
       created = id === user.id;
     }
     if (!user.active) throw new AppError('unprocessable', `User ${email} is deactivated`);
+    // Only the newest link works: an older one may have gone to the wrong place.
+    await repo.deleteOpenInvites(trx, user.id);
     await repo.insertInvite(trx, user.id, hashToken(token), expiresAt);
     return {
       user_id: user.id,
