@@ -12,6 +12,7 @@ type ErrnoLike = Error & {
   code?: string;
   syscall?: string;
   address?: string;
+  hostname?: string;
   port?: number;
   errors?: unknown[];
 };
@@ -38,7 +39,8 @@ export function describeStartupError(err: unknown, what?: string): string {
     UNREACHABLE.has(code) &&
     (e.syscall === 'connect' || e.syscall === 'getaddrinfo' || !e.syscall)
   ) {
-    const where = e.address ? ` at ${e.address}${e.port ? `:${e.port}` : ''}` : '';
+    const host = e.address ?? e.hostname;
+    const where = host ? ` at ${host}${e.port ? `:${e.port}` : ''}` : '';
     return `the database is unreachable${where} (${code}); check DATABASE_URL and that the database server runs`;
   }
   const message = oneLine(err.message || e.message) || err.name;
