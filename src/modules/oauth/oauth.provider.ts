@@ -112,6 +112,11 @@ export async function createProvider(app: FastifyInstance, options: OAuthOptions
   const configuration: Configuration = {
     adapter: (name: string) => (name === 'Client' ? new ClientAdapter(db) : new KyselyAdapter(name, db)),
     clients: [],
+    clientDefaults: {
+      id_token_signed_response_alg: 'ES256',
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+    },
     jwks: (await signingKeys(db)) as Configuration['jwks'],
     cookies: { keys: [cookieKey], long: { signed: true }, short: { signed: true } },
     scopes: [...ALL_SCOPES, ...USER_PROFILE_SCOPES],
