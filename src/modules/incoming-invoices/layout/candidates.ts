@@ -47,7 +47,9 @@ export const inZone = (zones: Zone[], line: Line, s: Segment): boolean =>
   );
 
 function isTableHeader(line: Line): boolean {
-  return line.segments.filter((s) => COLUMN_WORDS.test(s.text.trim())).length >= 2;
+  const columnWord = (s: Segment) =>
+    COLUMN_WORDS.test(s.text.trim()) || s.text.split(/\s+/).some((w) => COLUMN_WORDS.test(w));
+  return line.segments.filter(columnWord).length >= 2;
 }
 
 /**
@@ -112,13 +114,16 @@ export function scanLabels(lines: Line[], lang: Lang): Scan {
   };
 
   for (const line of lines) {
-    if (tableLines.has(line.index)) continue;
+    const inTableLine = tableLines.has(line.index);
     line.segments.forEach((s, i) => {
       // A rate before the label: "19 % MwSt auf 1.000,00" reads as a tax label.
       const m = matchLabel(s.text) ?? matchLabel(s.text.replace(/^\d{1,2}(?:[.,]\d{1,2})?\s?%\s*/, ''));
       if (!m) return;
-      used.add(s);
       const { kind, target } = m.label;
+      // In a line-item table a "Gesamtbetrag" column or an "Anzahlung" item is no total, and a
+      // "Datum" column no invoice date; a label beside the table (a sidebar) still counts.
+      if (inTableLine && (kind === 'amount' || kind === 'none' || (target === 'date' && m.label.rank < 10))) return;
+      used.add(s);
       if (target === 'recipient') {
         recipient.push({
           page: line.page,

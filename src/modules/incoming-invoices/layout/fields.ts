@@ -136,6 +136,11 @@ function totals(r: Result, scan: Scan): void {
   const rows = breakdown(scan);
   const taxes = taxCands.map((t) => t.value);
   const nets = net.map((n) => n.value);
+  // Several rates printed without their bases: the tax total is their sum.
+  const perRate = new Map<string, Decimal>();
+  for (const c of scan.candidates)
+    if (c.target === 'tax_total' && c.rate !== undefined && !perRate.has(c.rate)) perRate.set(c.rate, dec(c.value).abs());
+  if (perRate.size >= 2) taxes.push([...perRate.values()].reduce((s, t) => s.plus(t), dec('0')));
   if (rows.length) {
     taxes.push(rows.reduce((s, b) => s.plus(b.tax), dec('0')));
     nets.push(rows.reduce((s, b) => s.plus(b.net), dec('0')));

@@ -79,8 +79,11 @@ function blockBelow(lines: Line[], line: Line, x: number, party: Party): void {
 }
 
 function letterhead(lines: Line[], scan: Scan): Party | undefined {
+  const body = [...lines.map((l) => l.h)].sort((a, b) => a - b)[Math.floor(lines.length / 2)] ?? 0;
   for (const line of lines) {
     if (line.page !== 1 || line.y > line.pageHeight * 0.3) continue;
+    // A letterhead is at the very top or set larger than the text; the window address is neither.
+    if (line.y > line.pageHeight * 0.1 && line.h < body * 1.15) continue;
     for (const s of line.segments) {
       if (inZone(scan.recipient, line, s) || matchLabel(s.text)) continue;
       if (!LEGAL_FORM.test(s.text.trim()) || s.text.length > 60) continue;

@@ -1,0 +1,129 @@
+import { groupIban } from './invoice-data.js';
+import {
+  bankFooter,
+  buyerBlock,
+  itemTable,
+  metaFields,
+  type Sheet,
+  senderLine,
+  titleOf,
+  totalsRows,
+} from './templates.js';
+
+/** DIN 5008 letter: sender line, window address, meta labels with values to their right. */
+function labelRight(s: Sheet): void {
+  s.text(50, 40, s.d.supplier.name, { size: 16, bold: true });
+  senderLine(s, 50, 125);
+  buyerBlock(s, 50, 140);
+  metaFields(s).forEach(([label, value], i) => {
+    s.text(340, 140 + i * 13, label);
+    s.text(450, 140 + i * 13, value);
+  });
+  s.text(50, 250, titleOf(s), { size: 14, bold: true });
+  const y = itemTable(s, 285);
+  const end = totalsRows(s, y);
+  s.text(50, end + 10, s.w.pay);
+  bankFooter(s);
+}
+
+/** Letterhead top left; meta as a row of label cells with the values in the cells below. */
+function cells(s: Sheet): void {
+  const p = s.d.supplier;
+  s.text(50, 40, p.name, { size: 15, bold: true });
+  s.text(50, 60, p.street);
+  s.text(50, 72, `${p.postcode} ${p.city}`);
+  s.text(50, 84, `${s.pick(s.w.vat)}: ${s.d.vatId}`);
+  buyerBlock(s, 50, 130);
+  s.text(50, 195, titleOf(s), { size: 14, bold: true });
+  const meta = metaFields(s).slice(0, 4);
+  meta.forEach(([label, value], i) => {
+    s.text(50 + i * 125, 225, label, { bold: true, size: 8 });
+    s.text(50 + i * 125, 238, value);
+  });
+  let y = itemTable(s, 275);
+  if (y > 690) {
+    s.pdf.addPage();
+    y = 60;
+  }
+  // Totals as cells: labels on one row, amounts under them.
+  const tax = s.pick(s.w.tax);
+  const cols: [string, string][] = [[s.pick(s.w.net), s.amount(s.d.net)]];
+  for (const t of s.d.taxes) cols.push([`${tax} ${t.rate.replace('.', s.lang === 'en' ? '.' : ',')} %`, s.amount(t.tax)]);
+  cols.push([s.pick(s.w.gross), s.amount(s.d.gross)]);
+  if (s.d.prepaid) {
+    cols.push([s.pick(s.w.prepaid), s.money(s.d.prepaid.neg())]);
+    cols.push([s.pick(s.w.amountDue), s.amount(s.d.due!)]);
+  }
+  const colW = Math.min(110, 495 / cols.length);
+  cols.forEach(([label, value], i) => {
+    s.text(50 + i * colW, y + 10, label, { bold: true, size: 8 });
+    s.text(50 + i * colW, y + 23, value);
+  });
+  s.text(50, y + 60, `IBAN: ${groupIban(s.d.iban)}`);
+  s.text(300, y + 60, `BIC: ${s.d.bic}`);
+}
+
+/** Supplier in a right column, buyer left; meta "Label: value" in one run each. */
+function twoColumn(s: Sheet): void {
+  const p = s.d.supplier;
+  s.text(360, 40, p.name, { size: 12, bold: true });
+  s.text(360, 56, p.street);
+  s.text(360, 68, `${p.postcode} ${p.city}`);
+  s.text(360, 80, `${s.pick(s.w.vat)} ${s.d.vatId}`);
+  buyerBlock(s, 50, 60);
+  metaFields(s).forEach(([label, value], i) => s.text(360, 120 + i * 13, `${label}: ${value}`));
+  s.text(50, 210, titleOf(s), { size: 16, bold: true });
+  const y = itemTable(s, 245);
+  const end = totalsRows(s, y, 330);
+  s.text(50, end + 10, `${s.w.pay} IBAN ${groupIban(s.d.iban)}, BIC ${s.d.bic}`, { size: 8 });
+  s.text(50, end + 24, s.w.thanks);
+}
+
+/** Everything about the supplier in the footer only; meta in one run per row. */
+function footerBank(s: Sheet): void {
+  buyerBlock(s, 50, 130);
+  s.text(50, 60, titleOf(s), { size: 20, bold: true });
+  metaFields(s).forEach(([label, value], i) => {
+    s.text(330, 130 + i * 13, label);
+    s.text(545, 130 + i * 13, value, { right: true });
+  });
+  const y = itemTable(s, 260);
+  totalsRows(s, y);
+  bankFooter(s, 765);
+}
+
+/**
+ * Held out: never used while the field logic was written. A sidebar on the right with the
+ * supplier, stacked label-over-value meta and bank details; totals right-aligned in the main
+ * column.
+ */
+function sidebar(s: Sheet): void {
+  const p = s.d.supplier;
+  const x = 420;
+  s.text(x, 40, p.name, { size: 11, bold: true });
+  s.text(x, 54, p.street, { size: 8 });
+  s.text(x, 64, `${p.postcode} ${p.city}`, { size: 8 });
+  let y = 95;
+  for (const [label, value] of metaFields(s)) {
+    s.text(x, y, label, { size: 7 });
+    s.text(x, y + 9, value, { size: 9 });
+    y += 26;
+  }
+  s.text(x, y + 5, 'IBAN', { size: 7 });
+  s.text(x, y + 14, groupIban(s.d.iban), { size: 7 });
+  s.text(x, y + 30, 'BIC', { size: 7 });
+  s.text(x, y + 39, s.d.bic, { size: 8 });
+  s.text(x, y + 55, s.pick(s.w.vat), { size: 7 });
+  s.text(x, y + 64, s.d.vatId, { size: 8 });
+  s.text(50, 40, titleOf(s), { size: 22, bold: true });
+  buyerBlock(s, 50, 100);
+  const end = itemTable(s, 200, 400);
+  totalsRows(s, end, 230, 400);
+}
+
+export type Layout = (s: Sheet) => void;
+
+/** Templates the field logic was written against. */
+export const TUNED: Record<string, Layout> = { labelRight, cells, twoColumn, footerBank };
+/** Templates kept out of development: the "never seen" score. */
+export const HELD_OUT: Record<string, Layout> = { sidebar };
