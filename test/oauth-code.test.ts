@@ -5,7 +5,9 @@ import { Browser, discover, listeningApp, oauthClient, oidc, REDIRECT } from './
 
 /** An OAuth error answer as openid-client reports it (RFC 6749 §5.2 `error`). */
 const isError = (code: string) => (err: unknown) => {
-  assert.equal((err as { error?: string }).error, code, String(err));
+  // A 401 comes as a WWW-Authenticate challenge, whose parameters hold the error.
+  const e = err as { error?: string; cause?: Array<{ parameters?: { error?: string } }> };
+  assert.equal(e.error ?? e.cause?.[0]?.parameters?.error, code, String(err));
   return true;
 };
 
@@ -79,6 +81,232 @@ for (const kind of DB_KINDS) {
         headers: { authorization: `Bearer ${refreshed.access_token}` },
       });
       assert.equal(after.status, 401);
+    });
+
+    /** A confidential app, a browser signed in as the member, the app's openid-client configuration. */
+    async function setup(scopes = 'client:read user:read', opts: { public?: boolean } = {}) {
+      const created = await oauthClient(handle.db, account.users.admin, scopes, opts);
+      const config = await discover(server.origin, created.client_id, created.client_secret);
+      const browser = new Browser(server.origin);
+      await browser.signIn(server.app, account.users.member);
+      return { created, config, browser };
+    }
+
+    async function codeFor(scope = 'client:read', extra: Record<string, string> = {}) {
+      const s = await setup();
+      const a = await authorize(s.browser, s.config, scope, extra);
+      const back = await s.browser.decide(a.first.html!, 'approve');
+      return { ...s, ...a, back: back.location! };
+    }
+
+    it('a later authorization for scopes already granted skips the consent page', async () => {
+      const { browser, config } = await codeFor('client:read');
+      const again = await authorize(browser, config, 'client:read');
+      assert.ok(again.first.location?.searchParams.get('code'), 'straight back with a code');
+      const wider = await authorize(browser, config, 'client:read user:read');
+      assert.equal(wider.first.status, 200, 'a new scope asks again');
+      assert.match(wider.first.html!, /See the users of your account/);
+    });
+
+    it('deny: the app gets access_denied with its state', async () => {
+      const { browser, config } = await setup();
+      const { state, first } = await authorize(browser, config, 'client:read');
+      const back = await browser.decide(first.html!, 'deny');
+      assert.equal(back.location!.searchParams.get('error'), 'access_denied');
+      assert.equal(back.location!.searchParams.get('state'), state);
+    });
+
+    it('consent without the CSRF token is refused and issues nothing', async () => {
+      const { browser, config } = await setup();
+      const { first } = await authorize(browser, config, 'client:read');
+      const res = await browser.decide(first.html!, 'approve', 'forged');
+      assert.equal(res.location, undefined);
+      assert.equal(res.status, 403);
+    });
+
+    it('a scope the integration is not registered for is invalid_scope', async () => {
+      const { browser, config } = await setup('client:read');
+      const { first } = await authorize(browser, config, 'client:read client:write');
+      assert.equal(first.location?.searchParams.get('error'), 'invalid_scope');
+    });
+
+    it('a redirect URI not registered exactly is refused without redirecting', async () => {
+      const { browser, config } = await setup();
+      for (const uri of [`${REDIRECT}/x`, `${REDIRECT}?a=1`, 'http://127.0.0.1:9/Callback']) {
+        const { first } = await authorize(browser, config, 'client:read', { redirect_uri: uri });
+        assert.equal(first.location, undefined, uri);
+        assert.equal(first.status, 400);
+        assert.match(first.html!, /redirect_uri/);
+      }
+    });
+
+    it('a wrong or missing PKCE verifier is invalid_grant', async () => {
+      const wrong = await codeFor();
+      await assert.rejects(
+        oidc.authorizationCodeGrant(wrong.config, wrong.back, {
+          pkceCodeVerifier: oidc.randomPKCECodeVerifier(),
+          expectedState: wrong.state,
+        }),
+        isError('invalid_grant'),
+      );
+      const missing = await codeFor();
+      const res = await fetch(`${server.origin}/oauth/token`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${missing.created.client_id}:${missing.created.client_secret}`).toString('base64')}`,
+        },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code: missing.back.searchParams.get('code')!,
+          redirect_uri: REDIRECT,
+        }),
+      });
+      assert.equal(res.status, 400);
+      assert.equal((await res.json()).error, 'invalid_grant');
+    });
+
+    it('a replayed code is invalid_grant and revokes the tokens issued with it', async () => {
+      const { config, back, verifier, state } = await codeFor();
+      const tokens = await oidc.authorizationCodeGrant(config, back, {
+        pkceCodeVerifier: verifier,
+        expectedState: state,
+      });
+      await assert.rejects(
+        oidc.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier, expectedState: state }),
+        isError('invalid_grant'),
+      );
+      const res = await fetch(`${server.origin}/api/v1/whoami`, {
+        headers: { authorization: `Bearer ${tokens.access_token}` },
+      });
+      assert.equal(res.status, 401);
+    });
+
+    it('an expired code is invalid_grant', async () => {
+      const { config, back, verifier, state } = await codeFor();
+      await new Promise((r) => setTimeout(r, 2500)); // the test server's codes live 2 s
+      await assert.rejects(
+        oidc.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier, expectedState: state }),
+        isError('invalid_grant'),
+      );
+    });
+
+    it('a public client must use PKCE; with it, it gets tokens without a secret', async () => {
+      const { created, config, browser } = await setup('client:read', { public: true });
+      assert.equal(created.client_secret, null);
+      const url = oidc.buildAuthorizationUrl(config, {
+        redirect_uri: REDIRECT,
+        scope: 'client:read',
+        state: 'x',
+      });
+      const refused = await browser.follow(url.href);
+      assert.equal(refused.location?.searchParams.get('error'), 'invalid_request');
+      assert.match(refused.location!.searchParams.get('error_description')!, /PKCE/);
+      const { first, verifier, state } = await authorize(browser, config, 'client:read');
+      const back = await browser.decide(first.html!, 'approve');
+      const tokens = await oidc.authorizationCodeGrant(config, back.location!, {
+        pkceCodeVerifier: verifier,
+        expectedState: state,
+      });
+      assert.ok(tokens.access_token);
+      assert.ok(tokens.refresh_token);
+    });
+
+    it('revocation (RFC 7009) of the refresh token ends the grant; introspection (RFC 7662) sees it', async () => {
+      const { config, back, verifier, state } = await codeFor();
+      const tokens = await oidc.authorizationCodeGrant(config, back, {
+        pkceCodeVerifier: verifier,
+        expectedState: state,
+      });
+      const live = await oidc.tokenIntrospection(config, tokens.access_token);
+      assert.equal(live.active, true);
+      assert.equal(live.scope, 'client:read');
+      assert.equal(live.sub, String(account.users.member));
+      await oidc.tokenRevocation(config, tokens.refresh_token!);
+      assert.equal((await oidc.tokenIntrospection(config, tokens.access_token)).active, false);
+      const res = await fetch(`${server.origin}/api/v1/whoami`, {
+        headers: { authorization: `Bearer ${tokens.access_token}` },
+      });
+      assert.equal(res.status, 401);
+      await assert.rejects(oidc.refreshTokenGrant(config, tokens.refresh_token!), isError('invalid_grant'));
+    });
+
+    it('deactivating the user or revoking the integration ends refresh tokens too', async () => {
+      const a = await codeFor();
+      const ta = await oidc.authorizationCodeGrant(a.config, a.back, {
+        pkceCodeVerifier: a.verifier,
+        expectedState: a.state,
+      });
+      await handle.db
+        .updateTable('integrations')
+        .set({ revoked_at: new Date().toISOString() })
+        .where('client_id', '=', a.created.client_id)
+        .execute();
+      await assert.rejects(oidc.refreshTokenGrant(a.config, ta.refresh_token!), isError('invalid_client'));
+
+      const other = await createAccount(handle.db);
+      const created = await oauthClient(handle.db, other.users.admin, 'client:read');
+      const config = await discover(server.origin, created.client_id, created.client_secret);
+      const browser = new Browser(server.origin);
+      await browser.signIn(server.app, other.users.member);
+      const { first, verifier, state } = await authorize(browser, config, 'client:read');
+      const back = await browser.decide(first.html!, 'approve');
+      const tb = await oidc.authorizationCodeGrant(config, back.location!, {
+        pkceCodeVerifier: verifier,
+        expectedState: state,
+      });
+      await handle.db.updateTable('users').set({ active: 0 }).where('id', '=', other.users.member).execute();
+      const api = await fetch(`${server.origin}/api/v1/whoami`, {
+        headers: { authorization: `Bearer ${tb.access_token}` },
+      });
+      assert.equal(api.status, 401);
+      await assert.rejects(oidc.refreshTokenGrant(config, tb.refresh_token!), isError('invalid_grant'));
+    });
+
+    it('a user of another account cannot authorize the app', async () => {
+      const { config } = await setup();
+      const other = await createAccount(handle.db);
+      const browser = new Browser(server.origin);
+      await browser.signIn(server.app, other.users.admin);
+      const { first } = await authorize(browser, config, 'client:read');
+      assert.equal(first.location?.searchParams.get('error'), 'access_denied');
+    });
+
+    it('client credentials at /oauth/token and at the old /api/v1/oauth/token', async () => {
+      const { config, created } = await setup('client:read user:read');
+      const cc = await oidc.clientCredentialsGrant(config, { scope: 'client:read' });
+      const res = await fetch(`${server.origin}/api/v1/integration`, {
+        headers: { authorization: `Bearer ${cc.access_token}` },
+      });
+      assert.equal(res.status, 200);
+      assert.deepEqual((await res.json()).data.token_scopes, ['client:read']);
+      await assert.rejects(
+        oidc.clientCredentialsGrant(config, { scope: 'client:write' }),
+        isError('invalid_scope'),
+      );
+      const old = await fetch(`${server.origin}/api/v1/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: created.client_id,
+          client_secret: created.client_secret!,
+        }),
+      });
+      assert.equal(old.status, 200);
+    });
+
+    it('RFC 8414 metadata names the endpoints, PKCE S256 and the scopes', async () => {
+      const res = await fetch(`${server.origin}/.well-known/oauth-authorization-server`);
+      assert.equal(res.status, 200);
+      const meta = await res.json();
+      assert.equal(meta.issuer, server.origin);
+      assert.equal(meta.authorization_endpoint, `${server.origin}/oauth/auth`);
+      assert.equal(meta.token_endpoint, `${server.origin}/oauth/token`);
+      assert.equal(meta.revocation_endpoint, `${server.origin}/oauth/revoke`);
+      assert.equal(meta.introspection_endpoint, `${server.origin}/oauth/introspect`);
+      assert.deepEqual(meta.code_challenge_methods_supported, ['S256']);
+      assert.ok(meta.scopes_supported.includes('task-management:write'));
     });
   });
 }
