@@ -78,13 +78,29 @@ export interface TestAccount {
 let accountSeq = 0;
 
 /** A new account with an admin and a member user, made through the import. */
+/** Account settings of a seller with everything an invoice (and an XRechnung) needs. */
+export const COMPLETE_SELLER = {
+  street: 'Teststraße 1',
+  zip: '10115',
+  city: 'Berlin',
+  vat_id: 'DE123456789',
+  tax_number: '30/123/45678',
+  contact_name: 'Ada Admin',
+  phone: '+49 30 1234567',
+  email: 'billing@seller.example',
+  iban: 'DE02120300000000202051',
+  bic: 'BYLADEM1001',
+  service_date_defaults_to_invoice_date: true,
+};
+
 export async function createAccount(
   db: DbHandle['db'],
   extra: Record<string, unknown> = {},
 ): Promise<TestAccount> {
   const n = ++accountSeq;
   const result = await importData(db, {
-    account: { name: `Test account ${n}` },
+    // A seller that may issue legally complete invoices (§14 UStG: address, VAT id, supply date).
+    account: { name: `Test account ${n}`, country_code: 'DE', settings: COMPLETE_SELLER },
     users: [
       { key: 'admin', email: `admin${n}@test.example`, first_name: 'Ada', last_name: 'Admin', role: 'admin' },
       { key: 'member', email: `member${n}@test.example`, first_name: 'Max', last_name: 'Member' },

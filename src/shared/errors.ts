@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   shortcode_taken: { status: 409, title: 'Shortcode is already in use' },
   invoice_booked: { status: 409, title: 'Booked invoices cannot be changed or deleted' },
   already_booked: { status: 409, title: 'Invoice is already booked' },
+  invoice_not_booked: { status: 409, title: 'Only a booked invoice has this' },
   invoice_number_taken: { status: 409, title: 'Invoice number is already taken' },
   plan_final_invoice: { status: 409, title: 'A partial plan’s final invoice goes only with its plan' },
   plan_has_booked_invoices: { status: 409, title: 'A plan with booked invoices cannot be deleted' },

@@ -104,7 +104,7 @@ describe('PDF mapping of outgoing invoices', () => {
     assert.equal(doc.gross_total, '80.90');
     assert.equal(doc.amount_due, '80.90');
     assert.equal(doc.service_period_start, '2026-02-01');
-    assert.equal(doc.payment_terms, 'Payable without deduction by 2026-03-15 (14 days).');
+    assert.equal(doc.payment_terms, 'Payable without deduction by 15 Mar 2026 (14 days).');
     assert.deepEqual(doc.references, [{ label: 'Subject', value: 'February' }]);
   });
 
@@ -124,7 +124,7 @@ describe('PDF mapping of outgoing invoices', () => {
     assert.equal(doc.number, null);
     assert.equal(doc.language, 'de');
     assert.equal(doc.title, 'Rechnung');
-    assert.equal(doc.payment_terms, 'Zahlbar ohne Abzug bis 2026-03-15 (14 Tage).');
+    assert.equal(doc.payment_terms, 'Zahlbar ohne Abzug bis 15.03.2026 (14 Tage).');
   });
 
   it('a final invoice shows the plan total, its deductions and the amount due', () => {

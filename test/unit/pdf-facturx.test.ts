@@ -168,7 +168,7 @@ describe('buildFacturX', () => {
     const codes = (['invoice', 'final', 'credit', 'deposit', 'partial'] as const).map(
       (kind) => parse(sampleDocument({ kind }))['root']['rsm:ExchangedDocument']['ram:TypeCode'],
     );
-    assert.deepEqual(codes, ['380', '380', '381', '386', '386']);
+    assert.deepEqual(codes, ['380', '380', '381', '326', '326']);
   });
 
   it('maps units to UN/ECE Rec 20 codes', () => {
@@ -180,12 +180,17 @@ describe('buildFacturX', () => {
       ['day', 'DAY'],
       ['Tag', 'DAY'],
       ['Tage', 'DAY'],
-      ['piece', 'H87'],
-      ['Stk', 'H87'],
-      ['Stk.', 'H87'],
+      ['piece', 'C62'],
+      ['pc', 'C62'],
+      ['Stk', 'C62'],
+      ['Stk.', 'C62'],
+      ['H87', 'H87'],
       ['Monat', 'MON'],
       ['HUR', 'HUR'],
-      ['pauschal', 'C62'],
+      ['pauschal', 'LS'],
+      ['Pauschale', 'LS'],
+      ['km', 'KMT'],
+      ['something odd', 'C62'],
       [null, 'C62'],
     ];
     for (const [unit, code] of table) assert.equal(unitCode(unit), code, String(unit));

@@ -28,7 +28,20 @@ const writable = {
   country_code: Nullable(CountryCode),
   vat_id: Text(64),
   tax_number: Text(64),
-  language: Nullable(Type.String({ pattern: '^[a-z]{2}$' })),
+  language: Nullable(
+    Type.String({
+      pattern: '^[a-z]{2}$',
+      description: 'ISO 639-1; invoices and offers print in German for `de`, in English otherwise',
+    }),
+  ),
+  buyer_reference: Nullable(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description:
+        'The buyer reference of e-invoices (BT-10), e.g. a German Leitweg-ID; an invoice’s own `buyer_reference` overrides it',
+    }),
+  ),
   currency: Nullable(CurrencyCode),
   payment_term_days: Nullable(Type.Integer({ minimum: 0, maximum: 3650 })),
   notes: Text(10000),

@@ -30,6 +30,7 @@ export function toClientFull(r: ClientRow): ClientFull {
     vat_id: r.vat_id,
     tax_number: r.tax_number,
     language: r.language,
+    buyer_reference: r.buyer_reference,
     currency: r.currency,
     payment_term_days: r.payment_term_days,
     notes: r.notes,

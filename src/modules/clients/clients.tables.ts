@@ -16,6 +16,8 @@ export interface ClientTable {
   vat_id: string | null;
   tax_number: string | null;
   language: string | null;
+  /** BT-10 of e-invoices (Leitweg-ID); an invoice's own value wins. */
+  buyer_reference: string | null;
   currency: string | null;
   payment_term_days: number | null;
   notes: string | null;

@@ -5,6 +5,9 @@ import { DEFAULT_NUMBER_FORMATS, type NumberKind, numberFormatError } from './in
  * What invoicing reads from `accounts.settings` (JSON, set through the import's `account`):
  *
  *   { "street", "zip", "city", "email", "phone", "vat_id", "tax_number",
+ *     "contact_name" (the seller contact of e-invoices, BT-41; with "phone" and "email" BT-42/43),
+ *     "service_date_defaults_to_invoice_date": true (an invoice without a service period was
+ *       supplied on its invoice date; printed as such, else booking asks for the period),
  *     "iban", "bic", "bank_name",
  *     "invoice_number_format": "RE-{YYYY}-{NNNNN}", "credit_number_format": "GS-{YYYY}-{NNNNN}" }
  *
@@ -18,6 +21,8 @@ export interface AccountProfile {
   city: string | null;
   email: string | null;
   phone: string | null;
+  contact_name: string | null;
+  service_date_defaults_to_invoice_date: boolean;
   vat_id: string | null;
   tax_number: string | null;
   iban: string | null;
@@ -48,6 +53,8 @@ export function accountProfile(account: {
     city: text(s.city),
     email: text(s.email),
     phone: text(s.phone),
+    contact_name: text(s.contact_name),
+    service_date_defaults_to_invoice_date: s.service_date_defaults_to_invoice_date === true,
     vat_id: text(s.vat_id),
     tax_number: text(s.tax_number),
     iban: text(s.iban),

@@ -3,10 +3,12 @@ import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { toAppError } from '../../plugins/errors.js';
 import { AppError } from '../../shared/errors.js';
+import type { PdfDocument, PdfParty } from '../../shared/pdf/types.js';
 import { nowIso, todayIso } from '../../shared/time.js';
 import { validatorCompiler } from '../../shared/validation.js';
 import { storeFile, type Upload } from '../files/files.service.js';
 import { accountProfile, numberFormatFor } from './account-profile.js';
+import { legalCompletenessErrors } from './booking.rules.js';
 import {
   addDays,
   bookingRefusal,
@@ -75,7 +77,29 @@ export async function bookInvoice(db: Db, auth: AuthContext, id: number, body: B
         gross: view.totals.gross,
         unbooked_plan_invoices: unbooked,
       });
-      if (refusal) throw refusal;
+      if (refusal && refusal.code !== 'validation_failed') throw refusal;
+      const [account, client] = await Promise.all([
+        repo.findAccount(trx, auth.accountId),
+        current.client_id ? repo.findClientRow(trx, auth.accountId, current.client_id) : undefined,
+      ]);
+      const profile = accountProfile(account);
+      // One answer lists everything that is missing: the document's own gaps and the legal ones.
+      const errors = [
+        ...(refusal?.errors ?? []),
+        ...legalCompletenessErrors({
+          seller: profile,
+          buyer: client,
+          invoice: current,
+          rates: view.items.map((i) => i.tax_rate),
+        }),
+      ];
+      if (errors.length > 0) {
+        throw new AppError(
+          'validation_failed',
+          `The invoice cannot be booked: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`,
+          { errors },
+        );
+      }
       const date = current.date ?? todayIso();
       const dueDate = effectiveDueDate({ ...current, date }) ?? addDays(date, current.payment_term_days ?? 0);
       let number = body.invoice_number;
@@ -85,12 +109,22 @@ export async function bookInvoice(db: Db, auth: AuthContext, id: number, body: B
         number = await nextNumber(trx, auth.accountId, current.type, date);
       }
       const now = nowIso();
-      const booked = { status: 'booked', invoice_number: number, date, due_date: dueDate, booked_at: now };
+      // Without a service period the supply date is the invoice date (the account said so).
+      const serviceDate = current.service_period_start || current.service_period_end ? null : date;
+      const booked = {
+        status: 'booked',
+        invoice_number: number,
+        date,
+        due_date: dueDate,
+        booked_at: now,
+        service_date: serviceDate,
+      };
       // Freeze what the document shows: later changes to the client or account do not alter it.
       const document = await documentFor(trx, auth.accountId, { ...current, ...booked }, view);
       return repo.updateInvoice(trx, auth.accountId, id, {
         ...booked,
         document: JSON.stringify(document),
+        ...partySnapshots(document),
         updated_at: now,
       });
     });
@@ -100,6 +134,23 @@ export async function bookInvoice(db: Db, auth: AuthContext, id: number, body: B
     throw err;
   }
   return toInvoice(await loadView(db, auth.accountId, row));
+}
+
+/** The seller and buyer as the booked document names them, kept as JSON on the invoice. */
+function partySnapshots(doc: PdfDocument) {
+  const party = (p: PdfParty) => ({
+    name: p.name,
+    street: p.street ?? null,
+    zip: p.zip ?? null,
+    city: p.city ?? null,
+    country_code: p.country_code ?? null,
+    vat_id: p.vat_id ?? null,
+    tax_number: p.tax_number ?? null,
+    email: p.email ?? null,
+    phone: p.phone ?? null,
+    contact_name: p.attention ?? null,
+  });
+  return { seller: JSON.stringify(party(doc.seller)), buyer: JSON.stringify(party(doc.buyer)) };
 }
 
 const validateExternal = validatorCompiler({
@@ -169,12 +220,21 @@ export async function createExternal(db: Db, auth: AuthContext, upload: Upload) 
         service_period_end: data.service_period_end ?? null,
         intro_text: data.intro_text ?? null,
         closing_text: data.closing_text ?? null,
+        buyer_reference: data.buyer_reference ?? null,
+        tax_exemption_category: data.tax_exemption_category ?? null,
+        tax_exemption_reason_code: data.tax_exemption_reason_code ?? null,
+        tax_exemption_reason: data.tax_exemption_reason ?? null,
         booked_at: now,
         ...(await documentDefaults(trx, auth.accountId, data, client)),
       });
       await repo.replaceItems(trx, auth.accountId, inserted.id, lines);
       const file = await storeFile(trx, auth, upload, { type: 'outgoing_invoice', id: inserted.id });
-      return repo.updateInvoice(trx, auth.accountId, inserted.id, { file_id: file.id });
+      // The parties as they are now: what an uploaded invoice was issued to, for every later read.
+      const document = await documentFor(trx, auth.accountId, inserted);
+      return repo.updateInvoice(trx, auth.accountId, inserted.id, {
+        file_id: file.id,
+        ...partySnapshots(document),
+      });
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw numberTakenError(data.invoice_number);

@@ -1,5 +1,6 @@
 import { centsToString, type Totals } from '../../shared/money.js';
-import type { PdfDocument, PdfParty } from '../../shared/pdf/types.js';
+import { formatterFor } from '../../shared/pdf/format.js';
+import type { PdfDocument, PdfParty, PdfTaxEntry } from '../../shared/pdf/types.js';
 import type { AccountProfile } from './account-profile.js';
 import type { StoredLine } from './line-items.js';
 
@@ -23,7 +24,17 @@ const TITLES: Record<PdfKind, Record<Lang, string>> = {
 export const pdfKind = (type: string): PdfKind =>
   (['credit', 'deposit', 'partial', 'final'] as const).find((k) => k === type) ?? 'invoice';
 
-export const pdfLanguage = (language: string | null | undefined): Lang => (language === 'de' ? 'de' : 'en');
+/** Countries whose documents are German unless the client asks for another language. */
+const GERMAN_SPEAKING = new Set(['DE', 'AT', 'CH', 'LI']);
+
+/**
+ * The language of a document: the client's (`de` German, any other English); a client
+ * without one gets the language of the seller's country.
+ */
+export const pdfLanguage = (language: string | null | undefined, sellerCountry?: string | null): Lang => {
+  if (language) return language === 'de' ? 'de' : 'en';
+  return GERMAN_SPEAKING.has((sellerCountry ?? '').toUpperCase()) ? 'de' : 'en';
+};
 
 export interface BuyerRow {
   name: string;
@@ -53,6 +64,7 @@ export function sellerParty(p: AccountProfile): PdfDocument['seller'] {
     tax_number: p.tax_number,
     email: p.email,
     phone: p.phone,
+    attention: p.contact_name,
     iban: p.iban,
     bic: p.bic,
     bank_name: p.bank_name,
@@ -111,8 +123,9 @@ export function paymentTerms(
   }
   if (!d.due_date) return null;
   const days = d.payment_term_days;
-  if (lang === 'de') return `Zahlbar ohne Abzug bis ${d.due_date}${days ? ` (${days} Tage)` : ''}.`;
-  return `Payable without deduction by ${d.due_date}${days ? ` (${days} days)` : ''}.`;
+  const due = formatterFor({ language: lang, currency: 'EUR' }).date(d.due_date);
+  if (lang === 'de') return `Zahlbar ohne Abzug bis ${due}${days ? ` (${days} Tage)` : ''}.`;
+  return `Payable without deduction by ${due}${days ? ` (${days} days)` : ''}.`;
 }
 
 export interface InvoicePdfInput {
@@ -137,6 +150,42 @@ export interface InvoicePdfInput {
   credited_invoice_number?: string | null;
   /** The contact person the document is addressed to. */
   attention?: string | null;
+  /** BT-10: the invoice's own, else the client's. */
+  buyer_reference?: string | null;
+  /** Set at booking when the supply date defaults to the invoice date. */
+  service_date?: string | null;
+  tax_exemption_category?: string | null;
+  tax_exemption_reason_code?: string | null;
+  tax_exemption_reason?: string | null;
+}
+
+/** VATEX codes (BT-121) a category implies when the invoice names none. */
+export const DEFAULT_VATEX: Record<string, string> = {
+  AE: 'VATEX-EU-AE',
+  K: 'VATEX-EU-IC',
+  G: 'VATEX-EU-G',
+  O: 'VATEX-EU-O',
+};
+
+/**
+ * Taxes of the document: a rate above 0 is standard (S); 0 % lines take the invoice's VAT
+ * category and exemption reason (booking insists on them), with the category's VATEX code
+ * when none is given.
+ */
+export function pdfTaxes(
+  t: Totals,
+  inv: Pick<InvoicePdfInput, 'tax_exemption_category' | 'tax_exemption_reason_code' | 'tax_exemption_reason'>,
+): PdfDocument['taxes'] {
+  const category = inv.tax_exemption_category as PdfTaxEntry['category'] | null | undefined;
+  return pdfTotals(t).taxes.map((x) => {
+    if (Number(x.rate) !== 0 || !category) return x;
+    return {
+      ...x,
+      category,
+      exemption_reason: inv.tax_exemption_reason ?? null,
+      exemption_reason_code: inv.tax_exemption_reason_code ?? DEFAULT_VATEX[category] ?? null,
+    };
+  });
 }
 
 export function invoiceToPdf(
@@ -145,7 +194,7 @@ export function invoiceToPdf(
   buyer: BuyerRow | undefined,
 ): PdfDocument {
   const kind = pdfKind(inv.type);
-  const lang = pdfLanguage(buyer?.language);
+  const lang = pdfLanguage(buyer?.language, seller.country_code);
   const references: { label: string; value: string }[] = [];
   if (inv.credited_invoice_number) {
     references.push({
@@ -163,6 +212,8 @@ export function invoiceToPdf(
     due_date: inv.due_date,
     service_period_start: inv.service_period_start,
     service_period_end: inv.service_period_end,
+    service_date: inv.service_date ?? null,
+    service_date_is_invoice_date: Boolean(inv.service_date && inv.service_date === inv.date),
     currency: inv.currency,
     language: lang,
     seller: sellerParty(seller),
@@ -171,6 +222,8 @@ export function invoiceToPdf(
     intro_text: inv.intro_text,
     lines: pdfLines(inv.items),
     ...pdfTotals(shown),
+    taxes: pdfTaxes(shown, inv),
+    buyer_reference: inv.buyer_reference ?? null,
     deductions: inv.deductions.map((d) => ({
       title: `${TITLES[pdfKind(d.type)][lang]}${d.invoice_number ? ` ${d.invoice_number}` : ''}`,
       number: d.invoice_number,
@@ -203,7 +256,7 @@ export function offerToPdf(
   seller: AccountProfile,
   buyer: BuyerRow | undefined,
 ): PdfDocument {
-  const lang = pdfLanguage(buyer?.language);
+  const lang = pdfLanguage(buyer?.language, seller.country_code);
   const references: { label: string; value: string }[] = [];
   if (o.title) references.push({ label: lang === 'de' ? 'Betreff' : 'Subject', value: o.title });
   if (o.valid_until)

@@ -19,6 +19,7 @@ import * as service from './invoices.service.js';
 import { LineItem } from './line-items.js';
 import { invoicePdf } from './pdf.service.js';
 import { plansRoutes } from './plans.routes.js';
+import { invoiceXml } from './xml.service.js';
 
 const tags = ['Outgoing invoices'];
 const read = { scopes: ['outgoing-invoice:read'] };
@@ -259,6 +260,40 @@ export const invoicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req, reply) => {
       const pdf = await invoicePdf(app.db, req.auth, req.params.id);
       return sendBytes(req, reply, { ...pdf, contentType: 'application/pdf' });
+    },
+  );
+
+  app.get(
+    '/outgoing-invoices/:id/xml',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'E-invoice (XRechnung) of an outgoing invoice',
+        description:
+          'The booked invoice, credit, deposit, partial or final invoice as an XRechnung 3.0 e-invoice (EN 16931 with the German CIUS, `CustomizationID` `urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0`): `syntax=ubl` (default) UBL 2.1 Invoice or CreditNote, `syntax=cii` UN/CEFACT CII (the same XML the PDF embeds, there with the Factur-X EN 16931 guideline). Made from what was frozen at booking, so every download is the same. Buyer reference (BT-10) from the invoice, else the client; seller contact (BT-41..43) from the account settings. A document that is not booked, or was uploaded: 409 `invoice_not_booked`.',
+        params: IdParams,
+        querystring: Type.Object(
+          {
+            syntax: Type.Optional(
+              Type.Enum(['ubl', 'cii'] as const, {
+                description: 'ubl (default): UBL 2.1; cii: UN/CEFACT CII',
+              }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Binary('The XML', 'application/xml'),
+          206: Binary('A byte range', 'application/xml'),
+          409: problemResponse('Not booked, or an uploaded invoice'),
+          416: problemResponse('Range not satisfiable'),
+        },
+      },
+    },
+    async (req, reply) => {
+      const xml = await invoiceXml(app.db, req.auth, req.params.id, req.query.syntax ?? 'ubl');
+      return sendBytes(req, reply, { ...xml, contentType: 'application/xml' });
     },
   );
 };

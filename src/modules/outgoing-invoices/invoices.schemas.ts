@@ -9,6 +9,7 @@ import {
   Timestamp,
   UpdatedSinceQuery,
 } from '../../shared/schemas.js';
+import { EXEMPTION_CATEGORIES } from './booking.rules.js';
 import { INVOICE_TYPES, MASTER_TYPES, RECURRING_TYPES, STATUSES } from './invoices.domain.js';
 import { Amount, LineItem, LineItemInput, LineItemsInput, MoneyInput, TotalsProps } from './line-items.js';
 
@@ -37,6 +38,38 @@ const dates = {
   service_period_end: Nullable(DateString),
 };
 
+/** What makes a document legally complete beyond its header: BT-10 and the reason for 0 % VAT. */
+const legal = {
+  buyer_reference: Nullable(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'Buyer reference of the e-invoice (BT-10), e.g. a Leitweg-ID; null: the client’s',
+    }),
+  ),
+  tax_exemption_category: Nullable(
+    Enum(
+      EXEMPTION_CATEGORIES,
+      'Why the 0 % lines carry no VAT (UNTDID 5305): AE reverse charge, K intra-community supply, G export outside the EU, E exempt, Z zero rated, O not subject to VAT. Required to book a document with 0 % lines.',
+    ),
+  ),
+  tax_exemption_reason_code: Nullable(
+    Type.String({
+      pattern: '^VATEX-[A-Z0-9-]{1,24}$',
+      maxLength: 30,
+      description: 'VATEX code (BT-121), e.g. VATEX-EU-AE; default for AE, K, G and O: the category’s',
+    }),
+  ),
+  tax_exemption_reason: Nullable(
+    Type.String({
+      minLength: 1,
+      maxLength: 1000,
+      description:
+        'Printed and sent as BT-120, e.g. "Kleinunternehmer gemäß § 19 UStG"; required for E; default for the others: a standard sentence',
+    }),
+  ),
+};
+
 export const InvoiceCreate = Type.Object(
   {
     type: Type.Optional(Enum(['invoice', 'credit'] as const, 'invoice (default) or credit')),
@@ -44,6 +77,7 @@ export const InvoiceCreate = Type.Object(
     ...optional(header),
     ...optional(dates),
     credited_invoice_id: Type.Optional(Nullable(Id)),
+    ...optional(legal),
     line_items: Type.Optional(LineItemsInput),
   },
   { additionalProperties: false },
@@ -58,6 +92,7 @@ export const InvoiceUpdate = Type.Object(
     credited_invoice_id: Type.Optional(Nullable(Id)),
     plan_start: Type.Optional(DateString),
     plan_end: Type.Optional(DateString),
+    ...optional(legal),
     line_items: Type.Optional(LineItemsInput),
   },
   { additionalProperties: false, minProperties: 1 },
@@ -88,6 +123,7 @@ export const ExternalInvoiceData = Type.Object(
     client_id: Id,
     date: DateString,
     credited_invoice_id: Type.Optional(Nullable(Id)),
+    ...optional(legal),
     line_items: Type.Array(LineItemInput, { minItems: 1, maxItems: 500 }),
   },
   { additionalProperties: false },
@@ -184,6 +220,22 @@ export const Deduction = Type.Object({
   ...TotalsProps,
 });
 
+const partyProps = {
+  name: Type.String(),
+  street: Nullable(Type.String()),
+  zip: Nullable(Type.String()),
+  city: Nullable(Type.String()),
+  country_code: Nullable(Type.String()),
+  vat_id: Nullable(Type.String()),
+  tax_number: Nullable(Type.String()),
+  email: Nullable(Type.String()),
+  phone: Nullable(Type.String()),
+  contact_name: Nullable(
+    Type.String({ description: 'Seller: its contact (BT-41); buyer: the contact person' }),
+  ),
+};
+const InvoiceParty = (description: string) => Nullable(Type.Object(partyProps, { description }));
+
 export const Invoice = Type.Object(
   {
     id: Id,
@@ -202,11 +254,26 @@ export const Invoice = Type.Object(
     payment_term_days: Nullable(Type.Integer()),
     service_period_start: Nullable(DateString),
     service_period_end: Nullable(DateString),
+    service_date: Nullable(
+      Type.String({
+        format: 'date',
+        description:
+          'Booked without a service period: the supply date, the invoice date (account setting `service_date_defaults_to_invoice_date`); the document says so',
+      }),
+    ),
     plan_start: Nullable(DateString),
     plan_end: Nullable(DateString),
     currency: Type.String(),
     intro_text: Nullable(Type.String()),
     closing_text: Nullable(Type.String()),
+    buyer_reference: Nullable(
+      Type.String({ description: 'BT-10 as set on the invoice (null: the client’s applies)' }),
+    ),
+    tax_exemption_category: Nullable(Enum(EXEMPTION_CATEGORIES)),
+    tax_exemption_reason_code: Nullable(Type.String()),
+    tax_exemption_reason: Nullable(Type.String()),
+    seller: InvoiceParty('The seller (account) as frozen at booking; null before'),
+    buyer: InvoiceParty('The buyer (client, contact person) as frozen at booking; null before'),
     ...TotalsProps,
     plan_total: Nullable(
       Type.Object(TotalsProps, { description: 'Final invoices: the plan’s positions before deductions' }),

@@ -106,6 +106,10 @@ export async function createInvoice(db: Db, auth: AuthContext, body: InvoiceCrea
       service_period_end: body.service_period_end ?? null,
       intro_text: body.intro_text ?? null,
       closing_text: body.closing_text ?? null,
+      buyer_reference: body.buyer_reference ?? null,
+      tax_exemption_category: body.tax_exemption_category ?? null,
+      tax_exemption_reason_code: body.tax_exemption_reason_code ?? null,
+      tax_exemption_reason: body.tax_exemption_reason ?? null,
       ...(await documentDefaults(trx, auth.accountId, body, client)),
     });
     await repo.replaceItems(trx, auth.accountId, row.id, lines);

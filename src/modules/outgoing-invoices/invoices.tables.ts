@@ -30,6 +30,17 @@ export interface OutgoingInvoiceTable {
   file_id: number | null;
   /** Booked invoices: JSON of the PdfDocument as it was at booking (sender, recipient, lines …). */
   document: string | null;
+  /** Booked invoices: JSON of the seller (account) and buyer (client) as they were at booking. */
+  seller: string | null;
+  buyer: string | null;
+  /** BT-10 (Leitweg-ID); null: the client's. */
+  buyer_reference: string | null;
+  /** Supply date set at booking when the account lets it default to the invoice date. */
+  service_date: string | null;
+  /** UNTDID 5305 category of the 0 % lines (AE, K, G, E, Z, O) and why no VAT is charged. */
+  tax_exemption_category: string | null;
+  tax_exemption_reason_code: string | null;
+  tax_exemption_reason: string | null;
   /** The PDF rendered on the first download after booking, served unchanged from then on. */
   pdf_file_id: number | null;
   booked_at: string | null;

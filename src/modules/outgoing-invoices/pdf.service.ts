@@ -50,6 +50,7 @@ export async function documentFor(
       })),
       credited_invoice_number: credited?.invoice_number ?? null,
       attention: contact ? contactName(contact) : null,
+      buyer_reference: row.buyer_reference ?? client?.buyer_reference ?? null,
     },
     accountProfile(account),
     client,

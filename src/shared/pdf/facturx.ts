@@ -12,6 +12,8 @@ import { unitCode } from './units.js';
  */
 export const FACTURX_FILENAME = 'factur-x.xml';
 export const FACTURX_GUIDELINE = 'urn:cen.eu:en16931:2017';
+/** BT-24 of XRechnung 3.0: EN 16931 plus the German CIUS rules (BR-DE-*). */
+export const XRECHNUNG_GUIDELINE = 'urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0';
 
 type Node = Record<string, unknown>;
 
@@ -23,16 +25,16 @@ const builder = new XMLBuilder({
 });
 
 /**
- * UNTDID 1001. Partial invoices of a plan are deducted on the final invoice exactly like deposits,
- * so in EN 16931 terms both are prepayment invoices (386); the final invoice is a plain 380 that
- * states the deducted prepayments as TotalPrepaidAmount.
+ * UNTDID 1001. Deposits and partial invoices of a plan are both invoiced parts of one supply
+ * (Abschlags-/Teilrechnung): 326, the code XRechnung lists for them (BR-DE-17 names 326, not 386).
+ * The final invoice is a plain 380 that states the deducted ones as the prepaid amount (BT-113).
  */
-const TYPE_CODES: Record<PdfDocument['kind'], string> = {
+export const TYPE_CODES: Record<PdfDocument['kind'], string> = {
   invoice: '380',
   final: '380',
   credit: '381',
-  deposit: '386',
-  partial: '386',
+  deposit: '326',
+  partial: '326',
   offer: '380',
 };
 
@@ -43,10 +45,20 @@ export function taxCategory(entry: Pick<PdfTaxEntry, 'rate' | 'category'>): PdfT
   return new Decimal(entry.rate).isZero() ? 'E' : 'S';
 }
 
-export function buildFacturXXml(doc: PdfDocument): string {
+/** Whether the buyer's address is where the goods went (intra-community supplies: BR-IC-12). */
+export const needsDeliveryCountry = (doc: PdfDocument) => doc.taxes.some((t) => taxCategory(t) === 'K');
+
+/** BT-72: the supply date when the document has no service period. */
+export const deliveryDate = (doc: PdfDocument): string | null =>
+  doc.service_period_start || doc.service_period_end ? null : (doc.service_date ?? null);
+
+/**
+ * The CII of a document. `guideline` is BT-24: Factur-X EN 16931 inside PDFs, XRechnung 3.0 for
+ * the XML download; the content is the same.
+ */
+export function buildFacturXXml(doc: PdfDocument, guideline = FACTURX_GUIDELINE): string {
   checkTotals(doc);
-  // Credit notes (381) carry positive amounts; a credit given with negative amounts is flipped.
-  const flip = doc.kind === 'credit' && isNegative(doc.gross_total);
+  const flip = flipsSign(doc);
   const money = (value: string): string => twoDecimals(flip ? negate(value) : value);
   const lang = formatterFor(doc).lang;
   const taxFor = (rate: string) => doc.taxes.find((t) => sameNumber(t.rate, rate));
@@ -60,7 +72,7 @@ export function buildFacturXXml(doc: PdfDocument): string {
       '@_xmlns:ram': 'urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:100',
       '@_xmlns:udt': 'urn:un:unece:uncefact:data:standard:UnqualifiedDataType:100',
       'rsm:ExchangedDocumentContext': {
-        'ram:GuidelineSpecifiedDocumentContextParameter': { 'ram:ID': FACTURX_GUIDELINE },
+        'ram:GuidelineSpecifiedDocumentContextParameter': { 'ram:ID': guideline },
       },
       'rsm:ExchangedDocument': {
         'ram:ID': text(doc.number ?? 'DRAFT'),
@@ -77,7 +89,19 @@ export function buildFacturXXml(doc: PdfDocument): string {
             ? { 'ram:IssuerAssignedID': text(doc.order_reference) }
             : undefined,
         },
-        'ram:ApplicableHeaderTradeDelivery': {},
+        'ram:ApplicableHeaderTradeDelivery': {
+          'ram:ShipToTradeParty': needsDeliveryCountry(doc)
+            ? {
+                'ram:Name': text(doc.buyer.name),
+                'ram:PostalTradeAddress': {
+                  'ram:CountryID': (doc.buyer.country_code || doc.seller.country_code || 'DE').toUpperCase(),
+                },
+              }
+            : undefined,
+          'ram:ActualDeliverySupplyChainEvent': deliveryDate(doc)
+            ? { 'ram:OccurrenceDateTime': dateTime(deliveryDate(doc)!) }
+            : undefined,
+        },
         'ram:ApplicableHeaderTradeSettlement': {
           'ram:PaymentReference': doc.number ? text(doc.number) : undefined,
           'ram:InvoiceCurrencyCode': doc.currency,
@@ -119,12 +143,16 @@ export function buildFacturXXml(doc: PdfDocument): string {
   return builder.build(tree);
 }
 
-function lineItem(
-  line: PdfLine,
-  flip: boolean,
-  taxFor: (rate: string) => PdfTaxEntry | undefined,
-  lang: 'en' | 'de',
-): Node {
+/** A line as EN 16931 states it: sign-corrected quantity and price, net, and its discount. */
+export interface LineFigures {
+  quantity: string;
+  price: string;
+  net: string;
+  /** The line discount as an allowance: quantity x price - amount = net exactly. */
+  allowance: { percent: string; basis: string; amount: string } | null;
+}
+
+export function lineFigures(line: PdfLine, flip: boolean): LineFigures {
   let quantity = flip ? negate(line.quantity) : line.quantity;
   let price = line.unit_price;
   const net = twoDecimals(flip ? negate(line.net_total) : line.net_total);
@@ -133,24 +161,39 @@ function lineItem(
     price = negate(price);
     quantity = negate(quantity);
   }
-  const category = taxCategory(taxFor(line.tax_rate) ?? { rate: line.tax_rate });
   // The printed unit price is before the line discount; EN 16931 expresses the discount as a line
   // allowance so that quantity x price - allowance equals the given line total exactly.
-  let allowance: Node | undefined;
+  let allowance: LineFigures['allowance'] = null;
   if (line.discount && !isZero(line.discount)) {
     const basis = new Decimal(quantity).times(price).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
     const actual = basis.minus(net);
-    if (!actual.isZero()) {
-      allowance = {
+    if (!actual.isZero())
+      allowance = { percent: normalise(line.discount), basis: basis.toFixed(2), amount: actual.toFixed(2) };
+  }
+  return { quantity: normalise(quantity), price: normalise(price), net, allowance };
+}
+
+/** Credit notes (381) carry positive amounts; a credit given with negative amounts is flipped. */
+export const flipsSign = (doc: PdfDocument) => doc.kind === 'credit' && isNegative(doc.gross_total);
+
+function lineItem(
+  line: PdfLine,
+  flip: boolean,
+  taxFor: (rate: string) => PdfTaxEntry | undefined,
+  lang: 'en' | 'de',
+): Node {
+  const { quantity, price, net, allowance: a } = lineFigures(line, flip);
+  const category = taxCategory(taxFor(line.tax_rate) ?? { rate: line.tax_rate });
+  const allowance: Node | undefined = a
+    ? {
         'ram:ChargeIndicator': { 'udt:Indicator': 'false' },
-        'ram:CalculationPercent': normalise(line.discount),
-        'ram:BasisAmount': basis.toFixed(2),
-        'ram:ActualAmount': actual.toFixed(2),
+        'ram:CalculationPercent': a.percent,
+        'ram:BasisAmount': a.basis,
+        'ram:ActualAmount': a.amount,
         'ram:ReasonCode': '95',
         'ram:Reason': lang === 'de' ? 'Rabatt' : 'Discount',
-      };
-    }
-  }
+      }
+    : undefined;
   return {
     'ram:AssociatedDocumentLineDocument': { 'ram:LineID': String(line.position) },
     'ram:SpecifiedTradeProduct': {
@@ -187,6 +230,8 @@ function headerTax(t: PdfTaxEntry, money: (v: string) => string, lang: 'en' | 'd
     'ram:ExemptionReason': reason ? text(reason) : undefined,
     'ram:BasisAmount': money(t.net),
     'ram:CategoryCode': category,
+    'ram:ExemptionReasonCode':
+      category === 'S' || category === 'Z' ? undefined : opt(t.exemption_reason_code),
     'ram:RateApplicablePercent': category === 'O' ? undefined : normalise(t.rate),
   };
 }
@@ -298,19 +343,19 @@ export function checkTotals(doc: PdfDocument): void {
   if (errors.length) throw new Error(`Factur-X totals are inconsistent: ${errors.join('; ')}`);
 }
 
-function sameNumber(a: string, b: string): boolean {
+export function sameNumber(a: string, b: string): boolean {
   return new Decimal(a).equals(b);
 }
 
 /** Amounts have at most two decimals in EN 16931 (BR-DEC); more would be a caller bug. */
-function twoDecimals(value: string): string {
+export function twoDecimals(value: string): string {
   const d = new Decimal(value);
   if (d.decimalPlaces() > 2) throw new Error(`amount with more than two decimals: ${value}`);
   return d.toFixed(2);
 }
 
 /** Quantities, prices, percentages: exact, without a sign-only zero or superfluous zeros. */
-function normalise(value: string): string {
+export function normalise(value: string): string {
   return new Decimal(value).toFixed();
 }
 
@@ -318,18 +363,18 @@ function dateTime(iso: string): Node {
   return { 'udt:DateTimeString': { '@_format': '102', '#text': compactDate(iso) } };
 }
 
-function compactDate(iso: string): string {
+export function compactDate(iso: string): string {
   const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(iso);
   if (!m) throw new Error(`not an ISO date: ${iso}`);
   return m[1]! + m[2]! + m[3]!;
 }
 
 /** XML 1.0 forbids most control characters; the builder escapes markup characters itself. */
-function text(value: string): string {
+export function text(value: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping exactly those characters
   return value.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '').trim();
 }
 
-function opt(value: string | null | undefined): string | undefined {
+export function opt(value: string | null | undefined): string | undefined {
   return value ? text(value) : undefined;
 }

@@ -223,6 +223,8 @@ function drawInfoBlock(ctx: Ctx): number {
   const end = doc.service_period_end;
   if (start && end && start !== end) rows.push([l.servicePeriod, `${fmt.date(start)} – ${fmt.date(end)}`]);
   else if (start || end) rows.push([l.serviceDate, fmt.date(start ?? end)]);
+  else if (doc.service_date) rows.push([l.serviceDate, fmt.date(doc.service_date)]);
+  if (doc.buyer_reference) rows.push([l.buyerReference, doc.buyer_reference]);
   if (doc.buyer.vat_id) rows.push([l.customerVatId, doc.buyer.vat_id]);
   for (const ref of doc.references ?? []) rows.push([ref.label, ref.value]);
 

@@ -71,6 +71,7 @@ export async function renderDocumentPdf(doc: PdfDocument): Promise<Buffer> {
   drawPositions(ctx);
   drawTotals(ctx);
   drawExemptionNotes(ctx);
+  if (doc.service_date_is_invoice_date) drawParagraph(ctx, fmt.labels.serviceDateIsInvoiceDate, 8.5);
   drawParagraph(ctx, doc.payment_terms);
   drawParagraph(ctx, doc.closing_text);
   drawPageFurniture(ctx);

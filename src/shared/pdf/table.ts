@@ -43,7 +43,7 @@ function columns(ctx: Ctx): Column[] {
       width: 62,
       align: 'right',
       cell: (line) => {
-        const unit = unitLabel(line.unit, fmt.lang);
+        const unit = unitLabel(line.unit, fmt.lang, line.quantity);
         return `${fmt.quantity(line.quantity)} ${unit}`.trim();
       },
     },

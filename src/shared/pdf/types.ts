@@ -44,6 +44,8 @@ export interface PdfTaxEntry {
   category?: PdfTaxCategory | null;
   /** Printed under the totals and sent as BT-120; a default per category is used when absent. */
   exemption_reason?: string | null;
+  /** VATEX code (BT-121), e.g. VATEX-EU-AE. */
+  exemption_reason_code?: string | null;
 }
 
 /** A deduction on a final invoice of a partial plan (an earlier booked deposit or partial). */
@@ -65,10 +67,15 @@ export interface PdfDocument {
   due_date?: string | null;
   service_period_start?: string | null;
   service_period_end?: string | null;
+  /** The date of supply (BT-72) when there is no service period. */
+  service_date?: string | null;
+  /** The supply date was taken to be the invoice date: the document says so. */
+  service_date_is_invoice_date?: boolean;
   /** ISO 4217. */
   currency: string;
   /** Language of the labels: 'en' or 'de'. */
   language?: 'en' | 'de';
+  /** The seller's `attention` is its contact person (BT-41); phone and e-mail BT-42/43. */
   seller: PdfParty & { iban?: string | null; bic?: string | null; bank_name?: string | null };
   buyer: PdfParty;
   /** The buyer's reference (e.g. PO number), the credited invoice's number … */

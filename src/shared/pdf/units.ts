@@ -1,75 +1,95 @@
-/** Units of measure: free text as typed by users, UN/ECE Recommendation 20 codes in the XML. */
+/**
+ * Units of measure: one table holds, per UN/ECE Recommendation 20 code, what a German and an
+ * English document print (singular, plural) and the free texts users type for it. The XML
+ * carries the code; the page carries the word in the document's language.
+ */
 
-/** Free-text units to UN/ECE Recommendation 20 codes; anything unknown is C62 ("one"). */
-const UNIT_CODES: Record<string, string> = {
-  h: 'HUR',
-  hr: 'HUR',
-  hrs: 'HUR',
-  hour: 'HUR',
-  hours: 'HUR',
-  std: 'HUR',
-  stunde: 'HUR',
-  stunden: 'HUR',
-  d: 'DAY',
-  day: 'DAY',
-  days: 'DAY',
-  tag: 'DAY',
-  tage: 'DAY',
-  pt: 'DAY',
-  piece: 'H87',
-  pieces: 'H87',
-  pcs: 'H87',
-  pc: 'H87',
-  stk: 'H87',
-  stück: 'H87',
-  min: 'MIN',
-  minute: 'MIN',
-  minutes: 'MIN',
-  month: 'MON',
-  months: 'MON',
-  monat: 'MON',
-  monate: 'MON',
-  week: 'WEE',
-  woche: 'WEE',
-  km: 'KMT',
-  kg: 'KGM',
-};
-
-/** Codes the mapper may emit or accept verbatim when the caller already sends a Rec 20 code. */
-const KNOWN_CODES = new Set([
-  'HUR',
-  'DAY',
-  'H87',
-  'C62',
-  'MIN',
-  'MON',
-  'WEE',
-  'KMT',
-  'KGM',
-  'LS',
-  'ANN',
-  'MTR',
-]);
-
-export function unitCode(unit: string | null | undefined): string {
-  if (!unit) return 'C62';
-  const raw = unit.trim();
-  if (KNOWN_CODES.has(raw)) return raw;
-  return UNIT_CODES[raw.toLowerCase().replace(/\.$/, '')] ?? 'C62';
+interface Unit {
+  code: string;
+  de: [string, string];
+  en: [string, string];
+  /** Lower-case free texts (a trailing dot is ignored) that mean this unit. */
+  aliases: string[];
 }
 
-/** Rec 20 codes sent as unit are printed as words a reader understands. */
-const UNIT_WORDS: Record<string, { en: string; de: string }> = {
-  HUR: { en: 'h', de: 'Std.' },
-  DAY: { en: 'days', de: 'Tage' },
-  H87: { en: 'pcs', de: 'Stk.' },
-  C62: { en: 'pcs', de: 'Stk.' },
-  MON: { en: 'months', de: 'Monate' },
-  MIN: { en: 'min', de: 'Min.' },
-};
+export const UNITS: readonly Unit[] = [
+  {
+    code: 'C62',
+    de: ['Stk.', 'Stk.'],
+    en: ['pc', 'pcs'],
+    aliases: ['pc', 'pcs', 'piece', 'pieces', 'stk', 'stück', 'x', 'unit', 'units'],
+  },
+  { code: 'H87', de: ['Stk.', 'Stk.'], en: ['pc', 'pcs'], aliases: [] },
+  {
+    code: 'HUR',
+    de: ['Std.', 'Std.'],
+    en: ['hr', 'hrs'],
+    aliases: ['h', 'hr', 'hrs', 'hour', 'hours', 'std', 'stunde', 'stunden'],
+  },
+  { code: 'MIN', de: ['Min.', 'Min.'], en: ['min', 'min'], aliases: ['min', 'minute', 'minutes', 'minuten'] },
+  {
+    code: 'DAY',
+    de: ['Tag', 'Tage'],
+    en: ['day', 'days'],
+    aliases: ['d', 'day', 'days', 'tag', 'tage', 'pt', 'personentag', 'personentage'],
+  },
+  {
+    code: 'WEE',
+    de: ['Woche', 'Wochen'],
+    en: ['week', 'weeks'],
+    aliases: ['week', 'weeks', 'woche', 'wochen'],
+  },
+  {
+    code: 'MON',
+    de: ['Monat', 'Monate'],
+    en: ['month', 'months'],
+    aliases: ['month', 'months', 'monat', 'monate', 'mo'],
+  },
+  {
+    code: 'ANN',
+    de: ['Jahr', 'Jahre'],
+    en: ['year', 'years'],
+    aliases: ['year', 'years', 'jahr', 'jahre', 'yr'],
+  },
+  {
+    code: 'LS',
+    de: ['Pauschal', 'Pauschal'],
+    en: ['lump sum', 'lump sum'],
+    aliases: ['pauschal', 'pauschale', 'psch', 'lump sum', 'flat', 'flat rate'],
+  },
+  {
+    code: 'KMT',
+    de: ['km', 'km'],
+    en: ['km', 'km'],
+    aliases: ['km', 'kilometer', 'kilometre', 'kilometers', 'kilometres'],
+  },
+  { code: 'MTR', de: ['m', 'm'], en: ['m', 'm'], aliases: ['m', 'meter', 'metre', 'meters', 'metres'] },
+  { code: 'KGM', de: ['kg', 'kg'], en: ['kg', 'kg'], aliases: ['kg', 'kilogramm', 'kilogram', 'kilograms'] },
+  { code: 'LTR', de: ['l', 'l'], en: ['l', 'l'], aliases: ['l', 'liter', 'litre', 'liters', 'litres'] },
+];
 
-/** What the quantity column prints after the number. */
-export function unitLabel(unit: string | null | undefined, lang: 'en' | 'de'): string {
+const BY_CODE = new Map(UNITS.map((u) => [u.code, u]));
+const BY_ALIAS = new Map(UNITS.flatMap((u) => u.aliases.map((a) => [a, u] as const)));
+
+function lookup(unit: string | null | undefined): Unit | undefined {
+  if (!unit) return undefined;
+  const raw = unit.trim();
+  return BY_CODE.get(raw) ?? BY_ALIAS.get(raw.toLowerCase().replace(/\.$/, ''));
+}
+
+/** The Rec 20 code of a unit; anything unknown (or none) is C62, "one". */
+export function unitCode(unit: string | null | undefined): string {
+  return lookup(unit)?.code ?? 'C62';
+}
+
+/**
+ * What the quantity column prints after the number: the table's word in the document's
+ * language (plural unless the quantity is exactly 1), or an unknown unit as the user typed it.
+ */
+export function unitLabel(unit: string | null | undefined, lang: 'en' | 'de', quantity = '2'): string {
   if (!unit) return '';
-  return UNIT_WORDS[unit]?.[lang] ?? unit;
+  const known = lookup(unit);
+  if (!known) return unit.trim();
+  const one = /^[+-]?0*1(\.0*)?$/.test(quantity.trim());
+  return known[lang][one ? 0 : 1];
 }
