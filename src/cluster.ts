@@ -2,9 +2,10 @@ import cluster, { type Worker } from 'node:cluster';
 import pino from 'pino';
 import type { Config } from './config.js';
 import type { DbHandle } from './db/index.js';
+import { wakeExtractionWorkers } from './modules/incoming-invoices/jobs/extraction-jobs.worker.js';
 import { wakeWebhookWorkers } from './modules/webhooks/webhooks.worker.js';
 import { isStartupFailure } from './startup.js';
-import { webhookWorkerFor } from './worker-hooks.js';
+import { extractionWorkerFor, webhookWorkerFor } from './worker-hooks.js';
 
 export const WAKE_WEBHOOKS = 'wake-webhooks';
 
@@ -64,6 +65,7 @@ export async function supervise(config: Config, handle: DbHandle): Promise<void>
       announceReady(port);
       // The webhook worker starts once the service serves: a start that fails sends nothing.
       webhooks?.start();
+      extraction?.start();
       for (; failedAtStart > 0; failedAtStart--) replaceLater();
       return;
     }
@@ -79,8 +81,11 @@ export async function supervise(config: Config, handle: DbHandle): Promise<void>
     let listenedAt: number | undefined;
     let startupError: string | undefined;
     worker.on('message', (m: unknown) => {
-      if (m === WAKE_WEBHOOKS) wakeWebhookWorkers();
-      else if (isStartupFailure(m)) startupError = lastStartupError = m.startupError;
+      // A server process committed a write: events to deliver, perhaps a document to read.
+      if (m === WAKE_WEBHOOKS) {
+        wakeWebhookWorkers();
+        wakeExtractionWorkers();
+      } else if (isStartupFailure(m)) startupError = lastStartupError = m.startupError;
     });
     worker.once('listening', (address) => {
       listenedAt = Date.now();
@@ -117,6 +122,9 @@ export async function supervise(config: Config, handle: DbHandle): Promise<void>
   const webhooks = config.runWorker
     ? webhookWorkerFor(handle.db, handle.kind, config, log.child({ component: 'webhooks' }))
     : undefined;
+  const extraction = config.runWorker
+    ? extractionWorkerFor(handle.db, handle.kind, config, log.child({ component: 'extraction-jobs' }))
+    : undefined;
   for (let i = 0; i < config.workers; i++) fork();
 
   async function shutdown(signal: string): Promise<void> {
@@ -131,7 +139,7 @@ export async function supervise(config: Config, handle: DbHandle): Promise<void>
           }),
       ),
     );
-    const results = await Promise.allSettled([webhooks?.stop()]);
+    const results = await Promise.allSettled([webhooks?.stop(), extraction?.stop()]);
     results.push(...(await Promise.allSettled([handle.destroy()])));
     const failed = results.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;

@@ -37,6 +37,10 @@ export interface Config {
   readonly extractionMemoryMb: number;
   /** Bytes the streams of an uploaded PDF may decompress to before extraction gives up. */
   readonly extractionMaxDecodedBytes: number;
+  /** Documents OCR reads at once per worker process (one thread and about one core each). */
+  readonly ocrThreads: number;
+  /** Wall time of the OCR of one document (all its pages); beyond it the attempt fails. */
+  readonly ocrTimeoutMs: number;
   /** How long a request holds its Idempotency-Key before another may take it over. */
   readonly idempotencyLeaseSeconds: number;
   /** Time a request (headers and body) may take to arrive; 408 beyond it. */
@@ -159,6 +163,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       env.EXTRACTION_MAX_DECODED_BYTES,
       64 * 1024 * 1024,
     ),
+    ocrThreads: Math.max(1, int('OCR_THREADS', env.OCR_THREADS, 1)),
+    ocrTimeoutMs: 1000 * Math.max(1, int('OCR_TIMEOUT_SECONDS', env.OCR_TIMEOUT_SECONDS, 300)),
     idempotencyLeaseSeconds: int('IDEMPOTENCY_LEASE_SECONDS', env.IDEMPOTENCY_LEASE_SECONDS, 30),
     requestTimeoutSeconds: Math.max(1, int('REQUEST_TIMEOUT_SECONDS', env.REQUEST_TIMEOUT_SECONDS, 30)),
     production,

@@ -1,6 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import type { Db, DbKind } from './db/index.js';
+import { defaultSteps } from './modules/incoming-invoices/jobs/default-steps.js';
+import {
+  ExtractionWorker,
+  wakeExtractionWorkers,
+} from './modules/incoming-invoices/jobs/extraction-jobs.worker.js';
+import { createOcrReader } from './modules/incoming-invoices/ocr/ocr.pool.js';
 import { WebhookWorker, type WorkerLogger, wakeWebhookWorkers } from './modules/webhooks/webhooks.worker.js';
 
 export interface BackgroundWork {
@@ -17,6 +23,36 @@ export function webhookWorkerFor(db: Db, kind: DbKind, config: Config, logger: W
   });
 }
 
+/** Pages of a scanned PDF read at most. TODO(issue 11): EXTRACTION_MAX_PAGES once it lands. */
+const OCR_MAX_PAGES = 50;
+
+/**
+ * The extraction job worker (OCR of scans) with its OCR threads: one job per thread at once.
+ * Started with the webhook worker wherever that runs.
+ */
+export function extractionWorkerFor(
+  db: Db,
+  kind: DbKind,
+  config: Config,
+  logger: WorkerLogger,
+): BackgroundWork & { start(): void; worker: Promise<ExtractionWorker> } {
+  const ocr = createOcrReader({
+    threads: config.ocrThreads,
+    timeoutMs: config.ocrTimeoutMs,
+    memoryMb: config.extractionMemoryMb,
+    maxPages: OCR_MAX_PAGES,
+  });
+  const worker = defaultSteps((msg) => logger.warn({}, msg)).then(
+    (steps) => new ExtractionWorker(db, kind, { ocr, steps, concurrency: config.ocrThreads, logger }),
+  );
+  return {
+    worker,
+    start: () => void worker.then((w) => w.start()),
+    // Stopping the worker also ends its OCR threads (ocr is the worker's).
+    stop: async () => (await worker).stop(),
+  };
+}
+
 /**
  * Background work the API process runs beside serving requests: the webhook delivery worker,
  * unless `RUN_WORKER=false` (then `npm run worker` runs it in a process of its own). In two
@@ -26,8 +62,16 @@ export function webhookWorkerFor(db: Db, kind: DbKind, config: Config, logger: W
 export function prepareBackgroundWork(app: FastifyInstance): { start(): BackgroundWork } {
   if (!app.config.runWorker) return { start: () => ({ stop: async () => {} }) };
   afterWrites(app, wakeWebhookWorkers);
+  afterWrites(app, wakeExtractionWorkers);
   return {
     start() {
+      const extraction = extractionWorkerFor(
+        app.db,
+        app.dbKind,
+        app.config,
+        app.log.child({ component: 'extraction-jobs' }),
+      );
+      extraction.start();
       const worker = webhookWorkerFor(
         app.db,
         app.dbKind,
@@ -36,7 +80,7 @@ export function prepareBackgroundWork(app: FastifyInstance): { start(): Backgrou
       );
       worker.start();
       app.log.info('webhook delivery worker started');
-      return { stop: () => worker.stop() };
+      return { stop: async () => void (await Promise.all([worker.stop(), extraction.stop()])) };
     },
   };
 }

@@ -3,11 +3,11 @@ import { loadConfig } from './config.js';
 import { createDb } from './db/index.js';
 import { migrateToLatest } from './db/migrator.js';
 import { failStartup, startupStep } from './startup.js';
-import { webhookWorkerFor } from './worker-hooks.js';
+import { extractionWorkerFor, webhookWorkerFor } from './worker-hooks.js';
 
 /**
- * `npm run worker`: the webhook delivery worker alone, for deployments that run the API with
- * RUN_WORKER=false. Any number of these may share one PostgreSQL database.
+ * `npm run worker`: the webhook delivery worker and the extraction job worker (OCR) alone,
+ * for deployments that run the API with RUN_WORKER=false. Any number of these may share one PostgreSQL database.
  */
 try {
   const config = loadConfig();
@@ -18,6 +18,13 @@ try {
   const worker = webhookWorkerFor(handle.db, handle.kind, config, log);
   worker.start();
   log.info({ db: handle.kind }, 'webhook delivery worker started');
+  const extraction = extractionWorkerFor(
+    handle.db,
+    handle.kind,
+    config,
+    log.child({ component: 'extraction-jobs' }),
+  );
+  extraction.start();
 
   let stopping = false;
   const shutdown = (signal: string) => {
@@ -28,8 +35,7 @@ try {
       log.error('still busy after 15 s; exiting anyway');
       process.exit(1);
     }, 15_000).unref();
-    worker
-      .stop()
+    Promise.all([worker.stop(), extraction.stop()])
       .finally(() => handle.destroy())
       .then(
         () => process.exit(0),

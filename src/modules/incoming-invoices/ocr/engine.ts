@@ -56,9 +56,9 @@ function getEngine(): Promise<TesseractWorker> {
       return w;
     })
     .catch((err: unknown) => {
-    engine = undefined;
-    throw err;
-  });
+      engine = undefined;
+      throw err;
+    });
   return engine;
 }
 
@@ -83,11 +83,10 @@ export async function recognize(
   // Straightens a slightly skewed scan first (rotateAuto); turns by quarters only when the
   // page reads badly, so a normal page costs one pass.
   for (const turn of [0, Math.PI, Math.PI / 2, -Math.PI / 2]) {
-    const { data } = await w.recognize(
-      image,
-      turn === 0 ? { rotateAuto: true } : { rotateRadians: turn },
-      { blocks: true, text: false },
-    );
+    const { data } = await w.recognize(image, turn === 0 ? { rotateAuto: true } : { rotateRadians: turn }, {
+      blocks: true,
+      text: false,
+    });
     const words: Word[] = [];
     for (const block of data.blocks ?? [])
       for (const para of block.paragraphs)
