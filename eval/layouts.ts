@@ -35,10 +35,11 @@ function cells(s: Sheet): void {
   s.text(50, 84, `${s.pick(s.w.vat)}: ${s.d.vatId}`);
   buyerBlock(s, 50, 130);
   s.text(50, 195, titleOf(s), { size: 14, bold: true });
-  const meta = metaFields(s).slice(0, 4);
+  const meta = metaFields(s);
+  const metaW = Math.min(125, 495 / meta.length);
   meta.forEach(([label, value], i) => {
-    s.text(50 + i * 125, 225, label, { bold: true, size: 8 });
-    s.text(50 + i * 125, 238, value);
+    s.text(50 + i * metaW, 225, label, { bold: true, size: 7 });
+    s.text(50 + i * metaW, 238, value, { size: 8 });
   });
   let y = itemTable(s, 275);
   if (y > 690) {
