@@ -82,7 +82,7 @@ describeEachDb('payments', (ctx) => {
     const first = await pay(inv.id, 100.5, { description: 'Transfer 1' });
     assert.equal(first.status, 201);
     const p = first.body.data;
-    assert.equal(first.headers.location, `/api/v1/payments?id=${p.id}`);
+    assert.equal(first.headers.location, `/api/v1/payments/${p.id}`);
     assert.deepEqual(
       [p.type, p.invoice_id, p.credit_id, p.payment_account_id, p.amount, p.currency, p.date, p.description],
       ['outgoing_invoice', inv.id, null, bankId, 100.5, 'EUR', '2026-04-01', 'Transfer 1'],
@@ -113,9 +113,10 @@ describeEachDb('payments', (ctx) => {
       [100.5, 18.49],
     );
     const byLocation = await reader.get(first.headers.location!.replace('/api/v1', '') as string);
-    assert.deepEqual(byLocation.body.data, [
+    assert.deepEqual(
+      byLocation.body.data,
       Object.fromEntries(Object.entries(p).filter(([k]) => k !== 'invoice')),
-    ]);
+    );
   });
 
   it('refuses overpaying, paying unbooked invoices, credits and bad input (422); nothing is written', async () => {

@@ -18,6 +18,7 @@ const BY_SEGMENT: Record<string, string> = {
   'chart-of-accounts': 'chart_of_accounts',
   webhooks: 'webhooks',
   offers: 'offers',
+  payments: 'payments',
 };
 
 export function pathParamTable(path: string, param: string): string {
@@ -47,6 +48,7 @@ const BY_FIELD: Record<string, string> = {
   project_group_id: 'project_groups',
   master_id: 'outgoing_invoices',
   incoming_invoice_id: 'incoming_invoices',
+  outgoing_invoice_id: 'outgoing_invoices',
   payment_account_id: 'payment_accounts',
 };
 

@@ -46,6 +46,8 @@ export function toIncomingInvoice(r: InvoiceRow, bookings: BookingRow[]): Incomi
     gross_total: fromCents(gross),
     paid_total: fromCents(paid),
     open_total: fromCents(Math.max(0, gross - paid)),
+    // As on outgoing invoices: nothing paid is unpaid, nothing left open (after a payment) is paid.
+    payment_status: paid === 0 ? 'unpaid' : paid >= gross ? 'paid' : 'partially_paid',
     status: r.status as IncomingInvoice['status'],
     description: r.description,
     file_id: r.file_id,

@@ -98,6 +98,9 @@ export const IncomingInvoice = Type.Object(
     ...documentWritable,
     paid_total: Money,
     open_total: Money,
+    payment_status: Type.Enum(['unpaid', 'partially_paid', 'paid'] as const, {
+      description: 'As on outgoing invoices: from the payments and credit offsets recorded on it',
+    }),
     status: Status,
     file_id: Nullable(Id),
     file_md5: Nullable(Type.String()),

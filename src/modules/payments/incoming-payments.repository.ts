@@ -1,13 +1,20 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { IncomingPaymentAllocationTable, IncomingPaymentTable } from './incoming-payments.tables.js';
+import { nextPaymentId } from './payments.repository.js';
 
 type Db = Kysely<Database>;
 export type IncomingPaymentRow = Selectable<IncomingPaymentTable>;
 export type AllocationRow = Selectable<IncomingPaymentAllocationTable>;
 
-export function insertPayment(db: Db, values: Insertable<IncomingPaymentTable>) {
-  return db.insertInto('incoming_payments').values(values).returningAll().executeTakeFirstOrThrow();
+/** Ids come from the one payment id space shared with outgoing payments (migration 950). */
+export async function insertPayment(db: Db, values: Insertable<IncomingPaymentTable>) {
+  const id = await nextPaymentId(db);
+  return db
+    .insertInto('incoming_payments')
+    .values({ ...values, id })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export function insertAllocations(db: Db, rows: Insertable<IncomingPaymentAllocationTable>[]) {

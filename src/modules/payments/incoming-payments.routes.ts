@@ -14,14 +14,15 @@ export const incomingPaymentsRoutes: FastifyPluginAsyncTypebox = async (app) => 
         tags,
         summary: 'Record a payment of incoming invoices',
         description:
-          'One payment split over one or more incoming documents (`invoices`, or `incoming_invoice_id` for one). The shares must sum to `amount`; no document may be paid beyond its gross total (422). Paid documents get status `paid`. The payment shows in GET /payments.',
+          'One payment split over one or more incoming documents (`invoices`, or `incoming_invoice_id` for one). The shares must sum to `amount`; no document may be paid beyond its gross total (422). Paid documents get status `paid`. The payment shows in GET /payments (type `incoming_invoice`) and at its `Location`.',
         body: IncomingPaymentCreate,
         response: { 201: Data(IncomingPayment) },
       },
     },
     async (req, reply) => {
-      reply.code(201);
-      return { data: await service.createPayment(app.db, req.auth, req.body) };
+      const data = await service.createPayment(app.db, req.auth, req.body);
+      reply.code(201).header('location', `${app.prefix}/payments/${data.id}`);
+      return { data };
     },
   );
 
@@ -33,14 +34,15 @@ export const incomingPaymentsRoutes: FastifyPluginAsyncTypebox = async (app) => 
         tags,
         summary: 'Set an incoming credit off against an incoming invoice',
         description:
-          'A reference booking between a document of type `Invoice` and one of type `Credit`: both paid totals rise by `amount`, which may not exceed the open amount of either (422).',
+          'A reference booking between a document of type `Invoice` and one of type `Credit`: both paid totals rise by `amount`, which may not exceed the open amount of either (422). Shows in GET /payments as type `incoming_invoice_credit`.',
         body: IncomingCreditCreate,
         response: { 201: Data(IncomingPayment) },
       },
     },
     async (req, reply) => {
-      reply.code(201);
-      return { data: await service.createCreditOffset(app.db, req.auth, req.body) };
+      const data = await service.createCreditOffset(app.db, req.auth, req.body);
+      reply.code(201).header('location', `${app.prefix}/payments/${data.id}`);
+      return { data };
     },
   );
 };

@@ -9,6 +9,7 @@ import {
   PaymentAccountListQuery,
   PaymentCreated,
   PaymentListQuery,
+  PaymentParams,
 } from './payments.schemas.js';
 import * as service from './payments.service.js';
 
@@ -44,13 +45,29 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'List payments',
         description:
-          'Money received for outgoing invoices and credits settling them; `date_from`/`date_to` filter the payment date.',
+          'The one payments ledger: payments of all four kinds (`type`: money received for outgoing invoices, outgoing credits settling them, money paid for incoming invoices, incoming credits set off against them), in one id space, ordered by id. Filters: `type`, `outgoing_invoice_id` (as invoice or settling credit), `invoice_id`, `credit_id`, `incoming_invoice_id` (any share on it), `payment_account_id`, and `date_from`/`date_to` on the payment date.',
         querystring: PaymentListQuery,
         response: { 200: List(Payment) },
       },
     },
     async (req, reply) =>
-      listResponse(req, reply, await service.listPayments(app.db, req.auth, req.query), service.toPayment),
+      listResponse(req, reply, await service.listPayments(app.db, req.auth, req.query), (p) => p),
+  );
+
+  app.get(
+    '/payments/:id',
+    {
+      config: { scopes: ['payments:read'] },
+      schema: {
+        tags,
+        summary: 'Read one payment',
+        description:
+          'Beyond the specification (which only lists payments): one payment of any kind by the id every payment-creating POST answers with (its `Location`).',
+        params: PaymentParams,
+        response: { 200: Data(Payment) },
+      },
+    },
+    async (req) => ({ data: await service.getPayment(app.db, req.auth, req.params.id) }),
   );
 
   app.post(
@@ -68,7 +85,7 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req, reply) => {
       const data = await service.recordPayment(app.db, req.auth, req.body);
-      reply.code(201).header('location', `${app.prefix}/payments?id=${data.id}`);
+      reply.code(201).header('location', `${app.prefix}/payments/${data.id}`);
       return { data };
     },
   );
@@ -88,7 +105,7 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req, reply) => {
       const data = await service.associateCredit(app.db, req.auth, req.body);
-      reply.code(201).header('location', `${app.prefix}/payments?id=${data.id}`);
+      reply.code(201).header('location', `${app.prefix}/payments/${data.id}`);
       return { data };
     },
   );

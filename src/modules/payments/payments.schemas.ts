@@ -3,7 +3,12 @@ import { DateString, Id, Nullable, PagingQuery, Timestamp, UpdatedSinceQuery } f
 import { Amount } from '../outgoing-invoices/line-items.js';
 
 export const PAYMENT_ACCOUNT_TYPES = ['bank', 'cash', 'paypal', 'other'] as const;
-export const PAYMENT_TYPES = ['outgoing_invoice', 'outgoing_invoice_credit'] as const;
+export const PAYMENT_TYPES = [
+  'outgoing_invoice',
+  'outgoing_invoice_credit',
+  'incoming_invoice',
+  'incoming_invoice_credit',
+] as const;
 
 export const PaymentAccount = Type.Object(
   {
@@ -27,14 +32,27 @@ export const PaymentAccountListQuery = Type.Object(
 );
 export type PaymentAccountListQuery = Static<typeof PaymentAccountListQuery>;
 
+const IncomingShare = Type.Object({ incoming_invoice_id: Id, amount: Amount });
+
 export const Payment = Type.Object(
   {
     id: Id,
     type: Type.Enum(PAYMENT_TYPES, {
-      description: 'outgoing_invoice: money received; outgoing_invoice_credit: a credit settling an invoice',
+      description:
+        '`outgoing_invoice`: money received for an outgoing invoice (POST /payments/outgoing-invoice); `outgoing_invoice_credit`: an outgoing credit settling an invoice (…/outgoing-invoice-credit); `incoming_invoice`: money paid for incoming invoices (…/incoming-invoice); `incoming_invoice_credit`: an incoming credit set off against an incoming invoice (…/incoming-invoice-credit)',
     }),
-    invoice_id: Id,
-    credit_id: Nullable(Id),
+    invoice_id: Nullable({
+      ...Id,
+      description: 'The outgoing invoice paid or settled (outgoing kinds; null otherwise)',
+    }),
+    credit_id: Nullable({
+      ...Id,
+      description: 'The outgoing credit that settles it (`outgoing_invoice_credit`)',
+    }),
+    incoming_invoices: Type.Array(IncomingShare, {
+      description:
+        'Incoming kinds: the incoming documents and the share of each (for a credit offset the invoice and the credit, each with the amount); empty for outgoing kinds',
+    }),
     payment_account_id: Nullable(Id),
     amount: Amount,
     currency: Type.String(),
@@ -68,7 +86,15 @@ export const PaymentListQuery = Type.Object(
     ...UpdatedSinceQuery,
     id: Type.Optional(Id),
     type: Type.Optional(Type.Enum(PAYMENT_TYPES)),
-    invoice_id: Type.Optional(Id),
+    invoice_id: Type.Optional({ ...Id, description: 'Outgoing payments of this outgoing invoice' }),
+    outgoing_invoice_id: Type.Optional({
+      ...Id,
+      description: 'Payments of this outgoing invoice or credit (as the invoice or as the settling credit)',
+    }),
+    incoming_invoice_id: Type.Optional({
+      ...Id,
+      description: 'Payments and credit offsets with a share on this incoming invoice or credit',
+    }),
     credit_id: Type.Optional(Id),
     payment_account_id: Type.Optional(Id),
     date_from: Type.Optional(DateString),
@@ -77,6 +103,8 @@ export const PaymentListQuery = Type.Object(
   { additionalProperties: false },
 );
 export type PaymentListQuery = Static<typeof PaymentListQuery>;
+
+export const PaymentParams = Type.Object({ id: Id });
 
 export const OutgoingPaymentCreate = Type.Object(
   {

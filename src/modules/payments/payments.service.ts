@@ -1,14 +1,16 @@
 import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
-import { AppError, type FieldError } from '../../shared/errors.js';
+import { AppError, type FieldError, notFound } from '../../shared/errors.js';
 import { fromCents, toCents } from '../../shared/money.js';
+import type { Page } from '../../shared/paging.js';
 import { nowIso, todayIso } from '../../shared/time.js';
 import { isMaster } from '../outgoing-invoices/invoices.domain.js';
 import * as invoices from '../outgoing-invoices/invoices.repository.js';
 import { fail } from '../outgoing-invoices/invoices.support.js';
 import { loadView } from '../outgoing-invoices/invoices.views.js';
-import type { PaymentAccountRow, PaymentRow } from './payments.repository.js';
+import { allocationsOf } from './incoming-payments.repository.js';
+import type { LedgerRow, PaymentAccountRow, PaymentRow } from './payments.repository.js';
 import * as repo from './payments.repository.js';
 import type {
   CreditAssociationCreate,
@@ -34,12 +36,19 @@ export function toPaymentAccount(r: PaymentAccountRow): PaymentAccount {
   };
 }
 
-export function toPayment(r: PaymentRow): Payment {
+type Share = { incoming_invoice_id: number; amount: number };
+
+/** A row of the ledger (either table) as the API shows it; `shares` of incoming kinds in cents. */
+export function toPayment(r: LedgerRow, shares: Share[] = []): Payment {
   return {
     id: r.id,
     type: r.type as Payment['type'],
     invoice_id: r.invoice_id,
     credit_id: r.credit_id,
+    incoming_invoices: shares.map((a) => ({
+      incoming_invoice_id: a.incoming_invoice_id,
+      amount: fromCents(Number(a.amount)),
+    })),
     payment_account_id: r.payment_account_id,
     amount: fromCents(Number(r.amount)),
     currency: r.currency,
@@ -53,8 +62,31 @@ export function toPayment(r: PaymentRow): Payment {
 export const listPaymentAccounts = (db: Db, auth: AuthContext, q: PaymentAccountListQuery) =>
   repo.listPaymentAccounts(db, auth.accountId, q);
 
-export const listPayments = (db: Db, auth: AuthContext, q: PaymentListQuery) =>
-  repo.listPayments(db, auth.accountId, q);
+/** Shares of the incoming payments among `rows`, by payment id. */
+async function sharesOf(db: Db, rows: LedgerRow[]): Promise<Map<number, Share[]>> {
+  const incoming = rows.filter((r) => r.type.startsWith('incoming_')).map((r) => r.id);
+  const out = new Map<number, Share[]>();
+  for (const a of await allocationsOf(db, incoming)) {
+    const list = out.get(a.incoming_payment_id) ?? [];
+    list.push({ incoming_invoice_id: a.incoming_invoice_id, amount: Number(a.amount) });
+    out.set(a.incoming_payment_id, list);
+  }
+  return out;
+}
+
+/** The one ledger: payments of all four kinds, filtered and paged. */
+export async function listPayments(db: Db, auth: AuthContext, q: PaymentListQuery): Promise<Page<Payment>> {
+  const page = await repo.listPayments(db, auth.accountId, q);
+  const shares = await sharesOf(db, page.rows);
+  return { ...page, rows: page.rows.map((r) => toPayment(r, shares.get(r.id))) };
+}
+
+/** One payment of any kind by its id (beyond the specification, which only lists them). */
+export async function getPayment(db: Db, auth: AuthContext, id: number): Promise<Payment> {
+  const row = await repo.findLedgerPayment(db, auth.accountId, id);
+  if (!row) throw notFound('Payment');
+  return toPayment(row, (await sharesOf(db, [row])).get(row.id));
+}
 
 async function created(db: Db, auth: AuthContext, payment: PaymentRow): Promise<PaymentCreated> {
   const invoice = await invoices.findInvoice(db, auth.accountId, payment.invoice_id);
