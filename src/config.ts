@@ -37,6 +37,8 @@ export interface Config {
   readonly extractionMemoryMb: number;
   /** Bytes the streams of an uploaded PDF may decompress to before extraction gives up. */
   readonly extractionMaxDecodedBytes: number;
+  /** Pages of a PDF whose text is read; beyond them the document is flagged `pages_truncated`. */
+  readonly extractionMaxPages: number;
   /** Documents OCR reads at once per worker process (one thread and about one core each). */
   readonly ocrThreads: number;
   /** Wall time of the OCR of one document (all its pages); beyond it the attempt fails. */
@@ -163,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       env.EXTRACTION_MAX_DECODED_BYTES,
       64 * 1024 * 1024,
     ),
+    extractionMaxPages: Math.max(1, int('EXTRACTION_MAX_PAGES', env.EXTRACTION_MAX_PAGES, 50)),
     ocrThreads: Math.max(1, int('OCR_THREADS', env.OCR_THREADS, 1)),
     ocrTimeoutMs: 1000 * Math.max(1, int('OCR_TIMEOUT_SECONDS', env.OCR_TIMEOUT_SECONDS, 300)),
     idempotencyLeaseSeconds: int('IDEMPOTENCY_LEASE_SECONDS', env.IDEMPOTENCY_LEASE_SECONDS, 30),

@@ -71,17 +71,36 @@ describeEachDb('incoming invoice uploads', (ctx) => {
     assert.equal(d.description, 'Website relaunch');
     assert.ok(!d.extracted_fields.includes('due_date'));
     assert.deepEqual(d.extracted_fields, [
+      'amount_due',
+      'bic',
       'currency',
       'date',
       'document_type',
       'gross_total',
+      'iban',
       'invoice_number',
+      'line_items',
       'net_total',
+      'payment_reference',
+      'service_period_end',
+      'service_period_start',
+      'supplier_city',
+      'supplier_country',
       'supplier_id',
       'supplier_name',
+      'supplier_postcode',
+      'supplier_street',
+      'supplier_tax_number',
       'supplier_vat_id',
       'tax_total',
+      'taxes',
     ]);
+    assert.equal(d.extraction.status, 'done');
+    assert.equal(d.extraction.method, 'cii');
+    assert.deepEqual(d.extraction.warnings, []);
+    assert.deepEqual(d.extraction.fields.gross_total, { source: 'xml', confidence: 1 });
+    assert.deepEqual(d.extraction.fields.due_date, { source: 'request', confidence: 1 });
+    assert.equal(d.amount_due, Number(tag(xml, 'DuePayableAmount')));
     assert.equal(d.file_md5, createHash('md5').update(facturX).digest('hex'));
     assert.equal(d.file_was_preprocessed, false);
     const file = await reader.get(`/files/${d.file_id}`);

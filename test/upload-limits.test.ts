@@ -4,7 +4,7 @@ import { before, it } from 'node:test';
 import { type Api, countRows, describeEachDb, expectProblem, multipart } from './helpers.js';
 import { attributeBomb, billionLaughs, deepXml, pdfBomb } from './upload-bombs.js';
 
-const CII = `<?xml version="1.0"?><rsm:CrossIndustryInvoice xmlns:rsm="r" xmlns:ram="a" xmlns:udt="u">
+const CII = `<?xml version="1.0"?><rsm:CrossIndustryInvoice xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100" xmlns:ram="a" xmlns:udt="u">
   <rsm:ExchangedDocument><ram:ID>LIM-1</ram:ID><ram:TypeCode>380</ram:TypeCode></rsm:ExchangedDocument>
   <rsm:SupplyChainTradeTransaction><ram:ApplicableHeaderTradeAgreement><ram:SellerTradeParty>
   <ram:Name>Bits &amp; Bytes</ram:Name></ram:SellerTradeParty></ram:ApplicableHeaderTradeAgreement>
@@ -44,11 +44,19 @@ describeEachDb('upload limits', (ctx) => {
     bomb = pdfBomb(110);
   });
 
-  /** The document was stored as sent, and no value was taken from it. */
-  async function assertStoredWithoutData(res: Awaited<ReturnType<typeof upload>>, sent: Buffer | string) {
+  /** The document was stored as sent, no value was taken from it, and a warning says why. */
+  async function assertStoredWithoutData(
+    res: Awaited<ReturnType<typeof upload>>,
+    sent: Buffer | string,
+    warning: string,
+  ) {
     assert.equal(res.status, 201, res.text);
     const d = res.body.data;
     assert.deepEqual(d.extracted_fields, []);
+    assert.deepEqual(
+      d.extraction.warnings.map((w: { code: string }) => w.code),
+      [warning],
+    );
     assert.equal(d.invoice_number, null);
     assert.equal(d.gross_total, 0);
     const file = await writer.request('GET', `/files/${d.file_id}/download`);
@@ -63,7 +71,7 @@ describeEachDb('upload limits', (ctx) => {
       upload(writer, bomb, 'bomb.pdf', 'application/pdf'),
     );
     const ms = Date.now() - started;
-    await assertStoredWithoutData(res, bomb);
+    await assertStoredWithoutData(res, bomb, 'pdf_too_large');
     t.diagnostic(`answered after ${ms} ms; resident memory grew by ${Math.round(growthMb)} MB`);
     assert.ok(ms < 5000, `answered after ${ms} ms`);
     assert.ok(growthMb < 200, `resident memory grew by ${Math.round(growthMb)} MB`);
@@ -87,7 +95,7 @@ describeEachDb('upload limits', (ctx) => {
       latencies.push(performance.now() - t);
       assert.equal(res.status, 200);
     }
-    for (const res of await uploads) await assertStoredWithoutData(res, bomb);
+    for (const res of await uploads) await assertStoredWithoutData(res, bomb, 'pdf_too_large');
     assert.equal(await countRows(ctx.db, 'incoming_invoices'), before + 4);
     latencies.sort((a, b) => a - b);
     const worst = latencies.at(-1) ?? 0;
@@ -97,17 +105,17 @@ describeEachDb('upload limits', (ctx) => {
     assert.ok(worst < 1000, `slowest read took ${Math.round(worst)} ms`);
   });
 
-  for (const [name, xml] of [
-    ['billion laughs', billionLaughs()],
-    ['100,000 nested elements', deepXml(100_000)],
-    ['1 MB of attributes on one element', attributeBomb(1024 * 1024)],
+  for (const [name, xml, warning] of [
+    ['billion laughs', billionLaughs(), 'xml_doctype'],
+    ['100,000 nested elements', deepXml(100_000), 'xml_too_deep'],
+    ['1 MB of attributes on one element', attributeBomb(1024 * 1024), 'xml_attributes'],
   ] as const)
     it(`an XML bomb (${name}) is stored quickly without extracted values`, async () => {
       const started = Date.now();
       const { result: res, growthMb } = await rssGrowth(() =>
         upload(writer, xml, 'bomb.xml', 'application/xml'),
       );
-      await assertStoredWithoutData(res, xml);
+      await assertStoredWithoutData(res, xml, warning);
       assert.ok(Date.now() - started < 3000, `answered after ${Date.now() - started} ms`);
       assert.ok(growthMb < 200, `resident memory grew by ${Math.round(growthMb)} MB`);
     });
@@ -115,13 +123,21 @@ describeEachDb('upload limits', (ctx) => {
   it('bombs whose filter is spelled another way are measured all the same', async () => {
     for (const filter of ['/Fl#61teDecode', '[/FlateDecode]', '/Fl', '5 0 R']) {
       const pdf = pdfBomb(110, { filter });
-      await assertStoredWithoutData(await upload(writer, pdf, 'b.pdf', 'application/pdf'), pdf);
+      await assertStoredWithoutData(
+        await upload(writer, pdf, 'b.pdf', 'application/pdf'),
+        pdf,
+        'pdf_too_large',
+      );
     }
   });
 
   it('an encrypted PDF is stored without extracted values', async () => {
     const pdf = pdfBomb(1, { extraTrailer: '/Encrypt 9 0 R ' });
-    await assertStoredWithoutData(await upload(writer, pdf, 'locked.pdf', 'application/pdf'), pdf);
+    await assertStoredWithoutData(
+      await upload(writer, pdf, 'locked.pdf', 'application/pdf'),
+      pdf,
+      'encrypted_pdf',
+    );
   });
 
   it('an ordinary CII XML is still read, entities of XML itself included', async () => {
@@ -150,6 +166,11 @@ describeEachDb(
       const res = await upload(writer, slow, 'slow.pdf', 'application/pdf');
       assert.equal(res.status, 201, res.text);
       assert.deepEqual(res.body.data.extracted_fields, []);
+      assert.equal(res.body.data.extraction.status, 'failed');
+      assert.deepEqual(
+        res.body.data.extraction.warnings.map((w: { code: string }) => w.code),
+        ['timeout'],
+      );
       const xml = await upload(writer, CII, 'invoice.xml', 'application/xml');
       assert.equal(xml.status, 201, xml.text);
       assert.equal(xml.body.data.invoice_number, 'LIM-1');

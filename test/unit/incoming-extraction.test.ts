@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fromCiiXml, fromText } from '../../src/modules/incoming-invoices/extraction.js';
+import { DEFAULT_LIMITS, fromText } from '../../src/modules/incoming-invoices/extraction.js';
 import { toCents } from '../../src/modules/incoming-invoices/incoming-invoices.mappers.js';
 import { completeTotals } from '../../src/modules/incoming-invoices/incoming-invoices.service.js';
+import { readXmlInvoice } from '../../src/modules/incoming-invoices/xml/index.js';
 
 describe('text-layer extraction', () => {
   const cases: [string, string, Record<string, string>][] = [
@@ -18,7 +19,7 @@ describe('text-layer extraction', () => {
     ],
     [
       'English labels',
-      'Invoice no. INV-42 Invoice date 2026-01-31 Total due EUR 1,234.50 VAT ID GB123456789',
+      'Invoice no. INV-42 Invoice date 2026-01-31 Total amount EUR 1,234.50 VAT ID GB123456789',
       {
         invoice_number: 'INV-42',
         date: '2026-01-31',
@@ -28,6 +29,8 @@ describe('text-layer extraction', () => {
     ],
     ['buyer VAT id only is not taken', 'Ihre USt-IdNr. DE987654321', {}],
     ['impossible date is dropped', 'Datum: 31.02.2026', {}],
+    ['a delivery date is no invoice date', 'Lieferdatum: 01.02.2026 Leistungsdatum 02.02.2026', {}],
+    ['the amount due after a prepayment is no gross total', 'Zahlbetrag 100,00 € Amount due 50.00', {}],
     ['ambiguous amount is dropped', 'Gesamtbetrag 1.234.56', {}],
     ['nothing labelled, nothing taken', 'Hello 12.00 world 2026-01-01', {}],
   ];
@@ -36,7 +39,7 @@ describe('text-layer extraction', () => {
 
 describe('CII XML extraction', () => {
   it('reads credit notes and amounts as written', () => {
-    const xml = `<?xml version="1.0"?><rsm:CrossIndustryInvoice xmlns:rsm="r" xmlns:ram="a" xmlns:udt="u">
+    const xml = `<?xml version="1.0"?><rsm:CrossIndustryInvoice xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100" xmlns:ram="a" xmlns:udt="u">
       <rsm:ExchangedDocument><ram:ID>GS-7</ram:ID><ram:TypeCode>381</ram:TypeCode>
       <ram:IssueDateTime><udt:DateTimeString format="102">20260105</udt:DateTimeString></ram:IssueDateTime></rsm:ExchangedDocument>
       <rsm:SupplyChainTradeTransaction><ram:ApplicableHeaderTradeAgreement><ram:SellerTradeParty><ram:Name>A &amp; B</ram:Name>
@@ -46,7 +49,10 @@ describe('CII XML extraction', () => {
       <ram:SpecifiedTradeSettlementHeaderMonetarySummation><ram:TaxBasisTotalAmount>0.10</ram:TaxBasisTotalAmount>
       <ram:TaxTotalAmount currencyID="CHF">0.02</ram:TaxTotalAmount><ram:GrandTotalAmount>0.12</ram:GrandTotalAmount>
       </ram:SpecifiedTradeSettlementHeaderMonetarySummation></ram:ApplicableHeaderTradeSettlement></rsm:SupplyChainTradeTransaction></rsm:CrossIndustryInvoice>`;
-    assert.deepEqual(fromCiiXml(xml), {
+    const outcome = readXmlInvoice(xml, DEFAULT_LIMITS);
+    assert.equal(outcome.method, 'cii');
+    assert.deepEqual(outcome.warnings, []);
+    assert.deepEqual(outcome.fields, {
       document_type: 'Credit',
       invoice_number: 'GS-7',
       date: '2026-01-05',
@@ -55,6 +61,7 @@ describe('CII XML extraction', () => {
       tax_total: '0.02',
       gross_total: '0.12',
       supplier_name: 'A & B',
+      supplier_tax_number: '12/3',
       supplier_vat_id: 'DE111',
     });
   });

@@ -93,6 +93,7 @@ export type ExtractionWarningCode =
   | 'pages_truncated' // pages beyond the configured cap were not read
   | 'totals_inconsistent' // net + tax ≠ gross, or the VAT breakdown does not add up
   | 'low_confidence' // some field was read with low confidence (see provenance)
+  | 'invalid_value' // a value read fails its check (IBAN/BIC: not stored; VAT id format: stored, flagged)
   | 'pdf_too_large' // decompression limit
   | 'xml_doctype'
   | 'xml_too_large'

@@ -3,15 +3,16 @@ import { fileURLToPath } from 'node:url';
 import type { Config } from '../../config.js';
 import { AppError } from '../../shared/errors.js';
 import { WorkerPool } from '../../shared/worker-pool.js';
-import { DEFAULT_LIMITS, type ExtractionJob, type ExtractionResult } from './extraction.js';
+import { DEFAULT_LIMITS, type ExtractionJob } from './extraction.js';
+import type { ExtractionOutcome } from './extraction.model.js';
 
 /**
  * Reads uploaded documents in worker threads: a hostile PDF or XML costs a thread its time
  * and memory budget, never the event loop. One extractor per app (closed with it); the
- * `{ fields, warnings }` answer is what a durable job queue would store as well.
+ * outcome is what the durable extraction job stores as well.
  */
 export interface Extractor {
-  extract(data: Buffer, contentType: string): Promise<ExtractionResult>;
+  extract(data: Buffer, contentType: string): Promise<ExtractionOutcome>;
   close(): Promise<void>;
 }
 
@@ -20,10 +21,16 @@ const QUEUE_PER_THREAD = 4;
 /** Seconds a refused client is told to wait: about one document's worst case. */
 const RETRY_AFTER_S = 5;
 
+const STOPPED: Record<string, string> = {
+  timeout: 'Reading the document took longer than the limit; it was stopped',
+  out_of_memory: 'Reading the document needed more memory than the limit; it was stopped',
+  unreadable: 'The document could not be read',
+};
+
 const entry = new URL(`./extraction.worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
 
 export function createExtractor(config: Config): Extractor {
-  const pool = new WorkerPool<ExtractionJob, ExtractionResult>({
+  const pool = new WorkerPool<ExtractionJob, ExtractionOutcome>({
     entry,
     size: config.extractionThreads,
     maxQueue: config.extractionThreads * QUEUE_PER_THREAD,
@@ -33,7 +40,11 @@ export function createExtractor(config: Config): Extractor {
       maxYoungGenerationSizeMb: Math.max(4, Math.round(config.extractionMemoryMb / 8)),
     },
   });
-  const limits = { ...DEFAULT_LIMITS, maxDecodedBytes: config.extractionMaxDecodedBytes };
+  const limits = {
+    ...DEFAULT_LIMITS,
+    maxDecodedBytes: config.extractionMaxDecodedBytes,
+    maxPages: config.extractionMaxPages,
+  };
   return {
     async extract(data, contentType) {
       // A copy the thread owns: the upload's buffer may be a slice of a shared pool.
@@ -48,7 +59,8 @@ export function createExtractor(config: Config): Extractor {
             headers: { 'retry-after': String(RETRY_AFTER_S) },
           },
         );
-      return { fields: {}, warnings: [outcome.reason === 'crashed' ? 'unreadable' : outcome.reason] };
+      const code = outcome.reason === 'crashed' ? 'unreadable' : outcome.reason;
+      return { fields: {}, provenance: {}, warnings: [{ code, message: STOPPED[code] ?? code }] };
     },
     close: () => pool.close(),
   };

@@ -1,50 +1,23 @@
+import { inflateSync } from 'node:zlib';
 import { Decimal } from 'decimal.js';
-import { XMLParser } from 'fast-xml-parser';
-import { type PdfProblem, pdfProblem } from './pdf-guard.js';
-import { type XmlLimits, type XmlProblem, xmlProblem } from './xml-guard.js';
-
-/** Values read from an uploaded document; money as decimal strings with two places. */
-export interface Extracted {
-  document_type?: 'Invoice' | 'Credit';
-  invoice_number?: string;
-  date?: string;
-  due_date?: string;
-  currency?: string;
-  net_total?: string;
-  tax_total?: string;
-  gross_total?: string;
-  supplier_name?: string;
-  supplier_vat_id?: string;
-}
-
-/**
- * Why extraction gave up or read only part of a document. The document is stored all the
- * same, without values from the part that was not read.
- */
-export type ExtractionWarning =
-  | PdfProblem
-  | XmlProblem
-  | 'pages_truncated'
-  | 'timeout'
-  | 'out_of_memory'
-  | 'unreadable';
-
-export interface ExtractionResult {
-  fields: Extracted;
-  warnings: ExtractionWarning[];
-}
+import type { ExtractedFields, ExtractionOutcome, ExtractionWarning } from './extraction.model.js';
+import { fieldsFromLayout } from './layout/fields.js';
+import { pdfPageWords } from './layout/pdf-words.js';
+import { pdfProblem } from './pdf-guard.js';
+import { decodeXml, isInvoiceXml, looksLikeXml, readXmlInvoice } from './xml/index.js';
+import type { XmlLimits } from './xml-guard.js';
 
 export interface ExtractionLimits extends XmlLimits {
   /** Total bytes the streams of a PDF may decode to (measured before pdf.js reads it). */
   maxDecodedBytes: number;
-  /** Pages whose text layer is read. */
+  /** Pages whose text layer is read; beyond them the outcome says `pages_truncated`. */
   maxPages: number;
 }
 
 export const DEFAULT_LIMITS: ExtractionLimits = {
   maxDecodedBytes: 64 * 1024 * 1024,
-  maxPages: 5,
-  // EN 16931 CII documents with thousands of lines stay below a few MB and a depth of 15.
+  maxPages: 50,
+  // EN 16931 documents with thousands of lines (and base64 attachments) stay below this.
   maxChars: 16 * 1024 * 1024,
   maxDepth: 64,
   maxAttributes: 32,
@@ -57,76 +30,13 @@ export interface ExtractionJob {
   limits: ExtractionLimits;
 }
 
-/** A limit the document broke: extraction stops with this warning. */
-class LimitHit extends Error {
-  constructor(readonly warning: ExtractionWarning) {
-    super(warning);
-  }
-}
-
-const XML_NAMES = ['factur-x.xml', 'zugferd-invoice.xml', 'xrechnung.xml'];
-/** UNTDID 1001 codes of credit notes. */
-const CREDIT_CODES = new Set(['381', '396', '532']);
-
-type Node = Record<string, unknown>;
-const obj = (v: unknown): Node => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Node) : {});
-const list = (v: unknown): unknown[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
-const str = (v: unknown): string | undefined => {
-  const s = typeof v === 'object' && v !== null ? (v as Node)['#text'] : v;
-  return s === undefined || s === null || String(s).trim() === '' ? undefined : String(s).trim();
-};
-const money = (v: unknown): string | undefined => {
-  const s = str(v);
-  if (s === undefined || !/^-?\d+(\.\d+)?$/.test(s)) return undefined;
-  return new Decimal(s).abs().toFixed(2);
-};
-const cii102 = (v: unknown): string | undefined => {
-  const m = /^(\d{4})(\d{2})(\d{2})$/.exec(str(obj(v).DateTimeString) ?? '');
-  return m ? `${m[1]}-${m[2]}-${m[3]}` : undefined;
-};
-
-/**
- * Reads an EN 16931 CII document (Factur-X / ZUGFeRD 2.x / XRechnung CII); throws LimitHit
- * for a document beyond `limits`.
- */
-export function fromCiiXml(xml: string, limits: XmlLimits = DEFAULT_LIMITS): Extracted {
-  const problem = xmlProblem(xml, limits);
-  if (problem) throw new LimitHit(problem);
-  const parser = new XMLParser({
-    ignoreAttributes: false,
-    attributeNamePrefix: '@',
-    removeNSPrefix: true,
-    parseTagValue: false,
-    // Only the five predefined entities (`&amp;` …) and character references: a DOCTYPE,
-    // the one place new entities could be declared, never gets here (xmlProblem).
-    processEntities: true,
-    htmlEntities: false,
-    maxNestedTags: limits.maxDepth,
-  });
-  const root = obj(obj(parser.parse(xml)).CrossIndustryInvoice);
-  const doc = obj(root.ExchangedDocument);
-  const trade = obj(root.SupplyChainTradeTransaction);
-  const seller = obj(obj(trade.ApplicableHeaderTradeAgreement).SellerTradeParty);
-  const settlement = obj(trade.ApplicableHeaderTradeSettlement);
-  const sums = obj(settlement.SpecifiedTradeSettlementHeaderMonetarySummation);
-  const vat = list(seller.SpecifiedTaxRegistration)
-    .map((r) => obj(obj(r).ID))
-    .find((id) => id['@schemeID'] === 'VA');
-  const taxTotals = list(sums.TaxTotalAmount);
-  const out: Extracted = {
-    document_type: CREDIT_CODES.has(str(doc.TypeCode) ?? '') ? 'Credit' : 'Invoice',
-    invoice_number: str(doc.ID),
-    date: cii102(doc.IssueDateTime),
-    due_date: cii102(obj(list(settlement.SpecifiedTradePaymentTerms)[0]).DueDateDateTime),
-    currency: str(settlement.InvoiceCurrencyCode),
-    net_total: money(sums.TaxBasisTotalAmount),
-    tax_total: money(taxTotals[0]),
-    gross_total: money(sums.GrandTotalAmount),
-    supplier_name: str(seller.Name),
-    supplier_vat_id: vat ? str(vat) : undefined,
-  };
-  return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined)) as Extracted;
-}
+const warn = (code: string, message: string, field?: string): ExtractionWarning =>
+  field ? { code, message, field } : { code, message };
+const nothing = (...warnings: ExtractionWarning[]): ExtractionOutcome => ({
+  fields: {},
+  provenance: {},
+  warnings,
+});
 
 const DATE_RE = /\b(\d{1,2})\.(\d{1,2})\.(\d{4})\b|\b(\d{4})-(\d{2})-(\d{2})\b/;
 
@@ -148,22 +58,27 @@ function parseAmount(s: string): string | undefined {
 }
 
 /**
- * Conservative patterns over the text layer: a value is taken only where a label names it,
- * so a document that does not say it plainly yields nothing rather than a wrong guess.
+ * Conservative patterns over the text layer (the fallback until the layout reader answers):
+ * a value is taken only where a label names it, so a document that does not say it plainly
+ * yields nothing rather than a wrong guess.
  */
-export function fromText(raw: string): Extracted {
+export function fromText(
+  raw: string,
+): Pick<ExtractedFields, 'invoice_number' | 'date' | 'gross_total' | 'supplier_vat_id'> {
   const text = raw.replace(/[\u00a0\u202f]/g, ' ').replace(/[ \t]+/g, ' ');
-  const out: Extracted = {};
+  const out: ReturnType<typeof fromText> = {};
   const number =
     /(?:Rechnungs(?:-?nummer|-?nr\.?)|Invoice\s*(?:number|no\.?|#)|Gutschrift(?:s?nummer|s?-?nr\.?))\s*:?\s*([A-Z0-9][A-Z0-9\-/_.]{1,39})/i.exec(
       text,
     );
   if (number) out.invoice_number = number[1]!.replace(/[.]$/, '');
-  const date = /(?:Rechnungsdatum|Invoice\s*date|Datum|Date)\s*:?\s*([0-9][0-9.-]{7,9})/i.exec(text);
+  // Never a delivery, service or due date taken for the invoice date.
+  const date =
+    /(?<![A-Za-zäöü-])(?:Rechnungsdatum|Invoice\s*date|Datum|Date)\s*:?\s*([0-9][0-9.-]{7,9})/i.exec(text);
   const iso = date ? parseDate(date[1]!) : undefined;
   if (iso) out.date = iso;
   const gross =
-    /(?:Gesamtbetrag|Rechnungsbetrag|Bruttobetrag|Gesamt\s*brutto|Total\s*(?:amount|due|gross)|Amount\s*due|Zahlbetrag)\s*(?:\([^)]*\))?\s*:?\s*(?:EUR|€)?\s*(\d[\d.,\s]*\d)/i.exec(
+    /(?:Gesamtbetrag|Rechnungsbetrag|Bruttobetrag|Gesamt\s*brutto|Total\s*(?:amount|gross))\s*(?:\([^)]*\))?\s*:?\s*(?:EUR|€)?\s*(\d[\d.,\s]*\d)/i.exec(
       text,
     );
   const amount = gross ? parseAmount(gross[1]!) : undefined;
@@ -177,31 +92,52 @@ export function fromText(raw: string): Extracted {
   return out;
 }
 
+const IMAGE_MAGIC: [string, number[]][] = [
+  ['png', [0x89, 0x50, 0x4e, 0x47]],
+  ['jpeg', [0xff, 0xd8, 0xff]],
+  ['tiff', [0x49, 0x49, 0x2a, 0x00]],
+  ['tiff', [0x4d, 0x4d, 0x00, 0x2a]],
+];
+const isImage = (data: Uint8Array) => IMAGE_MAGIC.some(([, magic]) => magic.every((b, i) => data[i] === b));
+/** A PDF header may follow some bytes of junk (readers look at the first KB). */
+const isPdf = (data: Buffer) => data.subarray(0, 1024).includes('%PDF-');
+
 /**
- * Data extraction from an uploaded file: the embedded EN 16931 XML of a Factur-X/ZUGFeRD PDF
- * when there is one (exact), else the PDF's text layer (patterns), else a bare XML e-invoice.
- * Images and scanned PDFs without a text layer yield nothing: no OCR engine is bundled.
- * Runs in a worker thread (extraction.pool.ts); time and memory are bounded there.
+ * Data extraction from an uploaded file, recognised by its content (never by the declared
+ * type): an EN 16931 XML (UBL, CII, ZUGFeRD 1) is read exactly; a PDF by the XML it carries
+ * (any attachment or associated file), else by its text layer; images and pages without text
+ * are marked `needs_ocr` for the OCR job. Never throws for a bad document: the outcome's
+ * warnings say what was not read. Runs in a worker thread (extraction.pool.ts).
  */
 export async function extractInvoiceData(
   data: Buffer,
-  contentType: string,
+  _contentType: string,
   limits: ExtractionLimits = DEFAULT_LIMITS,
-): Promise<ExtractionResult> {
+): Promise<ExtractionOutcome> {
   try {
-    if (contentType === 'application/pdf' || data.subarray(0, 5).toString('latin1') === '%PDF-')
-      return await fromPdf(data, limits);
-    if (/xml/.test(contentType)) return { fields: fromCiiXml(data.toString('utf8'), limits), warnings: [] };
-    return { fields: {}, warnings: [] };
+    if (isPdf(data)) return await fromPdf(data, limits);
+    if (isImage(data))
+      return {
+        ...nothing(warn('no_text_layer', 'The file is an image; its text is read by OCR')),
+        needs_ocr: true,
+        pages: 1,
+      };
+    const text = decodeXml(data);
+    if (looksLikeXml(text)) return readXmlInvoice(text, limits);
+    return nothing(warn('unsupported_format', 'The file is neither a PDF, an XML e-invoice nor an image'));
   } catch (err) {
     // An unreadable file is stored as it is; extraction is a convenience, not a gate.
-    return { fields: {}, warnings: [err instanceof LimitHit ? err.warning : 'unreadable'] };
+    return nothing(warn('unreadable', `The file could not be read: ${(err as Error).message ?? err}`));
   }
 }
 
-async function fromPdf(data: Buffer, limits: ExtractionLimits): Promise<ExtractionResult> {
+async function fromPdf(data: Buffer, limits: ExtractionLimits): Promise<ExtractionOutcome> {
   const problem = await pdfProblem(data, limits.maxDecodedBytes);
-  if (problem) throw new LimitHit(problem);
+  if (problem === 'encrypted') return nothing(warn('encrypted_pdf', 'The PDF is encrypted; it was not read'));
+  if (problem)
+    return nothing(
+      warn(problem, 'The PDF decompresses to more than the limit for documents; it was not read'),
+    );
   const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
   const pdf = await getDocument({
     data: new Uint8Array(data),
@@ -210,26 +146,93 @@ async function fromPdf(data: Buffer, limits: ExtractionLimits): Promise<Extracti
     isEvalSupported: false,
   }).promise;
   try {
-    const attachments = (await pdf.getAttachments()) as Record<
-      string,
-      { filename: string; content: Uint8Array }
-    > | null;
-    for (const file of Object.values(attachments ?? {})) {
-      if (XML_NAMES.includes(file.filename.toLowerCase())) {
-        const found = fromCiiXml(new TextDecoder().decode(file.content), limits);
-        if (found.invoice_number || found.gross_total) return { fields: found, warnings: [] };
-      }
-    }
-    const pages: string[] = [];
-    for (let i = 1; i <= Math.min(pdf.numPages, limits.maxPages); i++) {
-      const content = await (await pdf.getPage(i)).getTextContent();
-      pages.push(content.items.map((item) => ('str' in item ? item.str : '')).join(' '));
-    }
+    const embedded = await embeddedInvoice(pdf, data, limits);
+    if (embedded) return embedded;
+    const read = await pdfPageWords(pdf, limits.maxPages);
+    const warnings: ExtractionWarning[] = [];
+    if (read.numPages > limits.maxPages)
+      warnings.push(
+        warn('pages_truncated', `Only the first ${limits.maxPages} of ${read.numPages} pages were read`),
+      );
+    if (read.withoutText.length)
+      warnings.push(
+        warn(
+          'no_text_layer',
+          read.withoutText.length === read.pages.length
+            ? 'The PDF has no text layer (a scan); OCR reads it'
+            : `Pages ${read.withoutText.join(', ')} have no text layer; OCR reads them`,
+        ),
+      );
+    // Read like a person: lines, cells, ranked labels and checks (layout/fields.ts).
+    const { fields, provenance, warnings: readWarnings } = fieldsFromLayout(read.pages, 'pdf_text');
     return {
-      fields: fromText(pages.join('\n')),
-      warnings: pdf.numPages > limits.maxPages ? ['pages_truncated'] : [],
+      fields,
+      provenance,
+      warnings: [...warnings, ...readWarnings],
+      method: 'pdf_text',
+      pages: read.numPages,
+      ...(read.withoutText.length ? { needs_ocr: true } : {}),
     };
   } finally {
     await pdf.destroy();
   }
+}
+
+type PdfDoc = Awaited<ReturnType<typeof import('pdfjs-dist/legacy/build/pdf.mjs').getDocument>['promise']>;
+
+/**
+ * The EN 16931 XML a PDF carries, whatever the attachment is called (`factur-x.xml`,
+ * `ZUGFeRD-invoice.xml`, `xrechnung.xml`, …): first the files of the document's name tree,
+ * then every embedded-file stream (a file referenced only from the associated files `/AF`).
+ */
+async function embeddedInvoice(pdf: PdfDoc, data: Buffer, limits: ExtractionLimits) {
+  const attachments = (await pdf.getAttachments()) as Record<string, { content: Uint8Array }> | null;
+  const candidates = [
+    ...Object.values(attachments ?? {}).map((f) => f.content),
+    ...embeddedFileStreams(data, limits.maxChars),
+  ];
+  let fallback: ExtractionOutcome | undefined;
+  for (const content of candidates) {
+    if (content.length > limits.maxChars) continue;
+    const text = decodeXml(content);
+    if (!looksLikeXml(text)) continue;
+    if (isInvoiceXml(text)) return readXmlInvoice(text, limits);
+    // An XML attachment that is no invoice (or not well-formed) says why, unless another one is.
+    fallback ??= readXmlInvoice(text, limits);
+  }
+  return fallback?.warnings.some((w) => w.code === 'malformed_xml') ? fallback : undefined;
+}
+
+/** The bytes of each `/Type /EmbeddedFile` stream (Flate-decoded), found by a linear scan. */
+function embeddedFileStreams(pdf: Buffer, maxBytes: number): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  let at = pdf.indexOf('/EmbeddedFile');
+  while (at !== -1 && out.length < 16) {
+    const next = pdf[at + 13];
+    // `/EmbeddedFiles` is the name tree's key, not a stream's type.
+    if (next !== 0x73) {
+      const keyword = pdf.indexOf('stream', at);
+      const dict = keyword === -1 ? '' : pdf.toString('latin1', at, keyword);
+      if (keyword !== -1 && !dict.includes('endobj') && keyword - at < 8192) {
+        const objStart = pdf.lastIndexOf('obj', at);
+        const head = pdf.toString('latin1', Math.max(objStart, 0, at - 8192), keyword);
+        let start = keyword + 6;
+        if (pdf[start] === 0x0d) start++;
+        if (pdf[start] === 0x0a) start++;
+        const end = pdf.indexOf('endstream', start);
+        const raw = pdf.subarray(start, end === -1 ? pdf.length : end);
+        try {
+          out.push(
+            /FlateDecode|\/Fl\b/.test(head)
+              ? inflateSync(raw, { maxOutputLength: maxBytes, finishFlush: 2 /* Z_SYNC_FLUSH */ })
+              : raw,
+          );
+        } catch {
+          // A stream zlib cannot read is skipped; pdf.js may have read it already.
+        }
+      }
+    }
+    at = pdf.indexOf('/EmbeddedFile', at + 13);
+  }
+  return out;
 }

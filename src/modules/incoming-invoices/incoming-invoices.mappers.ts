@@ -1,5 +1,6 @@
 import { Decimal } from 'decimal.js';
 import type { Selectable } from 'kysely';
+import type { ExtractedLine, Provenance, TaxBreakdown } from './extraction.model.js';
 import type { Booking, IncomingInvoice } from './incoming-invoices.schemas.js';
 import type { IncomingInvoiceBookingTable, IncomingInvoiceTable } from './incoming-invoices.tables.js';
 
@@ -28,6 +29,52 @@ export function toBooking(r: BookingRow): Booking {
   };
 }
 
+const parse = <T>(json: string | null, fallback: T): T =>
+  json === null ? fallback : (JSON.parse(json) as T);
+const num = (v: string | undefined) => (v === undefined ? undefined : Number(v));
+const cents = (v: number | string | null) => (v === null ? null : fromCents(v));
+
+/** Stored decimal strings as wire numbers; keys without a value left out. */
+function taxesOut(json: string | null): IncomingInvoice['taxes'] {
+  const taxes = parse<TaxBreakdown[] | null>(json, null);
+  return (
+    taxes?.map((t) => ({
+      rate: Number(t.rate),
+      net: Number(t.net),
+      tax: Number(t.tax),
+      ...(t.category !== undefined ? { category: t.category } : {}),
+      ...(t.exemption_reason !== undefined ? { exemption_reason: t.exemption_reason } : {}),
+    })) ?? null
+  );
+}
+
+function linesOut(json: string | null): IncomingInvoice['line_items'] {
+  const lines = parse<ExtractedLine[] | null>(json, null);
+  return (
+    lines?.map((l) =>
+      Object.fromEntries(
+        Object.entries({
+          title: l.title,
+          description: l.description,
+          quantity: num(l.quantity),
+          unit: l.unit,
+          unit_price: num(l.unit_price),
+          net_total: num(l.net_total),
+          tax_rate: num(l.tax_rate),
+        }).filter(([, v]) => v !== undefined),
+      ),
+    ) ?? null
+  );
+}
+
+/** Provenance of every field: extracted ones as stored, the caller's own as `request`. */
+function fieldsOut(r: InvoiceRow): Record<string, Provenance> {
+  const fields: Record<string, Provenance> = parse(r.extraction_provenance, {});
+  for (const name of parse<string[]>(r.request_fields, []))
+    fields[name] = { source: 'request', confidence: 1 };
+  return Object.fromEntries(Object.entries(fields).sort(([a], [b]) => a.localeCompare(b)));
+}
+
 export function toIncomingInvoice(r: InvoiceRow, bookings: BookingRow[]): IncomingInvoice {
   const gross = Number(r.gross_total);
   const paid = Number(r.paid_total);
@@ -54,6 +101,28 @@ export function toIncomingInvoice(r: InvoiceRow, bookings: BookingRow[]): Incomi
     file_md5: r.file_md5,
     file_was_preprocessed: Boolean(r.file_was_preprocessed),
     extracted_fields: JSON.parse(r.extracted_fields) as string[],
+    delivery_date: r.delivery_date,
+    service_period_start: r.service_period_start,
+    service_period_end: r.service_period_end,
+    prepaid_total: cents(r.prepaid_total),
+    amount_due: cents(r.amount_due),
+    buyer_reference: r.buyer_reference,
+    supplier_street: r.supplier_street,
+    supplier_postcode: r.supplier_postcode,
+    supplier_city: r.supplier_city,
+    supplier_country: r.supplier_country,
+    supplier_tax_number: r.supplier_tax_number,
+    iban: r.iban,
+    bic: r.bic,
+    payment_reference: r.payment_reference,
+    taxes: taxesOut(r.taxes),
+    line_items: linesOut(r.line_items),
+    extraction: {
+      status: r.extraction_status as IncomingInvoice['extraction']['status'],
+      method: r.extraction_method,
+      warnings: parse(r.extraction_warnings, []),
+      fields: fieldsOut(r),
+    },
     bookings: bookings.map(toBooking),
     created_at: r.created_at,
     updated_at: r.updated_at,

@@ -55,11 +55,15 @@ async function readMultipart(req: FastifyRequest): Promise<Upload> {
 export const incomingInvoicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const extractor = createExtractor(app.config);
   app.addHook('onClose', () => extractor.close());
-  /** Extraction stopped by a limit still stores the document, with no values from it. */
+  /** What extraction could not read is stored with the document (`extraction.warnings`) and logged. */
   const extractFor = (req: FastifyRequest) => async (upload: Upload) => {
-    const { fields, warnings } = await extractor.extract(upload.data, upload.contentType);
-    if (warnings.length) req.log.warn({ warnings, file: upload.filename }, 'data extraction stopped early');
-    return fields;
+    const outcome = await extractor.extract(upload.data, upload.contentType);
+    if (outcome.warnings.length)
+      req.log.info(
+        { warnings: outcome.warnings.map((w) => w.code), file: upload.filename },
+        'data extraction warnings',
+      );
+    return outcome;
   };
 
   app.get(

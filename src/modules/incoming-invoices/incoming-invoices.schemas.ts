@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import {
+  CountryCode,
   CurrencyCode,
   DateString,
   Id,
@@ -15,6 +16,7 @@ import { TaxRate } from '../chart-of-accounts/chart-of-accounts.schemas.js';
 const Text = (max = 255) => Nullable(Type.String({ maxLength: max }));
 const Amount = { ...Money, minimum: 0, maximum: 1e11 };
 const PositiveAmount = { ...Money, exclusiveMinimum: 0, maximum: 1e11 };
+const SignedAmount = { ...Money, minimum: -1e11, maximum: 1e11 };
 
 export const DocumentType = Type.Union([Type.Literal('Invoice'), Type.Literal('Credit')]);
 export const STATUSES = ['open', 'approved', 'paid'] as const;
@@ -34,7 +36,102 @@ export const EXTRACTABLE = [
   'supplier_id',
   'supplier_name',
   'supplier_vat_id',
+  'delivery_date',
+  'service_period_start',
+  'service_period_end',
+  'prepaid_total',
+  'amount_due',
+  'buyer_reference',
+  'supplier_street',
+  'supplier_postcode',
+  'supplier_city',
+  'supplier_country',
+  'supplier_tax_number',
+  'iban',
+  'bic',
+  'payment_reference',
+  'taxes',
+  'line_items',
 ] as const;
+
+export const TaxEntry = Type.Object(
+  {
+    rate: TaxRate,
+    net: SignedAmount,
+    tax: SignedAmount,
+    category: Type.Optional(
+      Type.String({
+        pattern: '^[A-Z]{1,2}$',
+        description: 'UNTDID 5305 VAT category (S, Z, E, AE, K, G, O, L, M)',
+      }),
+    ),
+    exemption_reason: Type.Optional(Type.String({ maxLength: 1000 })),
+  },
+  { additionalProperties: false, description: 'One VAT rate of the document: taxable amount and tax' },
+);
+
+export const IncomingLine = Type.Object(
+  {
+    title: Type.Optional(Type.String({ maxLength: 1000 })),
+    description: Type.Optional(Type.String({ maxLength: 10000 })),
+    quantity: Type.Optional(Type.Number({ minimum: -1e9, maximum: 1e9, 'x-max-decimals': 4 })),
+    unit: Type.Optional(
+      Type.String({ maxLength: 64, description: 'UN/ECE Rec. 20 code (HUR, C62) or the printed unit' }),
+    ),
+    unit_price: Type.Optional(Type.Number({ minimum: -1e11, maximum: 1e11, 'x-max-decimals': 6 })),
+    net_total: Type.Optional(SignedAmount),
+    tax_rate: Type.Optional(TaxRate),
+  },
+  { additionalProperties: false, description: 'A line of the document as the supplier wrote it' },
+);
+
+const Source = Type.Union(
+  [Type.Literal('xml'), Type.Literal('pdf_text'), Type.Literal('ocr'), Type.Literal('request')],
+  {
+    description:
+      '`xml` (e-invoice), `pdf_text` (text layer), `ocr` (scan) or `request` (given by the caller)',
+  },
+);
+export const Extraction = Type.Object(
+  {
+    status: Type.Union(
+      [Type.Literal('pending'), Type.Literal('done'), Type.Literal('failed'), Type.Literal('skipped')],
+      {
+        description:
+          '`pending`: the file is still being read (OCR, large PDF) and its values will be filled in; `done`: read (see `warnings`); `failed`: could not be read; `skipped`: no file, or `file_was_preprocessed`',
+      },
+    ),
+    method: Nullable(
+      Type.String({
+        description:
+          '`ubl`, `cii`, `zugferd1` (an EN 16931 XML, also when embedded in a PDF), `pdf_text` or `ocr`',
+      }),
+    ),
+    warnings: Type.Array(
+      Type.Object({
+        code: Type.String({
+          description:
+            'not_an_invoice, malformed_xml, unsupported_format, encrypted_pdf, no_text_layer, pages_truncated, totals_inconsistent, invalid_value, low_confidence, pdf_too_large, xml_doctype, xml_too_large, xml_too_deep, xml_attributes, timeout, out_of_memory, unreadable, ocr_failed',
+        }),
+        message: Type.String(),
+        field: Type.Optional(Type.String()),
+      }),
+    ),
+    fields: Type.Record(
+      Type.String(),
+      Type.Object({
+        source: Source,
+        confidence: Type.Number({ minimum: 0, maximum: 1 }),
+        derived: Type.Optional(Type.Boolean({ description: 'computed from other values rather than read' })),
+      }),
+      { description: 'Where each stored document field came from, by field name' },
+    ),
+  },
+  {
+    description:
+      'Data extraction of the uploaded file: its state, what it could not read, and the origin and certainty of each field',
+  },
+);
 
 export const Booking = Type.Object(
   {
@@ -90,6 +187,29 @@ const documentWritable = {
   tax_total: Amount,
   gross_total: Amount,
   description: Text(10000),
+  delivery_date: Nullable(DateString),
+  service_period_start: Nullable(DateString),
+  service_period_end: Nullable(DateString),
+  prepaid_total: Nullable({ ...Amount, description: 'Amount paid in advance (BT-113)' }),
+  amount_due: Nullable({ ...Amount, description: 'Amount due for payment (BT-115)' }),
+  buyer_reference: Nullable(
+    Type.String({ maxLength: 200, description: 'Buyer reference, e.g. the Leitweg-ID (BT-10)' }),
+  ),
+  supplier_street: Text(),
+  supplier_postcode: Text(32),
+  supplier_city: Text(),
+  supplier_country: Nullable(CountryCode),
+  supplier_tax_number: Text(64),
+  iban: Nullable(
+    Type.String({
+      maxLength: 42,
+      description: 'IBAN of the supplier; its check digits are verified (blanks removed)',
+    }),
+  ),
+  bic: Nullable(Type.String({ maxLength: 16, description: 'BIC (8 or 11 characters)' })),
+  payment_reference: Text(),
+  taxes: Nullable(Type.Array(TaxEntry, { maxItems: 50, description: 'VAT breakdown per rate (BG-23)' })),
+  line_items: Nullable(Type.Array(IncomingLine, { maxItems: 500 })),
 };
 
 export const IncomingInvoice = Type.Object(
@@ -108,6 +228,7 @@ export const IncomingInvoice = Type.Object(
     extracted_fields: Type.Array(Type.String(), {
       description: 'Fields whose value came from data extraction of the uploaded file',
     }),
+    extraction: Extraction,
     bookings: Type.Array(Booking),
     created_at: Timestamp,
     updated_at: Timestamp,

@@ -1,3 +1,4 @@
+import type { Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
@@ -7,7 +8,9 @@ import { nowIso } from '../../shared/time.js';
 import { storeFile, type Upload } from '../files/files.service.js';
 import { findSupplier, findSupplierBySeller } from '../suppliers/suppliers.repository.js';
 import { bookingSumError, resolveBookings } from './bookings.service.js';
-import type { Extracted } from './extraction.js';
+import { type Merged, mergeExtraction, TOTALS } from './extraction.merge.js';
+import type { ExtractionOutcome } from './extraction.model.js';
+import { checkFields, requestColumns, requestFieldsOf } from './incoming-invoices.fields.js';
 import { type InvoiceRow, toCents, toIncomingInvoice } from './incoming-invoices.mappers.js';
 import * as repo from './incoming-invoices.repository.js';
 import type {
@@ -16,6 +19,7 @@ import type {
   IncomingInvoiceListQuery,
   IncomingInvoiceUpdate,
 } from './incoming-invoices.schemas.js';
+import type { IncomingInvoiceTable } from './incoming-invoices.tables.js';
 
 export async function present(db: Db, auth: AuthContext, rows: InvoiceRow[]): Promise<IncomingInvoice[]> {
   const bookings = await repo.bookingsOf(
@@ -75,6 +79,48 @@ export function completeTotals(given: Partial<Totals>, current?: Totals): Totals
 }
 
 const centsOf = (v: number | string | undefined) => (v === undefined ? undefined : toCents(v));
+const union = (...lists: string[][]) => [...new Set(lists.flat())].sort();
+
+/** Extraction stopped by a limit of the thread (time, memory, a crash): nothing was read. */
+const FAILED = new Set(['timeout', 'out_of_memory', 'unreadable']);
+
+/** The supplier a document's seller names (VAT id first, then exact name), if it is one of ours. */
+async function matchSupplier(db: Db, accountId: number, merged: Merged): Promise<number | undefined> {
+  const vat = merged.values.supplier_vat_id as string | undefined;
+  const name = merged.values.supplier_name as string | undefined;
+  if (!vat && !name) return undefined;
+  return (await findSupplierBySeller(db, accountId, { vat_id: vat, name }))?.id;
+}
+
+/** The fields stored as they are written (the others: requestColumns). */
+function plainFields(body: IncomingInvoiceUpdate) {
+  const { document_type, supplier_id, supplier_name, invoice_number, date, due_date, currency, description } =
+    body;
+  return Object.fromEntries(
+    Object.entries({
+      document_type,
+      supplier_id,
+      supplier_name,
+      invoice_number,
+      date,
+      due_date,
+      currency,
+      description,
+    }).filter(([, v]) => v !== undefined),
+  ) as Partial<
+    Pick<
+      IncomingInvoiceUpdate,
+      | 'document_type'
+      | 'supplier_id'
+      | 'supplier_name'
+      | 'invoice_number'
+      | 'date'
+      | 'due_date'
+      | 'currency'
+      | 'description'
+    >
+  >;
+}
 
 export async function createInvoice(
   db: Db,
@@ -82,50 +128,58 @@ export async function createInvoice(
   body: IncomingInvoiceCreate,
   upload?: Upload,
   /** Reads the upload's data (off the event loop, see extraction.pool.ts). */
-  extract: (upload: Upload) => Promise<Extracted> = async () => ({}),
+  extract?: (upload: Upload) => Promise<ExtractionOutcome>,
 ): Promise<InvoiceRow> {
-  const extracted: Extracted = upload && !body.file_was_preprocessed ? await extract(upload) : {};
-  // Explicit fields win over extracted ones; only the extracted values actually used are reported.
-  const used = new Set(
-    Object.keys(extracted).filter((k) => (body as Record<string, unknown>)[k] === undefined),
-  );
-  // Totals come as a consistent set: one given explicitly replaces all extracted ones.
-  const TOTALS = ['net_total', 'tax_total', 'gross_total'] as const;
-  if (TOTALS.some((k) => body[k] !== undefined)) for (const k of TOTALS) used.delete(k);
-  const pick = <K extends keyof Extracted>(k: K) => (used.has(k) ? extracted[k] : undefined);
+  checkFields(body);
+  const requestFields = requestFieldsOf(body);
+  const outcome = upload && !body.file_was_preprocessed && extract ? await extract(upload) : undefined;
+  const merged = outcome
+    ? mergeExtraction(outcome, new Set(requestFields))
+    : { values: {}, used: [], provenance: {}, warnings: [] };
+  const used = [...merged.used];
   let supplierId = body.supplier_id;
-  if (supplierId === undefined && (pick('supplier_vat_id') || pick('supplier_name'))) {
-    const match = await findSupplierBySeller(db, auth.accountId, {
-      vat_id: pick('supplier_vat_id'),
-      name: pick('supplier_name'),
-    });
-    if (match) {
-      supplierId = match.id;
-      used.add('supplier_id');
+  if (supplierId === undefined) {
+    supplierId = await matchSupplier(db, auth.accountId, merged);
+    if (supplierId !== undefined) {
+      used.push('supplier_id');
+      merged.provenance.supplier_id = { source: 'xml', confidence: 1, derived: true };
+      const sellerProvenance = merged.provenance.supplier_vat_id ?? merged.provenance.supplier_name;
+      if (sellerProvenance) merged.provenance.supplier_id = { ...sellerProvenance, derived: true };
     }
   }
   await checkSupplier(db, auth, supplierId);
-  const totals = completeTotals({
-    net_total: centsOf(body.net_total ?? pick('net_total')),
-    tax_total: centsOf(body.tax_total ?? pick('tax_total')),
-    gross_total: centsOf(body.gross_total ?? pick('gross_total')),
-  });
+  // The caller's totals are checked (and completed) as always; extracted ones are stored as read.
+  const givenTotals = TOTALS.some((k) => body[k] !== undefined);
+  const totals = givenTotals
+    ? completeTotals({
+        net_total: centsOf(body.net_total),
+        tax_total: centsOf(body.tax_total),
+        gross_total: centsOf(body.gross_total),
+      })
+    : {};
+  const status = !outcome ? 'skipped' : outcome.warnings.some((w) => FAILED.has(w.code)) ? 'failed' : 'done';
   return transact(db, async (trx) => {
     let row = await repo.insertInvoice(trx, {
       account_id: auth.accountId,
-      document_type: body.document_type ?? pick('document_type') ?? 'Invoice',
+      ...merged.values,
+      ...requestColumns(body),
+      document_type: body.document_type ?? (merged.values.document_type as string | undefined) ?? 'Invoice',
       supplier_id: supplierId ?? null,
-      supplier_name: body.supplier_name ?? pick('supplier_name') ?? null,
-      supplier_vat_id: body.supplier_vat_id ?? pick('supplier_vat_id') ?? null,
-      invoice_number: body.invoice_number ?? pick('invoice_number') ?? null,
-      date: body.date ?? pick('date') ?? null,
-      due_date: body.due_date ?? pick('due_date') ?? null,
-      currency: body.currency ?? pick('currency') ?? 'EUR',
+      supplier_name: body.supplier_name ?? (merged.values.supplier_name as string | undefined) ?? null,
+      invoice_number: body.invoice_number ?? (merged.values.invoice_number as string | undefined) ?? null,
+      date: body.date ?? (merged.values.date as string | undefined) ?? null,
+      due_date: body.due_date ?? (merged.values.due_date as string | undefined) ?? null,
+      currency: body.currency ?? (merged.values.currency as string | undefined) ?? 'EUR',
       ...totals,
       status: body.status ?? 'open',
       description: body.description ?? null,
       file_was_preprocessed: body.file_was_preprocessed ? 1 : 0,
-      extracted_fields: JSON.stringify([...used].sort()),
+      extracted_fields: JSON.stringify(union(used)),
+      extraction_status: status,
+      extraction_method: outcome?.method ?? null,
+      extraction_warnings: JSON.stringify([...(outcome?.warnings ?? []), ...merged.warnings]),
+      extraction_provenance: JSON.stringify(merged.provenance),
+      request_fields: JSON.stringify(requestFields),
     });
     if (upload) {
       const file = await storeFile(trx, auth, upload, { type: 'incoming_invoice', id: row.id });
@@ -137,10 +191,74 @@ export async function createInvoice(
   });
 }
 
+/**
+ * Stores a finished extraction (the job worker calls it when OCR or a large PDF has been
+ * read): every field the caller did not set explicitly (`request_fields`, which PATCH adds
+ * to) takes the extracted value. Totals are left as they are when the caller set one, or when
+ * the extracted gross is below what is already paid or booked (a warning says so).
+ */
+export async function applyExtraction(
+  db: Db,
+  accountId: number,
+  invoiceId: number,
+  outcome: ExtractionOutcome,
+  status: 'done' | 'failed' = 'done',
+): Promise<InvoiceRow | undefined> {
+  return transact(db, async (trx) => {
+    const row = await repo.lockInvoice(trx, accountId, invoiceId);
+    if (!row) return undefined;
+    const requestFields = new Set(JSON.parse(row.request_fields) as string[]);
+    const merged = mergeExtraction(outcome, requestFields);
+    const warnings = [...outcome.warnings, ...merged.warnings];
+    const booked = ((await repo.bookingsOf(trx, accountId, [invoiceId])).get(invoiceId) ?? []).reduce(
+      (s, b) => s + Number(b.amount),
+      0,
+    );
+    const gross = merged.values.gross_total as number | undefined;
+    if (gross !== undefined && gross < Math.max(Number(row.paid_total), booked)) {
+      for (const k of TOTALS) {
+        delete merged.values[k];
+        delete merged.provenance[k];
+      }
+      merged.used = merged.used.filter((k) => !(TOTALS as readonly string[]).includes(k));
+      warnings.push({
+        code: 'totals_inconsistent',
+        field: 'gross_total',
+        message:
+          'The gross total read is below the amount already paid or booked; the stored totals were kept',
+      });
+    }
+    const used = [...merged.used];
+    const values: Updateable<IncomingInvoiceTable> = { ...merged.values };
+    if (row.supplier_id === null && !requestFields.has('supplier_id')) {
+      const supplierId = await matchSupplier(trx, accountId, merged);
+      if (supplierId !== undefined) {
+        values.supplier_id = supplierId;
+        used.push('supplier_id');
+        const seller = merged.provenance.supplier_vat_id ?? merged.provenance.supplier_name;
+        if (seller) merged.provenance.supplier_id = { ...seller, derived: true };
+      }
+    }
+    return repo.updateInvoice(trx, accountId, invoiceId, {
+      ...values,
+      extracted_fields: JSON.stringify(union(JSON.parse(row.extracted_fields) as string[], used)),
+      extraction_status: status,
+      extraction_method: outcome.method ?? row.extraction_method,
+      extraction_warnings: JSON.stringify(warnings),
+      extraction_provenance: JSON.stringify({
+        ...(JSON.parse(row.extraction_provenance) as Record<string, unknown>),
+        ...merged.provenance,
+      }),
+      updated_at: nowIso(),
+    });
+  });
+}
+
 export function updateInvoice(db: Db, auth: AuthContext, id: number, body: IncomingInvoiceUpdate) {
   return transact(db, async (trx) => {
     const row = await repo.lockInvoice(trx, auth.accountId, id);
     if (!row) throw notFound('Incoming invoice');
+    checkFields(body, row);
     await checkSupplier(trx, auth, body.supplier_id);
     const { net_total, tax_total, gross_total, status, ...fields } = body;
     const totals = completeTotals(
@@ -168,10 +286,27 @@ export function updateInvoice(db: Db, auth: AuthContext, id: number, body: Incom
     // Payments were made to (or set off against) a document of this type: the type stays.
     if (paid > 0 && fields.document_type !== undefined && fields.document_type !== row.document_type)
       throw new AppError('document_has_payments', 'A document with payments keeps its document_type');
-    const values = { ...fields, ...totals, status: nextStatus };
+    // A field the clerk wrote is theirs: a later extraction leaves it, and it is no longer "extracted".
+    const written = requestFieldsOf(body);
+    const values = {
+      ...plainFields(fields),
+      ...requestColumns(body),
+      ...totals,
+      status: nextStatus,
+      request_fields: JSON.stringify(union(JSON.parse(row.request_fields) as string[], written)),
+    };
     // A PATCH that changes nothing keeps updated_at (shared rule: src/shared/changes.ts).
     if (changesNothing(row, values)) return row;
-    return repo.updateInvoice(trx, auth.accountId, id, { ...values, updated_at: nowIso() });
+    const provenance = JSON.parse(row.extraction_provenance) as Record<string, unknown>;
+    for (const k of written) delete provenance[k];
+    return repo.updateInvoice(trx, auth.accountId, id, {
+      ...values,
+      extracted_fields: JSON.stringify(
+        (JSON.parse(row.extracted_fields) as string[]).filter((k) => !written.includes(k)),
+      ),
+      extraction_provenance: JSON.stringify(provenance),
+      updated_at: nowIso(),
+    });
   });
 }
 

@@ -23,6 +23,35 @@ export interface IncomingInvoiceTable {
   file_was_preprocessed: Generated<number>;
   /** JSON array of field names filled in by data extraction. */
   extracted_fields: Generated<string>;
+  delivery_date: string | null;
+  service_period_start: string | null;
+  service_period_end: string | null;
+  /** Cents, like the totals; null when not known. */
+  prepaid_total: number | null;
+  amount_due: number | null;
+  buyer_reference: string | null;
+  supplier_street: string | null;
+  supplier_postcode: string | null;
+  supplier_city: string | null;
+  supplier_country: string | null;
+  supplier_tax_number: string | null;
+  iban: string | null;
+  bic: string | null;
+  payment_reference: string | null;
+  /** JSON: TaxBreakdown[] (decimal strings), or null. */
+  taxes: string | null;
+  /** JSON: ExtractedLine[] (decimal strings), or null. */
+  line_items: string | null;
+  /** ExtractionStatus: pending, done, failed, skipped. */
+  extraction_status: Generated<string>;
+  /** ExtractionMethod of the values stored, or null. */
+  extraction_method: string | null;
+  /** JSON: ExtractionWarning[]. */
+  extraction_warnings: Generated<string>;
+  /** JSON: field name -> Provenance, for the extracted values stored. */
+  extraction_provenance: Generated<string>;
+  /** JSON: field names the caller set (request or PATCH); extraction never overwrites them. */
+  request_fields: Generated<string>;
   created_at: Generated<string>;
   updated_at: Generated<string>;
 }
