@@ -55,7 +55,8 @@ function address(parts: string[], party: Party): void {
 function returnAddress(lines: Line[]): Party | undefined {
   for (const line of lines) {
     if (line.page !== 1 || line.y > line.pageHeight * 0.4) continue;
-    const parts = line.text.split(/\s[·•|]\s|\s[-–]\s/);
+    // Separators ("·", "|") already end segments (lines.ts); a dash does not.
+    const parts = line.segments.length >= 3 ? line.segments.map((s) => s.text) : line.text.split(/\s[-–]\s/);
     if (parts.length < 3 || !parts.some((p) => POSTCODE.test(p.trim()) || UK_POSTCODE.test(p.trim())))
       continue;
     const party: Party = { name: parts[0]!.trim(), how: 'return_address' };
