@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createAccount, createTestDb, DB_KINDS } from './helpers.js';
+import { hashToken } from '../src/plugins/auth.js';
+import { Api, createAccount, createTestDb, DB_KINDS } from './helpers.js';
 import { Browser, discover, listeningApp, oauthClient, oidc, REDIRECT } from './oauth/harness.js';
 
 /** An OAuth error answer as openid-client reports it (RFC 6749 §5.2 `error`). */
@@ -67,7 +68,11 @@ for (const kind of DB_KINDS) {
         headers: { authorization: `Bearer ${tokens.access_token}` },
       });
       assert.equal(whoami.status, 200);
-      assert.equal((await whoami.json()).data.id, account.users.member, 'acts as the user who consented');
+      assert.equal(
+        ((await whoami.json()) as any).data.id,
+        account.users.member,
+        'acts as the user who consented',
+      );
 
       const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
       assert.notEqual(refreshed.refresh_token, tokens.refresh_token, 'rotated');
@@ -163,7 +168,7 @@ for (const kind of DB_KINDS) {
         }),
       });
       assert.equal(res.status, 400);
-      assert.equal((await res.json()).error, 'invalid_grant');
+      assert.equal(((await res.json()) as any).error, 'invalid_grant');
     });
 
     it('a replayed code is invalid_grant and revokes the tokens issued with it', async () => {
@@ -279,7 +284,7 @@ for (const kind of DB_KINDS) {
         headers: { authorization: `Bearer ${cc.access_token}` },
       });
       assert.equal(res.status, 200);
-      assert.deepEqual((await res.json()).data.token_scopes, ['client:read']);
+      assert.deepEqual(((await res.json()) as any).data.token_scopes, ['client:read']);
       await assert.rejects(
         oidc.clientCredentialsGrant(config, { scope: 'client:write' }),
         isError('invalid_scope'),
@@ -299,7 +304,7 @@ for (const kind of DB_KINDS) {
     it('RFC 8414 metadata names the endpoints, PKCE S256 and the scopes', async () => {
       const res = await fetch(`${server.origin}/.well-known/oauth-authorization-server`);
       assert.equal(res.status, 200);
-      const meta = await res.json();
+      const meta = (await res.json()) as any;
       assert.equal(meta.issuer, server.origin);
       assert.equal(meta.authorization_endpoint, `${server.origin}/oauth/auth`);
       assert.equal(meta.token_endpoint, `${server.origin}/oauth/token`);
@@ -307,6 +312,57 @@ for (const kind of DB_KINDS) {
       assert.equal(meta.introspection_endpoint, `${server.origin}/oauth/introspect`);
       assert.deepEqual(meta.code_challenge_methods_supported, ['S256']);
       assert.ok(meta.scopes_supported.includes('task-management:write'));
+    });
+
+    it('users list the apps they authorized and revoke one; admins list every grant of the account', async () => {
+      const { config, back, verifier, state } = await codeFor('client:read');
+      const tokens = await oidc.authorizationCodeGrant(config, back, {
+        pkceCodeVerifier: verifier,
+        expectedState: state,
+      });
+      const api = (token: string) => new Api(server.app, token);
+      // The member's own token for the console would carry `integration`; one made for this test:
+      const consoleApp = await oauthClient(handle.db, account.users.admin, 'integration');
+      const mine = await handle.db
+        .insertInto('access_tokens')
+        .values({
+          integration_id: consoleApp.id,
+          token_hash: hashToken('member-console'),
+          scopes: 'integration',
+          expires_at: null,
+          user_id: account.users.member,
+          grant_id: null,
+        })
+        .execute();
+      assert.ok(mine);
+      const list = await api('member-console').get('/integration/grants');
+      assert.equal(list.status, 200, list.text);
+      const grant = list.body.data.find(
+        (g: any) => g.app_name === 'Acme Time Tracker' && g.scopes.join() === 'client:read',
+      );
+      assert.ok(grant);
+      assert.equal(grant.user_id, account.users.member);
+      assert.deepEqual(grant.scope_descriptions, ['See clients']);
+      assert.ok(list.body.data.every((g: any) => g.user_id === account.users.member));
+      assert.equal((await api('member-console').get('/integration/grants?all=true')).status, 403);
+      const admin = await new Api(server.app, consoleApp.access_token).get('/integration/grants?all=true');
+      assert.equal(admin.status, 200);
+      assert.ok(admin.body.data.some((g: any) => g.id === grant.id));
+
+      const other = await createAccount(handle.db);
+      const otherAdmin = await oauthClient(handle.db, other.users.admin, 'integration');
+      assert.equal(
+        (await new Api(server.app, otherAdmin.access_token).delete(`/integration/grants/${grant.id}`)).status,
+        404,
+      );
+
+      assert.equal((await api('member-console').delete(`/integration/grants/${grant.id}`)).status, 204);
+      const res = await fetch(`${server.origin}/api/v1/whoami`, {
+        headers: { authorization: `Bearer ${tokens.access_token}` },
+      });
+      assert.equal(res.status, 401);
+      await assert.rejects(oidc.refreshTokenGrant(config, tokens.refresh_token!), isError('invalid_grant'));
+      assert.equal((await api('member-console').delete(`/integration/grants/${grant.id}`)).status, 404);
     });
   });
 }

@@ -9,6 +9,7 @@ import { effortsRoutes } from './efforts/efforts.routes.js';
 import { filesRoutes } from './files/files.routes.js';
 import { incomingInvoicesRoutes } from './incoming-invoices/incoming-invoices.routes.js';
 import { integrationRoutes } from './integration/integration.routes.js';
+import { grantsRoutes } from './oauth/grants.routes.js';
 import { oauthRoutes } from './oauth/oauth.routes.js';
 import { offersRoutes } from './offers/offers.routes.js';
 import { invoicesRoutes } from './outgoing-invoices/invoices.routes.js';
@@ -50,6 +51,7 @@ export async function registerModules(api: FastifyInstance): Promise<void> {
   await api.register(contactsRoutes);
   await api.register(settingsRoutes);
   await api.register(integrationRoutes);
+  await api.register(grantsRoutes);
   await api.register(projectsRoutes);
   await api.register(effortsRoutes);
   await api.register(userGroupRoutes);

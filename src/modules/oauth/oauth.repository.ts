@@ -114,8 +114,8 @@ export const findUserGrantId = (db: Db, userId: number, clientId: string, now: s
     .orderBy('created_at', 'desc')
     .executeTakeFirst();
 
-/** Grants with their app and user, of one account (and one user when given). */
-export function listGrants(db: Db, accountId: number, now: string, userId?: number) {
+/** Grants with their app and user, of one account (and one user when given), oldest first. */
+export function grantsQuery(db: Db, accountId: number, now: string, userId?: number) {
   let qb = db
     .selectFrom('oauth_store as g')
     .innerJoin('integrations as i', 'i.client_id', 'g.client_id')
@@ -137,7 +137,7 @@ export function listGrants(db: Db, accountId: number, now: string, userId?: numb
     .where('i.revoked_at', 'is', null)
     .where((eb) => eb.or([eb('g.expires_at', 'is', null), eb('g.expires_at', '>', now)]));
   if (userId !== undefined) qb = qb.where('g.user_id', '=', userId);
-  return qb.orderBy('g.created_at').orderBy('g.id').execute();
+  return qb.orderBy('g.created_at').orderBy('g.id');
 }
 
 export const findUserForSignIn = (db: Db, id: number) =>

@@ -1,0 +1,51 @@
+import type { Db } from '../../db/index.js';
+import { transact } from '../../db/transact.js';
+import type { AuthContext } from '../../plugins/auth.js';
+import { AppError } from '../../shared/errors.js';
+import { type PageParams, paginate } from '../../shared/paging.js';
+import { describeScope } from '../../shared/scopes.js';
+import { nowIso } from '../../shared/time.js';
+import * as repo from './oauth.repository.js';
+
+async function isAdmin(db: Db, userId: number): Promise<boolean> {
+  const u = await db.selectFrom('users').select('role').where('id', '=', userId).executeTakeFirst();
+  return u?.role === 'admin';
+}
+
+/**
+ * The apps users have authorized (OAuth grants): the token's user sees their own; with
+ * `all`, an admin sees every grant of the account.
+ */
+export async function listGrants(db: Db, auth: AuthContext, q: PageParams & { all?: boolean }) {
+  if (q.all && !(await isAdmin(db, auth.userId)))
+    throw new AppError('forbidden', "Only an admin may list the account's grants");
+  return paginate(repo.grantsQuery(db, auth.accountId, nowIso(), q.all ? undefined : auth.userId), q);
+}
+
+export function toGrant(row: Awaited<ReturnType<ReturnType<typeof repo.grantsQuery>['execute']>>[number]) {
+  const payload = JSON.parse(row.payload) as { openid?: { scope?: string } };
+  const scopes = (payload.openid?.scope ?? '').split(' ').filter(Boolean);
+  return {
+    id: row.id,
+    integration_id: row.integration_id,
+    app_name: row.display_name ?? row.name,
+    app_homepage: row.homepage,
+    user_id: row.user_id,
+    user_email: row.email,
+    scopes,
+    scope_descriptions: scopes.map(describeScope),
+    created_at: new Date(row.created_at).toISOString(),
+    expires_at: row.expires_at ? new Date(row.expires_at).toISOString() : null,
+  };
+}
+
+/** Revokes a grant: its refresh tokens, codes and access tokens end at once. Own grants, or any as admin. */
+export async function revokeGrant(db: Db, auth: AuthContext, grantId: string): Promise<void> {
+  const admin = await isAdmin(db, auth.userId);
+  const rows = await repo
+    .grantsQuery(db, auth.accountId, nowIso(), admin ? undefined : auth.userId)
+    .where('g.id', '=', grantId)
+    .execute();
+  if (!rows.length) throw new AppError('not_found', 'No such grant');
+  await transact(db, (trx) => repo.deleteGrant(trx, grantId, nowIso()));
+}
