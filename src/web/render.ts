@@ -30,15 +30,17 @@ export const registerViewFile = (name: `@${string}`, file: string) =>
 export const PAGE_CSP =
   "default-src 'none'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'";
 
+/** The headers of every page; a header the handler set already (e.g. a stricter referrer policy) stays. */
 export function pageHeaders(reply: FastifyReply): void {
-  reply.headers({
+  const headers: Record<string, string> = {
     'content-security-policy': PAGE_CSP,
     'x-frame-options': 'DENY',
     'referrer-policy': 'same-origin',
     'x-content-type-options': 'nosniff',
     'cache-control': 'no-store',
     vary: 'accept-language',
-  });
+  };
+  for (const [name, value] of Object.entries(headers)) if (!reply.hasHeader(name)) reply.header(name, value);
 }
 
 /**
