@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,17 +26,36 @@ let langDir: string | undefined;
 
 /**
  * tesseract.js loads every language from one `langPath` directory, and the packages keep each
- * model in a directory of its own: a private directory of links to the installed files joins them.
+ * model in a directory of its own: a directory of links to the installed files joins them. It
+ * is named after the installation, so every thread and run shares one and none is left behind.
  */
 function languageDirectory(): string {
   if (langDir) return langDir;
-  const dir = mkdtempSync(join(tmpdir(), 'ocr-lang-'));
-  for (const code of LANGS)
-    symlinkSync(
-      require.resolve(`@tesseract.js-data/${code}/${MODEL_DIR}/${code}.traineddata.gz`),
-      join(dir, `${code}.traineddata.gz`),
-    );
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const files = LANGS.map((code) => ({
+    name: `${code}.traineddata.gz`,
+    target: require.resolve(`@tesseract.js-data/${code}/${MODEL_DIR}/${code}.traineddata.gz`),
+  }));
+  const key = createHash('sha256')
+    .update(files.map((f) => f.target).join('\n'))
+    .digest('hex')
+    .slice(0, 16);
+  const dir = join(tmpdir(), `ocr-models-${key}`);
+  mkdirSync(dir, { recursive: true });
+  for (const f of files) {
+    const link = join(dir, f.name);
+    try {
+      if (readlinkSync(link) === f.target) continue;
+      rmSync(link, { force: true });
+    } catch {
+      // Not there yet.
+    }
+    try {
+      symlinkSync(f.target, link);
+    } catch (err) {
+      // Another thread made it meanwhile.
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
   langDir = dir;
   return dir;
 }
