@@ -1,41 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DEFAULT_LIMITS, fromText } from '../../src/modules/incoming-invoices/extraction.js';
+import { DEFAULT_LIMITS } from '../../src/modules/incoming-invoices/extraction.js';
 import { toCents } from '../../src/modules/incoming-invoices/incoming-invoices.mappers.js';
 import { completeTotals } from '../../src/modules/incoming-invoices/incoming-invoices.service.js';
 import { readXmlInvoice } from '../../src/modules/incoming-invoices/xml/index.js';
-
-describe('text-layer extraction', () => {
-  const cases: [string, string, Record<string, string>][] = [
-    [
-      'German labels',
-      'Rechnungsnr.: RE-2026/17 Datum: 03.02.2026 Gesamtbetrag 1.234,56 € USt-IdNr. DE 123456789',
-      {
-        invoice_number: 'RE-2026/17',
-        date: '2026-02-03',
-        gross_total: '1234.56',
-        supplier_vat_id: 'DE123456789',
-      },
-    ],
-    [
-      'English labels',
-      'Invoice no. INV-42 Invoice date 2026-01-31 Total amount EUR 1,234.50 VAT ID GB123456789',
-      {
-        invoice_number: 'INV-42',
-        date: '2026-01-31',
-        gross_total: '1234.50',
-        supplier_vat_id: 'GB123456789',
-      },
-    ],
-    ['buyer VAT id only is not taken', 'Ihre USt-IdNr. DE987654321', {}],
-    ['impossible date is dropped', 'Datum: 31.02.2026', {}],
-    ['a delivery date is no invoice date', 'Lieferdatum: 01.02.2026 Leistungsdatum 02.02.2026', {}],
-    ['the amount due after a prepayment is no gross total', 'Zahlbetrag 100,00 € Amount due 50.00', {}],
-    ['ambiguous amount is dropped', 'Gesamtbetrag 1.234.56', {}],
-    ['nothing labelled, nothing taken', 'Hello 12.00 world 2026-01-01', {}],
-  ];
-  for (const [name, text, expected] of cases) it(name, () => assert.deepEqual(fromText(text), expected));
-});
 
 describe('CII XML extraction', () => {
   it('reads credit notes and amounts as written', () => {

@@ -1,6 +1,5 @@
 import { inflateSync } from 'node:zlib';
-import { Decimal } from 'decimal.js';
-import type { ExtractedFields, ExtractionOutcome, ExtractionWarning } from './extraction.model.js';
+import type { ExtractionOutcome, ExtractionWarning } from './extraction.model.js';
 import { fieldsFromLayout } from './layout/fields.js';
 import { pdfPageWords } from './layout/pdf-words.js';
 import { pdfProblem } from './pdf-guard.js';
@@ -37,60 +36,6 @@ const nothing = (...warnings: ExtractionWarning[]): ExtractionOutcome => ({
   provenance: {},
   warnings,
 });
-
-const DATE_RE = /\b(\d{1,2})\.(\d{1,2})\.(\d{4})\b|\b(\d{4})-(\d{2})-(\d{2})\b/;
-
-function parseDate(text: string): string | undefined {
-  const m = DATE_RE.exec(text);
-  if (!m) return undefined;
-  const [y, mo, d] = m[4] ? [m[4], m[5]!, m[6]!] : [m[3]!, m[2]!.padStart(2, '0'), m[1]!.padStart(2, '0')];
-  const iso = `${y}-${mo}-${d}`;
-  const t = new Date(`${iso}T00:00:00Z`);
-  return !Number.isNaN(t.getTime()) && t.toISOString().startsWith(iso) ? iso : undefined;
-}
-
-/** "1.234,56" or "1,234.56" or "1234.56" -> "1234.56"; anything ambiguous -> undefined. */
-function parseAmount(s: string): string | undefined {
-  const m = /^(\d{1,3}(?:([.,\s\u00a0\u202f])\d{3})*|\d+)([.,])(\d{2})$/.exec(s.trim());
-  if (!m) return undefined;
-  if (m[2] && m[2] === m[3]) return undefined;
-  return new Decimal(`${m[1]!.replace(/[.,\s\u00a0\u202f]/g, '')}.${m[4]}`).toFixed(2);
-}
-
-/**
- * Conservative patterns over the text layer (the fallback until the layout reader answers):
- * a value is taken only where a label names it, so a document that does not say it plainly
- * yields nothing rather than a wrong guess.
- */
-export function fromText(
-  raw: string,
-): Pick<ExtractedFields, 'invoice_number' | 'date' | 'gross_total' | 'supplier_vat_id'> {
-  const text = raw.replace(/[\u00a0\u202f]/g, ' ').replace(/[ \t]+/g, ' ');
-  const out: ReturnType<typeof fromText> = {};
-  const number =
-    /(?:Rechnungs(?:-?nummer|-?nr\.?)|Invoice\s*(?:number|no\.?|#)|Gutschrift(?:s?nummer|s?-?nr\.?))\s*:?\s*([A-Z0-9][A-Z0-9\-/_.]{1,39})/i.exec(
-      text,
-    );
-  if (number) out.invoice_number = number[1]!.replace(/[.]$/, '');
-  // Never a delivery, service or due date taken for the invoice date.
-  const date =
-    /(?<![A-Za-zäöü-])(?:Rechnungsdatum|Invoice\s*date|Datum|Date)\s*:?\s*([0-9][0-9.-]{7,9})/i.exec(text);
-  const iso = date ? parseDate(date[1]!) : undefined;
-  if (iso) out.date = iso;
-  const gross =
-    /(?:Gesamtbetrag|Rechnungsbetrag|Bruttobetrag|Gesamt\s*brutto|Total\s*(?:amount|gross))\s*(?:\([^)]*\))?\s*:?\s*(?:EUR|€)?\s*(\d[\d.,\s]*\d)/i.exec(
-      text,
-    );
-  const amount = gross ? parseAmount(gross[1]!) : undefined;
-  if (amount) out.gross_total = amount;
-  // The buyer's VAT id is printed too ("Ihre USt-IdNr.", "Your VAT ID"): never take that one.
-  const vat =
-    /(?<!(?:Ihre|Your)\s)\b(?:USt-?Id(?:Nr)?\.?|VAT\s*(?:ID|No\.?|number)|UID)\s*:?\s*([A-Z]{2}\s?[0-9A-Z]{8,12})\b/i.exec(
-      text,
-    );
-  if (vat) out.supplier_vat_id = vat[1]!.replace(/\s+/g, '').toUpperCase();
-  return out;
-}
 
 const IMAGE_MAGIC: [string, number[]][] = [
   ['png', [0x89, 0x50, 0x4e, 0x47]],

@@ -20,6 +20,7 @@ import type {
   IncomingInvoiceUpdate,
 } from './incoming-invoices.schemas.js';
 import type { IncomingInvoiceTable } from './incoming-invoices.tables.js';
+import { enqueueExtraction } from './jobs/enqueue.js';
 
 export async function present(db: Db, auth: AuthContext, rows: InvoiceRow[]): Promise<IncomingInvoice[]> {
   const bookings = await repo.bookingsOf(
@@ -157,7 +158,11 @@ export async function createInvoice(
         gross_total: centsOf(body.gross_total),
       })
     : {};
-  const status = !outcome ? 'skipped' : outcome.warnings.some((w) => FAILED.has(w.code)) ? 'failed' : 'done';
+  // A scan, or PDF pages without text: the OCR job reads it after the request (pending until then).
+  let status: 'skipped' | 'pending' | 'failed' | 'done' = 'done';
+  if (!outcome) status = 'skipped';
+  else if (outcome.needs_ocr) status = 'pending';
+  else if (outcome.warnings.some((w) => FAILED.has(w.code))) status = 'failed';
   return transact(db, async (trx) => {
     let row = await repo.insertInvoice(trx, {
       account_id: auth.accountId,
@@ -187,6 +192,7 @@ export async function createInvoice(
     }
     if (body.bookings?.length)
       await repo.insertBookings(trx, await resolveBookings(trx, auth, row, body.bookings));
+    if (status === 'pending') await enqueueExtraction(trx, { accountId: auth.accountId, invoiceId: row.id });
     return row;
   });
 }
