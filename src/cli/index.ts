@@ -11,11 +11,18 @@ import {
 } from '../modules/integration/integration.service.js';
 import { parseScopes } from '../plugins/auth.js';
 import { AppError } from '../shared/errors.js';
+import {
+  INTEGRATION_OAUTH_USAGE,
+  OAUTH_CLIENT_OPTIONS,
+  oauthClientInput,
+  updateIntegrationCommand,
+} from './integration-oauth.js';
 import { USER_USAGE, userCommand } from './user.js';
 
 const USAGE = `Usage: npm run --silent cli -- <command>
 
   integration create --name NAME --scopes "s1 s2 …" [--user ID] [--account ID] [--ttl SECONDS] [--json]
+${INTEGRATION_OAUTH_USAGE}
   integration list [--account ID] [--json]
   integration revoke ID
   import FILE.json [--account ID]      import users, groups, clients, projects … (see import-schema)
@@ -62,6 +69,7 @@ async function main(argv: string[]): Promise<void> {
       'first-name': { type: 'string' },
       'last-name': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
+      ...OAUTH_CLIENT_OPTIONS,
     },
   });
   const [cmd, sub, arg] = positionals;
@@ -81,6 +89,7 @@ async function main(argv: string[]): Promise<void> {
         userId: int('user', values.user),
         accountId: int('account', values.account),
         ttlSeconds: int('ttl', values.ttl),
+        ...oauthClientInput(values),
       }),
     );
     if (values.json) print(created);
@@ -88,7 +97,8 @@ async function main(argv: string[]): Promise<void> {
       process.stdout.write(
         `integration ${created.id} "${created.name}" (account ${created.account_id}, user ${created.user_id})\n` +
           `access_token:  ${created.access_token}\nclient_id:     ${created.client_id}\nclient_secret: ${created.client_secret}\n` +
-          `scopes:        ${created.scopes.join(' ') || '(none)'}\n`,
+          `scopes:        ${created.scopes.join(' ') || '(none)'}\n` +
+          `client_type:   ${created.client_type}\nredirect_uris: ${created.redirect_uris.join(' ') || '(none)'}\n`,
       );
     }
     return;
@@ -101,6 +111,13 @@ async function main(argv: string[]): Promise<void> {
         process.stdout.write(
           `${r.id}\t${r.revoked_at ? 'revoked' : 'active'}\t${r.name}\t${r.scopes.join(' ')}\n`,
         );
+    return;
+  }
+  if (cmd === 'integration' && sub === 'update') {
+    const id = int('id', arg);
+    if (id === undefined) throw new UsageError('integration update needs an ID');
+    await withDb((h) => updateIntegrationCommand(h, id, values));
+    process.stdout.write(`integration ${id} updated\n`);
     return;
   }
   if (cmd === 'integration' && sub === 'revoke') {
