@@ -1,5 +1,11 @@
 import assert from 'node:assert/strict';
-import { afterEach, before, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.js';
+import type { DbHandle } from '../src/db/index.js';
+import { seedDemoIfEmpty } from '../src/import/demo.js';
+import { importData } from '../src/import/index.js';
+import { hashPassword } from '../src/modules/users/passwords.js';
 import { inviteUser, setPassword } from '../src/modules/users/passwords.service.js';
 import { hashToken } from '../src/plugins/auth.js';
 import { clock } from '../src/web/clock.js';
@@ -9,7 +15,7 @@ import {
   recordFailure,
   THROTTLE_WINDOW_MS,
 } from '../src/web/throttle.js';
-import { createAccount, describeEachDb } from './helpers.js';
+import { createAccount, createTestDb, DB_KINDS, describeEachDb, testConfig } from './helpers.js';
 import { Browser, pageError } from './web-client.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -428,3 +434,58 @@ describeEachDb(
   },
   { config: { publicUrl: 'https://app.example' } },
 );
+
+for (const kind of DB_KINDS) {
+  describe(`passwords from the import and the demo data [${kind}]`, () => {
+    let handle: DbHandle;
+    let app: FastifyInstance;
+    before(async () => {
+      handle = await createTestDb(kind);
+      app = await buildApp(testConfig(), { db: handle, logger: false });
+    });
+    after(async () => {
+      await app.close();
+      await handle.destroy();
+    });
+
+    it('the demo admin gets a random password, announced once, with which they sign in', async () => {
+      const lines: string[] = [];
+      await seedDemoIfEmpty(handle.db, (line) => lines.push(line));
+      assert.equal(lines.length, 1);
+      const m = /sign in at \/signin as (ada@demo\.example) with the password (\S+) /.exec(lines[0]!);
+      assert.ok(m, lines[0]);
+      const b = new Browser(app);
+      assert.equal((await b.signIn(m[1]!, m[2]!)).status, 303);
+      assert.match((await b.get('/me')).body, /Ada Lovelace/);
+    });
+
+    it('the import takes a password hash (never a password) to move users between installations', async () => {
+      const hash = await hashPassword(PASSWORD);
+      await importData(handle.db, {
+        account: { name: 'Moved' },
+        users: [{ email: 'moved@test.example', first_name: 'Mo', last_name: 'Ved', password_hash: hash }],
+      });
+      assert.equal((await new Browser(app).signIn('moved@test.example', PASSWORD)).status, 303);
+      await assert.rejects(
+        importData(handle.db, {
+          account: { name: 'Plain' },
+          users: [{ email: 'plain@test.example', first_name: 'P', last_name: 'L', password_hash: PASSWORD }],
+        }),
+        /password_hash/,
+      );
+      // Absurd parameters in a stored hash are no match, not a process allocating gigabytes.
+      await importData(handle.db, {
+        account: { name: 'Huge' },
+        users: [
+          {
+            email: 'huge@test.example',
+            first_name: 'H',
+            last_name: 'U',
+            password_hash: 'scrypt$1073741824$8$1$AAAA$AAAA',
+          },
+        ],
+      });
+      assert.equal((await new Browser(app).signIn('huge@test.example', PASSWORD)).status, 401);
+    });
+  });
+}

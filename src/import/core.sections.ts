@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { CountryCode, CurrencyCode, Email } from '../shared/schemas.js';
 import type { ImportContext, ImportSection } from './context.js';
+import '../web/web.tables.js';
 
 const Key = Type.String({ minLength: 1, description: 'Reference used by later records of the file' });
 
@@ -16,6 +17,14 @@ const UserItem = Type.Object(
     language: Type.Optional(Type.String()),
     timezone: Type.Optional(Type.String()),
     active: Type.Optional(Type.Boolean()),
+    password_hash: Type.Optional(
+      Type.String({
+        pattern: '^scrypt\\$\\d+\\$\\d+\\$\\d+\\$[\\w-]+\\$[\\w-]+$',
+        maxLength: 200,
+        description:
+          'A password hash as this service stores it (`scrypt$N$r$p$salt$hash`), to move users between installations; never a password',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -67,7 +76,11 @@ export const usersSection: ImportSection = {
       last_name: string;
       active?: boolean;
     }>[]) {
-      const { key, active, ...rest } = u as Record<string, unknown> & { key?: string; active?: boolean };
+      const { key, active, password_hash, ...rest } = u as Record<string, unknown> & {
+        key?: string;
+        active?: boolean;
+        password_hash?: string;
+      };
       const row = await ctx.trx
         .insertInto('users')
         .values({
@@ -79,6 +92,11 @@ export const usersSection: ImportSection = {
         .returning('id')
         .executeTakeFirstOrThrow();
       ctx.remember('users', key, row.id);
+      if (password_hash)
+        await ctx.trx
+          .insertInto('user_passwords')
+          .values({ user_id: row.id, password_hash, updated_at: new Date().toISOString() })
+          .execute();
     }
   },
 };

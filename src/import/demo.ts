@@ -1,14 +1,40 @@
+import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Db } from '../db/index.js';
+import { setPassword } from '../modules/users/passwords.service.js';
 import { importData } from './index.js';
 
 export const DEMO_FILE = new URL('../../seed/demo.json', import.meta.url);
 
-/** Loads the demo data through the import, once: only into a database with no account. */
-export async function seedDemoIfEmpty(db: Db): Promise<number | undefined> {
+const toStderr = (line: string) => process.stderr.write(`${line}\n`);
+
+/**
+ * Loads the demo data through the import, once: only into a database with no account. Its
+ * first admin gets a random password, announced once (stderr): a password written in the
+ * README would open every installation that kept the demo data.
+ */
+export async function seedDemoIfEmpty(
+  db: Db,
+  announce: (line: string) => void = toStderr,
+): Promise<number | undefined> {
   const any = await db.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
   if (any) return undefined;
   const doc = JSON.parse(await readFile(DEMO_FILE, 'utf8'));
   const result = await importData(db, doc);
+  const admin = await db
+    .selectFrom('users')
+    .select(['id', 'email'])
+    .where('account_id', '=', result.account_id)
+    .where('role', '=', 'admin')
+    .orderBy('id')
+    .executeTakeFirst();
+  if (admin) {
+    const password = randomBytes(12).toString('base64url');
+    await setPassword(db, admin.id, password);
+    announce(
+      `demo data loaded: sign in at /signin as ${admin.email} with the password ${password} ` +
+        `(shown this once; set another with: npm run --silent cli -- user set-password --email ${admin.email})`,
+    );
+  }
   return result.account_id;
 }

@@ -47,9 +47,17 @@ export async function verifyPassword(password: string, stored: string | null | u
   const parts = hash.split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
   const [n, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
+  // Parameters come from the database (or an imported file): absurd ones are no match, not a
+  // process that allocates gigabytes.
+  if (!(n >= 2 && n <= 2 ** 20 && r >= 1 && r <= 32 && p >= 1 && p <= 16)) return false;
   const salt = Buffer.from(parts[4]!, 'base64url');
   const expected = Buffer.from(parts[5]!, 'base64url');
-  const key = await derive(password, salt, n, r, p);
+  let key: Buffer;
+  try {
+    key = await derive(password, salt, n, r, p);
+  } catch {
+    return false;
+  }
   return key.length === expected.length && timingSafeEqual(key, expected) && stored != null;
 }
 
