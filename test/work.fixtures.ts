@@ -69,7 +69,16 @@ export async function seedWork(ctx: TestContext): Promise<WorkFixture> {
         { entity: 'task', key: 'notes', label: 'Notes', type: 'text' },
       ],
       clients: [
-        { key: 'alpha', name: 'Alpha GmbH', shortcode: 'ALPHA' },
+        {
+          key: 'alpha',
+          name: 'Alpha GmbH',
+          shortcode: 'ALPHA',
+          // An address, so that invoices to it can be booked (§14 (4) UStG).
+          street: 'Alphaweg 1',
+          zip: '10115',
+          city: 'Berlin',
+          country_code: 'DE',
+        },
         { key: 'beta', name: 'Beta Ltd' },
       ],
       portfolios: [
