@@ -260,7 +260,10 @@ export function offerToPdf(
   const references: { label: string; value: string }[] = [];
   if (o.title) references.push({ label: lang === 'de' ? 'Betreff' : 'Subject', value: o.title });
   if (o.valid_until)
-    references.push({ label: lang === 'de' ? 'Gültig bis' : 'Valid until', value: o.valid_until });
+    references.push({
+      label: lang === 'de' ? 'Gültig bis' : 'Valid until',
+      value: formatterFor({ language: lang, currency: o.currency }).date(o.valid_until),
+    });
   return {
     kind: 'offer',
     title: TITLES.offer[lang],

@@ -143,7 +143,8 @@ export function formatterFor(doc: Pick<PdfDocument, 'language' | 'currency'>): F
     quantity: (value) => plain.format(decimal(value)),
     // German typesetting puts a (narrow) space before the percent sign.
     percent: (value) => plain.format(decimal(value)) + (lang === 'de' ? '\u00a0%' : '%'),
-    date: (value) => (value ? formatDate(dates, value) : ''),
+    // German dates are always DD.MM.YYYY (DIN 5008), four-digit years included.
+    date: (value) => (value ? (lang === 'de' ? germanDate(value) : formatDate(dates, value)) : ''),
   };
   cache.set(key, formatter);
   return formatter;
@@ -155,10 +156,18 @@ function decimal(value: string): Intl.StringNumericLiteral {
   return trimmed as Intl.StringNumericLiteral;
 }
 
+function germanDate(value: string): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(value);
+  return m ? `${m[3]}.${m[2]}.${m[1]}` : value;
+}
+
 function formatDate(dates: Intl.DateTimeFormat, value: string): string {
   const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(value);
   if (!m) return value;
-  return dates.format(new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))));
+  // setUTCFullYear, not Date.UTC: that one reads the years 0–99 as 1900–1999.
+  const d = new Date(0);
+  d.setUTCFullYear(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  return dates.format(d);
 }
 
 /** Sign flip on the string itself: "-12.50" <-> "12.50"; no arithmetic. */
