@@ -358,16 +358,22 @@ describeEachDb('invoice plans', (ctx) => {
     assert.equal((await reader.get(`/outgoing-invoices/${small.body.data.id}`)).body.data.net_total, 500);
   });
 
-  it('deleting a plan deletes its unbooked invoices and keeps booked ones', async () => {
+  it('deleting a plan (forced, it has a booked invoice) deletes its unbooked invoices and keeps booked ones', async () => {
     const m = (await recurring({ plan_start: '2026-01-01', plan_end: '2026-03-31' })).body.data;
     const kids = (await api.post(`/outgoing-invoices/${m.id}/generate`)).body.data.children;
     await bookNow(api, kids[0].id);
-    assert.equal((await api.delete(`/outgoing-invoices/${m.id}`)).status, 204);
-    expectProblem(await reader.get(`/outgoing-invoices/master/${m.id}`), 404);
+    expectProblem(await api.delete(`/outgoing-invoices/${m.id}`), 409, 'plan_has_booked_invoices');
+    assert.equal(
+      (await (await ctx.as('outgoing-invoice:force-delete')).delete(`/outgoing-invoices/${m.id}/force`))
+        .status,
+      204,
+    );
+    // The plan stays readable for the booked invoice that names it; it takes no more changes.
+    assert.ok((await reader.get(`/outgoing-invoices/master/${m.id}`)).body.data.deleted_at);
     expectProblem(await api.post(`/outgoing-invoices/${m.id}/generate`), 404);
     assert.equal((await reader.get(`/outgoing-invoices/${kids[0].id}`)).body.data.status, 'booked');
-    expectProblem(await reader.get(`/outgoing-invoices/${kids[1].id}`), 404);
-    expectProblem(await reader.get(`/outgoing-invoices/${kids[2].id}`), 404);
+    assert.ok((await reader.get(`/outgoing-invoices/${kids[1].id}`)).body.data.deleted_at);
+    assert.ok((await reader.get(`/outgoing-invoices/${kids[2].id}`)).body.data.deleted_at);
     assert.ok(
       !(await reader.get('/outgoing-invoices/master?per_page=100')).body.data.some((x: any) => x.id === m.id),
     );

@@ -274,7 +274,10 @@ describeEachDb('outgoing invoices', (ctx) => {
     expectProblem(await writer.delete(`/outgoing-invoices/${inv.id}/force`), 403, 'insufficient_scope');
     const forced = await forcer.delete(`/outgoing-invoices/${inv.id}/force`);
     assert.equal(forced.status, 204);
-    expectProblem(await reader.get(`/outgoing-invoices/${inv.id}`), 404);
+    // Still readable by id (nothing hidden from an auditor), marked deleted.
+    const gone = (await reader.get(`/outgoing-invoices/${inv.id}`)).body.data;
+    assert.ok(gone.deleted_at);
+    assert.equal(gone.invoice_number, booked.invoice_number);
     const list = await reader.get(`/outgoing-invoices?status=booked&per_page=100`);
     assert.ok(!list.body.data.some((i: any) => i.id === inv.id));
     // The number of a deleted invoice stays taken.
@@ -286,13 +289,13 @@ describeEachDb('outgoing invoices', (ctx) => {
     );
   });
 
-  it('DELETE soft-deletes an unbooked invoice: 204, then 404 and out of lists; force works on open ones too', async () => {
+  it('DELETE soft-deletes an unbooked invoice: 204, then readable by id only, 404 for changes, out of lists; force works on open ones too', async () => {
     const a = await makeInvoice(writer, { client_id: clientId, line_items: [line(1)] });
     const b = await makeInvoice(writer, { client_id: clientId, status: 'bookable' });
     const del = await writer.delete(`/outgoing-invoices/${a.id}`);
     assert.equal(del.status, 204);
     assert.equal(del.text, '');
-    expectProblem(await reader.get(`/outgoing-invoices/${a.id}`), 404);
+    assert.ok((await reader.get(`/outgoing-invoices/${a.id}`)).body.data.deleted_at);
     expectProblem(await writer.delete(`/outgoing-invoices/${a.id}`), 404);
     expectProblem(await writer.patch(`/outgoing-invoices/${a.id}`, { title: 'x' }), 404);
     expectProblem(await booker.post(`/outgoing-invoices/${a.id}/book`), 404);

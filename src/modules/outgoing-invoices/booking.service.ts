@@ -3,6 +3,7 @@ import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { toAppError } from '../../plugins/errors.js';
 import { AppError } from '../../shared/errors.js';
+import { documentTotals } from '../../shared/money.js';
 import type { PdfDocument, PdfParty } from '../../shared/pdf/types.js';
 import { nowIso, todayIso } from '../../shared/time.js';
 import { validatorCompiler } from '../../shared/validation.js';
@@ -196,6 +197,15 @@ export async function createExternal(db: Db, auth: AuthContext, upload: Upload) 
       { field: 'data.credited_invoice_id', message: 'only credits refer to an invoice' },
     ]);
   checkDates(data, 'data.');
+  // Stored booked, so checked as booking checks: a credit totals below zero, an invoice not.
+  const gross = documentTotals(lines.map((l) => ({ net: l.net_total, tax_rate: l.tax_rate }))).gross;
+  const view = { type, status: 'open', client_id: data.client_id, line_count: lines.length, gross };
+  const refusal = bookingRefusal(view);
+  if (refusal?.errors)
+    fail(
+      'validation_failed',
+      refusal.errors.map((e) => ({ ...e, field: `data.${e.field}` })),
+    );
   let row: InvoiceRow;
   try {
     row = await transact(db, async (trx) => {

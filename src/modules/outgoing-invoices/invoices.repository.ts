@@ -12,30 +12,32 @@ export type InvoiceRow = Selectable<OutgoingInvoiceTable>;
 export type ItemRow = Selectable<OutgoingInvoiceItemTable>;
 type Db = Kysely<Database>;
 
-/** A live (not deleted) invoice or master; `lock` takes a row lock on PostgreSQL. */
+/**
+ * A live (not deleted) invoice or master; `lock` takes a row lock on PostgreSQL. `withDeleted`
+ * also finds soft-deleted ones (reads by id: nothing is hidden from an auditor).
+ */
 export function findInvoice(
   db: Db,
   accountId: number,
   id: number,
   lock = false,
+  withDeleted = false,
 ): Promise<InvoiceRow | undefined> {
   let qb = db
     .selectFrom('outgoing_invoices')
     .selectAll()
     .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null);
+    .where('id', '=', id);
+  if (!withDeleted) qb = qb.where('deleted_at', 'is', null);
   // SQLite has no row locks; its transactions are serialized on the one connection.
   if (lock && isPostgres(db)) qb = qb.forUpdate();
   return qb.executeTakeFirst();
 }
 
 export function listInvoices(db: Db, accountId: number, q: InvoiceListQuery) {
-  let qb = db
-    .selectFrom('outgoing_invoices')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('deleted_at', 'is', null);
+  let qb = db.selectFrom('outgoing_invoices').selectAll().where('account_id', '=', accountId);
+  // `deleted=true` adds the soft-deleted ones (like `archived=true` elsewhere).
+  if (!q.deleted) qb = qb.where('deleted_at', 'is', null);
   // Masters are plans, not documents: only a type filter naming one lists them.
   qb = q.type ? qb.where('type', '=', q.type) : qb.where('type', 'in', [...DOCUMENT_TYPES]);
   if (q.status) qb = qb.where('status', '=', q.status);

@@ -17,6 +17,7 @@ import {
 } from './invoices.schemas.js';
 import * as service from './invoices.service.js';
 import { LineItem } from './line-items.js';
+import { numberSeriesRoutes } from './number-series.routes.js';
 import { invoicePdf } from './pdf.service.js';
 import { plansRoutes } from './plans.routes.js';
 import { invoiceXml } from './xml.service.js';
@@ -28,6 +29,7 @@ const same = <T>(x: T) => x;
 
 export const invoicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(plansRoutes);
+  await app.register(numberSeriesRoutes);
 
   app.get(
     '/outgoing-invoices',
@@ -37,7 +39,7 @@ export const invoicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'List outgoing invoices',
         description:
-          'Documents (invoice, credit, deposit, partial, final), ids ascending; deleted ones are left out. Plan masters are listed only when `type` names a master type (see also /outgoing-invoices/master). `date_from`/`date_to` filter the invoice date.',
+          'Documents (invoice, credit, deposit, partial, final), ids ascending; deleted ones are left out unless `deleted=true`, which lists them too (with `deleted_at`, `deleted_by`). Plan masters are listed only when `type` names a master type (see also /outgoing-invoices/master). `date_from`/`date_to` filter the invoice date.',
         querystring: InvoiceListQuery,
         response: { 200: List(Invoice) },
       },
@@ -103,7 +105,8 @@ export const invoicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'Retrieve an outgoing invoice',
-        description: 'With line items, totals per tax rate, deductions (final invoices) and payment state.',
+        description:
+          'With line items, totals per tax rate, deductions (final invoices) and payment state. Deleted invoices (booked ones included) stay readable here with `deleted_at` and `deleted_by`.',
         params: IdParams,
         response: { 200: Data(Invoice) },
       },
@@ -135,7 +138,8 @@ export const invoicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'Delete an outgoing invoice (soft)',
-        description: 'Booked invoices cannot be deleted here: 409 `invoice_booked` (see DELETE …/force).',
+        description:
+          'Soft delete: the invoice stays readable by id and listed with `deleted=true`, with `deleted_at` and `deleted_by`. Booked invoices cannot be deleted here: 409 `invoice_booked` (see DELETE …/force); nor plans with booked invoices: 409 `plan_has_booked_invoices`. A partial plan’s final invoice goes only with its plan: 409 `plan_final_invoice`. A deleted plan takes its unbooked invoices along.',
         params: IdParams,
         response: { 204: Type.Null({ description: 'Deleted' }) },
       },
@@ -153,7 +157,8 @@ export const invoicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'Delete any outgoing invoice, booked ones included (soft)',
-        description: 'Its number stays taken.',
+        description:
+          'Its number stays taken and it stays readable by id (see GET /outgoing-invoices/number-series for the gap it leaves). A plan deleted so stays readable for its booked invoices; a partial plan’s final invoice goes only with its plan (409 `plan_final_invoice`).',
         params: IdParams,
         response: { 204: Type.Null({ description: 'Deleted' }) },
       },

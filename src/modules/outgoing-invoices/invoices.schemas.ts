@@ -193,6 +193,11 @@ export const InvoiceListQuery = Type.Object(
     invoice_number: Type.Optional(Type.String({ maxLength: 64 })),
     date_from: Type.Optional(DateString),
     date_to: Type.Optional(DateString),
+    deleted: Type.Optional(
+      Type.Boolean({
+        description: 'true: soft-deleted invoices (DELETE, DELETE …/force) are listed too, with `deleted_at`',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -287,6 +292,11 @@ export const Invoice = Type.Object(
     file_id: Nullable(Id),
     line_items: Type.Array(LineItem),
     booked_at: Nullable(Timestamp),
+    deleted_at: Nullable({
+      ...Timestamp,
+      description: 'Soft-deleted (DELETE, DELETE …/force) at; null while live',
+    }),
+    deleted_by: Nullable({ ...Id, description: 'The user who deleted it' }),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -333,6 +343,10 @@ export const Master = Type.Object(
     remaining_net_total: Nullable(Amount),
     remaining_gross_total: Nullable(Amount),
     children: Type.Array(MasterChild),
+    deleted_at: Nullable({
+      ...Timestamp,
+      description: 'A plan deleted with DELETE …/force stays readable for its booked invoices',
+    }),
     created_at: Timestamp,
     updated_at: Timestamp,
   },

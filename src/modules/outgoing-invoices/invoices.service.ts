@@ -3,7 +3,7 @@ import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { changesNothing } from '../../shared/changes.js';
-import { type FieldError, notFound } from '../../shared/errors.js';
+import { AppError, type FieldError, notFound } from '../../shared/errors.js';
 import type { Page } from '../../shared/paging.js';
 import { nowIso } from '../../shared/time.js';
 import {
@@ -35,8 +35,11 @@ export async function getRow(db: Db, auth: AuthContext, id: number, lock = false
   return row;
 }
 
+/** Deleted invoices stay readable by id, with `deleted_at` and `deleted_by`. */
 export async function getInvoice(db: Db, auth: AuthContext, id: number): Promise<Invoice> {
-  return toInvoice(await loadView(db, auth.accountId, await getRow(db, auth, id)));
+  const row = await repo.findInvoice(db, auth.accountId, id, false, true);
+  if (!row) throw notFound('Outgoing invoice');
+  return toInvoice(await loadView(db, auth.accountId, row));
 }
 
 export async function listInvoices(db: Db, auth: AuthContext, q: InvoiceListQuery): Promise<Page<Invoice>> {
@@ -56,7 +59,8 @@ export async function listLineItems(
 }
 
 export async function getMaster(db: Db, auth: AuthContext, id: number): Promise<Master> {
-  const row = await repo.findInvoice(db, auth.accountId, id);
+  // A deleted plan stays readable: its booked invoices still name it as their master.
+  const row = await repo.findInvoice(db, auth.accountId, id, false, true);
   if (!row || !isMaster(row.type)) throw notFound('Invoice master plan');
   return (await loadMasters(db, auth.accountId, [row]))[0]!;
 }
@@ -183,21 +187,38 @@ export async function updateInvoice(
   return toInvoice(await loadView(db, auth.accountId, row));
 }
 
-/** Soft delete; without `force`, booked invoices are refused (409 invoice_booked). */
+/**
+ * Soft delete: the invoice stays readable by id (and listed with `deleted=true`) with
+ * `deleted_at` and `deleted_by`; its number stays taken. Without `force`, booked invoices are
+ * refused (409 invoice_booked), and so are plans with booked invoices (409
+ * plan_has_booked_invoices; forced, the plan stays readable for them). A partial plan's final
+ * invoice goes only with its plan (409 plan_final_invoice).
+ */
 export async function deleteInvoice(db: Db, auth: AuthContext, id: number, force: boolean): Promise<void> {
   await transact(db, async (trx) => {
     const row = await getRow(trx, auth, id, true);
     const refusal = deleteRefusal(row, force);
     if (refusal) throw refusal;
+    if (row.type === 'final' && row.master_id !== null) {
+      throw new AppError(
+        'plan_final_invoice',
+        `Invoice ${id} is the final invoice of partial plan ${row.master_id}: delete the plan instead`,
+      );
+    }
+    const children = isMaster(row.type) ? await repo.childrenOf(trx, auth.accountId, [id]) : [];
+    const booked = children.filter((c) => c.status === 'booked');
+    if (!force && booked.length > 0) {
+      throw new AppError(
+        'plan_has_booked_invoices',
+        `Plan ${id} has booked invoices (${booked.map((c) => c.id).join(', ')}); DELETE …/force keeps it readable for them`,
+      );
+    }
     const now = nowIso();
-    await repo.updateInvoice(trx, auth.accountId, id, { deleted_at: now, updated_at: now });
+    const deleted = { deleted_at: now, deleted_by: auth.userId, updated_at: now };
+    await repo.updateInvoice(trx, auth.accountId, id, deleted);
     // A deleted plan takes its drafts along; booked invoices of it stay.
-    if (isMaster(row.type)) {
-      for (const child of await repo.childrenOf(trx, auth.accountId, [id])) {
-        if (child.status !== 'booked') {
-          await repo.updateInvoice(trx, auth.accountId, child.id, { deleted_at: now, updated_at: now });
-        }
-      }
+    for (const child of children) {
+      if (child.status !== 'booked') await repo.updateInvoice(trx, auth.accountId, child.id, deleted);
     }
   });
 }

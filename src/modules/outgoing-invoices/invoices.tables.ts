@@ -45,6 +45,8 @@ export interface OutgoingInvoiceTable {
   pdf_file_id: number | null;
   booked_at: string | null;
   deleted_at: string | null;
+  /** The user who deleted it (migration 951); null while live and for older deletions. */
+  deleted_by: Generated<number | null>;
   created_at: Generated<string>;
   updated_at: Generated<string>;
 }

@@ -137,6 +137,8 @@ export function toInvoice(v: InvoiceView): Invoice {
     file_id: r.file_id,
     line_items: v.items.map(toLineItem),
     booked_at: r.booked_at,
+    deleted_at: r.deleted_at,
+    deleted_by: r.deleted_by,
     created_at: r.created_at,
     updated_at: r.updated_at,
   };
@@ -204,6 +206,7 @@ export async function loadMasters(db: Db, accountId: number, masters: InvoiceRow
         gross_total: fromCents(k.totals.gross),
         payment_status: k.payment.status,
       })),
+      deleted_at: m.deleted_at,
       created_at: m.created_at,
       updated_at: m.updated_at,
     };
