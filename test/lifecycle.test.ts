@@ -47,7 +47,7 @@ class Proc {
   }
 
   /** The first log line (JSON on stdout) whose message matches. */
-  async logLine(msg: RegExp, timeoutMs = 20_000): Promise<Record<string, unknown>> {
+  async logLine(msg: RegExp, timeoutMs = 60_000): Promise<Record<string, unknown>> {
     let found: Record<string, unknown> | undefined;
     await waitFor(
       `a log line ${msg}`,
@@ -76,6 +76,13 @@ class Proc {
     return Number(/:(\d+)$/.exec(line.msg as string)![1]);
   }
 }
+
+/**
+ * stderr without the one line a dependency prints on every start under Node 20 (oidc-provider
+ * asks for Node 22; package.json allows 20.12): not the service's output, and not an error.
+ */
+const ours = (lines: string[]) =>
+  lines.filter((l) => !l.startsWith('oidc-provider WARNING: Unsupported runtime'));
 
 const npm = (script: string[], env: Record<string, string>) => new Proc('npm', [...script, '--silent'], env);
 
@@ -193,7 +200,7 @@ describe('process lifecycle', () => {
     assert.deepEqual(await p.exited, { code: 0, signal: null }, [...p.out, ...p.err].join('\n'));
     assert.ok(await refused(port), 'nothing listens on the port');
     await waitFor('every process of the tree to end', () => pids.every((pid) => !alive(pid)), 3000);
-    assert.deepEqual(p.err, []);
+    assert.deepEqual(ours(p.err), []);
   });
 
   it('SIGINT to `npm run worker` stops the worker and its process tree', async () => {
@@ -233,8 +240,9 @@ describe('process lifecycle', () => {
       for (const [i, run] of runs.entries()) {
         const { code } = await run.exited;
         assert.equal(code, 1, JSON.stringify(cases[i]!.env));
-        assert.equal(run.err.length, 1, run.err.join('\n'));
-        assert.match(run.err[0]!, cases[i]!.line);
+        const err = ours(run.err);
+        assert.equal(err.length, 1, run.err.join('\n'));
+        assert.match(err[0]!, cases[i]!.line);
       }
     } finally {
       holder.close();
@@ -275,7 +283,7 @@ describe('process lifecycle', () => {
       await waitFor(
         'two server processes again',
         () => p.logs().filter((l) => /^Server listening/.test(String(l.msg))).length === 3,
-        15_000,
+        60_000,
       );
       assert.equal(serverProcesses(supervisor).length, 2);
       assert.equal(await get(), 200);
@@ -312,7 +320,7 @@ describe('process lifecycle', () => {
 
       const env = { DATABASE_URL: dbFile, WEBHOOK_ALLOW_PRIVATE: 'true' };
       workers.push(new Proc(process.execPath, ['--import', 'tsx', 'src/worker.ts'], env));
-      await waitFor('four deliveries, the last in flight', () => receiver.requests.length === 4, 20_000);
+      await waitFor('four deliveries, the last in flight', () => receiver.requests.length === 4, 60_000);
       workers.push(new Proc(process.execPath, ['--import', 'tsx', 'src/worker.ts'], env));
       await workers[1]!.logLine(/webhook delivery worker started/);
       assert.equal(receiver.requests.length, 4, 'the second worker waits: the run is claimed');
@@ -322,8 +330,11 @@ describe('process lifecycle', () => {
       await waitFor(
         'all eight messages',
         () => new Set(ids()).size === 8 && receiver.requests.length >= 9,
-        15_000,
-      );
+        30_000,
+      ).catch((err: Error) => {
+        const log = [...workers[1]!.out, ...workers[1]!.err].join('\n');
+        throw new Error(`${err.message}: ${receiver.requests.length} received; second worker:\n${log}`);
+      });
       await sleep(300);
 
       const sent = ids();
