@@ -94,7 +94,7 @@ function footerBank(s: Sheet): void {
 }
 
 /**
- * Held out: never used while the field logic was written. A sidebar on the right with the
+ * First held out, now tuned (see HELD_OUT). A sidebar on the right with the
  * supplier, stacked label-over-value meta and bank details; totals right-aligned in the main
  * column.
  */
@@ -122,9 +122,78 @@ function sidebar(s: Sheet): void {
   totalsRows(s, end, 230, 400);
 }
 
+const HEADLINE = {
+  de: { title: 'Rechnung Nr.', credit: 'Gutschrift Nr.', of: 'vom', net: 'Warenwert', plus: 'zzgl.', tax: 'USt', total: 'Rechnungssumme' },
+  en: { title: 'Invoice', credit: 'Credit note', of: 'dated', net: 'Goods', plus: 'plus', tax: 'VAT', total: 'Total due' },
+  fr: { title: 'Facture n°', credit: 'Avoir n°', of: 'du', net: 'Total HT', plus: '', tax: 'TVA', total: 'Net à payer' },
+}; // biome-ignore format: a table of words
+
+/**
+ * First held out, now tuned (see HELD_OUT): number and date in one headline ("Rechnung Nr. RE-1 vom 06.12.2026"), wordings
+ * the label table was not written from, supplier only as a centred letterhead line.
+ */
+function headline(s: Sheet): void {
+  const p = s.d.supplier;
+  const h = HEADLINE[s.lang];
+  // Only what this layout prints is ground truth.
+  Object.assign(s.d, { dueDate: undefined, deliveryDate: undefined, prepaid: undefined, due: undefined });
+  s.text(297 - 100, 40, `${p.name} | ${p.street} | ${p.postcode} ${p.city}`, { size: 8 });
+  buyerBlock(s, 50, 120);
+  s.text(50, 200, `${s.d.credit ? h.credit : h.title} ${s.d.number} ${h.of} ${s.date(s.d.date)}`, { size: 13, bold: true });
+  const y = itemTable(s, 240);
+  let yy = y > 700 ? (s.pdf.addPage(), 60) : y;
+  const row = (label: string, value: string) => {
+    s.text(330, yy, label);
+    s.text(545, yy, value, { right: true });
+    yy += 14;
+  };
+  row(h.net, s.amount(s.d.net));
+  for (const t of s.d.taxes) row(`${h.plus} ${t.rate.replace('.', ',')} % ${h.tax}`.trim(), s.amount(t.tax));
+  row(h.total, s.amount(s.d.gross));
+  s.text(50, yy + 20, `IBAN ${groupIban(s.d.iban)} · BIC ${s.d.bic} · ${s.pick(s.w.vat)} ${s.d.vatId}`, { size: 7 });
+}
+
+/**
+ * Held out, written after the reader was last changed and never run through it before the
+ * scored eval: labels right-aligned against their values in a centred grid, totals as
+ * full-width rows, the supplier only in a centred footer and a large logo-like name.
+ */
+function grid(s: Sheet): void {
+  const p = s.d.supplier;
+  s.text(545, 40, p.name.toUpperCase(), { size: 18, bold: true, right: true });
+  s.text(50, 90, titleOf(s), { size: 12, bold: true });
+  buyerBlock(s, 50, 110);
+  metaFields(s).forEach(([label, value], i) => {
+    s.text(430, 110 + i * 12, `${label}:`, { size: 8, right: true });
+    s.text(440, 110 + i * 12, value, { size: 8 });
+  });
+  const y = itemTable(s, 230);
+  let yy = y > 690 ? (s.pdf.addPage(), 60) : y + 6;
+  const row = (label: string, value: string, bold = false) => {
+    s.text(50, yy, label, { bold });
+    s.text(545, yy, value, { right: true, bold });
+    yy += 15;
+  };
+  const tax = s.pick(s.w.tax);
+  row(s.pick(s.w.net), s.amount(s.d.net));
+  for (const t of s.d.taxes) row(`${tax} (${t.rate.replace('.', s.lang === 'en' ? '.' : ',')} %)`, s.amount(t.tax));
+  row(s.pick(s.w.gross), s.amount(s.d.gross), true);
+  if (s.d.prepaid) {
+    row(s.pick(s.w.prepaid), s.money(s.d.prepaid.neg()));
+    row(s.pick(s.w.amountDue), s.amount(s.d.due!), true);
+  }
+  const foot = `${p.name} · ${p.street} · ${p.postcode} ${p.city} · ${s.pick(s.w.vat)} ${s.d.vatId}`;
+  s.text(297 - foot.length * 1.6, 790, foot, { size: 7 });
+  const bank = `IBAN ${groupIban(s.d.iban)} · BIC ${s.d.bic}`;
+  s.text(297 - bank.length * 1.6, 800, bank, { size: 7 });
+}
+
 export type Layout = (s: Sheet) => void;
 
 /** Templates the field logic was written against. */
-export const TUNED: Record<string, Layout> = { labelRight, cells, twoColumn, footerBank };
-/** Templates kept out of development: the "never seen" score. */
-export const HELD_OUT: Record<string, Layout> = { sidebar };
+export const TUNED: Record<string, Layout> = { labelRight, cells, twoColumn, footerBank, sidebar, headline };
+/**
+ * Templates kept out of development: the "never seen" score. (`sidebar` and `headline` were held
+ * out first; the reader was then improved on what they showed, so they count as tuned now.)
+ */
+export const HELD_OUT: Record<string, Layout> = { grid };

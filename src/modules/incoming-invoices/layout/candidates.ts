@@ -113,16 +113,34 @@ export function scanLabels(lines: Line[], lang: Lang): Scan {
     return true;
   };
 
+  // "Rechnung Nr. RE-1 vom 06.12.2026", "Invoice INV-1 dated 6 May 2026": the number's date.
+  const datedNumber = (line: Line, s: Segment, rest: string) => {
+    const m = /^\S+\s+(?:vom|v\.|dated|of|from|du|en\s?date\s?du)\s+(.+)$/iu.exec(rest);
+    const v = m ? readValue('date', m[1]!, lang) : undefined;
+    if (v)
+      candidates.push({
+        ...v,
+        target: 'date',
+        rank: 8,
+        how: 'inline',
+        line: line.index,
+        page: line.page,
+        ocr: s.confidence,
+      });
+  };
+
   for (const line of lines) {
     const inTableLine = tableLines.has(line.index);
     line.segments.forEach((s, i) => {
-      // A rate before the label: "19 % MwSt auf 1.000,00" reads as a tax label.
-      const m = matchLabel(s.text) ?? matchLabel(s.text.replace(/^\d{1,2}(?:[.,]\d{1,2})?\s?%\s*/, ''));
+      // A rate before or inside the label ("19 % MwSt auf 1.000,00", "zzgl. 19 % USt") reads as a tax label.
+      const m =
+        matchLabel(s.text) ?? matchLabel(s.text.replace(/(?<![\d.,])\d{1,2}(?:[.,]\d{1,2})?\s?%\s*/, ''));
       if (!m) return;
       const { kind, target } = m.label;
       // In a line-item table a "Gesamtbetrag" column or an "Anzahlung" item is no total, and a
       // "Datum" column no invoice date; a label beside the table (a sidebar) still counts.
-      if (inTableLine && (kind === 'amount' || kind === 'none' || (target === 'date' && m.label.rank < 10))) return;
+      if (inTableLine && (kind === 'amount' || kind === 'none' || (target === 'date' && m.label.rank < 10)))
+        return;
       used.add(s);
       if (target === 'recipient') {
         recipient.push({
@@ -140,6 +158,7 @@ export function scanLabels(lines: Line[], lang: Lang): Scan {
         if (!m.rest && next && !matchLabel(next.text)) used.add(next);
         return;
       }
+      if (target === 'invoice_number' && m.rest) datedNumber(line, s, m.rest);
       if (kind !== 'amount' && m.rest && push(line, s, m, readValue(kind, m.rest, lang), 'inline', s)) return;
       // To the right: for amounts the rest of the line up to the next label (a rate column may
       // stand between); otherwise the next cell.

@@ -139,7 +139,8 @@ function totals(r: Result, scan: Scan): void {
   // Several rates printed without their bases: the tax total is their sum.
   const perRate = new Map<string, Decimal>();
   for (const c of scan.candidates)
-    if (c.target === 'tax_total' && c.rate !== undefined && !perRate.has(c.rate)) perRate.set(c.rate, dec(c.value).abs());
+    if (c.target === 'tax_total' && c.rate !== undefined && !perRate.has(c.rate))
+      perRate.set(c.rate, dec(c.value).abs());
   if (perRate.size >= 2) taxes.push([...perRate.values()].reduce((s, t) => s.plus(t), dec('0')));
   if (rows.length) {
     taxes.push(rows.reduce((s, b) => s.plus(b.tax), dec('0')));
@@ -258,11 +259,27 @@ function documentType(r: Result, lines: Line[], scan: Scan, lang: Lang): void {
         const rest = s.text
           .replace(INVOICE_TITLE, '')
           .replace(/^\s*(?:nr\.?|no\.?|n°|#|number)?\s*:?\s*/i, '');
-        const id = rest && /^\S+$/.test(rest) && /\d/.test(rest) && findDates(rest, lang).length === 0;
+        const token = rest.split(/\s+/)[0] ?? '';
+        const after = rest.slice(token.length).trim();
+        // The title's number stands alone or is followed by its date ("Invoice 2026/17 dated …").
+        const dated = /^(?:vom|v\.|dated|of|from|du)\s+(.+)$/iu.exec(after);
+        const id = (after === '' || dated) && /\d/.test(token) && findDates(token, lang).length === 0;
+        const d = id && dated ? findDates(dated[1]!, lang)[0] : undefined;
+        if (d && d.index === 0)
+          scan.candidates.push({
+            target: 'date',
+            value: d.value,
+            sure: d.sure,
+            rank: 8,
+            how: 'inline',
+            line: line.index,
+            page: line.page,
+            ocr: s.confidence,
+          });
         if (id)
           scan.candidates.push({
             target: 'invoice_number',
-            value: rest.replace(/[.,;:]+$/, ''),
+            value: token.replace(/[.,;:]+$/, ''),
             sure: true,
             rank: 7,
             how: 'inline',

@@ -123,6 +123,7 @@ export const LABELS: Label[] = [
   label('gross_total', 'amount', 10, [
     'gesamtbetrag(?:\\s?brutto)?',
     'rechnungsbetrag',
+    'rechnungssumme',
     'gutschriftsbetrag',
     'endsumme',
     'endbetrag',

@@ -57,8 +57,14 @@ function returnAddress(lines: Line[]): Party | undefined {
     if (line.page !== 1 || line.y > line.pageHeight * 0.4) continue;
     // Separators ("·", "|") already end segments (lines.ts); a dash does not.
     const parts = line.segments.length >= 3 ? line.segments.map((s) => s.text) : line.text.split(/\s[-–]\s/);
-    if (parts.length < 3 || !parts.some((p) => POSTCODE.test(p.trim()) || UK_POSTCODE.test(p.trim())))
+    if (
+      parts.length < 3 ||
+      !parts.slice(1).some((p) => POSTCODE.test(p.trim()) || UK_POSTCODE.test(p.trim()))
+    )
       continue;
+    // The sender line names the company first; a window-address line beside a label does not.
+    const name = parts[0]!.trim();
+    if (POSTCODE.test(name) || STREET.test(name) || parts.some((p) => matchLabel(p))) continue;
     const party: Party = { name: parts[0]!.trim(), how: 'return_address' };
     address(parts.slice(1), party);
     return party;
