@@ -14,8 +14,8 @@ import { Decimal } from 'decimal.js';
 import { ATTACHMENT_NAMES, pdfWithXml } from '../eval/embed.js';
 import { DEV_SEED, type GeneratedPdf, generateTextPdfs, HELD_OUT_SEED } from '../eval/generate.js';
 import { xmlTruth } from '../eval/xml-truth.js';
-import type { ExtractionOutcome } from '../src/modules/incoming-invoices/extraction.model.js';
 import { extractInvoiceData } from '../src/modules/incoming-invoices/extraction.js';
+import type { ExtractionOutcome } from '../src/modules/incoming-invoices/extraction.model.js';
 import { fieldsFromLayout } from '../src/modules/incoming-invoices/layout/fields.js';
 
 const CORPUS = join(import.meta.dirname, '..', '..', 'shared', 'corpus', 'xrechnung-testsuite');
@@ -81,7 +81,9 @@ function same(field: Field, got: unknown, truth: Truth): boolean {
   }
   if (field === 'supplier_vat_id' || field === 'iban') return g.replace(/\s/g, '').toUpperCase() === want;
   if (field === 'supplier_name')
-    return [want, truth.supplier_name_alt].some((w) => w !== undefined && w.toLowerCase() === g.toLowerCase());
+    return [want, truth.supplier_name_alt].some(
+      (w) => w !== undefined && w.toLowerCase() === g.toLowerCase(),
+    );
   return g === want;
 }
 
@@ -120,7 +122,11 @@ async function kinds(): Promise<Kind[]> {
   const embedded: Doc[] = [];
   for (const [i, x] of cii.entries()) {
     const pdf = await pdfWithXml(x.text, ATTACHMENT_NAMES[i % ATTACHMENT_NAMES.length]!, x.name);
-    embedded.push({ name: x.name, truth: truthOfXml(x.text), run: () => extractInvoiceData(pdf, 'application/pdf') });
+    embedded.push({
+      name: x.name,
+      truth: truthOfXml(x.text),
+      run: () => extractInvoiceData(pdf, 'application/pdf'),
+    });
   }
   const count = arg('pdfs', 120);
   const pdfDoc = (d: GeneratedPdf): Doc => ({
@@ -132,8 +138,16 @@ async function kinds(): Promise<Kind[]> {
   const held = (await generateTextPdfs({ seed: HELD_OUT_SEED, count, heldOut: true })).map(pdfDoc);
   const noCorpus = files.length === 0 ? `not available: ${CORPUS} not found` : undefined;
   return [
-    { title: 'CII XML (XRechnung CII)', docs: cii.map((x) => asXml(x, 'application/xml')), unavailable: noCorpus },
-    { title: 'UBL 2.1 XML (XRechnung UBL)', docs: ubl.map((x) => asXml(x, 'application/xml')), unavailable: noCorpus },
+    {
+      title: 'CII XML (XRechnung CII)',
+      docs: cii.map((x) => asXml(x, 'application/xml')),
+      unavailable: noCorpus,
+    },
+    {
+      title: 'UBL 2.1 XML (XRechnung UBL)',
+      docs: ubl.map((x) => asXml(x, 'application/xml')),
+      unavailable: noCorpus,
+    },
     {
       title: 'XML sent as application/octet-stream',
       docs: xml.map((x) => asXml(x, 'application/octet-stream')),
@@ -152,8 +166,12 @@ async function scans(count: number): Promise<Kind> {
   if (count <= 0) return { title, docs: [], unavailable: 'not run (--scans 0)' };
   let scanPdf: (pdf: Uint8Array, o: object) => Promise<{ pdf: Buffer }>;
   let scanOptionsFor: (seed: number) => object;
-  let runOcrJob: (job: { data: Uint8Array; maxPages: number }) => Promise<
-    { ok: true; pages: import('../src/modules/incoming-invoices/extraction.model.js').PageWords[] } | { ok: false; error: string }
+  let runOcrJob: (job: {
+    data: Uint8Array;
+    maxPages: number;
+  }) => Promise<
+    | { ok: true; pages: import('../src/modules/incoming-invoices/extraction.model.js').PageWords[] }
+    | { ok: false; error: string }
   >;
   try {
     const scanModule = '../eval/scans.js';
@@ -172,7 +190,8 @@ async function scans(count: number): Promise<Kind> {
     run: async () => {
       const scan = await scanPdf(d.pdf, scanOptionsFor(i + 1));
       const read = await runOcrJob({ data: scan.pdf, maxPages: 50 });
-      if (!read.ok) return { fields: {}, provenance: {}, warnings: [{ code: 'ocr_failed', message: read.error }] };
+      if (!read.ok)
+        return { fields: {}, provenance: {}, warnings: [{ code: 'ocr_failed', message: read.error }] };
       return fieldsFromLayout(read.pages, 'ocr');
     },
   }));
@@ -204,9 +223,12 @@ async function score(kind: Kind): Promise<Score> {
       const r = (s.right[f] ??= [0, 0]);
       r[1]++;
       if (ok) r[0]++;
-      const confidence = (out.provenance as Record<string, { confidence: number } | undefined>)[f]?.confidence ?? 0;
+      const confidence =
+        (out.provenance as Record<string, { confidence: number } | undefined>)[f]?.confidence ?? 0;
       if (!ok && got !== undefined && confidence >= HIGH)
-        s.highWrong.push(`${doc.name}: ${f} = ${String(got)} (truth ${doc.truth[f]}, confidence ${confidence})`);
+        s.highWrong.push(
+          `${doc.name}: ${f} = ${String(got)} (truth ${doc.truth[f]}, confidence ${confidence})`,
+        );
     }
     if (FULL.every((f) => same(f, fields[f], doc.truth))) s.full++;
   }
@@ -220,7 +242,14 @@ const median = (xs: number[]) => {
 };
 
 function table(scores: Score[]): string {
-  const head = ['input', 'documents', 'fully right', ...FIELDS.map((f) => HEAD[f]), 'high-confidence wrong', 'median ms'];
+  const head = [
+    'input',
+    'documents',
+    'fully right',
+    ...FIELDS.map((f) => HEAD[f]),
+    'high-confidence wrong',
+    'median ms',
+  ];
   const rows = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
   for (const s of scores) {
     if (s.unavailable) {
@@ -242,9 +271,7 @@ async function main(): Promise<void> {
     scores.push(await score(kind));
     process.stderr.write(`scored: ${kind.title}\n`);
   }
-  const details = scores
-    .flatMap((s) => s.highWrong.map((w) => `- ${s.title}: ${w}`))
-    .join('\n');
+  const details = scores.flatMap((s) => s.highWrong.map((w) => `- ${s.title}: ${w}`)).join('\n');
   const md = [
     `Extraction quality (npm run eval:extraction, ${new Date().toISOString().slice(0, 10)}, ${((Date.now() - started) / 1000).toFixed(0)} s).`,
     'Fully right = invoice number, date and gross total all correct; per-field columns: share of documents',

@@ -7,7 +7,8 @@ import { page } from './layout-helpers.js';
 type Runs = [number, number, string][];
 const read = (runs: Runs, ...more: Runs[]): ExtractionOutcome =>
   fieldsFromLayout([page(runs, 1), ...more.map((r, i) => page(r, i + 2))], 'pdf_text');
-const conf = (o: ExtractionOutcome, f: string) => (o.provenance as Record<string, { confidence: number }>)[f]?.confidence;
+const conf = (o: ExtractionOutcome, f: string) =>
+  (o.provenance as Record<string, { confidence: number }>)[f]?.confidence;
 const codes = (o: ExtractionOutcome) => o.warnings.map((w) => w.code);
 
 const letter: Runs = [
@@ -223,7 +224,12 @@ const cases: Case[] = [
   },
   {
     name: 'a gross alone is not split into net and tax',
-    pages: [[[340, 358, 'Rechnungsbetrag'], [540, 358, '1.190,00 EUR']]],
+    pages: [
+      [
+        [340, 358, 'Rechnungsbetrag'],
+        [540, 358, '1.190,00 EUR'],
+      ],
+    ],
     expect: { gross_total: '1190.00', currency: 'EUR' },
     absent: ['net_total', 'tax_total'],
     unsure: ['gross_total'],
@@ -250,7 +256,12 @@ const cases: Case[] = [
   {
     name: 'totals on the second page',
     pages: [
-      [[340, 150, 'Invoice number'], [450, 150, 'INV-9'], [340, 163, 'Invoice date'], [450, 163, 'December 6, 2026']],
+      [
+        [340, 150, 'Invoice number'],
+        [450, 150, 'INV-9'],
+        [340, 163, 'Invoice date'],
+        [450, 163, 'December 6, 2026'],
+      ],
       [
         [340, 100, 'Net amount'],
         [540, 100, '2,000.00'],
@@ -278,7 +289,12 @@ const cases: Case[] = [
   },
   {
     name: 'an unlabelled letter date is read, unsure',
-    pages: [[[400, 100, 'Berlin, 6. Dezember 2026'], [340, 150, 'Rechnung Nr. 4711']]],
+    pages: [
+      [
+        [400, 100, 'Berlin, 6. Dezember 2026'],
+        [340, 150, 'Rechnung Nr. 4711'],
+      ],
+    ],
     expect: { date: '2026-12-06', invoice_number: '4711' },
     unsure: ['date'],
   },
@@ -292,8 +308,10 @@ describe('layout reader: fields from positioned words', () => {
       const out = read(first!, ...more);
       for (const [field, value] of Object.entries(c.expect))
         assert.deepEqual((out.fields as Record<string, unknown>)[field], value, field);
-      for (const field of c.absent ?? []) assert.equal((out.fields as Record<string, unknown>)[field], undefined, field);
-      for (const field of c.sure ?? []) assert.ok((conf(out, field) ?? 0) >= 0.9, `${field} sure: ${conf(out, field)}`);
+      for (const field of c.absent ?? [])
+        assert.equal((out.fields as Record<string, unknown>)[field], undefined, field);
+      for (const field of c.sure ?? [])
+        assert.ok((conf(out, field) ?? 0) >= 0.9, `${field} sure: ${conf(out, field)}`);
       for (const field of c.unsure ?? []) {
         const v = conf(out, field);
         assert.ok(v === undefined || v < 0.9, `${field} unsure: ${v}`);
