@@ -204,6 +204,6 @@ describe('PDF mapping of offers', () => {
     assert.equal(doc.booked, false);
     assert.equal(doc.number, 'AN-7');
     assert.equal(doc.gross_total, '80.90');
-    assert.deepEqual(doc.references, [{ label: 'Valid until', value: '2026-04-01' }]);
+    assert.deepEqual(doc.references, [{ label: 'Valid until', value: '1 Apr 2026' }]);
   });
 });
