@@ -220,7 +220,8 @@ async function score(kind: Kind): Promise<Score> {
       const got = fields[f];
       if (doc.truth[f] === undefined) continue;
       const ok = same(f, got, doc.truth);
-      const r = (s.right[f] ??= [0, 0]);
+      const r = s.right[f] ?? [0, 0];
+      s.right[f] = r;
       r[1]++;
       if (ok) r[0]++;
       const confidence =
