@@ -1,13 +1,27 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-// @fastify/cookie is registered without its hook (web.plugin.ts): it would parse the Cookie
-// header of every request, the API's too, which never reads it. Pages parse it when asked.
+// @fastify/cookie's parser and serializer, taken from a scope of its own (web.plugin.ts): as
+// a plugin of the whole app it would add a hook and decorations to every request, the API's
+// too, which never reads cookies. Pages parse the header when they ask.
+type Parse = (header: string) => Record<string, string>;
+type Serialize = (name: string, value: string, opts: Record<string, unknown>) => string;
+let codec: { parse: Parse; serialize: Serialize } | undefined;
+
+export function useCookieCodec(parse: Parse, serialize: Serialize): void {
+  codec = { parse, serialize };
+}
+
+function cookieCodec() {
+  if (!codec) throw new Error('cookies are read before the web plugin was registered');
+  return codec;
+}
+
 const parsed = new WeakMap<FastifyRequest, Record<string, string>>();
 
 export function cookies(req: FastifyRequest): Record<string, string> {
   const kept = parsed.get(req);
   if (kept) return kept;
-  const c = req.headers.cookie ? req.server.parseCookie(req.headers.cookie) : {};
+  const c = req.headers.cookie ? cookieCodec().parse(req.headers.cookie) : {};
   parsed.set(req, c);
   return c;
 }
@@ -34,7 +48,7 @@ export function setCookie(
 ): void {
   reply.header(
     'set-cookie',
-    req.server.serializeCookie(cookieName(req, base), value, {
+    cookieCodec().serialize(cookieName(req, base), value, {
       httpOnly: true,
       sameSite: 'lax',
       secure: isSecure(req),

@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import fp from 'fastify-plugin';
 import { PASSWORD_MAX, PASSWORD_MIN, passwordProblem } from '../modules/users/passwords.js';
 import { acceptInvite, openInvite } from '../modules/users/passwords.service.js';
 import { toAppError } from '../plugins/errors.js';
+import { useCookieCodec } from './cookies.js';
 import { langOf, translator } from './i18n.js';
 import { render } from './render.js';
 import { checkCsrf, endSession, requireSession, sessionUser, startSession } from './session.js';
@@ -35,13 +35,17 @@ function field(req: FastifyRequest, name: string, max = PASSWORD_MAX): string {
 }
 
 /**
- * Cookie parsing for every page (this one's and those of other modules, e.g. OAuth consent),
- * then the sign-in pages in a scope of their own.
+ * The cookie codec for every page (this plugin's and those of other modules, e.g. OAuth
+ * consent), then the sign-in pages.
  */
-export const webPlugin = fp(async (app: FastifyInstance) => {
-  await app.register(cookie, { hook: false });
+export async function webPlugin(app: FastifyInstance): Promise<void> {
+  await app.register(async (scope) => {
+    // No routes in this scope: the plugin's onSend hook and decorations reach none.
+    await scope.register(cookie, { hook: false });
+    useCookieCodec(scope.parseCookie, scope.serializeCookie);
+  });
   await app.register(signinPages);
-});
+}
 
 /**
  * The pages with which users sign in, sign out and accept invitations (issue 12), outside
