@@ -24,6 +24,8 @@ const BY_SEGMENT: Record<string, string> = {
 export function pathParamTable(path: string, param: string): string {
   if (param === 'bookingId') return 'incoming_invoice_bookings';
   if (param === 'delivery_id') return 'webhook_deliveries';
+  // OAuth grants: string ids in oauth_store, no account column (no pool: an id of nothing).
+  if (param === 'grant_id') return 'oauth_store';
   if (path.startsWith('/tasks/comments/')) return 'task_comments';
   const table = BY_SEGMENT[path.split('/')[1]!];
   if (!table) throw new Error(`no table known for path parameter ${param} of ${path}`);

@@ -101,7 +101,7 @@ export async function createProvider(app: FastifyInstance, options: OAuthOptions
   // Scopes outside the provider's static list (`user-profile:*`) need consent all the same.
   policy.get('consent')!.checks.add(
     new Check('api_scopes_missing', 'requested scopes not granted', (ctx) => {
-      const granted = new Set(ctx.oidc.grant!.getOIDCScopeEncountered().split(' '));
+      const granted = new Set((ctx.oidc as unknown as { grant: { getOIDCScopeEncountered(): string } }).grant.getOIDCScopeEncountered().split(' '));
       const requested = (ctx.oidc.params?.scope as string | undefined)?.split(' ').filter(Boolean) ?? [];
       return requested.some((s) => !granted.has(s)) ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT;
     }),
