@@ -65,6 +65,16 @@ const SIMPLE = [
   'payment_reference',
 ] as const satisfies readonly FieldName[];
 
+const DATES = new Set<string>([
+  'date',
+  'due_date',
+  'delivery_date',
+  'service_period_start',
+  'service_period_end',
+]);
+/** Amounts of incoming documents are at most 10^11 (see the schemas). */
+const MAX_CENTS = 1e13;
+
 const cents = (v: string) => new Decimal(v).times(100).toDecimalPlaces(0, Decimal.ROUND_HALF_UP).toNumber();
 
 export function mergeExtraction(outcome: ExtractionOutcome, requestFields: ReadonlySet<string>): Merged {
@@ -94,6 +104,19 @@ export function mergeExtraction(outcome: ExtractionOutcome, requestFields: Reado
       });
       continue;
     }
+    if (name === 'supplier_country' && !/^[A-Z]{2}$/.test(value)) {
+      warnings.push({
+        code: 'invalid_value',
+        field: name,
+        message: `${value} is not an ISO 3166 country code`,
+      });
+      continue;
+    }
+    if (
+      (name === 'currency' && !/^[A-Z]{3}$/.test(value)) ||
+      (DATES.has(name) && !/^\d{4}-\d{2}-\d{2}$/.test(value))
+    )
+      continue;
     if (name === 'supplier_vat_id' && !isValidVatId(value))
       warnings.push({
         code: 'invalid_value',
@@ -102,7 +125,17 @@ export function mergeExtraction(outcome: ExtractionOutcome, requestFields: Reado
       });
     take(name, value);
   }
-  for (const name of ['prepaid_total', 'amount_due'] as const) if (open(name)) take(name, cents(f[name]!));
+  for (const name of ['prepaid_total', 'amount_due'] as const)
+    if (open(name)) {
+      const value = cents(f[name]!);
+      if (value <= MAX_CENTS) take(name, value);
+      else
+        warnings.push({
+          code: 'invalid_value',
+          field: name,
+          message: `${name} is beyond the largest amount stored`,
+        });
+    }
   if (open('taxes') && f.taxes!.length) take('taxes', JSON.stringify(f.taxes));
   if (open('line_items') && f.line_items!.length) take('line_items', JSON.stringify(f.line_items));
 

@@ -229,6 +229,34 @@ export const IncomingInvoice = Type.Object(
       description: 'Fields whose value came from data extraction of the uploaded file',
     }),
     extraction: Extraction,
+    // Unbounded in answers: what a document says is shown as read (the bounds are for input),
+    // and a value outside them must not make the answer fail.
+    taxes: Nullable(
+      Type.Array(
+        Type.Object({
+          rate: Type.Number(),
+          net: Type.Number(),
+          tax: Type.Number(),
+          category: Type.Optional(Type.String()),
+          exemption_reason: Type.Optional(Type.String()),
+        }),
+        { description: 'VAT breakdown per rate (BG-23)' },
+      ),
+    ),
+    line_items: Nullable(
+      Type.Array(
+        Type.Object({
+          title: Type.Optional(Type.String()),
+          description: Type.Optional(Type.String()),
+          quantity: Type.Optional(Type.Number()),
+          unit: Type.Optional(Type.String()),
+          unit_price: Type.Optional(Type.Number()),
+          net_total: Type.Optional(Type.Number()),
+          tax_rate: Type.Optional(Type.Number()),
+        }),
+        { description: 'The lines of the document as the supplier wrote them' },
+      ),
+    ),
     bookings: Type.Array(Booking),
     created_at: Timestamp,
     updated_at: Timestamp,
