@@ -17,6 +17,7 @@ describeEachDb('payments ledger', (ctx) => {
   let other: Api;
   let bank: number;
   let clientId: number;
+  let accountId: number;
   const ids: Record<string, number> = {};
 
   const dated = { date: '2026-03-02', service_period_start: '2026-03-01', service_period_end: '2026-03-01' };
@@ -33,6 +34,7 @@ describeEachDb('payments ledger', (ctx) => {
 
   before(async () => {
     const fresh = await freshAccount(ctx);
+    accountId = fresh.acc.accountId;
     await importData(ctx.db, { payment_accounts: [{ name: 'Bank' }] }, { accountId: fresh.acc.accountId });
     api = await ctx.as([...ALL_INVOICE_SCOPES, 'incoming-invoice:read', 'incoming-invoice:write'], {
       userId: fresh.acc.users.admin,
@@ -181,5 +183,40 @@ describeEachDb('payments ledger', (ctx) => {
     const res = await api.patch(`/incoming-invoices/${unpaid}`, { document_type: 'Credit' });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.data.document_type, 'Credit');
+  });
+  it('payments written by the import take ids from the same space', async () => {
+    const before = (await api.get('/payments?per_page=100')).body.data.map((p: any) => p.id);
+    await importData(
+      ctx.db,
+      {
+        clients: [{ key: 'imp', name: 'Imported client' }],
+        payment_accounts: [{ key: 'imp-bank', name: 'Imported bank' }],
+        outgoing_invoices: [
+          {
+            type: 'invoice',
+            status: 'booked',
+            invoice_number: 'IMP-1',
+            client: 'imp',
+            date: '2025-12-31',
+            line_items: [{ title: 'Old work', quantity: 1, unit_price: 100, tax_rate: 19 }],
+            payments: [{ amount: 50, date: '2026-01-10', payment_account: 'imp-bank' }],
+          },
+        ],
+      },
+      { accountId: accountId },
+    );
+    const after = (await api.get('/payments?per_page=100')).body.data.map((p: any) => p.id);
+    assert.equal(after.length, before.length + 1);
+    assert.equal(new Set(after).size, after.length);
+    const imported = after.find((id: number) => !before.includes(id));
+    assert.ok(imported > Math.max(...before), 'a fresh id above every payment of either kind');
+    const res = await api.get(
+      `/payments?outgoing_invoice_id=${(await api.get('/outgoing-invoices?invoice_number=IMP-1')).body.data[0].id}`,
+    );
+    assert.deepEqual(
+      res.body.data.map((p: any) => p.id),
+      [imported],
+    );
+    assert.equal((await api.get(`/payments/${imported}`)).body.data.type, 'outgoing_invoice');
   });
 });

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import type { ImportSection } from '../../import/context.js';
 import { documentTotals, toCents } from '../../shared/money.js';
 import { CurrencyCode, DateString } from '../../shared/schemas.js';
+import { insertPayment } from '../payments/payments.repository.js';
 import { fail } from './invoices.support.js';
 import { type LineItemInput, LineItemsInput, parseLineItems } from './line-items.js';
 
@@ -153,23 +154,21 @@ export const outgoingInvoicesSection: ImportSection = {
           ]);
         }
         open -= amount;
-        await ctx.trx
-          .insertInto('payments')
-          .values({
-            account_id: ctx.accountId,
-            type: 'outgoing_invoice',
-            invoice_id: row.id,
-            payment_account_id: ctx.ref(
-              'payment_accounts',
-              p.payment_account,
-              `${at}.payments.${n}.payment_account`,
-            ),
-            amount,
-            currency: row.currency,
-            date: p.date,
-            description: p.description ?? null,
-          })
-          .execute();
+        // Through the repository: payments take their ids from the one payment id space.
+        await insertPayment(ctx.trx, {
+          account_id: ctx.accountId,
+          type: 'outgoing_invoice',
+          invoice_id: row.id,
+          payment_account_id: ctx.ref(
+            'payment_accounts',
+            p.payment_account,
+            `${at}.payments.${n}.payment_account`,
+          ),
+          amount,
+          currency: row.currency,
+          date: p.date,
+          description: p.description ?? null,
+        });
       }
     }
   },
