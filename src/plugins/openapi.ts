@@ -4,7 +4,11 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { API_PREFIX } from '../config.js';
 import { Problem, problemResponse } from '../shared/schemas.js';
-import { ALL_SCOPES } from '../shared/scopes.js';
+import { SCOPE_DESCRIPTIONS } from '../shared/scopes.js';
+
+// Every scope with its plain-word description (`user-profile:read` stands for the `user-profile:` family).
+const SCOPE_TABLE: Record<string, string> = { ...SCOPE_DESCRIPTIONS };
+
 import { strictRoute } from './strict-input.js';
 
 /**
@@ -66,10 +70,18 @@ export const openapiPlugin = fp(async (app: FastifyInstance) => {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'Access token of an integration' },
           oauth2: {
             type: 'oauth2',
+            description:
+              'OAuth 2.0 authorization server (metadata: `/.well-known/oauth-authorization-server`, RFC 8414). Authorization code flow with PKCE (`S256`; required for public clients), refresh tokens rotated on every use (reusing one revokes the grant), client credentials for the integration itself; revocation `/oauth/revoke` (RFC 7009), introspection `/oauth/introspect` (RFC 7662, confidential clients). An app can be granted only the scopes its integration is registered for; the token acts as the user who consented. `POST /api/v1/oauth/token` (client credentials) keeps working.',
             flows: {
+              authorizationCode: {
+                authorizationUrl: `${app.config.publicUrl}/oauth/auth`,
+                tokenUrl: `${app.config.publicUrl}/oauth/token`,
+                refreshUrl: `${app.config.publicUrl}/oauth/token`,
+                scopes: SCOPE_TABLE,
+              },
               clientCredentials: {
-                tokenUrl: `${API_PREFIX}/oauth/token`,
-                scopes: Object.fromEntries(ALL_SCOPES.map((s) => [s, s])),
+                tokenUrl: `${app.config.publicUrl}/oauth/token`,
+                scopes: SCOPE_TABLE,
               },
             },
           },
