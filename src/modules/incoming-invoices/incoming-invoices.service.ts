@@ -143,7 +143,7 @@ export async function createInvoice(
     supplierId = await matchSupplier(db, auth.accountId, merged);
     if (supplierId !== undefined) {
       used.push('supplier_id');
-      merged.provenance.supplier_id = { source: 'xml', confidence: 1, derived: true };
+      // Matched, not read: as sure as the seller's VAT id or name it was matched by.
       const sellerProvenance = merged.provenance.supplier_vat_id ?? merged.provenance.supplier_name;
       if (sellerProvenance) merged.provenance.supplier_id = { ...sellerProvenance, derived: true };
     }
