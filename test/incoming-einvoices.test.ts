@@ -332,5 +332,6 @@ describeEachDb(
       assert.ok(codes(res.body.data).includes('pages_truncated'), res.text);
     });
   },
-  { config: { extractionMaxPages: 2 } },
+  // A cold thread loads pdf.js first: on a loaded machine that alone can pass the default 10 s.
+  { config: { extractionMaxPages: 2, extractionTimeoutMs: 60_000 } },
 );
