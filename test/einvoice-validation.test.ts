@@ -11,7 +11,7 @@ import { bookNow, freshAccount, line, makeClient, makeInvoice } from './invoicin
 
 /**
  * Every kind of document the service books — invoice, credit, deposit, partial, final with the
- * deposits deducted, reverse charge and exempt 0 % — downloaded as UBL, as CII and as the
+ * deposits deducted, reverse charge, intra-community and exempt 0 % — downloaded as UBL, as CII and as the
  * PDF with its embedded XML, checked by the official EN 16931 rules and, for a buyer with a
  * buyer reference (Leitweg-ID), the XRechnung 3.0 rules (../shared/validation).
  */
@@ -96,7 +96,11 @@ describeEachDb('e-invoices pass the official EN 16931 and XRechnung rules', (ctx
   });
 
   /** Books one of every kind for a client and returns [label, id] pairs. */
-  async function bookEveryKind(client: number, euClient: number): Promise<[string, number][]> {
+  async function bookEveryKind(
+    client: number,
+    euClient: number,
+    euCategory: 'AE' | 'K',
+  ): Promise<[string, number][]> {
     const docs: [string, number][] = [];
     const invoice = await makeInvoice(api, {
       client_id: client,
@@ -141,10 +145,13 @@ describeEachDb('e-invoices pass the official EN 16931 and XRechnung rules', (ctx
     docs.push(['final', final.id]);
     const reverse = await makeInvoice(api, {
       client_id: euClient,
-      tax_exemption_category: 'AE',
+      tax_exemption_category: euCategory,
       line_items: [line(1200, { title: 'Consulting', unit: 'Tag', quantity: 1.5, tax_rate: 0 })],
     });
-    docs.push(['reverse charge', (await bookNow(api, reverse.id)).id]);
+    docs.push([
+      euCategory === 'AE' ? 'reverse charge' : 'intra-community',
+      (await bookNow(api, reverse.id)).id,
+    ]);
     const exempt = await makeInvoice(api, {
       client_id: client,
       tax_exemption_category: 'E',
@@ -190,7 +197,7 @@ describeEachDb('e-invoices pass the official EN 16931 and XRechnung rules', (ctx
       zip: '1010',
       city: 'Wien',
     });
-    const results = await validateAll(await bookEveryKind(client, eu), true);
+    const results = await validateAll(await bookEveryKind(client, eu, 'AE'), true);
     assert.equal(results.length, 7 * 3);
   });
 
@@ -206,7 +213,7 @@ describeEachDb('e-invoices pass the official EN 16931 and XRechnung rules', (ctx
       zip: '75001',
       city: 'Paris',
     });
-    const results = await validateAll(await bookEveryKind(client, eu), false);
+    const results = await validateAll(await bookEveryKind(client, eu, 'K'), false);
     assert.equal(results.length, 7 * 3);
   });
 });

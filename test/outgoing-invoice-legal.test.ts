@@ -147,6 +147,22 @@ describeEachDb('legally complete invoices', (ctx) => {
     assert.match(text, /Reverse Charge/);
   });
 
+  it('intra-community (K) and export (G) need the seller’s VAT id, K also the buyer’s; a tax number does not do', async () => {
+    const { api: small } = await freshAccount(ctx, { vat_id: null });
+    const client = await makeClient(small, { country_code: 'FR' });
+    for (const [category, expected] of [
+      ['K', ['account.vat_id', 'client.vat_id']],
+      ['G', ['account.vat_id']],
+    ] as const) {
+      const inv = await makeInvoice(small, {
+        client_id: client,
+        tax_exemption_category: category,
+        line_items: [line(10, { tax_rate: 0 })],
+      });
+      assert.deepEqual(fields(await small.post(`/outgoing-invoices/${inv.id}/book`)), expected, category);
+    }
+  });
+
   it('an invalid VAT category or VATEX code is refused on input', async () => {
     const client = await makeClient(api);
     expectProblem(
