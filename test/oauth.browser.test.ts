@@ -1,0 +1,167 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { chromium } from 'playwright-core';
+import { setPassword } from '../src/modules/users/passwords.service.js';
+import { createAccount, createTestDb, DB_KINDS } from './helpers.js';
+import { discover, listeningApp, oauthClient, oidc, REDIRECT } from './oauth/harness.js';
+
+// Debian's chromium (`.ci/run` installs it): the test fails, never skips, without it.
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const SHOTS = new URL('../docs/screenshots/', import.meta.url);
+const PASSWORD = 'correct horse battery staple';
+
+/**
+ * The whole authorization code flow as an app author's user lives it, in a real browser:
+ * sign in → consent → redirect with code → token with PKCE → API call → refresh (rotated;
+ * the old refresh token then fails and kills the grant) → authorize again → revoke → 401.
+ */
+for (const kind of DB_KINDS) {
+  describe(`OAuth in a real browser [${kind}]`, () => {
+    let handle: Awaited<ReturnType<typeof createTestDb>>;
+    let server: Awaited<ReturnType<typeof listeningApp>>;
+    let profile: string;
+    let context: Awaited<ReturnType<typeof chromium.launchPersistentContext>>;
+
+    before(async () => {
+      assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
+      handle = await createTestDb(kind);
+      server = await listeningApp(handle);
+      profile = await mkdtemp(join(tmpdir(), 'chromium-oauth-'));
+      context = await chromium.launchPersistentContext(profile, {
+        executablePath: CHROMIUM,
+        args: CHROMIUM_ARGS,
+        headless: true,
+        locale: 'en-GB',
+        viewport: { width: 900, height: 720 },
+      });
+      // The app's redirect URI: the browser arrives there with the code (no app runs there).
+      await context.route(`${new URL(REDIRECT).origin}/**`, (route) =>
+        route.fulfill({ status: 200, contentType: 'text/plain', body: 'the app' }),
+      );
+    });
+    after(async () => {
+      await context?.close();
+      if (profile) await rm(profile, { recursive: true, force: true });
+      await server?.app.close();
+      await handle?.destroy();
+    });
+
+    it('sign in → consent → code → PKCE token → API → refresh (rotated, reuse kills the grant) → revoke → 401', async () => {
+      const account = await createAccount(handle.db);
+      await setPassword(handle.db, account.users.member, PASSWORD);
+      const email = (
+        await handle.db
+          .selectFrom('users')
+          .select('email')
+          .where('id', '=', account.users.member)
+          .executeTakeFirstOrThrow()
+      ).email;
+      const app = await oauthClient(
+        handle.db,
+        account.users.admin,
+        'client:read task-management:read task-management:write user-profile:read',
+        {
+          public: true,
+        },
+      );
+      const config = await discover(server.origin, app.client_id, null);
+      const shot = (name: string) =>
+        kind === 'sqlite'
+          ? page.screenshot({ path: new URL(name, SHOTS).pathname })
+          : Promise.resolve(undefined);
+
+      const authorizeUrl = async () => {
+        const verifier = oidc.randomPKCECodeVerifier();
+        const state = oidc.randomState();
+        const url = oidc.buildAuthorizationUrl(config, {
+          redirect_uri: REDIRECT,
+          scope: 'client:read task-management:write user-profile:read',
+          state,
+          code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+          code_challenge_method: 'S256',
+        });
+        return { url, verifier, state };
+      };
+      const api = (token: string) =>
+        fetch(`${server.origin}/api/v1/users/${account.users.member}`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+
+      const page = await context.newPage();
+      const first = await authorizeUrl();
+      await page.goto(first.url.href);
+      assert.equal(new URL(page.url()).pathname, '/signin', 'not signed in: the sign-in page first');
+      await shot('oauth-signin.png');
+      await page.getByLabel('E-mail').fill(email);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(/\/oauth\/interaction\//);
+      assert.equal(await page.title(), 'Allow Acme Time Tracker? · Project and Invoicing');
+      const lines = await page.locator('ul.scopes li').allTextContents();
+      assert.deepEqual(lines, [
+        'See clients',
+        'Create and change tasks and comments',
+        'See your own full user profile',
+      ]);
+      await shot('oauth-consent.png');
+      await page.getByRole('button', { name: 'Allow' }).click();
+      await page.waitForURL((u) => u.href.startsWith(REDIRECT));
+      const back = new URL(page.url());
+      assert.equal(back.searchParams.get('state'), first.state);
+      assert.ok(back.searchParams.get('code'));
+
+      const tokens = await oidc.authorizationCodeGrant(config, back, {
+        pkceCodeVerifier: first.verifier,
+        expectedState: first.state,
+      });
+      assert.equal(tokens.scope, 'client:read task-management:write user-profile:read');
+      const me = await api(tokens.access_token);
+      assert.equal(me.status, 200);
+      assert.equal(
+        ((await me.json()) as any).data.email,
+        email,
+        'the full profile of the user who consented',
+      );
+
+      const rotated = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+      assert.notEqual(rotated.refresh_token, tokens.refresh_token);
+      assert.equal((await api(rotated.access_token)).status, 200);
+      await assert.rejects(oidc.refreshTokenGrant(config, tokens.refresh_token!), /invalid_grant|error/);
+      await assert.rejects(oidc.refreshTokenGrant(config, rotated.refresh_token!), /invalid_grant|error/);
+      assert.equal(
+        (await api(rotated.access_token)).status,
+        401,
+        'reuse of the old refresh token killed the grant',
+      );
+
+      // The grant is gone, so the user is asked again; then the app's token is revoked (RFC 7009).
+      const second = await authorizeUrl();
+      await page.goto(second.url.href);
+      await page.waitForURL(/\/oauth\/interaction\//);
+      await page.getByRole('button', { name: 'Allow' }).click();
+      await page.waitForURL((u) => u.href.startsWith(REDIRECT));
+      const again = await oidc.authorizationCodeGrant(config, new URL(page.url()), {
+        pkceCodeVerifier: second.verifier,
+        expectedState: second.state,
+      });
+      assert.equal((await api(again.access_token)).status, 200);
+      await oidc.tokenRevocation(config, again.refresh_token!);
+      assert.equal((await api(again.access_token)).status, 401);
+      await page.close();
+    });
+  });
+}
