@@ -2,6 +2,7 @@ import { hash, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { API_PREFIX } from '../config.js';
+import { settleOutside } from '../shared/callbacks.js';
 import { AppError } from '../shared/errors.js';
 import { nowIso } from '../shared/time.js';
 import { addRouteHook } from './route-hooks.js';
@@ -132,12 +133,13 @@ export const authPlugin = fp(async (app: FastifyInstance) => {
           const refusal = decide(req, kept);
           return refusal ? refuse(req, reply, refusal, done) : done();
         }
-        tokens.lookup(app.db, hash, usable).then(
+        settleOutside(
+          tokens.lookup(app.db, hash, usable),
           (row) => {
             const refusal = decide(req, row);
             return refusal ? refuse(req, reply, refusal, done) : done();
           },
-          (e: Error) => done(e),
+          (e) => done(e),
         );
       });
     };

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/index.js';
+import { settleOutside } from '../shared/callbacks.js';
 import { claimRequests, deleteWindowsBefore } from './rate-limit.repository.js';
 
 interface Window {
@@ -77,7 +78,8 @@ export class SharedWindowStore {
 
   private claim(key: string, w: Window, timeWindow: number, max: number): void {
     const lease = Math.max(1, Math.floor(max / 100), w.waiting!.length);
-    claimRequests(this.db, key, w.start, lease, max).then(
+    settleOutside(
+      claimRequests(this.db, key, w.start, lease, max),
       ({ granted, used }) => {
         const waiting = w.waiting!;
         w.waiting = undefined;
@@ -105,7 +107,7 @@ export class SharedWindowStore {
         for (const [cb, taken] of answers) cb(null, taken);
         this.clean(w.start, timeWindow);
       },
-      (err: Error) => {
+      (err) => {
         const waiting = w.waiting ?? [];
         w.waiting = undefined;
         this.log.error({ err }, 'rate-limit store: the request goes through uncounted');

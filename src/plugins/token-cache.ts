@@ -1,5 +1,6 @@
 import type { Db } from '../db/index.js';
 import { findTokenByHash, readAuthEpoch } from '../modules/integration/integration.repository.js';
+import { settleOutside } from '../shared/callbacks.js';
 
 export type TokenRow = Awaited<ReturnType<typeof findTokenByHash>>[number];
 
@@ -89,9 +90,10 @@ export class TokenCache {
     // Settled outside the promise chain: a callback that throws is an uncaught exception
     // there, as on the synchronous path, not a rejection nobody handles.
     else
-      this.source.epoch(db).then(
-        (epoch) => process.nextTick(settle, null, epoch),
-        (err: Error) => process.nextTick(settle, err),
+      settleOutside(
+        this.source.epoch(db),
+        (epoch) => settle(null, epoch),
+        (err) => settle(err),
       );
   }
 

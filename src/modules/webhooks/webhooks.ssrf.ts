@@ -1,5 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { settleOutside } from '../../shared/callbacks.js';
 
 /**
  * Addresses a webhook may not reach unless WEBHOOK_ALLOW_PRIVATE is on: loopback, private,
@@ -136,7 +137,8 @@ export async function checkWebhookUrl(
  */
 export function guardedLookup(resolve: Resolver = systemResolver): LookupFunction {
   return (hostname, options, callback) => {
-    resolve(hostname).then(
+    settleOutside(
+      resolve(hostname),
       (addresses) => {
         const bad = addresses.map((a) => [a, blockedReason(a)] as const).find(([, r]) => r);
         if (addresses.length === 0) {
@@ -152,7 +154,7 @@ export function guardedLookup(resolve: Resolver = systemResolver): LookupFunctio
           callback(null, addresses[0]!, isIP(addresses[0]!));
         }
       },
-      (err: NodeJS.ErrnoException) => callback(err, '', 4),
+      (err) => callback(err as NodeJS.ErrnoException, '', 4),
     );
   };
 }
