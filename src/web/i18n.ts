@@ -38,6 +38,7 @@ const MESSAGES: Record<Lang, Record<string, string>> = {
     'error.notFound': 'This page does not exist.',
     'error.badRequest': 'The form could not be read. Please reload the page and try again.',
     'error.internal': 'An unexpected error occurred. Please try again in a moment.',
+    'error.busy': 'Too many sign-ins at this moment. Please try again in a few seconds.',
     'error.back': 'Back to sign-in',
   },
   de: {
@@ -76,6 +77,7 @@ const MESSAGES: Record<Lang, Record<string, string>> = {
     'error.notFound': 'Diese Seite gibt es nicht.',
     'error.badRequest': 'Das Formular konnte nicht gelesen werden. Bitte laden Sie die Seite neu.',
     'error.internal': 'Ein unerwarteter Fehler ist aufgetreten. Bitte versuchen Sie es gleich noch einmal.',
+    'error.busy': 'Gerade melden sich zu viele an. Bitte versuchen Sie es in ein paar Sekunden erneut.',
     'error.back': 'Zurück zur Anmeldung',
   },
 };

@@ -88,7 +88,7 @@ export async function requireSession(req: FastifyRequest, reply: FastifyReply): 
   const user = await sessionUser(req);
   if (user) return user;
   reply.header('cache-control', 'no-store');
-  await reply.redirect(signinUrl(req.method === 'GET' ? req.url : '/'), 303);
+  await reply.redirect(signinUrl(req.method === 'GET' ? req.url : '/me'), 303);
   return null;
 }
 

@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { PASSWORD_MAX, PASSWORD_MIN, passwordProblem } from '../modules/users/passwords.js';
+import { HashingBusyError, PASSWORD_MAX, PASSWORD_MIN, passwordProblem } from '../modules/users/passwords.js';
 import { acceptInvite, openInvite } from '../modules/users/passwords.service.js';
 import { toAppError } from '../plugins/errors.js';
+import { AppError } from '../shared/errors.js';
 import { useCookieCodec } from './cookies.js';
 import { langOf, translator } from './i18n.js';
 import { render } from './render.js';
@@ -58,18 +59,23 @@ async function signinPages(app: FastifyInstance): Promise<void> {
 
   // Errors on these pages are pages too, not problem+json.
   app.setErrorHandler((error: FastifyError, req, reply) => {
-    const err = toAppError(error);
+    const err =
+      error instanceof HashingBusyError
+        ? new AppError('unavailable', error.message, { headers: { 'retry-after': '5' } })
+        : toAppError(error);
     const t = translator(langOf(req));
     if (err.status >= 500) req.log.error({ err: error }, 'page failed');
     else req.log.info({ code: err.code, detail: err.message }, 'page refused');
     const message =
       err.code === 'forbidden'
         ? t('error.csrf')
-        : err.status === 404
-          ? t('error.notFound')
-          : err.status >= 500
-            ? t('error.internal')
-            : t('error.badRequest');
+        : err.code === 'unavailable'
+          ? t('error.busy')
+          : err.status === 404
+            ? t('error.notFound')
+            : err.status >= 500
+              ? t('error.internal')
+              : t('error.badRequest');
     if (err.headers?.['retry-after']) reply.header('retry-after', err.headers['retry-after']);
     return render(req, reply, 'message', { heading: t('error.title'), message }, err.status);
   });

@@ -17,7 +17,44 @@ const MAX_MEM = 256 * 1024 * 1024;
 export const PASSWORD_MIN = 10;
 export const PASSWORD_MAX = 1024;
 
-function derive(password: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
+/**
+ * Hashes at once per process, and hashes that may wait. scrypt runs on libuv's thread pool
+ * (4 threads, shared with file and DNS work): a burst of sign-ins, allowed by the throttle
+ * before their failures are recorded, must neither hold every thread nor queue without end.
+ */
+const MAX_RUNNING = 2;
+const MAX_WAITING = 64;
+let running = 0;
+const waiting: Array<() => void> = [];
+
+/** More sign-ins than the process can hash: try again in a moment. */
+export class HashingBusyError extends Error {
+  override readonly name = 'HashingBusyError';
+}
+
+async function slot(): Promise<() => void> {
+  if (running >= MAX_RUNNING) {
+    if (waiting.length >= MAX_WAITING) throw new HashingBusyError('too many password checks at once');
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  } else running++;
+  // A finished hash hands its slot straight to the next in line (running stays counted).
+  return () => {
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
+  };
+}
+
+async function derive(password: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
+  const release = await slot();
+  try {
+    return await scryptAsync(password, salt, n, r, p);
+  } finally {
+    release();
+  }
+}
+
+function scryptAsync(password: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
   return new Promise((resolve, reject) =>
     scrypt(password.normalize('NFC'), salt, KEY_LENGTH, { N: n, r, p, maxmem: MAX_MEM }, (err, key) =>
       err ? reject(err) : resolve(key),
@@ -55,7 +92,8 @@ export async function verifyPassword(password: string, stored: string | null | u
   let key: Buffer;
   try {
     key = await derive(password, salt, n, r, p);
-  } catch {
+  } catch (err) {
+    if (err instanceof HashingBusyError) throw err;
     return false;
   }
   return key.length === expected.length && timingSafeEqual(key, expected) && stored != null;
