@@ -110,8 +110,14 @@ export function problemBody(err: AppError, instance?: string) {
     type: `https://docs.invoicing.local/problems/${err.code.replace(/_/g, '-')}`,
     title: ERROR_CODES[err.code].title,
     status: err.status,
-    // 5xx details stay in the log, never in the answer.
-    detail: err.status >= 500 ? 'An unexpected error occurred. It has been logged.' : err.message,
+    // 5xx details stay in the log, never in the answer; a known condition (database away,
+    // storage full) is named by its title rather than called unexpected.
+    detail:
+      err.status < 500
+        ? err.message
+        : err.code === 'internal'
+          ? 'An unexpected error occurred. It has been logged.'
+          : ERROR_CODES[err.code].title,
     code: err.code,
     ...(instance ? { instance } : {}),
     ...(err.errors ? { errors: err.errors } : {}),
