@@ -66,7 +66,9 @@ export async function updateIntegration(
     ...(redirectUris ? { redirect_uris: redirectUris.join(' ') } : {}),
     ...(input.public !== undefined ? { client_type: input.public ? 'public' : 'confidential' } : {}),
     ...(input.displayName !== undefined ? { display_name: input.displayName || null } : {}),
-    ...(input.homepage !== undefined ? { homepage: input.homepage ? checkHomepage(input.homepage) : null } : {}),
+    ...(input.homepage !== undefined
+      ? { homepage: input.homepage ? checkHomepage(input.homepage) : null }
+      : {}),
   });
 }
 
@@ -106,7 +108,13 @@ export async function issueToken(
 /** Creates an integration acting as `userId` (default: the first active admin) and its first token. */
 export async function createIntegration(
   db: Db,
-  input: { name: string; scopes: string[]; userId?: number; accountId?: number; ttlSeconds?: number } & OAuthClientInput,
+  input: {
+    name: string;
+    scopes: string[];
+    userId?: number;
+    accountId?: number;
+    ttlSeconds?: number;
+  } & OAuthClientInput,
 ): Promise<CreatedIntegration> {
   assertKnownScopes(input.scopes);
   const redirectUris = checkRedirectUris(input.redirectUris ?? []);

@@ -22,6 +22,12 @@ export interface OAuthOptions {
   ttl?: { AuthorizationCode?: number; AccessToken?: number; RefreshToken?: number };
 }
 
+const escapeHtml = (v: unknown) => String(v ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function errorPage(error: unknown, description: unknown): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>The app's request was refused</title><link rel="stylesheet" href="/assets/web.css"></head><body><main class="card"><h1>The app's request was refused</h1><p class="error" role="alert">${escapeHtml(description)}</p><p class="hint">Error code: <code>${escapeHtml(error)}</code>. Tell the app's makers; nothing was shared with the app.</p></main></body></html>`;
+}
+
 /** Integrations are the OAuth clients: their metadata as oidc-provider reads it. */
 class ClientAdapter implements Adapter {
   constructor(private readonly db: Db) {}
@@ -101,7 +107,11 @@ export async function createProvider(app: FastifyInstance, options: OAuthOptions
   // Scopes outside the provider's static list (`user-profile:*`) need consent all the same.
   policy.get('consent')!.checks.add(
     new Check('api_scopes_missing', 'requested scopes not granted', (ctx) => {
-      const granted = new Set((ctx.oidc as unknown as { grant: { getOIDCScopeEncountered(): string } }).grant.getOIDCScopeEncountered().split(' '));
+      const granted = new Set(
+        (ctx.oidc as unknown as { grant: { getOIDCScopeEncountered(): string } }).grant
+          .getOIDCScopeEncountered()
+          .split(' '),
+      );
       const requested = (ctx.oidc.params?.scope as string | undefined)?.split(' ').filter(Boolean) ?? [];
       return requested.some((s) => !granted.has(s)) ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT;
     }),
@@ -165,9 +175,13 @@ export async function createProvider(app: FastifyInstance, options: OAuthOptions
     },
     interactions: { policy, url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}` },
     routes: { revocation: '/revoke', introspection: '/introspect' },
+    // An error that cannot go back to the app (unknown client, redirect URI not registered):
+    // a page for the user, in the style of the sign-in pages, with the RFC 6749 code.
     renderError: async (ctx, out) => {
-      ctx.type = 'application/json; charset=utf-8';
-      ctx.body = out;
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.set('content-security-policy', "default-src 'none'; style-src 'self'; frame-ancestors 'none'");
+      ctx.set('cache-control', 'no-store');
+      ctx.body = errorPage(out.error, out.error_description);
     },
   };
   const provider = new Provider(app.config.publicUrl, configuration);
