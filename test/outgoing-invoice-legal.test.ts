@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { type Api, COMPLETE_SELLER, createAccount, describeEachDb, expectProblem } from './helpers.js';
+import { importData } from '../src/import/index.js';
+import {
+  type Api,
+  COMPLETE_SELLER,
+  createAccount,
+  describeEachDb,
+  expectProblem,
+  multipart,
+} from './helpers.js';
 import {
   ALL_INVOICE_SCOPES,
   BUYER_ADDRESS,
@@ -234,9 +242,12 @@ describeEachDb('legally complete invoices', (ctx) => {
 describeEachDb('e-invoice download', (ctx) => {
   let api: Api;
   let clientId: number;
+  let accountId: number;
 
   before(async () => {
-    ({ api } = await freshAccount(ctx));
+    const fresh = await freshAccount(ctx);
+    api = fresh.api;
+    accountId = fresh.acc.accountId;
     clientId = await makeClient(api, { buyer_reference: '04011000-1234512345-06' });
   });
 
@@ -286,6 +297,48 @@ describeEachDb('e-invoice download', (ctx) => {
     assert.match(note, /<CreditNote xmlns="urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2"/);
     assert.match(note, /<cbc:CreditNoteTypeCode>381<\/cbc:CreditNoteTypeCode>/);
     assert.match(note, /<cbc:PayableAmount currencyID="EUR">11\.90<\/cbc:PayableAmount>/);
+  });
+
+  it('an imported booked invoice has an e-invoice too; an uploaded one does not (409)', async () => {
+    await importData(
+      ctx.db,
+      {
+        clients: [{ key: 'imp', name: 'Imported Kunde', ...BUYER_ADDRESS }],
+        outgoing_invoices: [
+          {
+            key: 'old',
+            type: 'invoice',
+            status: 'booked',
+            invoice_number: 'ALT-2025-0001',
+            client: 'imp',
+            date: '2025-12-31',
+            service_period_start: '2025-12-01',
+            service_period_end: '2025-12-31',
+            line_items: [{ title: 'Wartung', quantity: 1, unit: 'month', unit_price: 450, tax_rate: 19 }],
+          },
+        ],
+      },
+      { accountId },
+    );
+    const [old] = (await api.get('/outgoing-invoices?invoice_number=ALT-2025-0001')).body.data;
+    const ubl = await api.get(`/outgoing-invoices/${old.id}/xml`);
+    assert.equal(ubl.status, 200, ubl.text);
+    assert.match(ubl.text, /unitCode="MON"/);
+    const form = await multipart(
+      { name: 'legacy.pdf', type: 'application/pdf', data: Buffer.from('%PDF-1.4\n%%EOF\n') },
+      {
+        data: JSON.stringify({
+          invoice_number: 'EXT-1',
+          client_id: clientId,
+          date: '2026-01-05',
+          line_items: [line(10)],
+        }),
+      },
+    );
+    const ext = await api.request('POST', '/outgoing-invoices/external', form.body, form.headers);
+    assert.equal(ext.status, 201, ext.text);
+    assert.equal(ext.body.data.buyer.street, BUYER_ADDRESS.street, 'the parties are kept for uploads too');
+    expectProblem(await api.get(`/outgoing-invoices/${ext.body.data.id}/xml`), 409, 'invoice_not_booked');
   });
 
   it('needs the read scope', async () => {

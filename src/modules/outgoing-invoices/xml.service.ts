@@ -7,7 +7,7 @@ import type { PdfDocument } from '../../shared/pdf/types.js';
 import { buildUblXml } from '../../shared/pdf/ubl.js';
 import { isMaster } from './invoices.domain.js';
 import { getRow } from './invoices.service.js';
-import type { PdfBytes } from './pdf.service.js';
+import { documentFor, type PdfBytes } from './pdf.service.js';
 
 export type XmlSyntax = 'ubl' | 'cii';
 
@@ -26,7 +26,7 @@ export async function invoiceXml(
   if (isMaster(row.type)) {
     throw new AppError('unprocessable', 'A plan master has no document of its own; its invoices have XML');
   }
-  if (row.status !== 'booked' || !row.document) {
+  if (row.status !== 'booked' || row.external) {
     throw new AppError(
       'invoice_not_booked',
       row.external
@@ -34,7 +34,10 @@ export async function invoiceXml(
         : 'Only booked invoices have an e-invoice: book it first',
     );
   }
-  const doc = JSON.parse(row.document) as PdfDocument;
+  // Imported booked invoices have no frozen document: like their PDF, made from the data as it is.
+  const doc: PdfDocument = row.document
+    ? JSON.parse(row.document)
+    : await documentFor(db, auth.accountId, row);
   const xml =
     syntax === 'cii' ? buildFacturXXml(doc, XRECHNUNG_GUIDELINE) : buildUblXml(doc, XRECHNUNG_GUIDELINE);
   const data = Buffer.from(xml, 'utf8');
