@@ -252,13 +252,16 @@ function documentType(r: Result, lines: Line[], scan: Scan, lang: Lang): void {
     if (line.y > line.pageHeight * 0.6 && line.page === 1) continue;
     for (const s of line.segments) {
       if (s.text.length > 60) continue;
-      if (CREDIT_TITLE.test(s.text)) credit = true;
-      else if (INVOICE_TITLE.test(s.text)) {
-        invoice = true;
+      const title = CREDIT_TITLE.test(s.text)
+        ? CREDIT_TITLE
+        : INVOICE_TITLE.test(s.text)
+          ? INVOICE_TITLE
+          : undefined;
+      if (title) {
+        if (title === CREDIT_TITLE) credit = true;
+        else invoice = true;
         // "Rechnung RE-2026-0042" as a title names the number.
-        const rest = s.text
-          .replace(INVOICE_TITLE, '')
-          .replace(/^\s*(?:nr\.?|no\.?|n°|#|number)?\s*:?\s*/i, '');
+        const rest = s.text.replace(title, '').replace(/^\s*(?:nr\.?|no\.?|n°|#|number)?\s*:?\s*/i, '');
         const token = rest.split(/\s+/)[0] ?? '';
         const after = rest.slice(token.length).trim();
         // The title's number stands alone or is followed by its date ("Invoice 2026/17 dated …").
