@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DEFAULT_LIMITS } from '../../src/modules/incoming-invoices/extraction.js';
+import { mergeExtraction } from '../../src/modules/incoming-invoices/extraction.merge.js';
+import type {
+  ExtractedFields,
+  ExtractionOutcome,
+} from '../../src/modules/incoming-invoices/extraction.model.js';
 import { toCents } from '../../src/modules/incoming-invoices/incoming-invoices.mappers.js';
 import { completeTotals } from '../../src/modules/incoming-invoices/incoming-invoices.service.js';
 import { readXmlInvoice } from '../../src/modules/incoming-invoices/xml/index.js';
@@ -64,5 +69,53 @@ describe('totals', () => {
       [1234567.89, 123456789],
     ] as const)
       assert.equal(toCents(v), c);
+  });
+});
+
+describe('storing an extraction honestly', () => {
+  const outcome = (fields: ExtractedFields, confidence = 0.9): ExtractionOutcome => ({
+    fields,
+    provenance: Object.fromEntries(Object.keys(fields).map((k) => [k, { source: 'pdf_text', confidence }])),
+    warnings: [],
+  });
+  it('a gross total alone is stored alone: no net = gross, no tax = 0', () => {
+    const m = mergeExtraction(outcome({ gross_total: '119.00' }), new Set());
+    assert.deepEqual(m.values, { gross_total: 11900 });
+    assert.deepEqual(m.used, ['gross_total']);
+  });
+  it('a total read from two others is marked derived, as sure as the less sure of them', () => {
+    const m = mergeExtraction(
+      {
+        ...outcome({ gross_total: '119.00', tax_total: '19.00' }),
+        provenance: {
+          gross_total: { source: 'pdf_text', confidence: 0.9 },
+          tax_total: { source: 'pdf_text', confidence: 0.7 },
+        },
+      },
+      new Set(),
+    );
+    assert.equal(m.values.net_total, 10000);
+    assert.deepEqual(m.provenance.net_total, { source: 'pdf_text', confidence: 0.7, derived: true });
+  });
+  it('a total given in the request replaces all extracted totals; other request fields are left alone', () => {
+    const m = mergeExtraction(
+      outcome({ gross_total: '119.00', net_total: '100.00', iban: 'DE89370400440532013000' }),
+      new Set(['tax_total', 'iban']),
+    );
+    assert.deepEqual(m.values, {});
+  });
+  it('an IBAN failing its check is not stored; a VAT id off its format is stored and flagged', () => {
+    const m = mergeExtraction(
+      outcome({ iban: 'DE89370400440532013001', supplier_vat_id: 'DE12345' }),
+      new Set(),
+    );
+    assert.deepEqual(m.values, { supplier_vat_id: 'DE12345' });
+    assert.deepEqual(
+      m.warnings.map((w) => [w.code, w.field]),
+      [
+        ['invalid_value', 'supplier_vat_id'],
+        ['invalid_value', 'iban'],
+      ],
+    );
   });
 });
