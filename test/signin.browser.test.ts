@@ -1,49 +1,12 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, it } from 'node:test';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { inviteUser, setPassword } from '../src/modules/users/passwords.service.js';
+import { launchBrowser } from './browser.js';
 import { describeEachDb } from './helpers.js';
 
-/** Debian's chromium (`.ci/run` installs it): the test fails, never skips, without it. */
-export const CHROMIUM = '/usr/bin/chromium';
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const SHOTS = new URL('../docs/screenshots/', import.meta.url);
 const PASSWORD = 'correct horse battery staple';
-
-/** A fresh browser profile in a temporary directory. */
-export async function launchBrowser(
-  options: { locale?: string; viewport?: { width: number; height: number } } = {},
-) {
-  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
-  const dir = await mkdtemp(join(tmpdir(), 'chromium-'));
-  const context = await chromium.launchPersistentContext(dir, {
-    executablePath: CHROMIUM,
-    args: CHROMIUM_ARGS,
-    headless: true,
-    locale: options.locale ?? 'en-GB',
-    viewport: options.viewport ?? { width: 900, height: 640 },
-  });
-  return {
-    context,
-    close: async () => {
-      await context.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 describeEachDb('sign-in in a real browser', (ctx) => {
   let base: string;
