@@ -19,8 +19,7 @@ export function makePdf(
       if (text === null) doc.rect(50, 50, 200, 200).fill('#777');
       else doc.fontSize(11).text(text, 50, 50);
     }
-    for (const a of attachments)
-      doc.file(a.data, { name: a.name, type: 'text/xml', hidden: a.hidden });
+    for (const a of attachments) doc.file(a.data, { name: a.name, type: 'text/xml', hidden: a.hidden });
     doc.end();
   });
 }
