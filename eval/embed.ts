@@ -1,7 +1,13 @@
 import PDFDocument from 'pdfkit';
 
 /** Attachment names seen on Factur-X / ZUGFeRD / XRechnung hybrid PDFs, and one that is not. */
-export const ATTACHMENT_NAMES = ['factur-x.xml', 'zugferd-invoice.xml', 'ZUGFeRD-invoice.xml', 'xrechnung.xml', 'invoice.xml'];
+export const ATTACHMENT_NAMES = [
+  'factur-x.xml',
+  'zugferd-invoice.xml',
+  'ZUGFeRD-invoice.xml',
+  'xrechnung.xml',
+  'invoice.xml',
+];
 
 /**
  * A hybrid PDF: a visible page saying what it is and the e-invoice XML attached (as Factur-X
@@ -14,7 +20,11 @@ export function pdfWithXml(xml: string, name: string, title: string): Promise<Bu
   pdf.on('data', (c: Buffer) => chunks.push(c));
   pdf.font('Helvetica').fontSize(14).text(title);
   pdf.fontSize(9).text('The structured invoice data are attached to this PDF.');
-  pdf.file(Buffer.from(xml, 'utf8'), { name, type: 'text/xml', relationship: 'Alternative' } as PDFKit.Mixins.PDFAttachmentOptions);
+  pdf.file(Buffer.from(xml, 'utf8'), {
+    name,
+    type: 'text/xml',
+    relationship: 'Alternative',
+  } as PDFKit.Mixins.PDFAttachmentOptions);
   pdf.end();
   return done;
 }

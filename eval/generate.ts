@@ -22,7 +22,11 @@ export const HELD_OUT_SEED = 90_210;
  * one or several pages (totals on the last), credit notes and prepayments, each with its
  * ground truth. `heldOut` uses the held-out templates as well as the tuned ones.
  */
-export async function generateTextPdfs(opts: { seed: number; count: number; heldOut?: boolean }): Promise<GeneratedPdf[]> {
+export async function generateTextPdfs(opts: {
+  seed: number;
+  count: number;
+  heldOut?: boolean;
+}): Promise<GeneratedPdf[]> {
   const rng = new Rng(opts.seed);
   const layouts = Object.entries(opts.heldOut ? { ...TUNED, ...HELD_OUT } : TUNED);
   const out: GeneratedPdf[] = [];

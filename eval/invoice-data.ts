@@ -92,15 +92,43 @@ const BUYERS: [string, string, string, string][] = [
   ['Société Générale de Test SA', '29 rue du Commerce', '75015', 'Paris'],
 ];
 const ITEMS: Record<Lang, string[]> = {
-  de: ['Beratung', 'Softwareentwicklung', 'Wartungsvertrag', 'Druckkosten', 'Reisekosten', 'Schulung', 'Lizenz', 'Hosting'],
-  en: ['Consulting', 'Software development', 'Maintenance', 'Printing', 'Travel expenses', 'Training', 'Licence', 'Hosting'],
-  fr: ['Conseil', 'Développement logiciel', 'Maintenance', 'Impression', 'Frais de déplacement', 'Formation', 'Licence', 'Hébergement'],
+  de: [
+    'Beratung',
+    'Softwareentwicklung',
+    'Wartungsvertrag',
+    'Druckkosten',
+    'Reisekosten',
+    'Schulung',
+    'Lizenz',
+    'Hosting',
+  ],
+  en: [
+    'Consulting',
+    'Software development',
+    'Maintenance',
+    'Printing',
+    'Travel expenses',
+    'Training',
+    'Licence',
+    'Hosting',
+  ],
+  fr: [
+    'Conseil',
+    'Développement logiciel',
+    'Maintenance',
+    'Impression',
+    'Frais de déplacement',
+    'Formation',
+    'Licence',
+    'Hébergement',
+  ],
 };
 const RATES: Record<Lang, string[]> = { de: ['19', '7'], en: ['20', '5'], fr: ['20', '10', '5.5'] };
 
 const pad = (n: number) => String(n).padStart(2, '0');
 const isoDate = (d: Date) => `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
-const addDays = (iso: string, days: number) => isoDate(new Date(Date.parse(`${iso}T00:00:00Z`) + days * 86400000));
+const addDays = (iso: string, days: number) =>
+  isoDate(new Date(Date.parse(`${iso}T00:00:00Z`) + days * 86400000));
 
 function vatId(rng: Rng, lang: Lang): string {
   if (lang === 'de') return `DE${rng.digits(9)}`;
@@ -109,12 +137,27 @@ function vatId(rng: Rng, lang: Lang): string {
 }
 
 function account(rng: Rng, lang: Lang): { iban: string; bic: string } {
-  if (lang === 'de') return { iban: iban('DE', rng.digits(8) + rng.digits(10)), bic: rng.pick(['COBADEFFXXX', 'DEUTDEDBBER', 'GENODEF1M04', 'BYLADEM1001']) };
-  if (lang === 'fr') return { iban: iban('FR', rng.digits(10) + rng.digits(11) + rng.digits(2)), bic: rng.pick(['BNPAFRPPXXX', 'AGRIFRPP882', 'SOGEFRPP']) };
-  return { iban: iban('GB', `NWBK${rng.digits(6)}${rng.digits(8)}`), bic: rng.pick(['NWBKGB2L', 'BARCGB22', 'LOYDGB21']) };
+  if (lang === 'de')
+    return {
+      iban: iban('DE', rng.digits(8) + rng.digits(10)),
+      bic: rng.pick(['COBADEFFXXX', 'DEUTDEDBBER', 'GENODEF1M04', 'BYLADEM1001']),
+    };
+  if (lang === 'fr')
+    return {
+      iban: iban('FR', rng.digits(10) + rng.digits(11) + rng.digits(2)),
+      bic: rng.pick(['BNPAFRPPXXX', 'AGRIFRPP882', 'SOGEFRPP']),
+    };
+  return {
+    iban: iban('GB', `NWBK${rng.digits(6)}${rng.digits(8)}`),
+    bic: rng.pick(['NWBKGB2L', 'BARCGB22', 'LOYDGB21']),
+  };
 }
 
-export function randomInvoice(rng: Rng, lang: Lang, opts: { credit?: boolean; prepaid?: boolean; items?: number } = {}): InvoiceData {
+export function randomInvoice(
+  rng: Rng,
+  lang: Lang,
+  opts: { credit?: boolean; prepaid?: boolean; items?: number } = {},
+): InvoiceData {
   const [name, street, postcode, city] = rng.pick(SUPPLIERS[lang]);
   const [bName, bStreet, bPostcode, bCity] = rng.pick(BUYERS);
   const year = rng.int(2024, 2027);
@@ -133,7 +176,13 @@ export function randomInvoice(rng: Rng, lang: Lang, opts: { credit?: boolean; pr
     const quantity = rng.int(1, 12);
     const unitPrice = new Decimal(rng.int(500, 90000)).dividedBy(100);
     const rate = rng.chance(0.8) ? rates[0]! : rng.pick(rates);
-    items.push({ title: rng.pick(ITEMS[lang]), quantity, unitPrice, rate, net: unitPrice.times(quantity).toDecimalPlaces(2) });
+    items.push({
+      title: rng.pick(ITEMS[lang]),
+      quantity,
+      unitPrice,
+      rate,
+      net: unitPrice.times(quantity).toDecimalPlaces(2),
+    });
   }
   const byRate = new Map<string, Decimal>();
   for (const it of items) byRate.set(it.rate, (byRate.get(it.rate) ?? new Decimal(0)).plus(it.net));
@@ -160,7 +209,8 @@ export function randomInvoice(rng: Rng, lang: Lang, opts: { credit?: boolean; pr
     buyer: { name: bName, street: bStreet, postcode: bPostcode, city: bCity, country: 'DE' },
     vatId: vatId(rng, lang),
     buyerVatId: rng.chance(0.4) ? `DE${rng.digits(9)}` : undefined,
-    taxNumber: lang === 'de' && rng.chance(0.5) ? `${rng.digits(2)}/${rng.digits(3)}/${rng.digits(5)}` : undefined,
+    taxNumber:
+      lang === 'de' && rng.chance(0.5) ? `${rng.digits(2)}/${rng.digits(3)}/${rng.digits(5)}` : undefined,
     iban: accountIban,
     bic,
     items,

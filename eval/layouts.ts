@@ -49,7 +49,8 @@ function cells(s: Sheet): void {
   // Totals as cells: labels on one row, amounts under them.
   const tax = s.pick(s.w.tax);
   const cols: [string, string][] = [[s.pick(s.w.net), s.amount(s.d.net)]];
-  for (const t of s.d.taxes) cols.push([`${tax} ${t.rate.replace('.', s.lang === 'en' ? '.' : ',')} %`, s.amount(t.tax)]);
+  for (const t of s.d.taxes)
+    cols.push([`${tax} ${t.rate.replace('.', s.lang === 'en' ? '.' : ',')} %`, s.amount(t.tax)]);
   cols.push([s.pick(s.w.gross), s.amount(s.d.gross)]);
   if (s.d.prepaid) {
     cols.push([s.pick(s.w.prepaid), s.money(s.d.prepaid.neg())]);
@@ -72,7 +73,7 @@ function twoColumn(s: Sheet): void {
   s.text(360, 68, `${p.postcode} ${p.city}`);
   s.text(360, 80, `${s.pick(s.w.vat)} ${s.d.vatId}`);
   buyerBlock(s, 50, 60);
-  metaFields(s).forEach(([label, value], i) => s.text(360, 120 + i * 13, `${label}: ${value}`));
+  for (const [i, [label, value]] of metaFields(s).entries()) s.text(360, 120 + i * 13, `${label}: ${value}`);
   s.text(50, 210, titleOf(s), { size: 16, bold: true });
   const y = itemTable(s, 245);
   const end = totalsRows(s, y, 330);
@@ -139,9 +140,16 @@ function headline(s: Sheet): void {
   Object.assign(s.d, { dueDate: undefined, deliveryDate: undefined, prepaid: undefined, due: undefined });
   s.text(297 - 100, 40, `${p.name} | ${p.street} | ${p.postcode} ${p.city}`, { size: 8 });
   buyerBlock(s, 50, 120);
-  s.text(50, 200, `${s.d.credit ? h.credit : h.title} ${s.d.number} ${h.of} ${s.date(s.d.date)}`, { size: 13, bold: true });
+  s.text(50, 200, `${s.d.credit ? h.credit : h.title} ${s.d.number} ${h.of} ${s.date(s.d.date)}`, {
+    size: 13,
+    bold: true,
+  });
   const y = itemTable(s, 240);
-  let yy = y > 700 ? (s.pdf.addPage(), 60) : y;
+  let yy = y;
+  if (y > 700) {
+    s.pdf.addPage();
+    yy = 60;
+  }
   const row = (label: string, value: string) => {
     s.text(330, yy, label);
     s.text(545, yy, value, { right: true });
@@ -150,7 +158,9 @@ function headline(s: Sheet): void {
   row(h.net, s.amount(s.d.net));
   for (const t of s.d.taxes) row(`${h.plus} ${t.rate.replace('.', ',')} % ${h.tax}`.trim(), s.amount(t.tax));
   row(h.total, s.amount(s.d.gross));
-  s.text(50, yy + 20, `IBAN ${groupIban(s.d.iban)} · BIC ${s.d.bic} · ${s.pick(s.w.vat)} ${s.d.vatId}`, { size: 7 });
+  s.text(50, yy + 20, `IBAN ${groupIban(s.d.iban)} · BIC ${s.d.bic} · ${s.pick(s.w.vat)} ${s.d.vatId}`, {
+    size: 7,
+  });
 }
 
 /**
@@ -168,7 +178,11 @@ function grid(s: Sheet): void {
     s.text(440, 110 + i * 12, value, { size: 8 });
   });
   const y = itemTable(s, 230);
-  let yy = y > 690 ? (s.pdf.addPage(), 60) : y + 6;
+  let yy = y + 6;
+  if (y > 690) {
+    s.pdf.addPage();
+    yy = 60;
+  }
   const row = (label: string, value: string, bold = false) => {
     s.text(50, yy, label, { bold });
     s.text(545, yy, value, { right: true, bold });
@@ -176,7 +190,8 @@ function grid(s: Sheet): void {
   };
   const tax = s.pick(s.w.tax);
   row(s.pick(s.w.net), s.amount(s.d.net));
-  for (const t of s.d.taxes) row(`${tax} (${t.rate.replace('.', s.lang === 'en' ? '.' : ',')} %)`, s.amount(t.tax));
+  for (const t of s.d.taxes)
+    row(`${tax} (${t.rate.replace('.', s.lang === 'en' ? '.' : ',')} %)`, s.amount(t.tax));
   row(s.pick(s.w.gross), s.amount(s.d.gross), true);
   if (s.d.prepaid) {
     row(s.pick(s.w.prepaid), s.money(s.d.prepaid.neg()));

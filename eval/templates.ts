@@ -103,7 +103,9 @@ export class Sheet {
   }
 
   async end(): Promise<Buffer> {
-    const done = new Promise<Buffer>((resolve) => this.pdf.on('end', () => resolve(Buffer.concat(this.chunks))));
+    const done = new Promise<Buffer>((resolve) =>
+      this.pdf.on('end', () => resolve(Buffer.concat(this.chunks))),
+    );
     this.pdf.end();
     return done;
   }
@@ -116,7 +118,8 @@ export function senderLine(s: Sheet, x: number, y: number): void {
 
 export function buyerBlock(s: Sheet, x: number, y: number): number {
   const b = s.d.buyer;
-  for (const [i, line] of [b.name, b.street, `${b.postcode} ${b.city}`].entries()) s.text(x, y + i * 12, line, { size: 10 });
+  for (const [i, line] of [b.name, b.street, `${b.postcode} ${b.city}`].entries())
+    s.text(x, y + i * 12, line, { size: 10 });
   return y + 40;
 }
 
@@ -166,9 +169,14 @@ export function totalsRows(s: Sheet, y: number, labelX = 340, right = 545): numb
   for (const t of s.d.taxes) {
     const rate = rateText(s.lang, t.rate);
     if (style === 0) row(`${tax} ${rate}`, s.amount(t.tax));
-    else if (style === 1) row(`${rate} ${tax} ${s.w.on} ${s.money(t.net.times(s.sign), false)}`, s.amount(t.tax));
+    else if (style === 1)
+      row(`${rate} ${tax} ${s.w.on} ${s.money(t.net.times(s.sign), false)}`, s.amount(t.tax));
     else {
-      s.text(labelX, yy, `${rate} ${tax} ${s.w.on} ${s.money(t.net.times(s.sign), false)}: ${s.amount(t.tax)}`);
+      s.text(
+        labelX,
+        yy,
+        `${rate} ${tax} ${s.w.on} ${s.money(t.net.times(s.sign), false)}: ${s.amount(t.tax)}`,
+      );
       yy += 14;
     }
   }
@@ -198,7 +206,9 @@ export function metaFields(s: Sheet): [string, string][] {
   const out: [string, string][] = [];
   out.push([s.pick(d.credit ? s.w.creditNumber : s.w.number), d.number]);
   const dateRow: [string, string] = [s.pick(d.credit ? s.w.creditDate : s.w.date), s.date(d.date)];
-  const deliveryRow: [string, string] | undefined = d.deliveryDate ? [s.pick(s.w.delivery), s.date(d.deliveryDate)] : undefined;
+  const deliveryRow: [string, string] | undefined = d.deliveryDate
+    ? [s.pick(s.w.delivery), s.date(d.deliveryDate)]
+    : undefined;
   // The delivery date printed before the invoice date: the trap of taking the first date.
   if (deliveryRow && s.rng.chance(0.5)) out.push(deliveryRow, dateRow);
   else out.push(dateRow, ...(deliveryRow ? [deliveryRow] : []));

@@ -22,7 +22,12 @@ export interface XmlTruth {
 }
 
 type N = Record<string, unknown>;
-const parser = new XMLParser({ removeNSPrefix: true, ignoreAttributes: false, attributeNamePrefix: '@', parseTagValue: false });
+const parser = new XMLParser({
+  removeNSPrefix: true,
+  ignoreAttributes: false,
+  attributeNamePrefix: '@',
+  parseTagValue: false,
+});
 const at = (node: unknown, ...path: string[]): unknown => {
   let cur: unknown = node;
   for (const p of path) {
@@ -66,7 +71,8 @@ export function xmlTruth(xml: string): XmlTruth {
       tax_total: tax ? amount(at(tax, 'TaxAmount')) : undefined,
       gross_total: amount(at(sums, 'TaxInclusiveAmount')),
       amount_due: amount(at(sums, 'PayableAmount')),
-      supplier_name: text(at(party, 'PartyLegalEntity', 'RegistrationName')) ?? text(at(party, 'PartyName', 'Name')),
+      supplier_name:
+        text(at(party, 'PartyLegalEntity', 'RegistrationName')) ?? text(at(party, 'PartyName', 'Name')),
       supplier_vat_id: compact(text(at(vat, 'CompanyID'))),
       iban: compact(text(at(root, 'PaymentMeans', 'PayeeFinancialAccount', 'ID'))),
     };
@@ -78,12 +84,15 @@ export function xmlTruth(xml: string): XmlTruth {
   const sums = at(settlement, 'SpecifiedTradeSettlementHeaderMonetarySummation');
   const currency = text(at(settlement, 'InvoiceCurrencyCode'));
   const taxes = all((sums as N)?.TaxTotalAmount);
-  const tax = taxes.find((t) => (t as N)?.['@currencyID'] === currency) ?? (taxes.length === 1 ? taxes[0] : undefined);
+  const tax =
+    taxes.find((t) => (t as N)?.['@currencyID'] === currency) ?? (taxes.length === 1 ? taxes[0] : undefined);
   const d = (v: unknown) => {
     const m = /^(\d{4})(\d{2})(\d{2})$/.exec(text(at(v, 'DateTimeString')) ?? '');
     return m ? `${m[1]}-${m[2]}-${m[3]}` : undefined;
   };
-  const vat = all((seller as N)?.SpecifiedTaxRegistration).find((r) => (at(r, 'ID') as N)?.['@schemeID'] === 'VA');
+  const vat = all((seller as N)?.SpecifiedTaxRegistration).find(
+    (r) => (at(r, 'ID') as N)?.['@schemeID'] === 'VA',
+  );
   return {
     syntax: 'cii',
     document_type: CREDIT.has(text(at(root, 'ExchangedDocument', 'TypeCode')) ?? '') ? 'Credit' : 'Invoice',
@@ -97,6 +106,15 @@ export function xmlTruth(xml: string): XmlTruth {
     amount_due: amount(at(sums, 'DuePayableAmount')),
     supplier_name: text(at(seller, 'Name')),
     supplier_vat_id: compact(text(at(vat, 'ID'))),
-    iban: compact(text(at(settlement, 'SpecifiedTradeSettlementPaymentMeans', 'PayeePartyCreditorFinancialAccount', 'IBANID'))),
+    iban: compact(
+      text(
+        at(
+          settlement,
+          'SpecifiedTradeSettlementPaymentMeans',
+          'PayeePartyCreditorFinancialAccount',
+          'IBANID',
+        ),
+      ),
+    ),
   };
 }
