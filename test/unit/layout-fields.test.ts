@@ -298,6 +298,25 @@ const cases: Case[] = [
     expect: { date: '2026-12-06', invoice_number: '4711' },
     unsure: ['date'],
   },
+  {
+    name: 'a label in a sidebar beside the table header still counts; the column header does not',
+    pages: [
+      [
+        [50, 200, 'Pos.'],
+        [85, 200, 'Beschreibung'],
+        [250, 200, 'Einzelpreis'],
+        [340, 200, 'Gesamtbetrag'],
+        [430, 200, 'Fällig am'],
+        [430, 212, '20.12.2026'],
+        [50, 214, '1'],
+        [85, 214, 'Anzahlung laut Angebot'],
+        [250, 214, '500,00'],
+        [340, 214, '500,00'],
+      ],
+    ],
+    expect: { due_date: '2026-12-20' },
+    absent: ['gross_total', 'prepaid_total'],
+  },
   { name: 'no words, no fields', pages: [[]], expect: {}, absent: ['invoice_number', 'date', 'gross_total'] },
 ];
 
