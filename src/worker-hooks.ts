@@ -23,9 +23,6 @@ export function webhookWorkerFor(db: Db, kind: DbKind, config: Config, logger: W
   });
 }
 
-/** Pages of a scanned PDF read at most. TODO(issue 11): EXTRACTION_MAX_PAGES once it lands. */
-const OCR_MAX_PAGES = 50;
-
 /**
  * The extraction job worker (OCR of scans) with its OCR threads: one job per thread at once.
  * Started with the webhook worker wherever that runs.
@@ -35,21 +32,24 @@ export function extractionWorkerFor(
   kind: DbKind,
   config: Config,
   logger: WorkerLogger,
-): BackgroundWork & { start(): void; worker: Promise<ExtractionWorker> } {
+): BackgroundWork & { start(): void; worker: ExtractionWorker } {
   const ocr = createOcrReader({
     threads: config.ocrThreads,
     timeoutMs: config.ocrTimeoutMs,
     memoryMb: config.extractionMemoryMb,
-    maxPages: OCR_MAX_PAGES,
+    maxPages: config.extractionMaxPages,
   });
-  const worker = defaultSteps((msg) => logger.warn({}, msg)).then(
-    (steps) => new ExtractionWorker(db, kind, { ocr, steps, concurrency: config.ocrThreads, logger }),
-  );
+  const worker = new ExtractionWorker(db, kind, {
+    ocr,
+    steps: defaultSteps,
+    concurrency: config.ocrThreads,
+    logger,
+  });
   return {
     worker,
-    start: () => void worker.then((w) => w.start()),
+    start: () => worker.start(),
     // Stopping the worker also ends its OCR threads (ocr is the worker's).
-    stop: async () => (await worker).stop(),
+    stop: () => worker.stop(),
   };
 }
 

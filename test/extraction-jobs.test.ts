@@ -3,6 +3,7 @@ import { after, before, it } from 'node:test';
 import { SMALL_INVOICE, smallInvoicePdf } from '../eval/scan-fixtures.js';
 import { scanPdf } from '../eval/scans.js';
 import type { ExtractionOutcome } from '../src/modules/incoming-invoices/extraction.model.js';
+import { defaultSteps } from '../src/modules/incoming-invoices/jobs/default-steps.js';
 import { enqueueExtraction } from '../src/modules/incoming-invoices/jobs/enqueue.js';
 import { jobsOfInvoice } from '../src/modules/incoming-invoices/jobs/extraction-jobs.repository.js';
 import { ExtractionWorker } from '../src/modules/incoming-invoices/jobs/extraction-jobs.worker.js';
@@ -47,6 +48,69 @@ describeEachDb('extraction jobs', (ctx) => {
       await enqueueExtraction(ctx.db, { accountId: ctx.account.accountId, invoiceId: id });
     return id;
   }
+
+  it('over HTTP: a scan is pending after upload, then done with fields read by OCR; explicit fields win', async () => {
+    const form = await multipart(
+      { name: 'scan.png', type: 'image/png', data: png },
+      { data: JSON.stringify({ due_date: '2026-04-30' }) },
+    );
+    const res = await writer.request('POST', '/incoming-invoices', form.body, form.headers);
+    assert.equal(res.status, 201, res.text);
+    const id = res.body.data.id as number;
+    assert.equal(res.body.data.extraction.status, 'pending');
+    assert.equal(res.body.data.invoice_number, null, 'nothing read yet');
+    assert.equal(
+      (await jobsOfInvoice(ctx.db, ctx.account.accountId, id)).length,
+      1,
+      'queued with the upload',
+    );
+    const worker = new ExtractionWorker(ctx.db, ctx.kind, {
+      ocr,
+      steps: defaultSteps,
+      concurrency: 1,
+    });
+    assert.equal(await worker.runOnce(), 1);
+    const d = (await writer.get(`/incoming-invoices/${id}`)).body.data;
+    assert.equal(d.extraction.status, 'done');
+    assert.equal(d.extraction.method, 'ocr');
+    assert.equal(d.invoice_number, SMALL_INVOICE.number);
+    assert.equal(d.date, SMALL_INVOICE.isoDate);
+    assert.equal(d.gross_total, Number(SMALL_INVOICE.grossDecimal));
+    assert.equal(d.extraction.fields.invoice_number.source, 'ocr');
+    assert.ok(d.extraction.fields.invoice_number.confidence < 1);
+    assert.equal(d.due_date, '2026-04-30', 'the explicit value stays');
+    assert.equal(d.extraction.fields.due_date.source, 'request');
+    assert.ok(d.extracted_fields.includes('invoice_number'));
+  });
+
+  it('over HTTP: a scan that cannot be read is retried and ends failed with ocr_failed', async () => {
+    // A PNG signature and header over garbage: taken for a scan, unreadable by OCR.
+    const broken = Buffer.concat([
+      Buffer.from('89504e470d0a1a0a0000000d4948445200000100000001000806000000', 'hex'),
+      Buffer.alloc(2000, 7),
+    ]);
+    const form = await multipart({ name: 'scan.png', type: 'image/png', data: broken });
+    const res = await writer.request('POST', '/incoming-invoices', form.body, form.headers);
+    assert.equal(res.status, 201, res.text);
+    const id = res.body.data.id as number;
+    assert.equal(res.body.data.extraction.status, 'pending');
+    const worker = new ExtractionWorker(ctx.db, ctx.kind, {
+      ocr,
+      steps: defaultSteps,
+      concurrency: 1,
+      retryDelaysMs: [0, 0],
+    });
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      assert.equal(await worker.runOnce(), 1, `attempt ${attempt}`);
+      const d = (await writer.get(`/incoming-invoices/${id}`)).body.data;
+      assert.equal(d.extraction.status, attempt < 3 ? 'pending' : 'failed');
+    }
+    const d = (await writer.get(`/incoming-invoices/${id}`)).body.data;
+    assert.ok(d.extraction.warnings.some((w: { code: string }) => w.code === 'ocr_failed'));
+    assert.equal(d.file_id !== null, true, 'the file is kept');
+    const [job] = await jobsOfInvoice(ctx.db, ctx.account.accountId, id);
+    assert.deepEqual([job?.status, job?.attempts], ['failed', 3]);
+  });
 
   it('reads an uploaded scan in a worker and stores fields read by OCR', async () => {
     const id = await uploadAndQueue(png, 'scan.png', 'image/png');

@@ -133,12 +133,19 @@ export async function recognize(
   return best!;
 }
 
+/**
+ * How well a page read: the mean confidence of its real words (three letters or digits and
+ * more). Speckles a noisy scan turns into one-character "words" do not count: they would make
+ * a good page look bad and cost it three more passes.
+ */
 function meanConfidence(words: Word[]): number {
   let chars = 0;
   let sum = 0;
   for (const w of words) {
-    chars += w.text.length;
-    sum += (w.confidence ?? 0) * w.text.length;
+    const n = w.text.replace(/[^\p{L}\p{N}]/gu, '').length;
+    if (n < 3) continue;
+    chars += n;
+    sum += (w.confidence ?? 0) * n;
   }
   return chars === 0 ? 0 : sum / chars;
 }

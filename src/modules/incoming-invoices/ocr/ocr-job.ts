@@ -1,4 +1,5 @@
 import type { ExtractionWarning, PageWords } from '../extraction.model.js';
+import { pdfPageWords } from '../layout/pdf-words.js';
 import { imageInfo } from './image-info.js';
 import { ocrImage, ocrPdfPages } from './ocr.js';
 
@@ -33,7 +34,10 @@ export async function runOcrJob(job: OcrJob): Promise<OcrResult> {
   }
 }
 
-/** OCRs the pages without text, up to `maxPages` of the document. */
+/**
+ * OCRs the pages without text, up to `maxPages` of the document, and returns them with the
+ * text-layer words of the other pages: the layout reader sees the whole document, in order.
+ */
 async function fromPdf(data: Buffer, maxPages: number): Promise<OcrResult> {
   const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
   const pdf = await getDocument({
@@ -42,21 +46,19 @@ async function fromPdf(data: Buffer, maxPages: number): Promise<OcrResult> {
     isEvalSupported: false,
     verbosity: 0,
   }).promise;
-  const pageCount = pdf.numPages;
-  const imagePages: number[] = [];
+  let read: Awaited<ReturnType<typeof pdfPageWords>>;
   try {
-    for (let n = 1; n <= Math.min(pageCount, maxPages); n++) {
-      const text = await (await pdf.getPage(n)).getTextContent();
-      if (!text.items.some((item) => 'str' in item && item.str.trim() !== '')) imagePages.push(n);
-    }
+    read = await pdfPageWords(pdf, maxPages);
   } finally {
     await pdf.destroy();
   }
   const warnings: ExtractionWarning[] = [];
-  if (pageCount > maxPages)
+  if (read.numPages > maxPages)
     warnings.push({
       code: 'pages_truncated',
-      message: `${maxPages} of ${pageCount} pages were read`,
+      message: `${maxPages} of ${read.numPages} pages were read`,
     });
-  return { ok: true, pages: await ocrPdfPages(data, imagePages), pageCount, warnings };
+  const scanned = new Map((await ocrPdfPages(data, read.withoutText)).map((p) => [p.page, p]));
+  const pages = read.pages.map((p) => scanned.get(p.page) ?? p);
+  return { ok: true, pages, pageCount: read.numPages, warnings };
 }
