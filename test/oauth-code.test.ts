@@ -113,6 +113,21 @@ for (const kind of DB_KINDS) {
       assert.match(wider.first.html!, /See the users of your account/);
     });
 
+    it("the consent page speaks the browser's language (German)", async () => {
+      const { browser, config } = await setup('client:read task-management:write user-profile:read');
+      browser.language = 'de-DE,de;q=0.9';
+      const { first } = await authorize(
+        browser,
+        config,
+        'client:read task-management:write user-profile:read',
+      );
+      assert.match(first.html!, /<h1>Acme Time Tracker zulassen\?<\/h1>/);
+      assert.match(first.html!, /<li title="client:read">Kunden sehen<\/li>/);
+      assert.match(first.html!, /Aufgaben und Kommentare anlegen und ändern/);
+      assert.match(first.html!, /Ihr eigenes vollständiges Benutzerprofil sehen/);
+      assert.match(first.html!, />Zulassen</);
+    });
+
     it('deny: the app gets access_denied with its state', async () => {
       const { browser, config } = await setup();
       const { state, first } = await authorize(browser, config, 'client:read');

@@ -64,6 +64,8 @@ export async function discover(origin: string, clientId: string, secret: string 
 /** A browser's cookie jar, enough for one origin (paths ignored). */
 export class Browser {
   cookies = new Map<string, string>();
+  /** The browser's Accept-Language. */
+  language = 'en-GB';
   constructor(readonly origin: string) {}
 
   /** Signs in by making a session row, as the sign-in page would (its own tests cover the page). */
@@ -90,6 +92,7 @@ export class Browser {
   async fetch(url: string, init: RequestInit = {}) {
     const headers = new Headers(init.headers);
     headers.set('cookie', [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '));
+    headers.set('accept-language', this.language);
     const res = await fetch(new URL(url, this.origin), { ...init, headers, redirect: 'manual' });
     for (const c of res.headers.getSetCookie()) {
       const [pair] = c.split(';');

@@ -28,6 +28,8 @@ function errorPage(error: unknown, description: unknown): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>The app's request was refused</title><link rel="stylesheet" href="/assets/web.css"></head><body><main class="card"><h1>The app's request was refused</h1><p class="error" role="alert">${escapeHtml(description)}</p><p class="hint">Error code: <code>${escapeHtml(error)}</code>. Tell the app's makers; nothing was shared with the app.</p></main></body></html>`;
 }
 
+const STATIC_SCOPES = new Set<string>([...ALL_SCOPES, ...USER_PROFILE_SCOPES]);
+
 /** Integrations are the OAuth clients: their metadata as oidc-provider reads it. */
 class ClientAdapter implements Adapter {
   constructor(private readonly db: Db) {}
@@ -48,7 +50,11 @@ class ClientAdapter implements Adapter {
       redirect_uris: redirectUris,
       response_types: redirectUris.length ? ['code'] : [],
       grant_types: grantTypes,
-      scope: row.scopes,
+      // oidc-provider accepts only its static scopes here; other `user-profile:` scopes an
+      // integration is registered for are checked in the interaction (oauth.server.ts).
+      scope: parseScopes(row.scopes)
+        .filter((s) => STATIC_SCOPES.has(s))
+        .join(' '),
       client_name: row.display_name ?? row.name,
       ...(row.homepage ? { client_uri: row.homepage } : {}),
     };
@@ -129,7 +135,7 @@ export async function createProvider(app: FastifyInstance, options: OAuthOptions
     },
     jwks: (await signingKeys(db)) as Configuration['jwks'],
     cookies: { keys: [cookieKey], long: { signed: true }, short: { signed: true } },
-    scopes: [...ALL_SCOPES, ...USER_PROFILE_SCOPES],
+    scopes: [...STATIC_SCOPES],
     claims: { openid: ['sub'] },
     responseTypes: ['code'],
     allowOmittingSingleRegisteredRedirectUri: false,

@@ -5,9 +5,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type Provider from 'oidc-provider';
 import { parseScopes } from '../../plugins/auth.js';
-import { describeScope } from '../../shared/scopes.js';
 import { registerViewFile, render } from '../../web/render.js';
 import { checkCsrf, requireSession, sessionUser } from '../../web/session.js';
+import './consent.messages.js';
 import { createProvider, INTERACTION_PATH, OAUTH_PREFIX, type OAuthOptions } from './oauth.provider.js';
 import * as repo from './oauth.repository.js';
 
@@ -71,7 +71,7 @@ async function interactionRoutes(app: FastifyInstance) {
         homepage: client.homepage,
         homepageHost: client.homepage ? URL.parse(client.homepage)?.host : undefined,
         user: user.name || user.email,
-        scopes: requested.map((scope) => ({ scope, text: describeScope(scope) })),
+        scopes: requested,
         action: `${INTERACTION_PATH}/${encodeURIComponent(req.params.uid)}/confirm`,
       });
     },
