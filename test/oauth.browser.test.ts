@@ -1,26 +1,10 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium } from 'playwright-core';
 import { setPassword } from '../src/modules/users/passwords.service.js';
+import { launchBrowser } from './browser.js';
 import { createAccount, createTestDb, DB_KINDS } from './helpers.js';
 import { discover, listeningApp, oauthClient, oidc, REDIRECT } from './oauth/harness.js';
 
-// Debian's chromium (`.ci/run` installs it): the test fails, never skips, without it.
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const SHOTS = new URL('../docs/screenshots/', import.meta.url);
 const PASSWORD = 'correct horse battery staple';
 
@@ -33,29 +17,19 @@ for (const kind of DB_KINDS) {
   describe(`OAuth in a real browser [${kind}]`, () => {
     let handle: Awaited<ReturnType<typeof createTestDb>>;
     let server: Awaited<ReturnType<typeof listeningApp>>;
-    let profile: string;
-    let context: Awaited<ReturnType<typeof chromium.launchPersistentContext>>;
+    let browser: Awaited<ReturnType<typeof launchBrowser>>;
 
     before(async () => {
-      assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
       handle = await createTestDb(kind);
       server = await listeningApp(handle);
-      profile = await mkdtemp(join(tmpdir(), 'chromium-oauth-'));
-      context = await chromium.launchPersistentContext(profile, {
-        executablePath: CHROMIUM,
-        args: CHROMIUM_ARGS,
-        headless: true,
-        locale: 'en-GB',
-        viewport: { width: 900, height: 720 },
-      });
+      browser = await launchBrowser({ viewport: { width: 900, height: 720 } });
       // The app's redirect URI: the browser arrives there with the code (no app runs there).
-      await context.route(`${new URL(REDIRECT).origin}/**`, (route) =>
+      await browser.context.route(`${new URL(REDIRECT).origin}/**`, (route) =>
         route.fulfill({ status: 200, contentType: 'text/plain', body: 'the app' }),
       );
     });
     after(async () => {
-      await context?.close();
-      if (profile) await rm(profile, { recursive: true, force: true });
+      await browser?.close();
       await server?.app.close();
       await handle?.destroy();
     });
@@ -101,7 +75,7 @@ for (const kind of DB_KINDS) {
           headers: { authorization: `Bearer ${token}` },
         });
 
-      const page = await context.newPage();
+      const page = await browser.context.newPage();
       const first = await authorizeUrl();
       await page.goto(first.url.href);
       assert.equal(new URL(page.url()).pathname, '/signin', 'not signed in: the sign-in page first');
