@@ -46,7 +46,10 @@ export function scanOptionsFor(seed: number): ScanOptions {
 }
 
 export async function scanPdf(pdf: Uint8Array, options: ScanOptions = {}): Promise<Scan> {
-  const pages = await renderPdfPages(pdf, Array.from({ length: 200 }, (_, i) => i + 1));
+  const pages = await renderPdfPages(
+    pdf,
+    Array.from({ length: 200 }, (_, i) => i + 1),
+  );
   const images: Buffer[] = [];
   for (const page of pages) images.push(await scanImage(page.png, options));
   const format = options.jpegQuality ? 'jpeg' : 'png';

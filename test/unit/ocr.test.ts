@@ -11,7 +11,13 @@ const wordsOf = (p: { words: { text: string }[] }) => p.words.map((w) => w.text)
 describe('OCR of a scan (tesseract.js, offline)', () => {
   let scan: Awaited<ReturnType<typeof scanPdf>>;
   before(async () => {
-    scan = await scanPdf(await smallInvoicePdf(), { rotateDeg: 1.5, blurPx: 0.6, noise: 0.001, paper: 245, seed: 3 });
+    scan = await scanPdf(await smallInvoicePdf(), {
+      rotateDeg: 1.5,
+      blurPx: 0.6,
+      noise: 0.001,
+      paper: 245,
+      seed: 3,
+    });
   });
   after(() => closeEngine());
 
