@@ -122,6 +122,25 @@ describeEachDb('invoice plans', (ctx) => {
     );
   });
 
+  it('children inherit the plan’s buyer reference and 0 % VAT reason', async () => {
+    const m = (await recurring({ plan_end: '2026-02-28' })).body.data;
+    const legal = {
+      buyer_reference: '991-01234-56',
+      tax_exemption_category: 'E',
+      tax_exemption_reason: 'Kleinunternehmer gemäß § 19 UStG',
+    };
+    const patched = await api.patch(`/outgoing-invoices/${m.id}`, legal);
+    assert.equal(patched.status, 200, patched.text);
+    const kids = (await api.post(`/outgoing-invoices/${m.id}/generate`)).body.data.children;
+    assert.ok(kids.length > 0);
+    for (const kid of kids) {
+      const child = (await reader.get(`/outgoing-invoices/${kid.id}`)).body.data;
+      assert.equal(child.buyer_reference, legal.buyer_reference);
+      assert.equal(child.tax_exemption_category, legal.tax_exemption_category);
+      assert.equal(child.tax_exemption_reason, legal.tax_exemption_reason);
+    }
+  });
+
   it('yearly plans over leap years and quarterly plans', async () => {
     const yearly = (
       await recurring({ type: 'recurring12', plan_start: '2028-02-29', plan_end: '2032-02-29' })

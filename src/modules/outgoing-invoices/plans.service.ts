@@ -34,6 +34,11 @@ const inherited = (m: InvoiceRow) => ({
   payment_term_days: m.payment_term_days,
   intro_text: m.intro_text,
   closing_text: m.closing_text,
+  // What makes each child legally complete the way the plan is (Leitweg-ID, 0 % reason).
+  buyer_reference: m.buyer_reference,
+  tax_exemption_category: m.tax_exemption_category,
+  tax_exemption_reason_code: m.tax_exemption_reason_code,
+  tax_exemption_reason: m.tax_exemption_reason,
 });
 
 export async function createRecurringPlan(
