@@ -41,7 +41,7 @@ try {
     }));
     await handle.db.insertInto('clients').values(rows).execute();
   }
-  const { access_token } = await createIntegration(handle.db, {
+  const { access_token, client_id, client_secret } = await createIntegration(handle.db, {
     name: 'bench',
     scopes: ['client:read', 'client:write'],
   });
@@ -85,13 +85,34 @@ try {
         ],
       });
       const list = await load({ url: `${base}/clients?per_page=50&page=20`, headers });
+      // The same read with a token issued by the authorization server (oidc-provider, client
+      // credentials at /oauth/token): it must take the same fast path as the CLI's tokens.
+      const issued = await fetch(`http://127.0.0.1:${api.port}/oauth/token`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${client_id}:${client_secret}`).toString('base64')}`,
+        },
+        body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'client:read' }),
+      });
+      if (issued.status !== 200)
+        throw new Error(`/oauth/token answered ${issued.status}: ${await issued.text()}`);
+      const oauthToken = ((await issued.json()) as { access_token: string }).access_token;
+      let m = 0;
+      const getOneOAuth = await load({
+        url: base,
+        headers: { authorization: `Bearer ${oauthToken}` },
+        requests: [
+          { method: 'GET', setupRequest: (r) => ({ ...r, path: `/api/v1/clients/${(m++ % CLIENTS) + 1}` }) },
+        ],
+      });
       const create = await load({
         url: `${base}/clients`,
         method: 'POST',
         headers,
         body: JSON.stringify({ name: 'Bench client', email: 'new@bench.example', country_code: 'DE' }),
       });
-      return { getOne, list, create };
+      return { getOne, getOneOAuth, list, create };
     } finally {
       await stopChild(api.child);
     }
@@ -129,9 +150,11 @@ try {
   );
   add('floor: bare route + two SQLite reads per request', floor);
   add('GET /clients/{id}', one.getOne);
+  add('GET /clients/{id} with an OAuth access token', one.getOneOAuth);
   add('GET /clients?per_page=50', one.list);
   add('POST /clients', one.create);
   add('WORKERS=2: GET /clients/{id}', two.getOne);
+  add('WORKERS=2: GET /clients/{id} with an OAuth access token', two.getOneOAuth);
   add('WORKERS=2: GET /clients?per_page=50', two.list);
   add('WORKERS=2: POST /clients', two.create);
   const report = {
@@ -151,6 +174,7 @@ try {
   console.log(markdown(report));
   for (const [label, r] of [
     ['one process', one.getOne],
+    ['one process, OAuth token', one.getOneOAuth],
     ['WORKERS=2', two.getOne],
   ] as const) {
     const ratio = r.rps / ceiling.rps;
