@@ -67,6 +67,28 @@ export const tradeTaxes = (v: unknown): RawDocument['taxes'] =>
       exemption_reason: str(t.ExemptionReason) ?? str(t.ExemptionReasonCode),
     }));
 
+/**
+ * The header fields CII and ZUGFeRD 1 spell alike, once each syntax has found its own header
+ * nodes (ZUGFeRD 1 names the trade agreement, delivery and settlement differently).
+ */
+export function ciiHeaderFields(doc: Node, agreement: Node, delivery: Node, settlement: Node) {
+  const period = obj(settlement.BillingSpecifiedPeriod);
+  return {
+    invoice_number: str(doc.ID),
+    date: ciiDate(doc.IssueDateTime),
+    due_date: list(settlement.SpecifiedTradePaymentTerms)
+      .map((t) => ciiDate(t.DueDateDateTime))
+      .find(Boolean),
+    delivery_date: ciiDate(obj(obj(delivery.ActualDeliverySupplyChainEvent).OccurrenceDateTime)),
+    service_period_start: ciiDate(period.StartDateTime),
+    service_period_end: ciiDate(period.EndDateTime),
+    currency: str(settlement.InvoiceCurrencyCode),
+    buyer_reference: str(agreement.BuyerReference),
+    ...sellerFields(obj(agreement.SellerTradeParty)),
+    ...paymentFields(settlement),
+  };
+}
+
 /** UN/CEFACT CII D16B: XRechnung CII, Factur-X and ZUGFeRD 2.x. */
 export function readCii(root: Node): ExtractionOutcome {
   const doc = obj(root.ExchangedDocument);
@@ -75,27 +97,13 @@ export function readCii(root: Node): ExtractionOutcome {
   const delivery = obj(trade.ApplicableHeaderTradeDelivery);
   const settlement = obj(trade.ApplicableHeaderTradeSettlement);
   const sums = obj(settlement.SpecifiedTradeSettlementHeaderMonetarySummation);
-  const period = obj(settlement.BillingSpecifiedPeriod);
-  const currency = str(settlement.InvoiceCurrencyCode);
+  const fields = ciiHeaderFields(doc, agreement, delivery, settlement);
   return toOutcome({
     method: 'cii',
     typeCode: str(doc.TypeCode),
-    fields: {
-      invoice_number: str(doc.ID),
-      date: ciiDate(doc.IssueDateTime),
-      due_date: list(settlement.SpecifiedTradePaymentTerms)
-        .map((t) => ciiDate(t.DueDateDateTime))
-        .find(Boolean),
-      delivery_date: ciiDate(obj(obj(delivery.ActualDeliverySupplyChainEvent).OccurrenceDateTime)),
-      service_period_start: ciiDate(period.StartDateTime),
-      service_period_end: ciiDate(period.EndDateTime),
-      currency,
-      buyer_reference: str(agreement.BuyerReference),
-      ...sellerFields(obj(agreement.SellerTradeParty)),
-      ...paymentFields(settlement),
-    },
+    fields,
     net: decimal(sums.TaxBasisTotalAmount),
-    tax: inCurrency(sums.TaxTotalAmount, currency),
+    tax: inCurrency(sums.TaxTotalAmount, fields.currency),
     gross: decimal(sums.GrandTotalAmount),
     prepaid: decimal(sums.TotalPrepaidAmount),
     due: decimal(sums.DuePayableAmount),

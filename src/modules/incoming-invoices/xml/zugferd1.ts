@@ -1,5 +1,5 @@
 import type { ExtractionOutcome } from '../extraction.model.js';
-import { ciiDate, inCurrency, paymentFields, sellerFields, tradeTaxes } from './cii.js';
+import { ciiHeaderFields, inCurrency, tradeTaxes } from './cii.js';
 import { attr, decimal, list, type Node, obj, str, toOutcome } from './common.js';
 import { perUnit } from './ubl.js';
 
@@ -14,27 +14,13 @@ export function readZugferd1(root: Node): ExtractionOutcome {
   const delivery = obj(trade.ApplicableSupplyChainTradeDelivery);
   const settlement = obj(trade.ApplicableSupplyChainTradeSettlement);
   const sums = obj(settlement.SpecifiedTradeSettlementMonetarySummation);
-  const period = obj(settlement.BillingSpecifiedPeriod);
-  const currency = str(settlement.InvoiceCurrencyCode);
+  const fields = ciiHeaderFields(doc, agreement, delivery, settlement);
   return toOutcome({
     method: 'zugferd1',
     typeCode: str(doc.TypeCode),
-    fields: {
-      invoice_number: str(doc.ID),
-      date: ciiDate(doc.IssueDateTime),
-      due_date: list(settlement.SpecifiedTradePaymentTerms)
-        .map((t) => ciiDate(t.DueDateDateTime))
-        .find(Boolean),
-      delivery_date: ciiDate(obj(obj(delivery.ActualDeliverySupplyChainEvent).OccurrenceDateTime)),
-      service_period_start: ciiDate(period.StartDateTime),
-      service_period_end: ciiDate(period.EndDateTime),
-      currency,
-      buyer_reference: str(agreement.BuyerReference),
-      ...sellerFields(obj(agreement.SellerTradeParty)),
-      ...paymentFields(settlement),
-    },
+    fields,
     net: decimal(list(sums.TaxBasisTotalAmount)[0]),
-    tax: inCurrency(sums.TaxTotalAmount, currency),
+    tax: inCurrency(sums.TaxTotalAmount, fields.currency),
     gross: decimal(list(sums.GrandTotalAmount)[0]),
     prepaid: decimal(sums.TotalPrepaidAmount),
     due: decimal(sums.DuePayableAmount),
