@@ -179,6 +179,8 @@ describeEachDb('webhooks: registration', (ctx) => {
       p.errors!.map((e) => e.field),
       ['scopes.1'],
     );
+    // The answer names the valid subscriptions, so a misspelt one can be corrected from it.
+    assert.equal(p.errors![0]!.message, `must be one of: ${ALL_SCOPES.join(', ')}`);
     p = expectProblem(await api.post('/webhooks', { scopes: [] }), 422, 'validation_failed');
     assert.deepEqual(p.errors!.map((e) => e.field).sort(), ['scopes', 'url']);
     for (const url of [
@@ -298,6 +300,12 @@ describeEachDb(
           p.errors!.map((e) => e.field),
           ['url'],
           url,
+        );
+        // A private target is refused by a setting: the answer names it; a wrong scheme is not about it.
+        assert.equal(
+          p.errors![0]!.message.includes('WEBHOOK_ALLOW_PRIVATE=true'),
+          !url.startsWith('ftp:'),
+          `${url}: ${p.errors![0]!.message}`,
         );
       }
       assert.equal(await countRows(ctx.db, 'webhooks'), before);

@@ -8,6 +8,7 @@ import {
   Delivery,
   DeliveryListQuery,
   DeliveryParams,
+  namingAllowedValues,
   Webhook,
   WebhookCreate,
   WebhookListQuery,
@@ -73,10 +74,11 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       ...secretAnswer,
       config: { scopes },
+      schemaErrorFormatter: namingAllowedValues,
       schema: {
         tags,
         summary: 'Register a webhook',
-        description: `The answer holds \`signature_secret_key\`, returned only this once. Unknown scope names, URLs that are not http(s) and hosts resolving to loopback, private, link-local or metadata addresses answer 422.\n\n${WIRE_FORMAT}`,
+        description: `The answer holds \`signature_secret_key\`, returned only this once. Unknown scope names (the answer lists the valid ones), URLs that are not http(s) and hosts resolving to loopback, private, link-local or metadata addresses answer 422 (the latter unless the server runs with \`WEBHOOK_ALLOW_PRIVATE=true\`).\n\n${WIRE_FORMAT}`,
         body: WebhookCreate,
         response: { 201: Data(WebhookWithSecret) },
       },

@@ -11,6 +11,25 @@ const SubscriptionScope = Type.Unsafe<string>({
   description: 'Subscription scope name of an event kind',
 });
 
+/**
+ * The route's validation errors with every enum issue naming the allowed values ("must be one
+ * of: task:create, …"), not ajv's bare "must be equal to one of the allowed values": a client
+ * that misspells a subscription learns the right names from the answer. Fastify keeps the issue
+ * objects it gives us as `error.validation`, which the central error handler turns into
+ * `errors[]`, so rewording them here is all it takes.
+ */
+export function namingAllowedValues(
+  issues: Array<{ keyword?: string; message?: string; params?: Record<string, unknown> }>,
+  context: string,
+): Error {
+  for (const issue of issues) {
+    const allowed = issue.params?.allowedValues;
+    if (issue.keyword === 'enum' && Array.isArray(allowed))
+      issue.message = `must be one of: ${allowed.map(String).join(', ')}`;
+  }
+  return new Error(`${context}: ${issues.map((i) => i.message).join('; ')}`);
+}
+
 export const WebhookCreate = Type.Object(
   {
     url: Type.String({

@@ -77,6 +77,9 @@ export function blockedReason(ip: string): string | null {
   return null;
 }
 
+/** The environment variable that lets webhooks reach private addresses (config.ts reads it). */
+export const ALLOW_PRIVATE_SETTING = 'WEBHOOK_ALLOW_PRIVATE';
+
 export class BlockedAddressError extends Error {
   override readonly name = 'BlockedAddressError';
 }
@@ -112,8 +115,11 @@ export async function checkWebhookUrl(
   if (url.username || url.password) return 'must not contain credentials';
   if (!url.hostname) return 'must name a host';
   if (opts.allowPrivate) return null;
+  // Private targets are refused by a setting, not by nature: say which one, so a developer
+  // pointing a webhook at a local receiver knows what to change (and an operator what not to).
+  const hint = `; a server for development or tests may allow private addresses with ${ALLOW_PRIVATE_SETTING}=true`;
   const host = hostOf(url).toLowerCase().replace(/\.$/, '');
-  if (host === 'localhost' || host.endsWith('.localhost')) return 'must not point to localhost';
+  if (host === 'localhost' || host.endsWith('.localhost')) return `must not point to localhost${hint}`;
   let addresses: string[];
   if (isIP(host)) addresses = [host];
   else {
@@ -126,7 +132,7 @@ export async function checkWebhookUrl(
   }
   for (const a of addresses) {
     const reason = blockedReason(a);
-    if (reason) return `must not resolve to ${a}: it ${reason}`;
+    if (reason) return `must not resolve to ${a}: it ${reason}${hint}`;
   }
   return null;
 }
