@@ -35,7 +35,9 @@ export async function migrateToLatest(db: Db): Promise<void> {
   const migrator = new Migrator({
     db,
     provider: new DirectoryProvider(),
-    allowUnorderedMigrations: true,
+    // Applied strictly in name order: a new migration must sort after every landed one
+    // (test/architecture-migrations.test.ts), so every database has run the same steps in one order.
+    allowUnorderedMigrations: false,
     migrationTableSchema,
   });
   const { error, results } = await migrator.migrateToLatest();

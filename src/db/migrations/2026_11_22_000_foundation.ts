@@ -1,4 +1,7 @@
-import { type AnyDb, kit } from '../migration-kit.js';
+import { type CreateTableBuilder, type Kysely, PostgresAdapter, sql } from 'kysely';
+
+// biome-ignore lint/suspicious/noExplicitAny: migrations work on the untyped schema
+type AnyDb = Kysely<any>;
 
 export async function up(db: AnyDb): Promise<void> {
   const k = kit(db);
@@ -150,4 +153,21 @@ export async function down(db: AnyDb): Promise<void> {
   ]) {
     await db.schema.dropTable(t).execute();
   }
+}
+
+// What this migration uses of the former shared kit (src/db/migration-kit.ts), copied in as
+// it was when the migration landed: a migration imports nothing that can change after it ran.
+function kit(db: AnyDb) {
+  const pg = db.getExecutor().adapter instanceof PostgresAdapter;
+  return {
+    /** `id` primary key column. */
+    id<T extends string>(t: CreateTableBuilder<T, never>) {
+      return pg
+        ? t.addColumn('id', 'serial', (c) => c.primaryKey())
+        : t.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement());
+    },
+    ts: (pg ? 'timestamptz' : 'text') as 'text',
+    /** Default for a timestamp column: now, in the format the application reads. */
+    now: pg ? sql`now()` : sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`,
+  };
 }

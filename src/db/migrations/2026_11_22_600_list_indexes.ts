@@ -1,4 +1,7 @@
-import type { AnyDb } from '../migration-kit.js';
+import type { Kysely } from 'kysely';
+
+// biome-ignore lint/suspicious/noExplicitAny: migrations work on the untyped schema
+type AnyDb = Kysely<any>;
 
 // Lists leave archived records out and order by id: an index on (account, archived_at, id)
 // answers both the page and its count from the index alone.
