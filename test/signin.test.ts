@@ -53,7 +53,8 @@ describeEachDb('sign-in pages', (ctx) => {
     assert.match(form.body, /<label for="password">Password<\/label>/);
     const res = await b.post('/signin', { email: adminEmail.toUpperCase(), password: PASSWORD });
     assert.equal(res.status, 303);
-    assert.equal(res.location, '/me');
+    // Without a page to return to an admin lands on the console (issue 13).
+    assert.equal(res.location, '/console');
     const cookie = Browser.setCookies(res).find((c) => c.startsWith('sid='));
     assert.ok(cookie, 'a session cookie is set');
     assert.match(cookie, /; HttpOnly/);
@@ -399,7 +400,7 @@ describeEachDb('sign-in pages', (ctx) => {
       const r = await c.post('/signin', { email: adminEmail, password: PASSWORD, return_to: evil });
       assert.equal(r.status, 303);
       // Percent-encoded line breaks stay encoded: a path of this site, no header injection.
-      assert.ok(r.location === '/me' || r.location === '/%0d%0aSet-Cookie:x', `${evil} -> ${r.location}`);
+      assert.ok(r.location === '/console' || r.location === '/%0d%0aSet-Cookie:x', `${evil} -> ${r.location}`);
     }
     // Signed in already: the sign-in page goes straight on.
     assert.equal((await b.get('/signin?return_to=%2Fme')).location, '/me');

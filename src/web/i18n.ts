@@ -113,4 +113,7 @@ export function translator(lang: Lang): Translate {
   };
 }
 
-export const langOf = (req: FastifyRequest): Lang => pickLang(req.headers['accept-language']);
+/** The language chosen with the console's switch (cookie `lang`), else the browser's. */
+export const langOf = (req: FastifyRequest): Lang =>
+  (/(?:^|;\s*)(?:__Host-)?lang=(en|de)(?:;|$)/.exec(req.headers.cookie ?? '')?.[1] as Lang | undefined) ??
+  pickLang(req.headers['accept-language']);

@@ -60,3 +60,24 @@ export function render(
   pageHeaders(reply);
   return reply.code(status).type('text/html; charset=utf-8').send(html);
 }
+
+/**
+ * Renders `view` as the body of `layout` (e.g. the console's pages inside the console frame):
+ * the view gets the same data as with render() and does not name a layout itself.
+ */
+export function renderWithin(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  layout: string,
+  view: string,
+  data: Record<string, unknown> = {},
+  status = 200,
+): FastifyReply {
+  const lang = langOf(req);
+  const it = { lang, t: translator(lang), csrf: csrfToken(req), ...data };
+  const body = eta.render(view, it);
+  const html = eta.render(layout, { ...it, body });
+  commitCsrfCookie(req, reply);
+  pageHeaders(reply);
+  return reply.code(status).type('text/html; charset=utf-8').send(html);
+}

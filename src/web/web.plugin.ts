@@ -6,6 +6,7 @@ import { HashingBusyError, PASSWORD_MAX, PASSWORD_MIN, passwordProblem } from '.
 import { acceptInvite, openInvite } from '../modules/users/passwords.service.js';
 import { toAppError } from '../plugins/errors.js';
 import { AppError } from '../shared/errors.js';
+import { consolePages } from './console/index.js';
 import { useCookieCodec } from './cookies.js';
 import { langOf, translator } from './i18n.js';
 import { render } from './render.js';
@@ -16,6 +17,8 @@ import { clearFailures, recordFailure, throttledFor } from './throttle.js';
 
 const CSS = readFileSync(new URL('./assets/web.css', import.meta.url));
 const HOME = '/me';
+/** Where a sign-in without a page to return to lands: admins stay there, members go on to HOME. */
+const CONSOLE = '/console';
 
 /**
  * Only a path of this site: `/x?y`. Not `//evil.example` or `/\evil.example` (browsers read
@@ -46,6 +49,7 @@ export async function webPlugin(app: FastifyInstance): Promise<void> {
     useCookieCodec(scope.parseCookie, scope.serializeCookie);
   });
   await app.register(signinPages);
+  await app.register(consolePages);
 }
 
 /**
@@ -125,7 +129,8 @@ async function signinPages(app: FastifyInstance): Promise<void> {
     }
     await clearFailures(app.db, email);
     await startSession(req, reply, user);
-    return reply.redirect(returnTo || HOME, 303);
+    // The console's dashboard sends a member on to HOME.
+    return reply.redirect(returnTo || CONSOLE, 303);
   });
 
   app.post('/signout', hidden, async (req, reply) => {
@@ -137,7 +142,11 @@ async function signinPages(app: FastifyInstance): Promise<void> {
   app.get(HOME, hidden, async (req, reply) => {
     const user = await requireSession(req, reply);
     if (!user) return reply;
-    return render(req, reply, 'me', { user, accountName: await accountName(app.db, user.accountId) });
+    return render(req, reply, 'me', {
+      user,
+      accountName: await accountName(app.db, user.accountId),
+      consoleHref: user.role === 'admin' ? CONSOLE : '',
+    });
   });
 
   const gone = (req: FastifyRequest, reply: FastifyReply) => {

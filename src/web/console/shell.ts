@@ -1,0 +1,124 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../shared/errors.js';
+import { addMessages, langOf, translator } from '../i18n.js';
+import { renderWithin } from '../render.js';
+import { type SessionUser, sessionUser } from '../session.js';
+import { accountName } from '../sessions.repository.js';
+
+/**
+ * The frame of every console page (issue 13): the navigation, the signed-in user, the
+ * language switch and sign-out around a page's own view.
+ *
+ *   app.get('/console/things', async (req, reply) => {
+ *     const user = await requireAdmin(req);          // 403 page for a member
+ *     return consoleView(req, reply, 'console-things', { title: t('…'), rows });
+ *   });
+ *   app.post('/console/things', async (req, reply) => { checkCsrf(req); await requireAdmin(req); … });
+ *
+ * Views live in src/web/views (or are registered with registerViewFile) and do not name a
+ * layout: consoleView puts them into it. Every console route already has a session (the
+ * console's hook sends visitors without one to sign in), so pages only check the role.
+ */
+
+/** The console's sections in the order of the navigation; a page is current by its path prefix. */
+export const CONSOLE_NAV = [
+  { key: 'dashboard', href: '/console' },
+  { key: 'company', href: '/console/company' },
+  { key: 'users', href: '/console/users' },
+  { key: 'integrations', href: '/console/integrations' },
+  { key: 'webhooks', href: '/console/webhooks' },
+  { key: 'audit', href: '/console/audit' },
+] as const;
+
+addMessages({
+  en: {
+    'console.skip': 'Skip to content',
+    'console.navLabel': 'Console',
+    'console.nav.dashboard': 'Dashboard',
+    'console.nav.company': 'Company',
+    'console.nav.users': 'Users',
+    'console.nav.integrations': 'Integrations',
+    'console.nav.webhooks': 'Webhooks',
+    'console.nav.audit': 'Audit',
+    'console.forbidden.title': 'Not allowed',
+    'console.forbidden':
+      'This page is for administrators of the account. Ask an administrator if you need access.',
+    'console.backToMe': 'Back to your account',
+    'console.backToConsole': 'Back to the console',
+    'console.open': 'Open the console',
+    'console.saved': 'Saved.',
+    'console.fixErrors': 'Please correct the marked fields.',
+  },
+  de: {
+    'console.skip': 'Zum Inhalt springen',
+    'console.navLabel': 'Konsole',
+    'console.nav.dashboard': 'Übersicht',
+    'console.nav.company': 'Firma',
+    'console.nav.users': 'Benutzer',
+    'console.nav.integrations': 'Integrationen',
+    'console.nav.webhooks': 'Webhooks',
+    'console.nav.audit': 'Protokoll',
+    'console.forbidden.title': 'Nicht erlaubt',
+    'console.forbidden':
+      'Diese Seite ist für Administratoren des Kontos. Bitten Sie eine Administratorin oder einen Administrator um Zugang.',
+    'console.backToMe': 'Zurück zu Ihrem Konto',
+    'console.backToConsole': 'Zurück zur Konsole',
+    'console.open': 'Konsole öffnen',
+    'console.saved': 'Gespeichert.',
+    'console.fixErrors': 'Bitte korrigieren Sie die markierten Felder.',
+  },
+});
+
+/**
+ * The signed-in admin of this request. Throws 403 `forbidden` (the console shows a page
+ * saying so) for a member, 401 `unauthorized` without a session.
+ */
+export async function requireAdmin(req: FastifyRequest): Promise<SessionUser> {
+  const user = await sessionUser(req);
+  if (!user) throw new AppError('unauthorized', 'no session');
+  if (user.role !== 'admin') throw new AppError('forbidden', 'admin only');
+  return user;
+}
+
+const pathOf = (url: string) => url.split('?')[0] ?? '/';
+
+/**
+ * Renders `view` inside the console frame. `data.title` is the page's heading (default: the
+ * navigation label of the current section). The view gets `t`, `lang`, `csrf`, `user` and `data`.
+ */
+export async function consoleView(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  view: string,
+  data: Record<string, unknown> = {},
+  status = 200,
+): Promise<FastifyReply> {
+  const user = await sessionUser(req);
+  if (!user) throw new AppError('unauthorized', 'no session');
+  const t = translator(langOf(req));
+  const path = pathOf(req.url);
+  // The longest matching prefix is the current section (/console matches only itself).
+  const current = [...CONSOLE_NAV]
+    .filter((n) => path === n.href || (n.href !== '/console' && path.startsWith(`${n.href}/`)))
+    .sort((a, b) => b.href.length - a.href.length)[0];
+  const nav = CONSOLE_NAV.map((n) => ({
+    href: n.href,
+    label: t(`console.nav.${n.key}`),
+    current: n === current,
+  }));
+  return renderWithin(
+    req,
+    reply,
+    'layout',
+    view,
+    {
+      title: current ? t(`console.nav.${current.key}`) : t('console.navLabel'),
+      ...data,
+      nav,
+      user,
+      accountName: await accountName(req.server.db, user.accountId),
+      here: req.method === 'GET' ? req.url : (current?.href ?? '/console'),
+    },
+    status,
+  );
+}
