@@ -9,6 +9,7 @@ import type { OAuthOptions } from './modules/oauth/oauth.provider.js';
 import { oauthServerPlugin } from './modules/oauth/oauth.server.js';
 import { authPlugin } from './plugins/auth.js';
 import { closingPlugin } from './plugins/closing.js';
+import { corsPlugin } from './plugins/cors.js';
 import { clientErrorHandler, errorsPlugin, frameworkErrors } from './plugins/errors.js';
 import { healthRoutes } from './plugins/health.js';
 import { idempotencyPlugin } from './plugins/idempotency.js';
@@ -66,6 +67,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   await app.register(errorsPlugin);
   await app.register(closingPlugin);
+  await app.register(corsPlugin);
   await app.register(openapiPlugin);
   await app.register(authPlugin);
   await app.register(rateLimitPlugin);

@@ -47,6 +47,8 @@ export interface Config {
   readonly idempotencyLeaseSeconds: number;
   /** Time a request (headers and body) may take to arrive; 408 beyond it. */
   readonly requestTimeoutSeconds: number;
+  /** Browser origins allowed to call the API (CORS_ORIGINS); `*` any; none by default. */
+  readonly corsOrigins: readonly string[];
   /** NODE_ENV=production: refuses to start with a missing or weak SECRET_KEY. */
   readonly production: boolean;
   /** Things worth one warning at start-up (a weak SECRET_KEY outside production). */
@@ -106,6 +108,21 @@ function origin(name: string, v: string): string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new ConfigError(`${name} must be an absolute http(s) URL, got "${v}"`);
   return v.replace(/\/$/, '');
+}
+
+/** CORS_ORIGINS: comma-separated origins (`https://app.example`), or `*` for any. */
+function origins(name: string, v: string | undefined): string[] {
+  const list = (v ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
+  return list.map((o) => {
+    if (o === '*') return o;
+    const clean = origin(name, o);
+    if (new URL(clean).origin !== clean)
+      throw new ConfigError(`${name} takes origins (scheme://host[:port]) only, got "${o}"`);
+    return clean;
+  });
 }
 
 /** The value the service used when SECRET_KEY was not set: published, so it protects nothing. */
@@ -170,6 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     ocrTimeoutMs: 1000 * Math.max(1, int('OCR_TIMEOUT_SECONDS', env.OCR_TIMEOUT_SECONDS, 300)),
     idempotencyLeaseSeconds: int('IDEMPOTENCY_LEASE_SECONDS', env.IDEMPOTENCY_LEASE_SECONDS, 30),
     requestTimeoutSeconds: Math.max(1, int('REQUEST_TIMEOUT_SECONDS', env.REQUEST_TIMEOUT_SECONDS, 30)),
+    corsOrigins: origins('CORS_ORIGINS', env.CORS_ORIGINS),
     production,
     warnings:
       secretProblem && !overrides.secretKey

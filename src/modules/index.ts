@@ -1,5 +1,6 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
+import { changesRoutes } from './changes/changes.routes.js';
 import { chartOfAccountsRoutes } from './chart-of-accounts/chart-of-accounts.routes.js';
 import { clientsRoutes } from './clients/clients.routes.js';
 import { companiesRoutes } from './companies/companies.routes.js';
@@ -62,4 +63,5 @@ export async function registerModules(api: FastifyInstance): Promise<void> {
   await api.register(webhooksRoutes);
   await api.register(offersRoutes);
   await api.register(paymentsRoutes);
+  await api.register(changesRoutes);
 }

@@ -1,0 +1,82 @@
+import type { Db } from '../../db/index.js';
+import { type AuthContext, hasScopePrefix } from '../../plugins/auth.js';
+import * as clients from '../clients/clients.service.js';
+import * as companies from '../companies/companies.service.js';
+import * as contacts from '../contacts/contacts.service.js';
+import * as files from '../files/files.service.js';
+import * as incoming from '../incoming-invoices/incoming-invoices.service.js';
+import * as offers from '../offers/offers.service.js';
+import * as invoices from '../outgoing-invoices/invoices.service.js';
+import * as payments from '../payments/payments.service.js';
+import * as projects from '../projects/projects.service.js';
+import * as suppliers from '../suppliers/suppliers.service.js';
+import * as comments from '../tasks/comments.service.js';
+import * as tasks from '../tasks/tasks.service.js';
+import * as groups from '../user-group/user-group.service.js';
+import * as users from '../users/users.service.js';
+import * as webhooks from '../webhooks/webhooks.service.js';
+
+type Load = (db: Db, auth: AuthContext, id: number) => Promise<unknown>;
+
+/**
+ * Every kind the feed serves: the scopes its `GET` needs (all of them) and how that `GET`
+ * reads it, through the owning module's service, so an entry's `data` is exactly what the
+ * resource's own `GET` answers the same token (full or basic client, user, …).
+ *
+ * The triggers also log efforts, custom fields, payment accounts and the chart of accounts;
+ * their modules have no read of one record yet, so the feed leaves them out until they do
+ * (the rows are kept: adding the kind here serves their history too).
+ */
+export const KINDS: Record<string, { scopes: string[]; load: Load }> = {
+  client: {
+    scopes: [],
+    load: async (db, auth, id) => {
+      const row = await clients.getClient(db, auth, id);
+      return hasScopePrefix(auth, 'client:') ? clients.toClientFull(row) : clients.toClientBasic(row);
+    },
+  },
+  company: {
+    scopes: ['contact-data:read'],
+    load: async (db, auth, id) => companies.toCompany(await companies.getCompany(db, auth, id)),
+  },
+  contact: {
+    scopes: ['contact-data:read'],
+    load: async (db, auth, id) => contacts.toContact(await contacts.getContact(db, auth, id)),
+  },
+  project: { scopes: [], load: projects.getProject },
+  task: { scopes: ['task-management:read'], load: tasks.getTask },
+  comment: { scopes: ['task-management:read'], load: comments.getComment },
+  offer: { scopes: ['offer:read'], load: offers.getOffer },
+  outgoing_invoice: {
+    scopes: ['outgoing-invoice:read'],
+    // A plan (master) is a row of the same table, read at /outgoing-invoices/master/{id}.
+    load: async (db, auth, id) => {
+      try {
+        return await invoices.getInvoice(db, auth, id);
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'not_found') throw err;
+        return invoices.getMaster(db, auth, id);
+      }
+    },
+  },
+  incoming_invoice: {
+    scopes: ['incoming-invoice:read'],
+    load: async (db, auth, id) => incoming.presentOne(db, auth, await incoming.getInvoice(db, auth, id)),
+  },
+  payment: { scopes: ['payments:read'], load: payments.getPayment },
+  supplier: {
+    scopes: ['incoming-invoice:read'],
+    load: async (db, auth, id) => suppliers.toSupplier(await suppliers.getSupplier(db, auth, id)),
+  },
+  file: { scopes: [], load: async (db, auth, id) => files.toFileData(await files.getFile(db, auth, id)) },
+  user: { scopes: [], load: users.getUser },
+  user_group: { scopes: ['user_group:read'], load: groups.getGroup },
+  webhook: {
+    scopes: ['integration'],
+    load: async (db, auth, id) => webhooks.toWebhook(await webhooks.getWebhook(db, auth, id)),
+  },
+};
+
+/** The kinds a token may read: those whose every scope it holds. */
+export const readableKinds = (auth: AuthContext): string[] =>
+  Object.keys(KINDS).filter((k) => KINDS[k]!.scopes.every((s) => auth.scopes.has(s)));

@@ -1,0 +1,196 @@
+import assert from 'node:assert/strict';
+import { before, it } from 'node:test';
+import { type Api, describeEachDb, expectProblem, multipart, type Response } from './helpers.js';
+import { line, makeClient } from './invoicing.fixtures.js';
+import { seedWork, type WorkFixture } from './work.fixtures.js';
+
+interface Entry {
+  cursor: string;
+  resource: string;
+  id: number;
+  action: string;
+  changed_at: string;
+  data?: Record<string, unknown>;
+}
+
+/**
+ * Reads the feed to its end from `after`, in pages of `limit`. On PostgreSQL an entry shows
+ * once every older transaction has ended, also those of other test files on the server, so a
+ * reader that expects `want` entries asks again for a moment.
+ */
+async function drain(api: Api, after?: string, limit = 100, want = 0) {
+  const entries: Entry[] = [];
+  let cursor = after;
+  for (let tries = 0; ; ) {
+    const res: Response = await api.get(`/changes?limit=${limit}${cursor ? `&after=${cursor}` : ''}`);
+    assert.equal(res.status, 200, res.text);
+    entries.push(...res.body.data);
+    cursor = res.body.meta.next_cursor;
+    if (res.body.meta.has_more) continue;
+    if (entries.length >= want || ++tries > 50) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { entries, cursor: cursor! };
+}
+
+const summary = (es: Entry[]) => es.map((e) => `${e.resource}:${e.id}:${e.action}`);
+
+describeEachDb('change feed', (ctx) => {
+  let all: Api;
+  let w: WorkFixture;
+  let start: string;
+
+  before(async () => {
+    w = await seedWork(ctx);
+    all = await ctx.as(
+      'client:read client:write contact-data:read contact-data:write task-management:read task-management:write outgoing-invoice:read outgoing-invoice:write outgoing-invoice:force-delete integration',
+    );
+    start = (await drain(all)).cursor;
+  });
+
+  it('creation, update, archival and restore of a client, with the data its GET answers', async () => {
+    const id = await makeClient(all, { name: 'Feed GmbH' });
+    assert.equal((await all.request('PATCH', `/clients/${id}`, { name: 'Feed AG' })).status, 200);
+    assert.equal((await all.delete(`/clients/${id}`)).status, 204);
+    assert.equal((await all.post(`/clients/${id}/restore`)).status, 200);
+    const { entries, cursor } = await drain(all, start, 100, 4);
+    assert.deepEqual(summary(entries), [
+      `client:${id}:created`,
+      `client:${id}:updated`,
+      `client:${id}:archived`,
+      `client:${id}:restored`,
+    ]);
+    const now = (await all.get(`/clients/${id}`)).body.data;
+    for (const e of entries) {
+      assert.deepEqual(e.data, now, 'every entry shows the current state');
+      assert.match(e.changed_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+    }
+    // A token that holds no client: scope sees the basic form, exactly as its GET would.
+    const basic = await ctx.as([]);
+    const seen = (await drain(basic, start, 100, 4)).entries;
+    assert.deepEqual(seen[0]!.data, (await basic.get(`/clients/${id}`)).body.data);
+    assert.equal(seen[0]!.data!.email, undefined);
+    start = cursor;
+  });
+
+  it('every deletion kind: comment with its file, webhook, outgoing invoice; archivals of task, company, contact', async () => {
+    const comment = (await all.post('/tasks/comments', { task_id: w.tasks.shop, content: 'to go' })).body
+      .data;
+    const f = await multipart({ name: 'a.png', type: 'image/png', data: Buffer.from('\x89PNG\r\n\x1a\nxx') });
+    const up = await all.request('POST', `/tasks/comments/${comment.id}/upload`, f.body, f.headers);
+    assert.equal(up.status, 201, up.text);
+    const fileId = up.body.data.id as number;
+    assert.equal((await all.delete(`/tasks/comments/${comment.id}`)).status, 204);
+
+    const hook = await all.post('/webhooks', {
+      url: 'https://hooks.example.com/feed',
+      scopes: ['task:create'],
+    });
+    assert.equal(hook.status, 201, hook.text);
+    assert.equal((await all.delete(`/webhooks/${hook.body.data.id}`)).status, 204);
+
+    const client = await makeClient(all);
+    const inv = await all.post('/outgoing-invoices', { client_id: client, line_items: [line(10)] });
+    assert.equal(inv.status, 201, inv.text);
+    assert.equal((await all.delete(`/outgoing-invoices/${inv.body.data.id}`)).status, 204);
+
+    assert.equal((await all.delete(`/tasks/${w.tasks.wireframes}`)).status, 204);
+    const company = (await all.post('/companies', { name: 'Gone Ltd' })).body.data.id;
+    const contact = (
+      await all.post('/contacts', { first_name: 'Ann', last_name: 'Gone', company_id: company })
+    ).body.data.id;
+    assert.equal((await all.delete(`/contacts/${contact}`)).status, 204);
+    assert.equal((await all.delete(`/companies/${company}`)).status, 204);
+
+    const { entries, cursor } = await drain(all, start, 100, 10);
+    const s = summary(entries);
+    for (const want of [
+      `comment:${comment.id}:created`,
+      `file:${fileId}:created`,
+      `file:${fileId}:deleted`,
+      `comment:${comment.id}:deleted`,
+      `webhook:${hook.body.data.id}:created`,
+      `webhook:${hook.body.data.id}:deleted`,
+      `outgoing_invoice:${inv.body.data.id}:created`,
+      `outgoing_invoice:${inv.body.data.id}:deleted`,
+      `task:${w.tasks.wireframes}:archived`,
+      `contact:${contact}:archived`,
+      `company:${company}:archived`,
+    ])
+      assert.ok(s.includes(want), `${want} in ${s.join(' ')}`);
+    assert.ok(
+      s.indexOf(`file:${fileId}:deleted`) < s.indexOf(`comment:${comment.id}:deleted`),
+      'commit order',
+    );
+    for (const e of entries) {
+      if (e.action === 'deleted') assert.equal(e.data, undefined, `${e.resource} deleted: no data`);
+    }
+    // The comment is gone: its earlier entries have no data either (its deletion follows).
+    assert.equal(entries.find((e) => e.resource === 'comment')!.data, undefined);
+    const task = entries.find((e) => e.resource === 'task')!;
+    assert.deepEqual(task.data, (await all.get(`/tasks/${w.tasks.wireframes}`)).body.data);
+    assert.ok(task.data!.archived_at);
+    start = cursor;
+  });
+
+  it('filters by the scopes of the token, another integration’s webhooks and other accounts', async () => {
+    const clientsOnly = await ctx.as('client:read');
+    const other = await ctx.as('integration');
+    const stranger = await ctx.as('client:read client:write task-management:read', {
+      accountId: ctx.other.accountId,
+    });
+    const from = (await drain(clientsOnly)).cursor;
+    const mine = await all.post('/webhooks', {
+      url: 'https://hooks.example.com/mine',
+      scopes: ['task:create'],
+    });
+    const theirs = await other.post('/webhooks', {
+      url: 'https://hooks.example.com/theirs',
+      scopes: ['task:create'],
+    });
+    await all.post('/tasks/comments', { task_id: w.tasks.shop, content: 'hidden from clients only' });
+    const client = await makeClient(all);
+    const strangerStart = (await drain(stranger)).cursor;
+
+    const seen = summary((await drain(clientsOnly, from, 100, 1)).entries);
+    assert.deepEqual(seen, [`client:${client}:created`]);
+    const byOther = summary((await drain(other, start, 100, 1)).entries).filter((e) =>
+      e.startsWith('webhook'),
+    );
+    assert.deepEqual(byOther, [`webhook:${theirs.body.data.id}:created`]);
+    const byAll = summary((await drain(all, start, 100, 3)).entries).filter((e) => e.startsWith('webhook'));
+    assert.deepEqual(byAll, [`webhook:${mine.body.data.id}:created`]);
+    assert.deepEqual(
+      (await drain(stranger, strangerStart)).entries,
+      [],
+      'another account sees nothing of it',
+    );
+    start = (await drain(all, start, 100, 3)).cursor;
+  });
+
+  it('pages with limit and cursors: the same entries, none twice, and an entry’s cursor resumes after it', async () => {
+    for (let i = 0; i < 5; i++) await makeClient(all);
+    const whole = (await drain(all, undefined, 1000, 1)).entries;
+    const paged = (await drain(all, undefined, 3, whole.length)).entries;
+    assert.deepEqual(summary(paged), summary(whole));
+    assert.equal(new Set(paged.map((e) => e.cursor)).size, paged.length);
+    const mid = whole[Math.floor(whole.length / 2)]!;
+    const rest = (await drain(all, mid.cursor, 1000)).entries;
+    assert.deepEqual(summary(rest), summary(whole.slice(whole.indexOf(mid) + 1)));
+    const first = await all.get('/changes?limit=1');
+    assert.equal(first.body.data.length, 1);
+    assert.equal(first.body.meta.has_more, true);
+    const end = await all.get(`/changes?after=${whole.at(-1)!.cursor}`);
+    assert.deepEqual(end.body, { data: [], meta: { next_cursor: whole.at(-1)!.cursor, has_more: false } });
+  });
+
+  it('401 without a valid token; 422 on a bad cursor, limit or parameter; 404 elsewhere', async () => {
+    expectProblem(await ctx.anon.get('/changes'), 401, 'unauthorized');
+    for (const q of ['after=nope!', 'after=bm9wZQ', 'limit=0', 'limit=1001', 'limit=x', 'since=1']) {
+      expectProblem(await all.get(`/changes?${q}`), 422, 'validation_failed');
+    }
+    const p = expectProblem(await all.get(`/changes?after=${Buffer.from('1.x').toString('base64url')}`), 422);
+    assert.equal(p.errors![0]!.field, 'after');
+    expectProblem(await all.get('/changes/1'), 404);
+  });
+});
