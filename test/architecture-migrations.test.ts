@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import type { DbHandle } from '../src/db/index.js';
+import { migrateToLatest } from '../src/db/migrator.js';
+import { createTestDb, DB_KINDS } from './helpers.js';
+
+/**
+ * Migrations are frozen (issue 17 item 4): once a migration has landed, databases have run it,
+ * and changing its file would make a fresh database differ from one migrated before the change.
+ * A new migration is a new file whose name sorts after every landed one; after it lands, its
+ * hash is appended here (`sha256sum src/db/migrations/<file>`). A failing hash means a landed
+ * migration was edited: undo the edit and write a new migration instead.
+ */
+const LANDED: ReadonlyArray<readonly [file: string, sha256: string]> = [
+  ['2026_11_22_000_foundation.ts', '3aff642b9bfe9e55411438bdde6d4f6dab73cbb7c5401bb1a1e431b5a237f77e'],
+  ['2026_11_22_010_files.ts', '0ffe5c1f393517195b5e318369613f1cfd755bdd0d69f52ede34ba8d6aff5191'],
+  ['2026_11_22_100_work.ts', 'a31dfb7277ee3244171df890033ce50515cbbdd3eb3963b42c576a329e554f98'],
+  ['2026_11_22_200_contacts.ts', '6fe571fbca3e4f3ec683354528e04a0d5e3a9995283393da8df997da7af4b908'],
+  ['2026_11_22_300_webhooks.ts', '3881348e189c2d2765a8d9cda99c19020725cac24d1439e2f575e092ebe506c0'],
+  ['2026_11_22_400_invoicing.ts', '9c669c2eedc9d16ea13cca5ff1f2440e4c065274609793857045a2a4acda3842'],
+  ['2026_11_22_500_incoming.ts', '3e59891b621f7e6c2f74709451896e7bdafc6459ca995415816883130e584fce'],
+  ['2026_11_22_600_list_indexes.ts', 'f9710038fd4a3ed148db422553aec2d9bb6e2bfa778b3efc3ff6d879a3ecbe8f'],
+  ['2026_11_22_700_auth_epoch.ts', 'f4c27e0e7fdf05da49b13d7a3616c1599b73498c4370d567e27821bbfaf4fa40'],
+  ['2026_11_22_710_rate_limits.ts', '21ce4311a4227ee480e26594b7fe5690a2650e1f867230a1f3e3e95ad5780cbb'],
+  ['2026_11_22_720_fold.ts', '8fe4e7c93c49a45efb4b5be9a81d2c2b9f12094fefe30cce426731933013a57e'],
+  [
+    '2026_11_22_820_idempotency_leases.ts',
+    'b1b5baf367e5dfa4f047f39914b13e0b4cc1c4eaecf9db0780cdae6f84581274',
+  ],
+  [
+    '2026_11_22_900_incoming_extraction.ts',
+    '7245473cbf0771c8b77460d91f81fc6b4c0fc049a0440b2d46c925381db1df81',
+  ],
+  ['2026_11_22_910_extraction_jobs.ts', 'c460d461dbbae5099ed965eba7e51ad7e0f2838e70063cb2a28cec97d96494e1'],
+  ['2026_11_22_920_signin.ts', '16d2709a76cb3a60856ce50e59250114a6b0095c754f85106bdfd5166f116103'],
+  ['2026_11_22_930_oauth_server.ts', '9b063fedc66c94561979d656553da4ee20896c434d5a9220ac1f6a985d6a4459'],
+  [
+    '2026_11_22_940_invoice_legal_fields.ts',
+    '5e0a0d2c5d6cd42043f3579d31b7b0aaf85866997dd954fa5336d7d1d6fddee7',
+  ],
+  ['2026_11_22_950_payment_ids.ts', 'cee126afcd4c0ecc77e02617508f4c0a082bc93669039ee6dd865739acb130e7'],
+  [
+    '2026_11_22_951_invoice_deleted_by.ts',
+    '5324bb099fc84f2fe9ef8bbe4f6debcdb5c01351f663289f1dbb5cae10d9bd78',
+  ],
+];
+
+const dir = new URL('../src/db/migrations/', import.meta.url);
+const files = readdirSync(dir)
+  .filter((f) => /\.(ts|js)$/.test(f) && !f.endsWith('.d.ts'))
+  .sort();
+const sha256 = (file: string): string =>
+  createHash('sha256')
+    .update(readFileSync(new URL(file, dir)))
+    .digest('hex');
+
+describe('migrations are frozen', () => {
+  it('every landed migration is still there, unchanged', () => {
+    const changed = LANDED.filter(([file, hash]) => !files.includes(file) || sha256(file) !== hash).map(
+      ([file]) => file,
+    );
+    assert.deepEqual(changed, [], 'landed migrations were edited or removed: write a new migration instead');
+  });
+
+  it('the list is in name order, so "the last landed one" is its last entry', () => {
+    const names = LANDED.map(([file]) => file);
+    assert.deepEqual(names, [...names].sort());
+  });
+
+  it('a new migration sorts after the last landed one (they apply in name order)', () => {
+    const last = LANDED.at(-1)?.[0] ?? '';
+    const landed = new Set(LANDED.map(([file]) => file));
+    const early = files.filter((f) => !landed.has(f) && f <= last);
+    assert.deepEqual(early, [], `new migrations must be named after ${last}`);
+  });
+
+  it('every migration is self-contained: it imports packages only, no project file', () => {
+    const importsOfProject = files.filter((f) =>
+      /(?:from|import)\s*\(?\s*['"]\.{1,2}\//.test(readFileSync(new URL(f, dir), 'utf8')),
+    );
+    assert.deepEqual(importsOfProject, []);
+  });
+});
+
+for (const kind of DB_KINDS) {
+  describe(`migrations apply in name order only [${kind}]`, () => {
+    let handle: DbHandle;
+    before(async () => {
+      handle = await createTestDb(kind);
+      await migrateToLatest(handle.db);
+    });
+    after(() => handle.destroy());
+
+    it('refuses a pending migration that sorts before one already applied', async () => {
+      // Make 600 pending again (its index dropped, its record gone) behind later applied ones:
+      // run out of order it would succeed, so only the order check can refuse it.
+      const name = '2026_11_22_600_list_indexes';
+      const m = await import(new URL(`${name}.ts`, dir).href);
+      await m.down(handle.db);
+      await sql`delete from kysely_migration where name = ${name}`.execute(handle.db);
+      await assert.rejects(migrateToLatest(handle.db), /New migrations must always have a name that comes/);
+    });
+  });
+}
