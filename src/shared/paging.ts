@@ -1,9 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { SelectQueryBuilder } from 'kysely';
+import { type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import { invalidField } from './errors.js';
 
 export interface PageParams {
   page?: number;
   per_page?: number;
+  /** Cursor paging: the `next` cursor of the previous page; empty: from the start. */
+  after?: string;
+  /** `sort=-date,id`: fields, `-` for descending (lists that declare `sortable`). */
+  sort?: string;
 }
 
 export interface Page<T> {
@@ -11,6 +16,8 @@ export interface Page<T> {
   total: number;
   page: number;
   per_page: number;
+  /** Set when the request paged by cursor: the cursor after the last row, null at the end. */
+  next?: string | null;
 }
 
 export const DEFAULT_PER_PAGE = 50;
@@ -20,31 +27,216 @@ export function pageOf(q: PageParams): { page: number; per_page: number } {
   return { page: q.page ?? 1, per_page: Math.min(q.per_page ?? DEFAULT_PER_PAGE, MAX_PER_PAGE) };
 }
 
+/** A field a list may be sorted by: its column (default: the field's name), and whether it can be null. */
+export interface SortField {
+  column?: string;
+  nullable?: boolean;
+}
+export type Sortable = Record<string, SortField>;
+
+export interface ListOptions {
+  /** The fields `sort` accepts besides `id`; without it `sort` may only name `id`. */
+  sortable?: Sortable;
+  /** The id column (unique, the last tie-breaker of every order). */
+  id?: string;
+  /**
+   * The exact total when it is known without counting (list_counts, for a list filtered by
+   * nothing but the account and archived state); otherwise the filtered rows are counted.
+   */
+  total?: () => Promise<number>;
+}
+
+interface SortKey {
+  field: string;
+  column: string;
+  /** The property of a result row holding the value. */
+  key: string;
+  desc: boolean;
+  nullable: boolean;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: works on any table's query builder
+type AnyQb = SelectQueryBuilder<any, any, any>;
+
+/** The order a `sort` parameter names, validated, with the id as the last tie-breaker. */
+export function sortKeys(sort: string | undefined, opts: ListOptions = {}): SortKey[] {
+  const id = opts.id ?? 'id';
+  const idKey = (desc: boolean): SortKey => ({
+    field: 'id',
+    column: id,
+    key: lastPart(id),
+    desc,
+    nullable: false,
+  });
+  if (sort === undefined || sort === '') return [idKey(false)];
+  const keys: SortKey[] = [];
+  for (const part of sort.split(',')) {
+    const desc = part.startsWith('-');
+    const field = desc ? part.slice(1) : part;
+    if (keys.some((k) => k.field === field)) throw invalidField('sort', `"${field}" is named twice`);
+    if (field === 'id') {
+      keys.push(idKey(desc));
+      continue;
+    }
+    const spec = opts.sortable && Object.hasOwn(opts.sortable, field) ? opts.sortable[field] : undefined;
+    if (!spec) {
+      const allowed = ['id', ...Object.keys(opts.sortable ?? {})].join(', ');
+      throw invalidField('sort', `cannot sort by "${field}" (sortable: ${allowed})`);
+    }
+    const column = spec.column ?? field;
+    keys.push({ field, column, key: lastPart(column), desc, nullable: spec.nullable ?? false });
+  }
+  if (!keys.some((k) => k.field === 'id')) keys.push(idKey(false));
+  return keys;
+}
+
+const lastPart = (column: string) => column.slice(column.lastIndexOf('.') + 1);
+
 /**
- * Runs a filtered, ordered query as one page plus the total count. The caller has already
- * applied tenant scoping, filters and ordering (ids ascending by convention).
+ * Orders by the keys. Nulls sort as the largest values on both databases (last ascending,
+ * first descending), so SQLite and PostgreSQL answer alike.
+ */
+function ordered(qb: AnyQb, keys: SortKey[], reverse: boolean): AnyQb {
+  let q = qb;
+  for (const k of keys) {
+    const desc = k.desc !== reverse;
+    q = k.nullable
+      ? q.orderBy(sql.ref(k.column), (ob) => (desc ? ob.desc().nullsFirst() : ob.asc().nullsLast()))
+      : q.orderBy(sql.ref(k.column), (ob) => (desc ? ob.desc() : ob.asc()));
+  }
+  return q;
+}
+
+type Value = string | number | null;
+
+/** The opaque cursor after a row: its sort values, base64url JSON. */
+function cursorOf(row: Record<string, unknown>, keys: SortKey[]): string {
+  return Buffer.from(JSON.stringify(keys.map((k) => row[k.key] ?? null))).toString('base64url');
+}
+
+function parseCursor(after: string, keys: SortKey[]): Value[] {
+  let values: unknown;
+  try {
+    values = JSON.parse(Buffer.from(after, 'base64url').toString('utf8'));
+  } catch {
+    values = undefined;
+  }
+  const ok =
+    Array.isArray(values) &&
+    values.length === keys.length &&
+    values.every((v, i) =>
+      keys[i]!.field === 'id'
+        ? Number.isSafeInteger(v)
+        : v === null
+          ? keys[i]!.nullable
+          : typeof v === 'string' || typeof v === 'number',
+    );
+  if (!ok) throw invalidField('after', 'is not a cursor of this list in this sort order');
+  return values as Value[];
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: any table
+type AnyEb = ExpressionBuilder<any, any>;
+
+/** Rows that come after the cursor's row in the order of `keys` (nulls being the largest). */
+function afterCursor(eb: AnyEb, keys: SortKey[], values: Value[], i = 0): Expression<SqlBool> {
+  const k = keys[i]!;
+  const v = values[i]!;
+  const ref = sql.ref(k.column);
+  const isNull = sql<SqlBool>`${ref} is null`;
+  // Strictly after on this key, and equal on it.
+  let beyond: Expression<SqlBool> | undefined;
+  let equal: Expression<SqlBool>;
+  if (v === null) {
+    beyond = k.desc ? sql<SqlBool>`${ref} is not null` : undefined;
+    equal = isNull;
+  } else {
+    const cmp = k.desc ? sql<SqlBool>`${ref} < ${v}` : sql<SqlBool>`${ref} > ${v}`;
+    beyond = k.nullable && !k.desc ? eb.or([cmp, isNull]) : cmp;
+    equal = sql<SqlBool>`${ref} = ${v}`;
+  }
+  if (i === keys.length - 1) return beyond ?? sql<SqlBool>`1 = 0`;
+  const deeper = eb.and([equal, afterCursor(eb, keys, values, i + 1)]);
+  return beyond ? eb.or([beyond, deeper]) : deeper;
+}
+
+function countOf(qb: AnyQb): Promise<number> {
+  return qb
+    .clearSelect()
+    .clearOrderBy()
+    .select((eb) => eb.fn.countAll().as('total'))
+    .executeTakeFirst()
+    .then((r) => Number(r?.total ?? 0));
+}
+
+/**
+ * Runs a filtered query as one page plus the total. The caller has applied tenant scoping and
+ * filters.
+ *
+ * Without `options` (lists that keep their own order) the query is already ordered and pages
+ * by number only. With `options` the query must not be ordered yet: the list takes `sort`
+ * and `after`, and reads a page in the second half of the list backwards from its end, so the
+ * last page costs what the first does.
  */
 export async function paginate<DB, TB extends keyof DB, O>(
   qb: SelectQueryBuilder<DB, TB, O>,
   params: PageParams,
+  options?: ListOptions,
 ): Promise<Page<O>> {
   const { page, per_page } = pageOf(params);
-  // biome-ignore lint/suspicious/noExplicitAny: the count query drops the typed selection
-  const countQb = (qb as SelectQueryBuilder<any, any, any>)
-    .clearSelect()
-    .clearOrderBy()
-    .select((eb) => eb.fn.countAll().as('total'));
-  const [rows, count] = await Promise.all([
-    qb
-      .limit(per_page)
-      .offset((page - 1) * per_page)
-      .execute(),
-    countQb.executeTakeFirst(),
-  ]);
-  return { rows, total: Number(count?.total ?? 0), page, per_page };
+  if (!options) {
+    const [rows, total] = await Promise.all([
+      qb
+        .limit(per_page)
+        .offset((page - 1) * per_page)
+        .execute(),
+      countOf(qb as AnyQb),
+    ]);
+    return { rows, total, page, per_page };
+  }
+  const q = qb as AnyQb;
+  const keys = sortKeys(params.sort, options);
+  const counted = () => (options.total ? options.total() : countOf(q));
+
+  if (params.after !== undefined) {
+    const values = params.after === '' ? undefined : parseCursor(params.after, keys);
+    // The next cursor reads the sort values from the last row, whatever the list selects.
+    let from = keys.reduce((acc, k) => (k.field === 'id' ? acc : acc.select(sql.ref(k.column).as(k.key))), q);
+    if (values) from = from.where((eb) => afterCursor(eb, keys, values));
+    const [rows, total] = await Promise.all([
+      ordered(from, keys, false)
+        .limit(per_page + 1)
+        .execute(),
+      counted(),
+    ]);
+    const more = rows.length > per_page;
+    if (more) rows.pop();
+    return { rows, total, page, per_page, next: more ? cursorOf(rows[rows.length - 1], keys) : null };
+  }
+
+  const offset = (page - 1) * per_page;
+  if (page === 1) {
+    const [rows, total] = await Promise.all([ordered(q, keys, false).limit(per_page).execute(), counted()]);
+    return { rows, total, page, per_page };
+  }
+  const total = await counted();
+  if (offset < total / 2) {
+    const rows = await ordered(q, keys, false).limit(per_page).offset(offset).execute();
+    return { rows, total, page, per_page };
+  }
+  // From the end: skip what follows this page instead of what precedes it.
+  const fromEnd = total - offset - per_page;
+  const limit = per_page + Math.min(0, fromEnd);
+  if (limit <= 0) return { rows: [], total, page, per_page };
+  const rows = await ordered(q, keys, true).limit(limit).offset(Math.max(0, fromEnd)).execute();
+  return { rows: rows.reverse(), total, page, per_page };
 }
 
-/** `{ data, meta }` plus an RFC 8288 Link header with first/prev/next/last. */
+/**
+ * `{ data, meta }` plus an RFC 8288 Link header. Paged by number: first/prev/next/last by
+ * page. Paged by cursor (`after`): `next` carries the cursor after the last row (none at the
+ * end), `first` and `last` are pages, and `meta` has no page number.
+ */
 export function listResponse<T, R>(
   req: FastifyRequest,
   reply: FastifyReply,
@@ -53,18 +245,32 @@ export function listResponse<T, R>(
 ) {
   const last = Math.max(1, Math.ceil(page.total / page.per_page));
   const url = new URL(req.url, 'http://x');
+  const byCursor = page.next !== undefined;
+  if (byCursor) url.searchParams.delete('after');
   const link = (p: number, rel: string) => {
     url.searchParams.set('page', String(p));
     url.searchParams.set('per_page', String(page.per_page));
     return `<${url.pathname}${url.search}>; rel="${rel}"`;
   };
   const links = [link(1, 'first')];
-  if (page.page > 1) links.push(link(Math.min(page.page - 1, last), 'prev'));
-  if (page.page < last) links.push(link(page.page + 1, 'next'));
+  if (byCursor) {
+    if (page.next) {
+      const next = new URL(req.url, 'http://x');
+      next.searchParams.delete('page');
+      next.searchParams.set('per_page', String(page.per_page));
+      next.searchParams.set('after', page.next);
+      links.push(`<${next.pathname}${next.search}>; rel="next"`);
+    }
+  } else {
+    if (page.page > 1) links.push(link(Math.min(page.page - 1, last), 'prev'));
+    if (page.page < last) links.push(link(page.page + 1, 'next'));
+  }
   links.push(link(last, 'last'));
   reply.header('link', links.join(', '));
   return {
     data: page.rows.map(map),
-    meta: { page: page.page, per_page: page.per_page, total: page.total },
+    meta: byCursor
+      ? { per_page: page.per_page, total: page.total }
+      : { page: page.page, per_page: page.per_page, total: page.total },
   };
 }

@@ -1,13 +1,17 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { prepared } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
-import { paginate } from '../../shared/paging.js';
+import { keptTotal } from '../../shared/list-counts.js';
+import { paginate, type Sortable } from '../../shared/paging.js';
 import { containsAny } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
 import type { ClientListQuery } from './clients.schemas.js';
 import type { ClientTable } from './clients.tables.js';
 
 export type ClientRow = Selectable<ClientTable>;
+export type ClientBasicRow = Pick<ClientRow, 'id' | 'name' | 'shortcode' | 'archived_at'>;
+
+export const CLIENT_SORTABLE: Sortable = { name: {}, shortcode: { nullable: true } };
 type Db = Kysely<Database>;
 
 const byId = prepared(2, (db: Db, accountId: number, id: number) =>
@@ -32,14 +36,31 @@ export function findClientBy(
     .executeTakeFirst();
 }
 
-export function listClients(db: Db, accountId: number, q: ClientListQuery) {
-  let qb = db.selectFrom('clients').selectAll().where('account_id', '=', accountId);
+function listQuery(db: Db, accountId: number, q: ClientListQuery) {
+  let qb = db.selectFrom('clients').where('account_id', '=', accountId);
   if (!q.archived) qb = qb.where('archived_at', 'is', null);
   if (q.external_id !== undefined) qb = qb.where('external_id', '=', q.external_id);
   if (q.shortcode !== undefined) qb = qb.where('shortcode', '=', q.shortcode);
   if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
   if (q.q) qb = qb.where((eb) => containsAny(eb, ['name', 'shortcode', 'email'], q.q!));
-  return paginate(qb.orderBy('id'), q);
+  const filtered =
+    q.external_id !== undefined || q.shortcode !== undefined || q.updated_since !== undefined || Boolean(q.q);
+  const options = {
+    sortable: CLIENT_SORTABLE,
+    total: filtered ? undefined : keptTotal(db, accountId, 'clients', Boolean(q.archived)),
+  };
+  return { qb, options };
+}
+
+/** The basic form (`GET /clients`): the list reads no more columns than it returns. */
+export function listClientsBasic(db: Db, accountId: number, q: ClientListQuery) {
+  const { qb, options } = listQuery(db, accountId, q);
+  return paginate(qb.select(['id', 'name', 'shortcode', 'archived_at']), q, options);
+}
+
+export function listClientsFull(db: Db, accountId: number, q: ClientListQuery) {
+  const { qb, options } = listQuery(db, accountId, q);
+  return paginate(qb.selectAll(), q, options);
 }
 
 export async function insertClient(db: Db, values: Insertable<ClientTable>): Promise<ClientRow> {

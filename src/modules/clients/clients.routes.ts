@@ -44,7 +44,12 @@ export const clientsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (req, reply) =>
-      listResponse(req, reply, await service.listClients(app.db, req.auth, req.query), service.toClientFull),
+      listResponse(
+        req,
+        reply,
+        await service.listClientsFull(app.db, req.auth, req.query),
+        service.toClientFull,
+      ),
   );
 
   app.post(

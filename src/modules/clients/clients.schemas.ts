@@ -8,8 +8,8 @@ import {
   Ignored,
   Nullable,
   optional,
-  PagingQuery,
   pick,
+  SortedPagingQuery,
   Timestamp,
   UpdatedSinceQuery,
 } from '../../shared/schemas.js';
@@ -101,7 +101,7 @@ export const ShortcodeBody = Type.Object(
 
 export const ClientListQuery = Type.Object(
   {
-    ...PagingQuery,
+    ...SortedPagingQuery(['name', 'shortcode']),
     ...ArchivedQuery,
     ...UpdatedSinceQuery,
     q: Type.Optional(

@@ -4,7 +4,7 @@ import type { AuthContext } from '../../plugins/auth.js';
 import { changesNothing } from '../../shared/changes.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { nowIso } from '../../shared/time.js';
-import type { ClientRow } from './clients.repository.js';
+import type { ClientBasicRow, ClientRow } from './clients.repository.js';
 import * as repo from './clients.repository.js';
 import type {
   ClientBasic,
@@ -40,7 +40,7 @@ export function toClientFull(r: ClientRow): ClientFull {
   };
 }
 
-export function toClientBasic(r: ClientRow): ClientBasic {
+export function toClientBasic(r: ClientBasicRow): ClientBasic {
   return { id: r.id, name: r.name, shortcode: r.shortcode, archived_at: r.archived_at };
 }
 
@@ -51,7 +51,10 @@ export async function getClient(db: Db, auth: AuthContext, id: number): Promise<
 }
 
 export const listClients = (db: Db, auth: AuthContext, q: ClientListQuery) =>
-  repo.listClients(db, auth.accountId, q);
+  repo.listClientsBasic(db, auth.accountId, q);
+
+export const listClientsFull = (db: Db, auth: AuthContext, q: ClientListQuery) =>
+  repo.listClientsFull(db, auth.accountId, q);
 
 async function assertFree(
   db: Db,
