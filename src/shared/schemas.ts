@@ -60,6 +60,27 @@ export const PagingQuery = {
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
 };
+/**
+ * `sort` and `after` of the lists that take them (src/shared/paging.ts); `fields` are the
+ * sortable fields besides `id`.
+ */
+export const SortedPagingQuery = (fields: readonly string[]) => ({
+  ...PagingQuery,
+  sort: Type.Optional(
+    Type.String({
+      maxLength: 200,
+      pattern: '^-?[a-z_]+(,-?[a-z_]+)*$',
+      description: `Order: comma-separated fields, \`-\` for descending (\`sort=-${fields[0] ?? 'id'},id\`), ties broken by \`id\`. Sortable: ${['id', ...fields].map((f) => `\`${f}\``).join(', ')}; nulls sort last ascending, first descending. Default: \`id\`.`,
+    }),
+  ),
+  after: Type.Optional(
+    Type.String({
+      maxLength: 1000,
+      description:
+        'Cursor paging instead of `page`: the rows after this cursor, which is taken from the `after` of the `Link` header’s `next` (empty: from the start). Costs the same at any depth; the answer’s `meta` then has no `page`.',
+    }),
+  ),
+});
 export const ArchivedQuery = {
   archived: Type.Optional(Type.Boolean({ description: 'true: include archived records' })),
 };
@@ -68,7 +89,7 @@ export const UpdatedSinceQuery = {
 };
 
 export const ListMeta = Type.Object({
-  page: Type.Integer(),
+  page: Type.Optional(Type.Integer({ description: 'Absent when the list was paged by cursor (`after`)' })),
   per_page: Type.Integer(),
   total: Type.Integer(),
 });
