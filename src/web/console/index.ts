@@ -7,6 +7,7 @@ import { checkCsrf, sessionUser, signinUrl } from '../session.js';
 import { auditPage } from './audit.js';
 import { dashboardPage } from './dashboard.js';
 import { consoleView } from './shell.js';
+import { teamPages } from './team.js';
 
 /** Where a console page that failed sends the visitor back to. */
 const BACK = { href: '/console', key: 'console.backToConsole' };
@@ -76,4 +77,5 @@ export async function consolePages(app: FastifyInstance): Promise<void> {
   // One line per page file.
   await app.register(dashboardPage);
   await app.register(auditPage);
+  await app.register(teamPages);
 }

@@ -1,0 +1,256 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { PASSWORD_MAX, PASSWORD_MIN } from '../../modules/users/passwords.js';
+import {
+  changeOwnPassword,
+  inviteMember,
+  listTeam,
+  reinviteMember,
+  setMemberActive,
+  setMemberRole,
+} from '../../modules/users/team.service.js';
+import { AppError } from '../../shared/errors.js';
+import { IdParams } from '../../shared/schemas.js';
+import { langOf, translator } from '../i18n.js';
+import { checkCsrf, sessionUser, startSession } from '../session.js';
+import { clearFailures, recordFailure, throttledFor } from '../throttle.js';
+import { consoleView, requireAdmin } from './shell.js';
+import './team.messages.js';
+
+// Optional in the schema, so that a form without it is refused by checkCsrf (403), not as malformed.
+const Csrf = Type.Optional(Type.String({ maxLength: 200 }));
+const Role = Type.Union([Type.Literal('admin'), Type.Literal('member')]);
+const InviteForm = Type.Object({
+  _csrf: Csrf,
+  email: Type.String({ maxLength: 320 }),
+  first_name: Type.String({ maxLength: 200 }),
+  last_name: Type.String({ maxLength: 200 }),
+  role: Role,
+});
+const ActiveForm = Type.Object({ _csrf: Csrf, active: Type.Union([Type.Literal('0'), Type.Literal('1')]) });
+const RoleForm = Type.Object({ _csrf: Csrf, role: Role });
+// One more than the maximum, so that "too long" is told apart from a cut-off password.
+const Password = Type.String({ maxLength: PASSWORD_MAX + 1 });
+const PasswordForm = Type.Object({
+  _csrf: Csrf,
+  current_password: Password,
+  password: Password,
+  password_confirm: Password,
+});
+const ListQuery = Type.Object({
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000 })),
+  done: Type.Optional(
+    Type.Union([Type.Literal('deactivated'), Type.Literal('reactivated'), Type.Literal('role')]),
+  ),
+});
+
+/** `2026-11-23 14:05 UTC`: one unambiguous form for both languages. */
+export const when = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+
+type InviteValues = { email: string; first_name: string; last_name: string; role: string };
+const EMPTY_INVITE: InviteValues = { email: '', first_name: '', last_name: '', role: 'member' };
+
+/**
+ * Users (issue 13): the account's users, inviting one (the one-time link is shown once),
+ * deactivating and reactivating, changing the role, all for admins; and for every signed-in
+ * user, changing their own password.
+ */
+export async function teamPages(app: FastifyInstance): Promise<void> {
+  const hide = true;
+
+  const listPage = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    extra: Record<string, unknown> = {},
+    status = 200,
+  ) => {
+    const user = await requireAdmin(req);
+    const page = (req.query as { page?: number }).page ?? 1;
+    const { members, hasMore } = await listTeam(app.db, user.accountId, page);
+    return consoleView(
+      req,
+      reply,
+      'console-team',
+      {
+        members,
+        me: user.userId,
+        moreHref: hasMore ? `/console/users?page=${page + 1}` : '',
+        notice: '',
+        error: '',
+        invite: EMPTY_INVITE,
+        inviteErrors: {},
+        invitation: null,
+        ...extra,
+      },
+      status,
+    );
+  };
+
+  app.get('/console/users', { schema: { hide, querystring: ListQuery } }, async (req, reply) => {
+    const t = translator(langOf(req));
+    const done = (req.query as { done?: string }).done;
+    return listPage(req, reply, { notice: done ? t(`team.done.${done}`) : '' });
+  });
+
+  app.post('/console/users/invite', { schema: { hide, body: InviteForm } }, async (req, reply) => {
+    checkCsrf(req);
+    const user = await requireAdmin(req);
+    const t = translator(langOf(req));
+    const body = req.body as InviteValues & { role: 'admin' | 'member' };
+    const values = {
+      email: body.email,
+      first_name: body.first_name,
+      last_name: body.last_name,
+      role: body.role,
+    };
+    try {
+      const invitation = await inviteMember(
+        app.db,
+        user,
+        { email: body.email, firstName: body.first_name, lastName: body.last_name, role: body.role },
+        app.config.publicUrl,
+      );
+      // The link is a password in all but name: no Referer with this page's URL, no caching.
+      reply.header('referrer-policy', 'no-referrer');
+      return listPage(req, reply, {
+        invitation: { ...invitation, expires: when(invitation.expires_at) },
+      });
+    } catch (err) {
+      if (!(err instanceof AppError) || (err.code !== 'validation_failed' && err.code !== 'unprocessable'))
+        throw err;
+      const field = err.errors?.[0]?.field;
+      const message = err.errors?.[0]?.message ?? '';
+      const inviteErrors: Record<string, string> = {};
+      if (field === 'email')
+        inviteErrors.email = t(/at most/.test(message) ? 'team.invite.tooLong' : 'team.invite.badEmail');
+      else if (field === 'first_name' || field === 'last_name')
+        inviteErrors[field] = t(/at most/.test(message) ? 'team.invite.tooLong' : 'team.invite.required');
+      else inviteErrors.email = t('team.invite.deactivated');
+      return listPage(req, reply, { invite: values, inviteErrors, error: t('console.fixErrors') }, 422);
+    }
+  });
+
+  app.post(
+    '/console/users/:id/invite',
+    { schema: { hide, params: IdParams, body: Type.Object({ _csrf: Csrf }) } },
+    async (req, reply) => {
+      checkCsrf(req);
+      const user = await requireAdmin(req);
+      const t = translator(langOf(req));
+      try {
+        const invitation = await reinviteMember(
+          app.db,
+          user,
+          (req.params as IdParams).id,
+          app.config.publicUrl,
+        );
+        reply.header('referrer-policy', 'no-referrer');
+        return listPage(req, reply, { invitation: { ...invitation, expires: when(invitation.expires_at) } });
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code !== 'unprocessable') throw err;
+        return listPage(req, reply, { error: t('team.invite.deactivated') }, 409);
+      }
+    },
+  );
+
+  /** A refused change (oneself, the last admin): the list again, saying why. */
+  const refused = (req: FastifyRequest, reply: FastifyReply, err: unknown) => {
+    if (!(err instanceof AppError) || err.code !== 'conflict') throw err;
+    const t = translator(langOf(req));
+    return listPage(req, reply, { error: t(`team.refused.${String(err.extra?.reason ?? 'self')}`) }, 409);
+  };
+
+  app.post(
+    '/console/users/:id/active',
+    { schema: { hide, params: IdParams, body: ActiveForm } },
+    async (req, reply) => {
+      checkCsrf(req);
+      const user = await requireAdmin(req);
+      const { id } = req.params as IdParams;
+      const active = (req.body as { active: string }).active === '1';
+      try {
+        await setMemberActive(app.db, user, id, active);
+      } catch (err) {
+        return refused(req, reply, err);
+      }
+      return reply.redirect(`/console/users?done=${active ? 'reactivated' : 'deactivated'}`, 303);
+    },
+  );
+
+  app.post(
+    '/console/users/:id/role',
+    { schema: { hide, params: IdParams, body: RoleForm } },
+    async (req, reply) => {
+      checkCsrf(req);
+      const user = await requireAdmin(req);
+      const { id } = req.params as IdParams;
+      try {
+        await setMemberRole(app.db, user, id, (req.body as { role: 'admin' | 'member' }).role);
+      } catch (err) {
+        return refused(req, reply, err);
+      }
+      return reply.redirect('/console/users?done=role', 303);
+    },
+  );
+
+  // Every signed-in user, not only admins: their own password.
+  const passwordPage = (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    data: Record<string, unknown>,
+    status = 200,
+  ) => {
+    const t = translator(langOf(req));
+    return consoleView(
+      req,
+      reply,
+      'console-team-password',
+      { title: t('password.title'), min: PASSWORD_MIN, notice: '', error: '', ...data },
+      status,
+    );
+  };
+
+  app.get(
+    '/console/password',
+    { schema: { hide, querystring: Type.Object({ changed: Type.Optional(Type.String({ maxLength: 0 })) }) } },
+    async (req, reply) => {
+      const t = translator(langOf(req));
+      const changed = (req.query as { changed?: string }).changed !== undefined;
+      return passwordPage(req, reply, { notice: changed ? t('password.changed') : '' });
+    },
+  );
+
+  app.post('/console/password', { schema: { hide, body: PasswordForm } }, async (req, reply) => {
+    checkCsrf(req);
+    const user = await sessionUser(req);
+    if (!user) throw new AppError('unauthorized', 'no session');
+    const t = translator(langOf(req));
+    const body = req.body as { current_password: string; password: string; password_confirm: string };
+    // Guessing the current password from a hijacked session is throttled like sign-in.
+    const ip = req.ip ?? 'unknown';
+    const wait = await throttledFor(app.db, user.email, ip);
+    if (wait > 0) {
+      reply.header('retry-after', String(wait));
+      const error = t('signin.throttled', { minutes: Math.max(1, Math.ceil(wait / 60)) });
+      return passwordPage(req, reply, { error }, 429);
+    }
+    const problem = await changeOwnPassword(app.db, user, {
+      current: body.current_password,
+      next: body.password,
+      confirm: body.password_confirm,
+    });
+    if (problem) {
+      if (problem === 'wrong_current') await recordFailure(app.db, user.email, ip);
+      return passwordPage(
+        req,
+        reply,
+        { error: t(`password.${problem}`, { min: PASSWORD_MIN }), problem },
+        422,
+      );
+    }
+    await clearFailures(app.db, user.email);
+    // Every session of the user ended with the change; this browser goes on in a new one.
+    await startSession(req, reply, user);
+    return reply.redirect('/console/password?changed', 303);
+  });
+}
