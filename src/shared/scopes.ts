@@ -23,6 +23,9 @@ export const ALL_SCOPES = [
   'payments:write',
   'user_group:read',
   'integration',
+  // Beyond the specification (issue 13): the company profile, for an admin user behind the token.
+  'account:read',
+  'account:write',
 ] as const;
 export type Scope = (typeof ALL_SCOPES)[number];
 
@@ -61,6 +64,8 @@ export const SCOPE_DESCRIPTIONS: Record<Scope | (typeof USER_PROFILE_SCOPES)[num
   'payments:write': 'Record payments',
   'user_group:read': 'See user groups and their members',
   integration: 'Manage webhooks and see custom fields of this app',
+  'account:read': 'See the company profile (address, tax and bank details, invoice settings)',
+  'account:write': 'Change the company profile that invoices print',
   'user-profile:read': 'See your own full user profile',
 };
 

@@ -2,14 +2,19 @@ import { AppError } from '../../shared/errors.js';
 import { DEFAULT_NUMBER_FORMATS, type NumberKind, numberFormatError } from './invoices.domain.js';
 
 /**
- * What invoicing reads from `accounts.settings` (JSON, set through the import's `account`):
+ * What invoicing reads from `accounts.settings` (JSON; written by the account profile API and
+ * console, src/modules/account, and by the import's `account`):
  *
  *   { "street", "zip", "city", "email", "phone", "vat_id", "tax_number",
  *     "contact_name" (the seller contact of e-invoices, BT-41; with "phone" and "email" BT-42/43),
  *     "service_date_defaults_to_invoice_date": true (an invoice without a service period was
  *       supplied on its invoice date; printed as such, else booking asks for the period),
  *     "iban", "bic", "bank_name",
- *     "invoice_number_format": "RE-{YYYY}-{NNNNN}", "credit_number_format": "GS-{YYYY}-{NNNNN}" }
+ *     "invoice_number_format": "RE-{YYYY}-{NNNNN}", "credit_number_format": "GS-{YYYY}-{NNNNN}",
+ *     "invoice_intro_text", "invoice_closing_text" (printed when an invoice has none of its own),
+ *     "payment_term_days" (an invoice without terms or due date is due this many days after its date),
+ *     "payment_terms_text" (replaces the printed payment sentence; {due_date} and {days} are filled in),
+ *     "logo": { "sha256", "content_type", "byte_size", "updated_at" } (the image is in account_logos) }
  *
  * Number formats know {YYYY}, {YY} and one counter {N…} (its width is the zero padding).
  */
@@ -29,22 +34,75 @@ export interface AccountProfile {
   bic: string | null;
   bank_name: string | null;
   number_formats: Record<NumberKind, string>;
+  invoice_intro_text: string | null;
+  invoice_closing_text: string | null;
+  payment_term_days: number | null;
+  payment_terms_text: string | null;
+  logo: AccountLogoRef | null;
 }
 
+/** The account's current logo: the bytes are kept by their hash, so an older one stays readable. */
+export interface AccountLogoRef {
+  sha256: string;
+  content_type: 'image/png' | 'image/jpeg';
+  byte_size: number;
+  updated_at: string;
+}
+
+/** The settings keys of the profile's text fields (the JSON names of the wire, too). */
+export const PROFILE_TEXT_KEYS = [
+  'street',
+  'zip',
+  'city',
+  'email',
+  'phone',
+  'contact_name',
+  'vat_id',
+  'tax_number',
+  'iban',
+  'bic',
+  'bank_name',
+  'invoice_intro_text',
+  'invoice_closing_text',
+  'payment_terms_text',
+] as const;
+
+export const NUMBER_KINDS: readonly NumberKind[] = ['invoice', 'credit'];
+
 const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v : null);
+
+function logoRef(v: unknown): AccountLogoRef | null {
+  if (!v || typeof v !== 'object') return null;
+  const l = v as Record<string, unknown>;
+  if (typeof l.sha256 !== 'string' || (l.content_type !== 'image/png' && l.content_type !== 'image/jpeg'))
+    return null;
+  return {
+    sha256: l.sha256,
+    content_type: l.content_type,
+    byte_size: typeof l.byte_size === 'number' ? l.byte_size : 0,
+    updated_at: typeof l.updated_at === 'string' ? l.updated_at : '',
+  };
+}
+
+/** The settings JSON as an object; unreadable settings behave like none. */
+export function parseSettings(settings: string | null): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(settings || '{}');
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
+  } catch {
+    // Unreadable settings behave like none: defaults everywhere.
+  }
+  return {};
+}
 
 export function accountProfile(account: {
   name: string;
   country_code: string | null;
   settings: string | null;
 }): AccountProfile {
-  let s: Record<string, unknown> = {};
-  try {
-    const parsed: unknown = JSON.parse(account.settings || '{}');
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) s = parsed as Record<string, unknown>;
-  } catch {
-    // Unreadable settings behave like none: defaults everywhere.
-  }
+  const s = parseSettings(account.settings);
+  const days = s.payment_term_days;
   return {
     name: account.name,
     country_code: account.country_code,
@@ -64,8 +122,36 @@ export function accountProfile(account: {
       invoice: text(s.invoice_number_format) ?? DEFAULT_NUMBER_FORMATS.invoice,
       credit: text(s.credit_number_format) ?? DEFAULT_NUMBER_FORMATS.credit,
     },
+    invoice_intro_text: text(s.invoice_intro_text),
+    invoice_closing_text: text(s.invoice_closing_text),
+    payment_term_days:
+      typeof days === 'number' && Number.isInteger(days) && days >= 0 && days <= 365 ? days : null,
+    payment_terms_text: text(s.payment_terms_text),
+    logo: logoRef(s.logo),
   };
 }
+
+/**
+ * The settings JSON for a profile: the profile's keys written from it (absent when empty),
+ * every other key of `previous` kept as it was (settings hold more than the profile).
+ */
+export function profileSettings(previous: string | null, p: AccountProfile): string {
+  const s = parseSettings(previous);
+  for (const key of PROFILE_TEXT_KEYS) {
+    if (p[key] === null) delete s[key];
+    else s[key] = p[key];
+  }
+  for (const kind of NUMBER_KINDS) s[`${kind}_number_format`] = p.number_formats[kind];
+  if (p.payment_term_days === null) delete s.payment_term_days;
+  else s.payment_term_days = p.payment_term_days;
+  s.service_date_defaults_to_invoice_date = p.service_date_defaults_to_invoice_date;
+  if (p.logo === null) delete s.logo;
+  else s.logo = p.logo;
+  return JSON.stringify(s);
+}
+
+/** Why a number format cannot be used (null: it can). */
+export const numberFormatProblem = (format: string): string | null => numberFormatError(format);
 
 /** The account's format for a kind of number; a broken setting stops booking with a clear 422. */
 export function numberFormatFor(profile: AccountProfile, kind: NumberKind): string {

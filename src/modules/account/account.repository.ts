@@ -1,0 +1,53 @@
+import { type Db, isPostgres } from '../../db/index.js';
+
+/** The account's row as the profile reads it; locked for update inside a PostgreSQL transaction. */
+export function findAccount(db: Db, accountId: number, forUpdate = false) {
+  let q = db
+    .selectFrom('accounts')
+    .select(['id', 'name', 'country_code', 'settings'])
+    .where('id', '=', accountId);
+  // SQLite has no FOR UPDATE: its transactions take the write lock when they begin.
+  if (forUpdate && isPostgres(db)) q = q.forUpdate();
+  return q.executeTakeFirst();
+}
+
+export async function updateAccount(
+  db: Db,
+  accountId: number,
+  values: { name: string; country_code: string | null; settings: string },
+): Promise<void> {
+  await db.updateTable('accounts').set(values).where('id', '=', accountId).execute();
+}
+
+/** The role of a user of the account, undefined when there is no such (active) user. */
+export async function userRole(db: Db, accountId: number, userId: number): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .select('role')
+    .where('id', '=', userId)
+    .where('account_id', '=', accountId)
+    .where('active', '=', 1)
+    .executeTakeFirst();
+  return row?.role;
+}
+
+export async function findLogo(db: Db, accountId: number, sha256: string) {
+  return db
+    .selectFrom('account_logos')
+    .select(['content_type', 'data', 'byte_size', 'sha256'])
+    .where('account_id', '=', accountId)
+    .where('sha256', '=', sha256)
+    .executeTakeFirst();
+}
+
+/** Stores a logo's bytes once per account and hash (the same image twice is one row). */
+export async function insertLogo(
+  db: Db,
+  row: { account_id: number; sha256: string; content_type: string; byte_size: number; data: Buffer },
+): Promise<void> {
+  await db
+    .insertInto('account_logos')
+    .values(row)
+    .onConflict((oc) => oc.columns(['account_id', 'sha256']).doNothing())
+    .execute();
+}

@@ -1,0 +1,332 @@
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import countries from 'i18n-iso-countries';
+import type { Db } from '../../db/index.js';
+import { transact } from '../../db/transact.js';
+import { AppError, type FieldError } from '../../shared/errors.js';
+import {
+  compactId,
+  isValidBic,
+  isValidIban,
+  isValidVatId,
+  normalizeIdentifier,
+  vatIdCountry,
+} from '../../shared/identifiers.js';
+import { nowIso } from '../../shared/time.js';
+import { type ActorKind, recordAudit } from '../audit/audit.service.js';
+import {
+  accountProfile,
+  NUMBER_KINDS,
+  numberFormatProblem,
+  PROFILE_TEXT_KEYS,
+  profileSettings,
+  type AccountProfile as StoredProfile,
+} from '../outgoing-invoices/account-profile.js';
+import * as repo from './account.repository.js';
+import { type AccountProfile, type AccountProfilePatch, LIMITS, LOGO_MAX_BYTES } from './account.schemas.js';
+
+const require = createRequire(import.meta.url);
+countries.registerLocale(require('i18n-iso-countries/langs/en.json'));
+
+/** Who changes the profile: the audit log names them. */
+export interface ProfileActor {
+  userId: number | null;
+  kind: ActorKind;
+}
+
+export const LOGO_PATH = '/api/v1/account/profile/logo';
+
+function toWire(p: StoredProfile): AccountProfile {
+  const { logo, ...rest } = p;
+  return {
+    ...rest,
+    logo: logo ? { ...logo, url: LOGO_PATH } : null,
+  };
+}
+
+async function stored(db: Db, accountId: number, forUpdate = false) {
+  const row = await repo.findAccount(db, accountId, forUpdate);
+  if (!row) throw new AppError('not_found', 'Account not found');
+  return row;
+}
+
+/** The account's company profile, as GET /account/profile answers it. */
+export async function getAccountProfile(db: Db, accountId: number): Promise<AccountProfile> {
+  return toWire(accountProfile(await stored(db, accountId)));
+}
+
+/**
+ * The API's rule for the profile (beyond the scope): the token's user must be an admin of the
+ * account, as in the console. 403 `forbidden` otherwise.
+ */
+export async function assertAccountAdmin(db: Db, accountId: number, userId: number): Promise<void> {
+  if ((await repo.userRole(db, accountId, userId)) !== 'admin')
+    throw new AppError(
+      'forbidden',
+      'Only an administrator of the account may do this; the token acts for a user who is not one',
+    );
+}
+
+// --- validation -----------------------------------------------------------------------------
+
+const EMAIL = /^[^\s@"<>,;]+@[^\s@"<>,;]+\.[^\s@"<>,;]+$/;
+const PHONE = /^\+?[0-9 ()/.-]+$/;
+const TAX_NUMBER = /^[0-9A-Za-z /.-]+$/;
+const PLACEHOLDER = /\{([^{}]*)\}/g;
+
+type TextKey = (typeof PROFILE_TEXT_KEYS)[number];
+
+/**
+ * Checks a change and applies it to the stored profile: every field that is wrong is named
+ * (422 `validation_failed` with one entry per field), identifiers are stored normalised
+ * (IBAN, BIC and VAT id upper case without blanks). The console's form uses it too.
+ */
+export function applyProfilePatch(current: StoredProfile, patch: AccountProfilePatch): StoredProfile {
+  const errors: FieldError[] = [];
+  const bad = (field: string, message: string) => errors.push({ field, message });
+  const next: StoredProfile = { ...current, number_formats: { ...current.number_formats } };
+
+  if (patch.name !== undefined) {
+    const name = patch.name.trim();
+    if (!name) bad('name', 'must not be empty');
+    else if (name.length > LIMITS.name) bad('name', `must be at most ${LIMITS.name} characters`);
+    else next.name = name;
+  }
+  if (patch.country_code !== undefined) {
+    const code = patch.country_code?.trim().toUpperCase() || null;
+    if (code !== null && !countries.isValid(code))
+      bad(
+        'country_code',
+        `"${patch.country_code}" is not an ISO 3166-1 alpha-2 country code (e.g. DE, AT, FR)`,
+      );
+    else next.country_code = code;
+  }
+  for (const key of PROFILE_TEXT_KEYS) {
+    const raw = patch[key as keyof AccountProfilePatch];
+    if (raw === undefined) continue;
+    if (raw !== null && typeof raw !== 'string') {
+      bad(key, 'must be a string or null');
+      continue;
+    }
+    // Multi-line texts keep their lines; one-line fields lose blanks around them.
+    let value: string | null = raw === null ? null : raw.trim() || null;
+    const max = LIMITS[key as keyof typeof LIMITS];
+    if (value !== null && value.length > max) {
+      bad(key, `must be at most ${max} characters`);
+      continue;
+    }
+    if (value !== null) {
+      const problem = textProblem(key, value);
+      if (problem) {
+        bad(key, problem);
+        continue;
+      }
+      if (key === 'iban' || key === 'bic') value = normalizeIdentifier(value);
+      if (key === 'vat_id') value = compactId(value);
+    }
+    next[key as TextKey] = value;
+  }
+  if (patch.payment_term_days !== undefined) {
+    const d = patch.payment_term_days;
+    if (d !== null && (!Number.isInteger(d) || d < 0 || d > 365))
+      bad('payment_term_days', 'must be a whole number of days from 0 to 365');
+    else next.payment_term_days = d;
+  }
+  if (patch.service_date_defaults_to_invoice_date !== undefined)
+    next.service_date_defaults_to_invoice_date = patch.service_date_defaults_to_invoice_date;
+  for (const kind of NUMBER_KINDS) {
+    const format = patch.number_formats?.[kind];
+    if (format === undefined) continue;
+    const problem = numberFormatProblem(format.trim());
+    if (problem) bad(`number_formats.${kind}`, `"${format}" ${problem}`);
+    else next.number_formats[kind] = format.trim();
+  }
+  if (errors.length > 0)
+    throw new AppError('validation_failed', errors.map((e) => `${e.field}: ${e.message}`).join('; '), {
+      errors,
+    });
+  return next;
+}
+
+function textProblem(key: string, value: string): string | null {
+  switch (key) {
+    case 'iban':
+      return isValidIban(value)
+        ? null
+        : `"${value}" is not a valid IBAN: the country's length or the check digits do not match`;
+    case 'bic':
+      return isValidBic(value)
+        ? null
+        : `"${value}" is not a valid BIC: 8 or 11 letters and digits (bank, country, location, optional branch), e.g. BYLADEM1001`;
+    case 'vat_id': {
+      if (isValidVatId(value)) return null;
+      const country = vatIdCountry(value);
+      return country
+        ? `"${value}" does not have the format of a VAT id of ${country}`
+        : `"${value}" must start with the country prefix of an EU member state, CH, GB, NO or XI (e.g. DE123456789)`;
+    }
+    case 'email':
+      return EMAIL.test(value) ? null : `"${value}" is not an e-mail address`;
+    case 'phone':
+      return PHONE.test(value) && (value.match(/\d/g)?.length ?? 0) >= 3
+        ? null
+        : 'may hold only digits, blanks and + ( ) / . -';
+    case 'tax_number':
+      return TAX_NUMBER.test(value) && /\d/.test(value)
+        ? null
+        : 'may hold only letters, digits, blanks and / . -';
+    case 'payment_terms_text': {
+      const unknown = [...value.matchAll(PLACEHOLDER)]
+        .map((m) => m[1])
+        .filter((n) => n !== 'due_date' && n !== 'days');
+      return unknown.length ? `knows only the placeholders {due_date} and {days}, not {${unknown[0]}}` : null;
+    }
+    default:
+      return null;
+  }
+}
+
+/** The names of the fields whose value differs (the audit's detail; values of bank data left out). */
+function changedFields(before: StoredProfile, after: StoredProfile): string[] {
+  const out: string[] = [];
+  for (const key of Object.keys(after) as (keyof StoredProfile)[]) {
+    if (key === 'number_formats') {
+      for (const kind of NUMBER_KINDS)
+        if (before.number_formats[kind] !== after.number_formats[kind]) out.push(`number_formats.${kind}`);
+    } else if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) out.push(key);
+  }
+  return out;
+}
+
+/**
+ * Changes the profile (the fields `patch` names) and records it in the audit log, in one
+ * transaction. Answers the profile as GET does. Booked invoices keep what they were booked with.
+ */
+export async function updateAccountProfile(
+  db: Db,
+  accountId: number,
+  patch: AccountProfilePatch,
+  actor: ProfileActor,
+): Promise<AccountProfile> {
+  const profile = await transact(db, async (trx) => {
+    const row = await stored(trx, accountId, true);
+    const before = accountProfile(row);
+    const after = applyProfilePatch(before, patch);
+    const changed = changedFields(before, after);
+    if (changed.length === 0) return before;
+    await repo.updateAccount(trx, accountId, {
+      name: after.name,
+      country_code: after.country_code,
+      settings: profileSettings(row.settings, after),
+    });
+    await recordAudit(trx, {
+      accountId,
+      actorUserId: actor.userId,
+      actorKind: actor.kind,
+      action: 'account.profile_update',
+      targetType: 'account',
+      targetId: accountId,
+      detail: { changed },
+    });
+    return after;
+  });
+  return toWire(profile);
+}
+
+// --- logo -----------------------------------------------------------------------------------
+
+/** The image type by its first bytes: PNG or JPEG only, whatever the upload declared. */
+export function logoType(data: Buffer): 'image/png' | 'image/jpeg' | null {
+  if (
+    data.length >= 8 &&
+    data.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))
+  )
+    return 'image/png';
+  if (data.length >= 3 && data[0] === 0xff && data[1] === 0xd8 && data[2] === 0xff) return 'image/jpeg';
+  return null;
+}
+
+/** Sets the account's logo (PNG or JPEG, at most LOGO_MAX_BYTES), audited. */
+export async function setAccountLogo(
+  db: Db,
+  accountId: number,
+  data: Buffer,
+  actor: ProfileActor,
+): Promise<AccountProfile> {
+  if (data.length === 0)
+    throw new AppError('validation_failed', 'The logo is empty', {
+      errors: [{ field: 'file', message: 'is empty' }],
+    });
+  if (data.length > LOGO_MAX_BYTES)
+    throw new AppError('payload_too_large', `The logo is larger than ${LOGO_MAX_BYTES / 1024} KB`);
+  const type = logoType(data);
+  if (!type) throw new AppError('unsupported_media_type', 'The logo must be a PNG or JPEG image');
+  const sha256 = createHash('sha256').update(data).digest('hex');
+  const profile = await transact(db, async (trx) => {
+    const row = await stored(trx, accountId, true);
+    await repo.insertLogo(trx, {
+      account_id: accountId,
+      sha256,
+      content_type: type,
+      byte_size: data.length,
+      data,
+    });
+    const next = {
+      ...accountProfile(row),
+      logo: { sha256, content_type: type, byte_size: data.length, updated_at: nowIso() },
+    };
+    await repo.updateAccount(trx, accountId, {
+      name: next.name,
+      country_code: next.country_code,
+      settings: profileSettings(row.settings, next),
+    });
+    await recordAudit(trx, {
+      accountId,
+      actorUserId: actor.userId,
+      actorKind: actor.kind,
+      action: 'account.logo_set',
+      targetType: 'account',
+      targetId: accountId,
+      detail: { content_type: type, byte_size: data.length, sha256 },
+    });
+    return next;
+  });
+  return toWire(profile);
+}
+
+/** Removes the logo from the profile (invoices booked with it keep it), audited. */
+export async function removeAccountLogo(
+  db: Db,
+  accountId: number,
+  actor: ProfileActor,
+): Promise<AccountProfile> {
+  const profile = await transact(db, async (trx) => {
+    const row = await stored(trx, accountId, true);
+    const current = accountProfile(row);
+    if (!current.logo) return current;
+    const next = { ...current, logo: null };
+    await repo.updateAccount(trx, accountId, {
+      name: next.name,
+      country_code: next.country_code,
+      settings: profileSettings(row.settings, next),
+    });
+    await recordAudit(trx, {
+      accountId,
+      actorUserId: actor.userId,
+      actorKind: actor.kind,
+      action: 'account.logo_remove',
+      targetType: 'account',
+      targetId: accountId,
+    });
+    return next;
+  });
+  return toWire(profile);
+}
+
+/** The bytes of the account's current logo (or of the one with `sha256`); 404 without one. */
+export async function getAccountLogo(db: Db, accountId: number, sha256?: string) {
+  const hash = sha256 ?? accountProfile(await stored(db, accountId)).logo?.sha256;
+  const logo = hash ? await repo.findLogo(db, accountId, hash) : undefined;
+  if (!logo) throw new AppError('not_found', 'The account has no logo');
+  return { content_type: logo.content_type, data: Buffer.from(logo.data), sha256: logo.sha256 };
+}
