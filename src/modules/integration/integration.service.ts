@@ -93,16 +93,16 @@ export async function issueToken(
   integrationId: number,
   scopes: string[],
   ttlSeconds: number,
-): Promise<{ token: string; expires_at: string | null }> {
+): Promise<{ token: string; expires_at: string | null; id: number }> {
   const token = newToken('pat');
   const expires_at = ttlSeconds > 0 ? new Date(Date.now() + ttlSeconds * 1000).toISOString() : null;
-  await repo.insertToken(db, {
+  const { id } = await repo.insertToken(db, {
     integration_id: integrationId,
     token_hash: hashToken(token),
     scopes: scopes.join(' '),
     expires_at,
   });
-  return { token, expires_at };
+  return { token, expires_at, id };
 }
 
 /** Creates an integration acting as `userId` (default: the first active admin) and its first token. */

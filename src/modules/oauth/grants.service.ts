@@ -5,6 +5,7 @@ import { AppError } from '../../shared/errors.js';
 import { type PageParams, paginate } from '../../shared/paging.js';
 import { describeScope } from '../../shared/scopes.js';
 import { nowIso } from '../../shared/time.js';
+import { recordAudit } from '../audit/audit.service.js';
 import * as repo from './oauth.repository.js';
 
 async function isAdmin(db: Db, userId: number): Promise<boolean> {
@@ -48,4 +49,35 @@ export async function revokeGrant(db: Db, auth: AuthContext, grantId: string): P
     .execute();
   if (!rows.length) throw new AppError('not_found', 'No such grant');
   await transact(db, (trx) => repo.deleteGrant(trx, grantId, nowIso()));
+}
+
+/** The console (an admin of the account): every live grant of the account, at most `limit`. */
+export async function listAccountGrants(db: Db, accountId: number, limit = 500) {
+  const rows = await repo.grantsQuery(db, accountId, nowIso()).limit(limit).execute();
+  return rows.map(toGrant);
+}
+
+/** The console: an admin revokes any grant of the account, audited in the same transaction. */
+export async function revokeAccountGrant(
+  db: Db,
+  actor: { accountId: number; userId: number },
+  grantId: string,
+): Promise<void> {
+  await transact(db, async (trx) => {
+    const [row] = await repo
+      .grantsQuery(trx, actor.accountId, nowIso())
+      .where('g.id', '=', grantId)
+      .execute();
+    if (!row) throw new AppError('not_found', 'No such grant');
+    await repo.deleteGrant(trx, grantId, nowIso());
+    await recordAudit(trx, {
+      accountId: actor.accountId,
+      actorUserId: actor.userId,
+      actorKind: 'user',
+      action: 'grant.revoke',
+      targetType: 'integration',
+      targetId: row.integration_id,
+      detail: { grant_id: grantId, user_id: row.user_id, user_email: row.email },
+    });
+  });
 }

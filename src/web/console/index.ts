@@ -8,6 +8,7 @@ import { auditPage } from './audit.js';
 import { dashboardPage } from './dashboard.js';
 import { consoleView } from './shell.js';
 import { teamPages } from './team.js';
+import { integrationsPages } from './integrations.js';
 
 /** Where a console page that failed sends the visitor back to. */
 const BACK = { href: '/console', key: 'console.backToConsole' };
@@ -78,4 +79,5 @@ export async function consolePages(app: FastifyInstance): Promise<void> {
   await app.register(dashboardPage);
   await app.register(auditPage);
   await app.register(teamPages);
+  await app.register(integrationsPages);
 }

@@ -1,0 +1,71 @@
+import type { Db } from '../../db/index.js';
+
+/** Tokens the console lists per integration: the newest ones, the rest counted. */
+export const TOKENS_SHOWN = 50;
+
+/** The account's integrations with the e-mail of the user each acts as, live ones first. */
+export function appsOfAccount(db: Db, accountId: number) {
+  return db
+    .selectFrom('integrations as i')
+    .innerJoin('users as u', 'u.id', 'i.user_id')
+    .select([
+      'i.id',
+      'i.name',
+      'i.scopes',
+      'i.client_id',
+      'i.client_type',
+      'i.redirect_uris',
+      'i.display_name',
+      'i.homepage',
+      'i.created_at',
+      'i.revoked_at',
+      'u.email as user_email',
+    ])
+    .where('i.account_id', '=', accountId)
+    .orderBy((eb) => eb.case().when('i.revoked_at', 'is', null).then(0).else(1).end())
+    .orderBy('i.id')
+    .limit(500)
+    .execute();
+}
+
+export const findAppOfAccount = (db: Db, accountId: number, id: number) =>
+  db
+    .selectFrom('integrations')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+
+/**
+ * Live tokens of an integration that no user's grant stands behind (personal access tokens
+ * and client-credentials tokens; grant tokens are revoked with their grant), newest first.
+ */
+export function liveTokens(db: Db, integrationId: number, now: string) {
+  return db
+    .selectFrom('access_tokens')
+    .select(['id', 'scopes', 'created_at', 'expires_at'])
+    .where('integration_id', '=', integrationId)
+    .where('grant_id', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .orderBy('id', 'desc')
+    .limit(TOKENS_SHOWN + 1)
+    .execute();
+}
+
+export async function revokeToken(
+  db: Db,
+  integrationId: number,
+  tokenId: number,
+  at: string,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('access_tokens')
+    .set({ revoked_at: at })
+    .where('integration_id', '=', integrationId)
+    .where('id', '=', tokenId)
+    .where('grant_id', 'is', null)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
