@@ -1,9 +1,17 @@
 import assert from 'node:assert/strict';
-import { after, it } from 'node:test';
+import { after, before, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
+import { rateLimitClock } from '../src/plugins/rate-limit.js';
 import { SharedWindowStore } from '../src/plugins/rate-limit.store.js';
-import { Api, countRows, describeEachDb, expectProblem, freshWindow, testConfig } from './helpers.js';
+import { Api, countRows, describeEachDb, expectProblem, testConfig } from './helpers.js';
+
+// The budgets' clock stands still while a test counts, and each test starts a window of its
+// own by moving it on: no test waits for the wall clock or is cut by a window ending.
+let now = Date.now();
+const nextWindow = (): void => {
+  now = now - (now % 60_000) + 60_000;
+};
 
 describeEachDb(
   'rate limiting',
@@ -15,12 +23,16 @@ describeEachDb(
       others.push(app);
       return app;
     }
+    before(() => {
+      rateLimitClock.now = () => now;
+    });
     after(async () => {
+      rateLimitClock.now = () => Date.now();
       for (const app of others) await app.close();
     });
 
     it('answers 429 problem+json with Retry-After and RateLimit headers past the budget, per integration', async () => {
-      await freshWindow();
+      nextWindow();
       const api = await ctx.as([]);
       const first = await api.get('/whoami');
       assert.equal(first.headers['ratelimit-policy'], '"default";q=3;w=60');
@@ -36,8 +48,22 @@ describeEachDb(
       assert.equal(docs.statusCode, 200);
     });
 
+    it('gives a spent budget back when the next window starts, and says when that is', async () => {
+      nextWindow();
+      now += 45_000; // 15 s of the window left
+      const api = await ctx.as([]);
+      for (let i = 0; i < 3; i++) assert.equal((await api.get('/whoami')).status, 200);
+      const limited = await api.get('/whoami');
+      expectProblem(limited, 429, 'rate_limited');
+      assert.equal(limited.headers['retry-after'], '15');
+      nextWindow();
+      const again = await api.get('/whoami');
+      assert.equal(again.status, 200);
+      assert.equal(again.headers.ratelimit, '"default";r=2;t=60');
+    });
+
     it('shares one budget between processes serving the same database', async () => {
-      await freshWindow();
+      nextWindow();
       const one = await ctx.as([]);
       const two = new Api(await secondProcess(3), one.token);
       assert.equal((await one.get('/whoami')).status, 200);
@@ -50,7 +76,7 @@ describeEachDb(
     });
 
     it('admits exactly the budget when processes take leases of it', async () => {
-      await freshWindow();
+      nextWindow();
       // 200 a minute: each process takes 2 requests at a time from the shared window.
       const a = new Api(await secondProcess(200), (await ctx.as([])).token);
       const b = new Api(await secondProcess(200), a.token);
@@ -83,7 +109,7 @@ describeEachDb(
       app.inject({ url: '/api/v1/whoami', headers: { authorization: `Bearer ${token}` } });
 
     it('admits the whole budget to 16 parallel clients, and not one request more', async () => {
-      await freshWindow();
+      nextWindow();
       const app = await secondProcess(200);
       const statuses = await parallel(16, 260, whoami(app, (await ctx.as([])).token!));
       assert.equal(statuses.filter((s) => s === 200).length, 200);
@@ -91,7 +117,7 @@ describeEachDb(
     });
 
     it('two processes under parallel load never admit more than the budget in all', async () => {
-      await freshWindow();
+      nextWindow();
       const token = (await ctx.as([])).token!;
       const [a, b] = [await secondProcess(200), await secondProcess(200)];
       const statuses = await parallel(16, 300, (i) => whoami(i % 2 ? a : b, token)());
@@ -102,7 +128,7 @@ describeEachDb(
     });
 
     it('limits requests without a token or with a bad one per client address (401, then 429)', async () => {
-      await freshWindow();
+      nextWindow();
       const from = (remoteAddress: string, authorization?: string) =>
         ctx.app.inject({
           url: '/api/v1/whoami',
@@ -131,7 +157,7 @@ describeEachDb(
     });
 
     it('counts a token that lacks the scope against its integration (403, then 429)', async () => {
-      await freshWindow();
+      nextWindow();
       const api = await ctx.as([]);
       for (let i = 0; i < 3; i++) expectProblem(await api.get('/tasks'), 403, 'insufficient_scope');
       expectProblem(await api.get('/tasks'), 429, 'rate_limited');
@@ -160,7 +186,7 @@ describeEachDb(
     });
 
     it('limits 3,000 requests without a token from one address to the budget', async () => {
-      await freshWindow();
+      nextWindow();
       const app = await secondProcess(1200);
       const statuses = await parallel(16, 3000, () =>
         app.inject({ url: '/api/v1/clients', remoteAddress: '192.0.2.9' }),
