@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { subscribe } from 'node:diagnostics_channel';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import pg from 'pg';
@@ -9,6 +12,37 @@ import { importData } from '../src/import/index.js';
 import { createIntegration } from '../src/modules/integration/integration.service.js';
 
 export const PG_URL = process.env.TEST_DATABASE_URL;
+
+/**
+ * The OpenAPI coverage collector: with OPENAPI_COVERAGE_DIR set (`npm test` sets it), every
+ * Fastify app this process builds records each answer's method, route pattern, status and
+ * problem `code`, written to a file of this process at exit. scripts/openapi-coverage.ts then
+ * fails the run when the document does not declare one of them. Fastify announces each new
+ * instance on this diagnostics channel, so apps built without these helpers are seen too.
+ */
+const COVERAGE_DIR = process.env.OPENAPI_COVERAGE_DIR;
+if (COVERAGE_DIR) {
+  const seen = new Set<string>();
+  subscribe('fastify.initialization', (message) => {
+    const app = (message as { fastify: FastifyInstance }).fastify;
+    app.addHook('onSend', async (req, reply, payload) => {
+      const url = req.routeOptions.url;
+      if (url === undefined || req.method === 'HEAD' || req.method === 'OPTIONS') return payload;
+      let code = '';
+      if (typeof payload === 'string' && String(reply.getHeader('content-type')).includes('problem+json')) {
+        code = /"code":"([a-z_]+)"/.exec(payload)?.[1] ?? '';
+      }
+      seen.add(JSON.stringify([req.method, url, reply.statusCode, code]));
+      return payload;
+    });
+  });
+  process.on('exit', () => {
+    if (seen.size === 0) return;
+    mkdirSync(COVERAGE_DIR, { recursive: true });
+    const lines = [...seen].join('\n');
+    writeFileSync(join(COVERAGE_DIR, `${process.pid}-${randomBytes(4).toString('hex')}.jsonl`), `${lines}\n`);
+  });
+}
 
 /** SQLite always; PostgreSQL too when TEST_DATABASE_URL is set (CI sets it). */
 export const DB_KINDS: DbKind[] = PG_URL ? ['sqlite', 'postgres'] : ['sqlite'];
