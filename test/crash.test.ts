@@ -264,5 +264,73 @@ for (const [label, open] of targets) {
         await kill(child, 'SIGTERM');
       }
     });
+
+    // Writes without a key are group-committed on SQLite (db/group-commit.ts): many share a
+    // transaction and are answered once its COMMIT is done. A kill at any moment — between
+    // batches or inside one — may lose only writes that were never answered.
+    it('keeps every acknowledged plain write (group commit), killed at any moment', async () => {
+      const acked: { name: string; path: Write['path']; id: number }[] = [];
+      const sent: { name: string; path: Write['path'] }[] = [];
+      let seq = 0;
+      for (let round = 0; round < ROUNDS; round++) {
+        const { child, port } = await start(target.url);
+        let stop = false;
+        const killed = new Promise<void>((resolve) => {
+          const check = setInterval(() => {
+            if (acked.length < 40 * (round + 1)) return;
+            clearInterval(check);
+            setTimeout(() => kill(child, 'SIGKILL').then(resolve), Math.floor(Math.random() * 40));
+          }, 5);
+        });
+        const loops = Array.from({ length: CLIENTS * 2 }, async () => {
+          while (!stop) {
+            const name = `plain-${label}-${++seq}`;
+            const path: Write['path'] = seq % 3 ? '/clients' : '/outgoing-invoices';
+            const body =
+              path === '/clients'
+                ? { name }
+                : {
+                    client_id: clientId,
+                    title: name,
+                    line_items: [{ title: 'Work', quantity: 1, unit: 'h', unit_price: 80, tax_rate: 19 }],
+                  };
+            sent.push({ name, path });
+            try {
+              const res = await fetch(`http://127.0.0.1:${port}/api/v1${path}`, {
+                method: 'POST',
+                headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+                body: JSON.stringify(body),
+                signal: AbortSignal.timeout(15_000),
+              });
+              const answer = (await res.json()) as { data?: { id: number } };
+              assert.equal(res.status, 201, JSON.stringify(answer));
+              acked.push({ name, path, id: answer.data!.id });
+            } catch (err) {
+              if (err instanceof assert.AssertionError) throw err;
+              return; // the server died under this request
+            }
+          }
+        });
+        await killed;
+        stop = true;
+        await Promise.all(loops);
+      }
+      for (const a of acked) {
+        const w: Write = {
+          key: a.name,
+          path: a.path,
+          body: a.path === '/clients' ? { name: a.name } : { title: a.name },
+        };
+        assert.deepEqual(await records(w), { n: 1, id: a.id }, `${a.name} was acknowledged`);
+      }
+      // Unanswered ones were committed or not, never twice.
+      for (const { name, path } of sent) {
+        const { n } = await records({ key: name, path, body: { name, title: name } });
+        assert.ok(n <= 1, `${name}: ${n} records`);
+      }
+      console.log(
+        `crash test, plain writes: ${JSON.stringify({ database: label, kills: ROUNDS, sent: sent.length, acknowledged: acked.length })}`,
+      );
+    });
   });
 }

@@ -15,6 +15,7 @@ import {
 import pg from 'pg';
 import type { DbConfig } from '../config.js';
 import { dbFault, notWritableError } from './faults.js';
+import { registerGroupCommit } from './group-commit.js';
 import { type DbLogger, ResilientPool } from './pg-pool.js';
 import { registerSyncSqlite } from './prepared.js';
 import type { Database } from './schema.js';
@@ -149,6 +150,7 @@ export function createDb(config: DbConfig, options: DbOptions = {}): DbHandle {
       dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }, sqlite),
     });
     registerSyncSqlite(db, sqlite);
+    registerGroupCommit(db, sqlite);
     return { db, kind: 'sqlite', destroy: () => db.destroy() };
   }
   const pool = new ResilientPool(config, options.log);

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ControlledTransaction, Kysely, Transaction } from 'kysely';
+import { aliasGroupCommit, groupCommitOf } from './group-commit.js';
 import { aliasSyncSqlite } from './prepared.js';
 import type { Database } from './schema.js';
 
@@ -41,13 +42,18 @@ export function endScope(scope: RequestScope): void {
 let savepoints = 0;
 
 /**
- * The one way services open a transaction. On the database it begins one; inside a
+ * The one way services open a transaction. On the database it begins one — on SQLite it joins
+ * the next group commit (db/group-commit.ts): a savepoint in a transaction shared with the
+ * writes that arrive with it, resolved once that has committed. Inside a
  * transaction already (a service called by another, or a request that runs in one, see
  * `requestScoped`) the work runs in a savepoint of it, so that a failure undoes only this
  * part, as a transaction of its own would have, and a caller that catches it can go on.
  */
 export async function transact<T>(db: Db, fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
-  if (!db.isTransaction) return db.transaction().execute(fn);
+  if (!db.isTransaction) {
+    const group = groupCommitOf(db);
+    return group ? group.run(fn) : db.transaction().execute(fn);
+  }
   const outer = db as RequestTransaction;
   // A transaction handed out by Kysely's own `transaction().execute` has no savepoints.
   if (typeof outer.savepoint !== 'function') return fn(db as Transaction<Database>);
@@ -96,5 +102,6 @@ export function requestScoped(root: Db): Db {
     },
   });
   aliasSyncSqlite(proxy, root);
+  aliasGroupCommit(proxy, root);
   return proxy;
 }
