@@ -1,5 +1,6 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
+import { accountLogoRoutes, accountRoutes } from './account/account.routes.js';
 import { changesRoutes } from './changes/changes.routes.js';
 import { chartOfAccountsRoutes } from './chart-of-accounts/chart-of-accounts.routes.js';
 import { clientsRoutes } from './clients/clients.routes.js';
@@ -40,6 +41,7 @@ async function uploadModules(scope: FastifyInstance): Promise<void> {
   await scope.register(commentsRoutes);
   await scope.register(incomingInvoicesRoutes);
   await scope.register(invoicesRoutes);
+  await scope.register(accountLogoRoutes);
 }
 
 /** Every resource module, registered under the API prefix. One line per module. */
@@ -47,6 +49,7 @@ export async function registerModules(api: FastifyInstance): Promise<void> {
   await api.register(uploadModules);
   await api.register(oauthRoutes);
   await api.register(usersRoutes);
+  await api.register(accountRoutes);
   await api.register(clientsRoutes);
   await api.register(companiesRoutes);
   await api.register(contactsRoutes);

@@ -26,6 +26,8 @@ const SCOPES_DE: Record<keyof typeof SCOPE_DESCRIPTIONS, string> = {
   'payments:write': 'Zahlungen erfassen',
   'user_group:read': 'Benutzergruppen und ihre Mitglieder sehen',
   integration: 'Webhooks dieser App verwalten und Zusatzfelder sehen',
+  'account:read': 'Das Firmenprofil sehen (Adresse, Steuer- und Bankdaten, Rechnungseinstellungen)',
+  'account:write': 'Das Firmenprofil ändern, das Rechnungen drucken',
   'user-profile:read': 'Ihr eigenes vollständiges Benutzerprofil sehen',
 };
 
