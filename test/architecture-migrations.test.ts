@@ -52,9 +52,10 @@ const dir = new URL('../src/db/migrations/', import.meta.url);
 const files = readdirSync(dir)
   .filter((f) => /\.(ts|js)$/.test(f) && !f.endsWith('.d.ts'))
   .sort();
+// Line endings as committed (LF): a checkout that turns them into CRLF changes no migration.
 const sha256 = (file: string): string =>
   createHash('sha256')
-    .update(readFileSync(new URL(file, dir)))
+    .update(readFileSync(new URL(file, dir), 'utf8').replace(/\r\n/g, '\n'))
     .digest('hex');
 
 describe('migrations are frozen', () => {
