@@ -46,6 +46,13 @@ export interface ListOptions {
   total?: () => Promise<number>;
 }
 
+// Parameters that choose the page or the order, or which of the two kept counts applies.
+const NOT_FILTERS = new Set(['page', 'per_page', 'after', 'sort', 'archived', 'deleted']);
+
+/** Whether a list query filters by nothing but what list_counts keeps apart. */
+export const unfiltered = (q: object): boolean =>
+  Object.entries(q).every(([k, v]) => v === undefined || NOT_FILTERS.has(k));
+
 interface SortKey {
   field: string;
   column: string;

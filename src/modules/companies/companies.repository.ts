@@ -1,6 +1,7 @@
 import { type Insertable, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { paginate } from '../../shared/paging.js';
+import { keptTotal } from '../../shared/list-counts.js';
+import { paginate, unfiltered } from '../../shared/paging.js';
 import { fold } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
 import type { CompanyListQuery } from './companies.schemas.js';
@@ -46,7 +47,10 @@ export function listCompanies(db: Db, accountId: number, q: CompanyListQuery) {
     qb = qb.where(
       sql<boolean>`${sql.ref('companies.id')} in (${idsContaining(db, accountId, 'companies', 'search_text', q.q)})`,
     );
-  return paginate(qb.orderBy('id'), q);
+  return paginate(qb, q, {
+    sortable: { name: {}, city: { nullable: true }, country_code: { nullable: true } },
+    total: unfiltered(q) ? keptTotal(db, accountId, 'companies', Boolean(q.archived)) : undefined,
+  });
 }
 
 export function insertCompany(

@@ -7,7 +7,7 @@ import {
   Ignored,
   Nullable,
   optional,
-  PagingQuery,
+  SortedPagingQuery,
   Timestamp,
   UpdatedSinceQuery,
 } from '../../shared/schemas.js';
@@ -68,7 +68,7 @@ export type CompanyUpdate = Omit<Static<typeof CompanyUpdate>, 'external_id'>;
 
 export const CompanyListQuery = Type.Object(
   {
-    ...PagingQuery,
+    ...SortedPagingQuery(['name', 'city', 'country_code']),
     ...ArchivedQuery,
     ...UpdatedSinceQuery,
     q: Type.Optional(

@@ -1,6 +1,8 @@
 import { type Insertable, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
+import { isPostgres } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
-import { paginate } from '../../shared/paging.js';
+import { keptTotal } from '../../shared/list-counts.js';
+import { paginate, type Sortable, unfiltered } from '../../shared/paging.js';
 import { fold } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
 import { idsContaining } from '../companies/contact-data.js';
@@ -38,22 +40,66 @@ export function findContactByExternalId(
     .executeTakeFirst();
 }
 
-export function listContacts(db: Db, accountId: number, q: ContactListQuery) {
-  let qb = db.selectFrom('contacts').selectAll().where('account_id', '=', accountId);
+export const CONTACT_SORTABLE: Sortable = {
+  last_name: {},
+  first_name: { nullable: true },
+  company_id: { nullable: true },
+  city: { nullable: true },
+};
+
+const CONTACT_COLUMNS = [
+  'id',
+  'account_id',
+  'company_id',
+  'external_id',
+  'salutation',
+  'title',
+  'first_name',
+  'last_name',
+  'email',
+  'phone',
+  'mobile',
+  'position',
+  'department',
+  'street',
+  'zip',
+  'city',
+  'country_code',
+  'notes',
+  'custom_fields',
+  'archived_at',
+  'created_at',
+  'updated_at',
+] as const;
+
+export async function listContacts(db: Db, accountId: number, q: ContactListQuery) {
+  // Every column the answer shows, not the search column.
+  let qb = db.selectFrom('contacts').select(CONTACT_COLUMNS).where('account_id', '=', accountId);
   if (!q.archived) qb = qb.where('archived_at', 'is', null);
   if (q.external_id !== undefined) qb = qb.where('external_id', '=', q.external_id);
   if (q.company_id !== undefined) qb = qb.where('company_id', '=', q.company_id);
   if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
   if (q.q) {
     // A union of two index lookups (own text; contacts of companies whose name matches)
-    // rather than an OR, which neither database can answer from the indexes.
+    // rather than an OR, which neither database can answer from the indexes. It runs once:
+    // the page and the count then filter by the ids it found.
     const own = idsContaining(db, accountId, 'contacts', 'search_text', q.q);
     const byCompany = idsContaining(db, accountId, 'companies', 'search_name', q.q);
+    const { rows } = await sql<
+      Record<string, number>
+    >`${own} union select c2.id from contacts c2 where c2.company_id in (${byCompany})`.execute(db);
+    // The one column is `rowid` or `id`, depending on the database.
+    const ids = rows.map((r) => Number(Object.values(r)[0]));
     qb = qb.where(
-      sql<boolean>`${sql.ref('contacts.id')} in (${own} union select c2.id from contacts c2 where c2.company_id in (${byCompany}))`,
+      isPostgres(db)
+        ? sql<boolean>`${sql.ref('contacts.id')} = any(${ids}::int[])`
+        : sql<boolean>`${sql.ref('contacts.id')} in (select value from json_each(${JSON.stringify(ids)}))`,
     );
   }
-  return paginate(qb.orderBy('id'), q);
+  return paginate(qb, q, {
+    sortable: CONTACT_SORTABLE,
+    total: unfiltered(q) ? keptTotal(db, accountId, 'contacts', Boolean(q.archived)) : undefined,
+  });
 }
 
 export function insertContact(

@@ -7,7 +7,7 @@ import {
   Ignored,
   Nullable,
   optional,
-  PagingQuery,
+  SortedPagingQuery,
   Timestamp,
   UpdatedSinceQuery,
 } from '../../shared/schemas.js';
@@ -81,7 +81,7 @@ export type AttachBody = Static<typeof AttachBody>;
 
 export const ContactListQuery = Type.Object(
   {
-    ...PagingQuery,
+    ...SortedPagingQuery(['last_name', 'first_name', 'company_id', 'city']),
     ...ArchivedQuery,
     ...UpdatedSinceQuery,
     q: Type.Optional(

@@ -14,7 +14,7 @@ import type { ContactRow } from './contacts.repository.js';
 import * as repo from './contacts.repository.js';
 import type { Contact, ContactCreate, ContactListQuery, ContactUpdate } from './contacts.schemas.js';
 
-export function toContact(r: ContactRow): Contact {
+export function toContact(r: Omit<ContactRow, 'search_text'>): Contact {
   return {
     id: r.id,
     external_id: r.external_id,

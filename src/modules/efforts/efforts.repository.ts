@@ -1,12 +1,21 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { paginate } from '../../shared/paging.js';
+import { keptTotal } from '../../shared/list-counts.js';
+import { paginate, type Sortable, unfiltered } from '../../shared/paging.js';
 import { toIso } from '../../shared/time.js';
 import type { EffortListQuery } from './efforts.schemas.js';
 import type { EffortTable } from './efforts.tables.js';
 
 export type EffortRow = Selectable<EffortTable>;
 type Db = Kysely<Database>;
+
+const EFFORT_SORTABLE: Sortable = {
+  date: {},
+  user_id: {},
+  project_id: { nullable: true },
+  task_id: { nullable: true },
+  duration_minutes: {},
+};
 
 export function listEfforts(db: Db, accountId: number, q: EffortListQuery, includeAdmin: boolean) {
   let qb = db.selectFrom('efforts').selectAll().where('account_id', '=', accountId);
@@ -19,5 +28,9 @@ export function listEfforts(db: Db, accountId: number, q: EffortListQuery, inclu
   if (q.type !== undefined) qb = qb.where('type', '=', q.type);
   if (q.billable !== undefined) qb = qb.where('billable', '=', q.billable ? 1 : 0);
   if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
-  return paginate(qb.orderBy('id'), q);
+  // The kept counts: `total` all efforts, `active` those that are not admin time.
+  return paginate(qb, q, {
+    sortable: EFFORT_SORTABLE,
+    total: unfiltered(q) ? keptTotal(db, accountId, 'efforts', includeAdmin) : undefined,
+  });
 }

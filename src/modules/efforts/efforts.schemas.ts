@@ -1,5 +1,12 @@
 import { type Static, Type } from 'typebox';
-import { DateString, Id, Nullable, PagingQuery, Timestamp, UpdatedSinceQuery } from '../../shared/schemas.js';
+import {
+  DateString,
+  Id,
+  Nullable,
+  SortedPagingQuery,
+  Timestamp,
+  UpdatedSinceQuery,
+} from '../../shared/schemas.js';
 
 /** `admin`: internal administrative time, visible only with `efforts:extended:read`. */
 export const EFFORT_TYPES = ['work', 'travel', 'admin'] as const;
@@ -31,7 +38,7 @@ const IdFilter = Type.Optional(Type.Integer({ minimum: 1 }));
 
 export const EffortListQuery = Type.Object(
   {
-    ...PagingQuery,
+    ...SortedPagingQuery(['date', 'user_id', 'project_id', 'task_id', 'duration_minutes']),
     ...UpdatedSinceQuery,
     date_from: Type.Optional(Type.String({ format: 'date', description: 'On or after this date' })),
     date_to: Type.Optional(Type.String({ format: 'date', description: 'On or before this date' })),

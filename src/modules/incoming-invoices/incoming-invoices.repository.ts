@@ -1,7 +1,7 @@
 import type { Insertable, Kysely, Updateable } from 'kysely';
 import { isPostgres } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
-import { paginate } from '../../shared/paging.js';
+import { paginate, type Sortable } from '../../shared/paging.js';
 import { toIso } from '../../shared/time.js';
 import type { BookingRow, InvoiceRow } from './incoming-invoices.mappers.js';
 import type { IncomingInvoiceListQuery } from './incoming-invoices.schemas.js';
@@ -29,6 +29,13 @@ export function lockInvoice(db: Db, accountId: number, id: number) {
   return qb.executeTakeFirst();
 }
 
+const INCOMING_SORTABLE: Sortable = {
+  date: { nullable: true },
+  due_date: { nullable: true },
+  supplier_id: { nullable: true },
+  status: {},
+};
+
 export function listInvoices(db: Db, accountId: number, q: IncomingInvoiceListQuery) {
   let qb = db.selectFrom('incoming_invoices').selectAll().where('account_id', '=', accountId);
   if (q.document_type) qb = qb.where('document_type', '=', q.document_type);
@@ -37,7 +44,7 @@ export function listInvoices(db: Db, accountId: number, q: IncomingInvoiceListQu
   if (q.date_from) qb = qb.where('date', '>=', q.date_from);
   if (q.date_to) qb = qb.where('date', '<=', q.date_to);
   if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
-  return paginate(qb.orderBy('id'), q);
+  return paginate(qb, q, { sortable: INCOMING_SORTABLE });
 }
 
 export async function bookingsOf(db: Db, accountId: number, invoiceIds: number[]) {

@@ -7,7 +7,7 @@ import {
   Money,
   Nullable,
   optional,
-  PagingQuery,
+  SortedPagingQuery,
   Timestamp,
   UpdatedSinceQuery,
 } from '../../shared/schemas.js';
@@ -290,7 +290,7 @@ export type IncomingInvoiceUpdate = Static<typeof IncomingInvoiceUpdate>;
 
 export const IncomingInvoiceListQuery = Type.Object(
   {
-    ...PagingQuery,
+    ...SortedPagingQuery(['date', 'due_date', 'supplier_id', 'status']),
     ...UpdatedSinceQuery,
     document_type: Type.Optional(DocumentType),
     supplier_id: Type.Optional(Id),

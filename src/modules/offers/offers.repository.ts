@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { paginate } from '../../shared/paging.js';
+import { keptTotal } from '../../shared/list-counts.js';
+import { paginate, type Sortable, unfiltered } from '../../shared/paging.js';
 import { toIso } from '../../shared/time.js';
 import type { OfferListQuery } from './offers.schemas.js';
 import type { OfferItemTable, OfferTable } from './offers.tables.js';
@@ -18,6 +19,14 @@ export function findOffer(db: Db, accountId: number, id: number): Promise<OfferR
     .executeTakeFirst();
 }
 
+const OFFER_SORTABLE: Sortable = {
+  date: { nullable: true },
+  offer_number: { nullable: true },
+  status: {},
+  client_id: { nullable: true },
+  valid_until: { nullable: true },
+};
+
 export function listOffers(db: Db, accountId: number, q: OfferListQuery) {
   let qb = db.selectFrom('offers').selectAll().where('account_id', '=', accountId);
   if (q.status) qb = qb.where('status', '=', q.status);
@@ -27,7 +36,10 @@ export function listOffers(db: Db, accountId: number, q: OfferListQuery) {
   if (q.date_from) qb = qb.where('date', '>=', q.date_from);
   if (q.date_to) qb = qb.where('date', '<=', q.date_to);
   if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
-  return paginate(qb.orderBy('id'), q);
+  return paginate(qb, q, {
+    sortable: OFFER_SORTABLE,
+    total: unfiltered(q) ? keptTotal(db, accountId, 'offers', true) : undefined,
+  });
 }
 
 export function offerItems(db: Db, accountId: number, offerIds: number[]): Promise<OfferItemRow[]> {

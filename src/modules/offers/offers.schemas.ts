@@ -1,5 +1,12 @@
 import { type Static, Type } from 'typebox';
-import { DateString, Id, Nullable, PagingQuery, Timestamp, UpdatedSinceQuery } from '../../shared/schemas.js';
+import {
+  DateString,
+  Id,
+  Nullable,
+  SortedPagingQuery,
+  Timestamp,
+  UpdatedSinceQuery,
+} from '../../shared/schemas.js';
 import { LineItem, TotalsProps } from '../outgoing-invoices/line-items.js';
 
 export const OFFER_STATUSES = ['created', 'sent', 'accepted', 'declined'] as const;
@@ -29,7 +36,7 @@ export type Offer = Static<typeof Offer>;
 
 export const OfferListQuery = Type.Object(
   {
-    ...PagingQuery,
+    ...SortedPagingQuery(['date', 'offer_number', 'status', 'client_id', 'valid_until']),
     ...UpdatedSinceQuery,
     status: Type.Optional(Type.Enum(OFFER_STATUSES)),
     client_id: Type.Optional(Id),

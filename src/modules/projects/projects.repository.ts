@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { type PageParams, paginate } from '../../shared/paging.js';
+import { keptTotal } from '../../shared/list-counts.js';
+import { type PageParams, paginate, type Sortable, unfiltered } from '../../shared/paging.js';
 import { containsAny } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
 import type { PortfolioListQuery, ProjectGroupListQuery, ProjectListQuery } from './projects.schemas.js';
@@ -31,6 +32,15 @@ export const findProject = (db: Db, accountId: number, id: number) =>
     .where('id', '=', id)
     .executeTakeFirst();
 
+export const PROJECT_SORTABLE: Sortable = {
+  name: {},
+  identifier: { nullable: true },
+  status: {},
+  client_id: {},
+  start_date: { nullable: true },
+  end_date: { nullable: true },
+};
+
 export function listProjects(db: Db, accountId: number, q: ProjectListQuery) {
   let qb = db.selectFrom('projects').selectAll().where('account_id', '=', accountId);
   if (!q.archived) qb = qb.where('archived_at', 'is', null);
@@ -51,7 +61,10 @@ export function listProjects(db: Db, accountId: number, q: ProjectListQuery) {
   }
   if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
   if (q.q) qb = qb.where((eb) => containsAny(eb, ['name', 'identifier'], q.q!));
-  return paginate(qb.orderBy('id'), q);
+  return paginate(qb, q, {
+    sortable: PROJECT_SORTABLE,
+    total: unfiltered(q) ? keptTotal(db, accountId, 'projects', Boolean(q.archived)) : undefined,
+  });
 }
 
 /** Project group ids of each project. */
@@ -135,7 +148,10 @@ export function listPortfolios(db: Db, accountId: number, q: PortfolioListQuery)
   if (!q.archived) qb = qb.where('archived_at', 'is', null);
   if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
   if (q.q) qb = qb.where((eb) => containsAny(eb, ['name'], q.q!));
-  return paginate(qb.orderBy('id'), q);
+  return paginate(qb, q, {
+    sortable: { name: {} },
+    total: unfiltered(q) ? keptTotal(db, accountId, 'portfolios', Boolean(q.archived)) : undefined,
+  });
 }
 
 export function listProjectGroups(db: Db, accountId: number, q: ProjectGroupListQuery) {

@@ -5,6 +5,7 @@ import {
   Id,
   Nullable,
   PagingQuery,
+  SortedPagingQuery,
   Timestamp,
   UpdatedSinceQuery,
 } from '../../shared/schemas.js';
@@ -47,7 +48,7 @@ export type Project = Static<typeof Project>;
 
 export const ProjectListQuery = Type.Object(
   {
-    ...PagingQuery,
+    ...SortedPagingQuery(['name', 'identifier', 'status', 'client_id', 'start_date', 'end_date']),
     ...ArchivedQuery,
     ...UpdatedSinceQuery,
     client_id: IdQuery('Projects of this client'),
@@ -158,7 +159,7 @@ export const Portfolio = Type.Object(
 export type Portfolio = Static<typeof Portfolio>;
 
 export const PortfolioListQuery = Type.Object(
-  { ...PagingQuery, ...ArchivedQuery, ...UpdatedSinceQuery, q: Search },
+  { ...SortedPagingQuery(['name']), ...ArchivedQuery, ...UpdatedSinceQuery, q: Search },
   { additionalProperties: false },
 );
 export type PortfolioListQuery = Static<typeof PortfolioListQuery>;

@@ -1,6 +1,7 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { paginate } from '../../shared/paging.js';
+import { keptTotal } from '../../shared/list-counts.js';
+import { paginate, type Sortable, unfiltered } from '../../shared/paging.js';
 import { containsAny } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
 import type { SupplierListQuery } from './suppliers.schemas.js';
@@ -35,11 +36,16 @@ export async function findSupplierBySeller(
   return undefined;
 }
 
+const SUPPLIER_SORTABLE: Sortable = { name: {}, city: { nullable: true }, country_code: { nullable: true } };
+
 export function listSuppliers(db: Db, accountId: number, q: SupplierListQuery) {
   let qb = db.selectFrom('suppliers').selectAll().where('account_id', '=', accountId);
   if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
   if (q.q) qb = qb.where((eb) => containsAny(eb, ['name', 'vat_id', 'email', 'external_id'], q.q!));
-  return paginate(qb.orderBy('id'), q);
+  return paginate(qb, q, {
+    sortable: SUPPLIER_SORTABLE,
+    total: unfiltered(q) ? keptTotal(db, accountId, 'suppliers', true) : undefined,
+  });
 }
 
 export function insertSupplier(db: Db, values: Insertable<SupplierTable>) {

@@ -5,7 +5,7 @@ import {
   Id,
   Nullable,
   optional,
-  PagingQuery,
+  SortedPagingQuery,
   Timestamp,
   UpdatedSinceQuery,
 } from '../../shared/schemas.js';
@@ -49,7 +49,7 @@ export type SupplierUpdate = Static<typeof SupplierUpdate>;
 
 export const SupplierListQuery = Type.Object(
   {
-    ...PagingQuery,
+    ...SortedPagingQuery(['name', 'city', 'country_code']),
     ...UpdatedSinceQuery,
     q: Type.Optional(
       Type.String({

@@ -1,6 +1,7 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { paginate } from '../../shared/paging.js';
+import { keptTotal } from '../../shared/list-counts.js';
+import { paginate, type Sortable, unfiltered } from '../../shared/paging.js';
 import { containsAny } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
 import type { TaskListQuery } from './tasks.schemas.js';
@@ -26,6 +27,15 @@ export const findTaskByExternalId = (db: Db, accountId: number, externalId: stri
     .where('external_id', '=', externalId)
     .executeTakeFirst();
 
+export const TASK_SORTABLE: Sortable = {
+  name: {},
+  status: {},
+  priority: {},
+  due_date: { nullable: true },
+  start_date: { nullable: true },
+  project_id: {},
+};
+
 export function listTasks(db: Db, accountId: number, q: TaskListQuery) {
   let qb = db.selectFrom('tasks').selectAll().where('account_id', '=', accountId);
   if (!q.archived) qb = qb.where('archived_at', 'is', null);
@@ -42,7 +52,10 @@ export function listTasks(db: Db, accountId: number, q: TaskListQuery) {
   if (q.external_id !== undefined) qb = qb.where('external_id', '=', q.external_id);
   if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
   if (q.q) qb = qb.where((eb) => containsAny(eb, ['name'], q.q!));
-  return paginate(qb.orderBy('id'), q);
+  return paginate(qb, q, {
+    sortable: TASK_SORTABLE,
+    total: unfiltered(q) ? keptTotal(db, accountId, 'tasks', Boolean(q.archived)) : undefined,
+  });
 }
 
 export const insertTask = (db: Db, values: Insertable<TaskTable>) =>

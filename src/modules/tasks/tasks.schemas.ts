@@ -6,6 +6,7 @@ import {
   Nullable,
   optional,
   PagingQuery,
+  SortedPagingQuery,
   Timestamp,
   UpdatedSinceQuery,
 } from '../../shared/schemas.js';
@@ -82,7 +83,7 @@ export type TaskUpdate = Static<typeof TaskUpdate>;
 export const TaskParams = Type.Object({ task: Id });
 
 const filters = {
-  ...PagingQuery,
+  ...SortedPagingQuery(['name', 'status', 'priority', 'due_date', 'start_date', 'project_id']),
   ...ArchivedQuery,
   ...UpdatedSinceQuery,
   assignee_id: Type.Optional(Type.Integer({ minimum: 1 })),

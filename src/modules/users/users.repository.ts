@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { UserTable } from '../../db/core.tables.js';
 import type { Database } from '../../db/schema.js';
-import { paginate } from '../../shared/paging.js';
+import { paginate, type Sortable } from '../../shared/paging.js';
 import { toIso } from '../../shared/time.js';
 import type { UserListQuery } from './users.schemas.js';
 
@@ -17,12 +17,14 @@ export function findUser(db: Db, accountId: number, id: number): Promise<UserRow
     .executeTakeFirst();
 }
 
+const USER_SORTABLE: Sortable = { last_name: {}, first_name: {}, email: {} };
+
 export function listUsers(db: Db, accountId: number, q: UserListQuery) {
   let qb = db.selectFrom('users').selectAll().where('account_id', '=', accountId);
   if (q.active !== undefined) qb = qb.where('active', '=', q.active ? 1 : 0);
   if (q.email !== undefined) qb = qb.where('email', '=', q.email.toLowerCase());
   if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
-  return paginate(qb.orderBy('id'), q);
+  return paginate(qb, q, { sortable: USER_SORTABLE });
 }
 
 /** Group ids of each user, for the full form. */

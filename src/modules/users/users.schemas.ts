@@ -3,8 +3,8 @@ import {
   Email,
   Id,
   Nullable,
-  PagingQuery,
   pick,
+  SortedPagingQuery,
   Timestamp,
   UpdatedSinceQuery,
 } from '../../shared/schemas.js';
@@ -38,7 +38,7 @@ export type UserBasic = Static<typeof UserBasic>;
 
 export const UserListQuery = Type.Object(
   {
-    ...PagingQuery,
+    ...SortedPagingQuery(['last_name', 'first_name', 'email']),
     ...UpdatedSinceQuery,
     active: Type.Optional(Type.Boolean()),
     email: Type.Optional(Type.String({ maxLength: 254 })),
