@@ -107,7 +107,9 @@ function decorateRoute(route: RouteOptions, seen: { method: string; url: string 
     const scopeText = scopes.length
       ? `Scopes (all required): ${scopes.map((s) => `\`${s}\``).join(', ')}.`
       : 'Scopes: none (any valid token).';
-    schema.description = schema.description ? `${schema.description}\n\n${scopeText}` : scopeText;
+    // A GET route comes here twice (its HEAD twin shares the schema): say the scopes once.
+    if (!String(schema.description ?? '').includes(scopeText))
+      schema.description = schema.description ? `${schema.description}\n\n${scopeText}` : scopeText;
     add(401, 'Missing, unknown, expired or revoked token');
     add(403, 'The token lacks a required scope');
     add(429, 'Rate limited');
