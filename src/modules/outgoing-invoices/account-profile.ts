@@ -1,4 +1,5 @@
 import { AppError } from '../../shared/errors.js';
+import { formatterFor } from '../../shared/pdf/format.js';
 import { DEFAULT_NUMBER_FORMATS, type NumberKind, numberFormatError } from './invoices.domain.js';
 
 /**
@@ -161,4 +162,21 @@ export function numberFormatFor(profile: AccountProfile, kind: NumberKind): stri
     throw new AppError('unprocessable', `The account setting ${kind}_number_format "${format}" ${error}`);
   }
   return format;
+}
+
+/**
+ * The payment sentence of the account's profile for a document (null: the printed default),
+ * with `{due_date}` and `{days}` filled in. Credits and offers keep their own sentence.
+ */
+export function profilePaymentTerms(
+  profile: AccountProfile,
+  kind: string,
+  lang: 'en' | 'de',
+  d: { due_date: string | null; payment_term_days: number | null },
+): string | null {
+  if (!profile.payment_terms_text || kind === 'credit' || kind === 'offer') return null;
+  const due = d.due_date ? formatterFor({ language: lang, currency: 'EUR' }).date(d.due_date) : '';
+  return profile.payment_terms_text
+    .replaceAll('{due_date}', due)
+    .replaceAll('{days}', d.payment_term_days === null ? '' : String(d.payment_term_days));
 }

@@ -102,7 +102,10 @@ export async function bookInvoice(db: Db, auth: AuthContext, id: number, body: B
         );
       }
       const date = current.date ?? todayIso();
-      const dueDate = effectiveDueDate({ ...current, date }) ?? addDays(date, current.payment_term_days ?? 0);
+      // Without terms of its own the invoice gets the account's (company profile), fixed now.
+      const termDays = current.payment_term_days ?? profile.payment_term_days;
+      const dueDate =
+        effectiveDueDate({ ...current, date, payment_term_days: termDays }) ?? addDays(date, termDays ?? 0);
       let number = body.invoice_number;
       if (number !== undefined) {
         if (await repo.numberTaken(trx, auth.accountId, number)) throw numberTakenError(number);
@@ -117,6 +120,7 @@ export async function bookInvoice(db: Db, auth: AuthContext, id: number, body: B
         invoice_number: number,
         date,
         due_date: dueDate,
+        payment_term_days: termDays,
         booked_at: now,
         service_date: serviceDate,
       };

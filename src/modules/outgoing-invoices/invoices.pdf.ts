@@ -1,7 +1,7 @@
 import { centsToString, type Totals } from '../../shared/money.js';
 import { formatterFor } from '../../shared/pdf/format.js';
 import type { PdfDocument, PdfParty, PdfTaxEntry } from '../../shared/pdf/types.js';
-import type { AccountProfile } from './account-profile.js';
+import { type AccountProfile, profilePaymentTerms } from './account-profile.js';
 import type { StoredLine } from './line-items.js';
 
 /**
@@ -219,7 +219,8 @@ export function invoiceToPdf(
     seller: sellerParty(seller),
     buyer: buyerParty(buyer, inv.attention),
     references,
-    intro_text: inv.intro_text,
+    // The account's texts (company profile) where the invoice has none of its own.
+    intro_text: inv.intro_text ?? seller.invoice_intro_text,
     lines: pdfLines(inv.items),
     ...pdfTotals(shown),
     taxes: pdfTaxes(shown, inv),
@@ -232,8 +233,8 @@ export function invoiceToPdf(
       gross: centsToString(d.totals.gross),
     })),
     amount_due: centsToString(inv.totals.gross),
-    payment_terms: paymentTerms(kind, lang, inv),
-    closing_text: inv.closing_text,
+    payment_terms: profilePaymentTerms(seller, kind, lang, inv) ?? paymentTerms(kind, lang, inv),
+    closing_text: inv.closing_text ?? seller.invoice_closing_text,
     booked: inv.status === 'booked',
   };
 }
