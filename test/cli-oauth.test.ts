@@ -1,24 +1,20 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { promisify } from 'node:util';
+import { runCli } from '../src/cli/index.js';
 import { createDb } from '../src/db/index.js';
 
-const run = promisify(execFile);
-
 async function cli(dbFile: string, ...args: string[]) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', ...args], {
-      env: { ...process.env, DATABASE_URL: dbFile },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, {
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: (s: string) => (stderr += s) },
+    env: { ...process.env, DATABASE_URL: dbFile },
+  });
+  return { code, stdout, stderr };
 }
 
 describe('CLI: integrations as OAuth clients', () => {

@@ -1,31 +1,26 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../src/app.js';
+import { runCli } from '../src/cli/index.js';
 import { createDb, type DbHandle } from '../src/db/index.js';
 import { testConfig } from './helpers.js';
 import { Browser } from './web-client.js';
 
-/** Runs the CLI as a user would, against its own SQLite file, with `input` on stdin. */
-function cli(dbFile: string, args: string[], input = '') {
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', ...args], {
-      env: { ...process.env, DATABASE_URL: dbFile, PUBLIC_URL: 'https://pm.example' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(input);
+/** Runs the CLI in this process against its own SQLite file, with `input` on stdin. */
+async function cli(dbFile: string, args: string[], input = '') {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, {
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: (s: string) => (stderr += s) },
+    env: { ...process.env, DATABASE_URL: dbFile, PUBLIC_URL: 'https://pm.example' },
+    stdin: Readable.from([Buffer.from(input)]),
   });
+  return { code, stdout, stderr };
 }
 
 describe('CLI: user set-password and user invite', () => {

@@ -1,28 +1,26 @@
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
-import type { Db } from '../db/index.js';
+import { loadConfig } from '../config.js';
 import { inviteUser, setPassword, userByEmail } from '../modules/users/passwords.service.js';
-
-export const USER_USAGE = `  user set-password --email E [--account ID]     reads the password from stdin (prompts on a terminal)
-  user invite --email E [--account ID] [--role member|admin] [--first-name F --last-name L]
-                                       prints a one-time link to set the password (72 h); creates the user if needed`;
+import { type CliIo, type Command, positiveInt, UsageError } from './run.js';
 
 /** Reads a password: prompted without echo on a terminal, else the whole of stdin (one trailing newline dropped). */
-async function readPassword(): Promise<string> {
-  if (process.stdin.isTTY) {
+async function readPassword(io: CliIo): Promise<string> {
+  const stdin = io.stdin ?? process.stdin;
+  if (stdin.isTTY) {
     let muted = false;
     const output = new Writable({
       write(chunk, _enc, cb) {
-        if (!muted) process.stderr.write(chunk);
+        if (!muted) io.stderr.write(String(chunk));
         cb();
       },
     });
-    const rl = createInterface({ input: process.stdin, output, terminal: true });
+    const rl = createInterface({ input: stdin, output, terminal: true });
     const ask = (q: string) =>
       new Promise<string>((resolve) => {
         muted = false;
         rl.question(q, (answer) => {
-          process.stderr.write('\n');
+          io.stderr.write('\n');
           resolve(answer);
         });
         muted = true;
@@ -37,64 +35,71 @@ async function readPassword(): Promise<string> {
     }
   }
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  for await (const chunk of stdin) chunks.push(Buffer.from(chunk as Buffer));
   return Buffer.concat(chunks)
     .toString('utf8')
     .replace(/\r?\n$/, '');
 }
 
-export interface UserOptions {
-  email?: string;
-  account?: number;
-  role?: string;
-  firstName?: string;
-  lastName?: string;
-  json: boolean;
-  publicUrl: string;
+function email(v: unknown): string {
+  if (typeof v !== 'string' || !v) throw new UsageError('--email is required');
+  return v;
 }
 
-/** `user set-password` / `user invite`; a usage problem is returned as a message. */
-export async function userCommand(
-  sub: string | undefined,
-  o: UserOptions,
-  withDb: <T>(fn: (h: { db: Db }) => Promise<T>) => Promise<T>,
-  usage: (message: string) => Error,
-): Promise<void> {
-  if (sub !== 'set-password' && sub !== 'invite') throw usage(`unknown command: user ${sub ?? ''}`);
-  if (!o.email) throw usage('--email is required');
-  const email = o.email;
-  if (sub === 'set-password') {
-    const password = await readPassword();
-    const user = await withDb(async ({ db }) => {
-      const u = await userByEmail(db, email, o.account);
-      await setPassword(db, u.id, password);
-      return u;
-    });
-    // Never the password itself: only who it was set for.
-    process.stdout.write(
-      `password set for user ${user.id} (${user.email}, account ${user.account_id}); their sessions ended\n`,
-    );
-    return;
-  }
-  if (o.role !== undefined && o.role !== 'admin' && o.role !== 'member')
-    throw usage('--role must be member or admin');
-  const invitation = await withDb(({ db }) =>
-    inviteUser(
-      db,
-      {
-        email,
-        accountId: o.account,
-        role: o.role as 'admin' | 'member' | undefined,
-        firstName: o.firstName,
-        lastName: o.lastName,
-      },
-      o.publicUrl,
-    ),
-  );
-  if (o.json) process.stdout.write(`${JSON.stringify(invitation, null, 2)}\n`);
-  else
-    process.stdout.write(
-      `${invitation.created_user ? 'created and invited' : 'invited'} user ${invitation.user_id} (${invitation.email}, account ${invitation.account_id})\n` +
-        `link (once, until ${invitation.expires_at}): ${invitation.url}\n`,
-    );
-}
+export const userCommands: Command[] = [
+  {
+    name: 'user set-password',
+    args: '--email E [--account ID]',
+    summary: "set a user's password, read from stdin (asked twice on a terminal); ends their sessions",
+    help: 'Never an argument: `printf %s "$PW" | npm run --silent cli -- user set-password --email E`.',
+    options: { email: { type: 'string' }, account: { type: 'string' } },
+    async run(ctx) {
+      const e = email(ctx.values.email);
+      const account = positiveInt('--account', ctx.values.account);
+      const password = await readPassword(ctx.io);
+      const user = await ctx.withDb(async ({ db }) => {
+        const u = await userByEmail(db, e, account);
+        await setPassword(db, u.id, password);
+        return u;
+      });
+      // Never the password itself: only who it was set for.
+      ctx.out(
+        `password set for user ${user.id} (${user.email}, account ${user.account_id}); their sessions ended\n`,
+      );
+    },
+  },
+  {
+    name: 'user invite',
+    args: '--email E [--account ID] [--role member|admin] [--first-name F --last-name L] [--json]',
+    summary: 'print a one-time link (72 h) where a user sets their password; creates the user if needed',
+    help: 'A new link replaces older ones; only its hash is stored. A new user needs --first-name and --last-name.',
+    options: {
+      email: { type: 'string' },
+      account: { type: 'string' },
+      role: { type: 'string' },
+      'first-name': { type: 'string' },
+      'last-name': { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    async run(ctx) {
+      const v = ctx.values;
+      const e = email(v.email);
+      if (v.role !== undefined && v.role !== 'admin' && v.role !== 'member')
+        throw new UsageError('--role must be member or admin');
+      const input = {
+        email: e,
+        accountId: positiveInt('--account', v.account),
+        role: v.role as 'admin' | 'member' | undefined,
+        firstName: v['first-name'] as string | undefined,
+        lastName: v['last-name'] as string | undefined,
+      };
+      const publicUrl = loadConfig(ctx.io.env).publicUrl;
+      const invitation = await ctx.withDb(({ db }) => inviteUser(db, input, publicUrl));
+      if (v.json) return ctx.json(invitation);
+      ctx.out(
+        `${invitation.created_user ? 'created and invited' : 'invited'} user ${invitation.user_id} (${invitation.email}, account ${invitation.account_id})\n` +
+          `link (once, until ${invitation.expires_at}): ${invitation.url}\n`,
+      );
+    },
+  },
+];
