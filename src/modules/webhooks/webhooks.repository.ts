@@ -8,10 +8,13 @@ export type WebhookRow = Selectable<WebhookTable>;
 export type DeliveryRow = Selectable<WebhookDeliveryTable> & { event_kind: string; occurred_at: string };
 type Db = Kysely<Database>;
 
-/** A webhook is visible only to the integration that registered it, within its account. */
+/**
+ * A webhook is visible only to the integration that registered it, within its account; an
+ * account's admin (the console, no integration) sees every webhook of the account.
+ */
 export interface Owner {
   accountId: number;
-  integrationId: number;
+  integrationId?: number;
 }
 
 export function findWebhook(db: Db, owner: Owner, id: number): Promise<WebhookRow | undefined> {
@@ -19,7 +22,7 @@ export function findWebhook(db: Db, owner: Owner, id: number): Promise<WebhookRo
     .selectFrom('webhooks')
     .selectAll()
     .where('account_id', '=', owner.accountId)
-    .where('integration_id', '=', owner.integrationId)
+    .$if(owner.integrationId !== undefined, (qb) => qb.where('integration_id', '=', owner.integrationId!))
     .where('id', '=', id)
     .executeTakeFirst();
 }
@@ -29,7 +32,7 @@ export function listWebhooks(db: Db, owner: Owner, q: WebhookListQuery) {
     .selectFrom('webhooks')
     .selectAll()
     .where('account_id', '=', owner.accountId)
-    .where('integration_id', '=', owner.integrationId)
+    .$if(owner.integrationId !== undefined, (qb) => qb.where('integration_id', '=', owner.integrationId!))
     .orderBy('id');
   return paginate(qb, q);
 }
@@ -47,7 +50,7 @@ export function updateWebhook(
     .updateTable('webhooks')
     .set(values)
     .where('account_id', '=', owner.accountId)
-    .where('integration_id', '=', owner.integrationId)
+    .$if(owner.integrationId !== undefined, (qb) => qb.where('integration_id', '=', owner.integrationId!))
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirst();
@@ -58,7 +61,7 @@ export async function deleteWebhook(db: Db, owner: Owner, id: number): Promise<b
   const r = await db
     .deleteFrom('webhooks')
     .where('account_id', '=', owner.accountId)
-    .where('integration_id', '=', owner.integrationId)
+    .$if(owner.integrationId !== undefined, (qb) => qb.where('integration_id', '=', owner.integrationId!))
     .where('id', '=', id)
     .executeTakeFirst();
   return Number(r.numDeletedRows) > 0;

@@ -18,6 +18,18 @@ export interface SenderOptions {
 
 const USER_AGENT = 'pm-invoicing-webhooks/1.0';
 
+/** How much of a refusing receiver's answer is kept (in `last_error`). */
+export const EXCERPT_BYTES = 200;
+
+/** The start of an answer as one line of text: control characters and runs of space become one space. */
+export function excerptOf(raw: Buffer): string {
+  return raw
+    .toString('utf8')
+    .replace(/\uFFFD+$/, '') // a character cut in half at the end
+    .replace(/[\p{Cc}\s]+/gu, ' ')
+    .trim();
+}
+
 /**
  * POSTs one webhook message with node:http(s) rather than fetch, because the connection's
  * address lookup has to be guarded (DNS may have changed since registration). Redirects are
@@ -73,16 +85,25 @@ export class Sender {
       req.on('response', (res) => {
         const status = res.statusCode ?? 0;
         const latencyMs = elapsed();
-        // Drain the body (keeps the connection reusable) but do not keep it.
-        res.on('data', () => {});
-        res.on('end', () =>
+        // Drain the body (keeps the connection reusable), keeping only its start: a receiver's
+        // refusal usually says why, and the console shows it beside the status.
+        const head: Buffer[] = [];
+        let kept = 0;
+        res.on('data', (chunk: Buffer) => {
+          if (kept >= EXCERPT_BYTES) return;
+          head.push(chunk.subarray(0, EXCERPT_BYTES - kept));
+          kept += Math.min(chunk.length, EXCERPT_BYTES - kept);
+        });
+        res.on('end', () => {
+          const ok = status >= 200 && status < 300;
+          const excerpt = ok ? '' : excerptOf(Buffer.concat(head));
           finish({
-            ok: status >= 200 && status < 300,
+            ok,
             status,
             latencyMs,
-            error: status >= 200 && status < 300 ? null : `receiver answered ${status}`,
-          }),
-        );
+            error: ok ? null : `receiver answered ${status}${excerpt ? `: ${excerpt}` : ''}`,
+          });
+        });
         res.on('error', (err) => finish({ ok: false, status, latencyMs, error: err.message }));
       });
       req.on('error', (err: NodeJS.ErrnoException) =>

@@ -9,6 +9,7 @@ import { dashboardPage } from './dashboard.js';
 import { consoleView } from './shell.js';
 import { teamPages } from './team.js';
 import { integrationsPages } from './integrations.js';
+import { webhooksPages } from './webhooks.js';
 
 /** Where a console page that failed sends the visitor back to. */
 const BACK = { href: '/console', key: 'console.backToConsole' };
@@ -80,4 +81,5 @@ export async function consolePages(app: FastifyInstance): Promise<void> {
   await app.register(auditPage);
   await app.register(teamPages);
   await app.register(integrationsPages);
+  await app.register(webhooksPages);
 }
