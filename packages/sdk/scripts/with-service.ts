@@ -65,6 +65,7 @@ const env = {
   SEED_DEMO: 'true',
   WEBHOOK_ALLOW_PRIVATE: 'true',
   LOG_LEVEL: 'warn',
+  SECRET_KEY: process.env.SECRET_KEY ?? randomBytes(32).toString('base64url'),
 };
 const server = spawn('node', ['--import', 'tsx', 'src/server.ts'], {
   cwd: root,

@@ -10,8 +10,6 @@ export interface paths {
         /**
          * File data (metadata)
          * @description Scopes: none (any valid token).
-         *
-         *     Scopes: none (any valid token).
          */
         get: operations["getFile"];
         put?: never;
@@ -34,8 +32,6 @@ export interface paths {
          * @description The bytes with Content-Type, Content-Disposition and a strong ETag; supports If-None-Match and a single byte Range.
          *
          *     Scopes: none (any valid token).
-         *
-         *     Scopes: none (any valid token).
          */
         get: operations["downloadFile"];
         put?: never;
@@ -56,8 +52,6 @@ export interface paths {
         /**
          * List tasks
          * @description Archived tasks are left out unless `archived=true`. `due_from`/`due_to` bound `due_date`.
-         *
-         *     Scopes (all required): `task-management:read`.
          *
          *     Scopes (all required): `task-management:read`.
          */
@@ -86,8 +80,6 @@ export interface paths {
         /**
          * Retrieve a task
          * @description Archived tasks stay readable, with `archived_at` set.
-         *
-         *     Scopes (all required): `task-management:read`.
          *
          *     Scopes (all required): `task-management:read`.
          */
@@ -182,8 +174,6 @@ export interface paths {
         /**
          * List the comments of a task
          * @description Scopes (all required): `task-management:read`.
-         *
-         *     Scopes (all required): `task-management:read`.
          */
         get: operations["listTaskComments"];
         put?: never;
@@ -226,8 +216,6 @@ export interface paths {
         /**
          * Retrieve a comment
          * @description Scopes (all required): `task-management:read`.
-         *
-         *     Scopes (all required): `task-management:read`.
          */
         get: operations["getTaskComment"];
         put?: never;
@@ -284,8 +272,6 @@ export interface paths {
          * @description Documents of `document_type` `Invoice` and `Credit`; the date range applies to `date`.
          *
          *     Scopes (all required): `incoming-invoice:read`.
-         *
-         *     Scopes (all required): `incoming-invoice:read`.
          */
         get: operations["listIncomingInvoices"];
         put?: never;
@@ -334,8 +320,6 @@ export interface paths {
         /**
          * Retrieve an incoming invoice or credit
          * @description Scopes (all required): `incoming-invoice:read`.
-         *
-         *     Scopes (all required): `incoming-invoice:read`.
          */
         get: operations["getIncomingInvoice"];
         put?: never;
@@ -478,8 +462,6 @@ export interface paths {
          * @description Beyond the specification. Each number sequence (kind and year) with its last number and the count of booked invoices holding its numbers; `gaps` lists every number of 1 … last that no live booked invoice holds, each with the (soft-deleted) invoice that explains it. Booked numbers are never reused: a deleted invoice keeps its number.
          *
          *     Scopes (all required): `outgoing-invoice:read`.
-         *
-         *     Scopes (all required): `outgoing-invoice:read`.
          */
         get: operations["listOutgoingInvoiceNumberSeries"];
         put?: never;
@@ -500,8 +482,6 @@ export interface paths {
         /**
          * List outgoing invoices
          * @description Documents (invoice, credit, deposit, partial, final), ids ascending; deleted ones are left out unless `deleted=true`, which lists them too (with `deleted_at`, `deleted_by`). Plan masters are listed only when `type` names a master type (see also /outgoing-invoices/master). `date_from`/`date_to` filter the invoice date.
-         *
-         *     Scopes (all required): `outgoing-invoice:read`.
          *
          *     Scopes (all required): `outgoing-invoice:read`.
          */
@@ -532,8 +512,6 @@ export interface paths {
          * @description Recurring and partial plans with their child invoices.
          *
          *     Scopes (all required): `outgoing-invoice:read`.
-         *
-         *     Scopes (all required): `outgoing-invoice:read`.
          */
         get: operations["listOutgoingInvoiceMasters"];
         put?: never;
@@ -554,8 +532,6 @@ export interface paths {
         /**
          * Retrieve an invoice master plan
          * @description Scopes (all required): `outgoing-invoice:read`.
-         *
-         *     Scopes (all required): `outgoing-invoice:read`.
          */
         get: operations["getOutgoingInvoiceMaster"];
         put?: never;
@@ -576,8 +552,6 @@ export interface paths {
         /**
          * Retrieve an outgoing invoice
          * @description With line items, totals per tax rate, deductions (final invoices) and payment state. Deleted invoices (booked ones included) stay readable here with `deleted_at` and `deleted_by`.
-         *
-         *     Scopes (all required): `outgoing-invoice:read`.
          *
          *     Scopes (all required): `outgoing-invoice:read`.
          */
@@ -634,8 +608,6 @@ export interface paths {
         /**
          * Line items of an outgoing invoice
          * @description Scopes (all required): `outgoing-invoice:read`.
-         *
-         *     Scopes (all required): `outgoing-invoice:read`.
          */
         get: operations["listOutgoingInvoiceLineItems"];
         put?: never;
@@ -702,8 +674,6 @@ export interface paths {
          * @description Booked invoices embed the EN 16931 (Factur-X) XML and are rendered once: later downloads are byte-identical.
          *
          *     Scopes (all required): `outgoing-invoice:read`.
-         *
-         *     Scopes (all required): `outgoing-invoice:read`.
          */
         get: operations["downloadOutgoingInvoicePdf"];
         put?: never;
@@ -726,8 +696,6 @@ export interface paths {
          * @description The booked invoice, credit, deposit, partial or final invoice as an XRechnung 3.0 e-invoice (EN 16931 with the German CIUS, `CustomizationID` `urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0`): `syntax=ubl` (default) UBL 2.1 Invoice or CreditNote, `syntax=cii` UN/CEFACT CII (the same XML the PDF embeds, there with the Factur-X EN 16931 guideline). Made from what was frozen at booking, so every download is the same. Buyer reference (BT-10) from the invoice, else the client; seller contact (BT-41..43) from the account settings. A document that is not booked, or was uploaded: 409 `invoice_not_booked`.
          *
          *     Scopes (all required): `outgoing-invoice:read`.
-         *
-         *     Scopes (all required): `outgoing-invoice:read`.
          */
         get: operations["downloadOutgoingInvoiceXml"];
         put?: never;
@@ -748,8 +716,6 @@ export interface paths {
         /**
          * The company logo
          * @description The image (PNG or JPEG) of the profile's logo; 404 when there is none. Beyond the specification (issue 13): the token must hold the scope below **and** act for a user who is an administrator of the account (403 `forbidden` otherwise).
-         *
-         *     Scopes (all required): `account:read`.
          *
          *     Scopes (all required): `account:read`.
          */
@@ -804,8 +770,6 @@ export interface paths {
         /**
          * The current user
          * @description Scopes: none (any valid token).
-         *
-         *     Scopes: none (any valid token).
          */
         get: operations["getCurrentUser"];
         put?: never;
@@ -826,8 +790,6 @@ export interface paths {
         /**
          * List users (basic data)
          * @description Scopes: none (any valid token).
-         *
-         *     Scopes: none (any valid token).
          */
         get: operations["listUsers"];
         put?: never;
@@ -848,8 +810,6 @@ export interface paths {
         /**
          * List users (UserFullData)
          * @description Scopes (all required): `user:read`.
-         *
-         *     Scopes (all required): `user:read`.
          */
         get: operations["listUsersFull"];
         put?: never;
@@ -872,8 +832,6 @@ export interface paths {
          * @description Returns UserFullData if the token holds any `user:` scope, or a `user-profile:` scope and the user is the current user; basic data otherwise.
          *
          *     Scopes: none (any valid token).
-         *
-         *     Scopes: none (any valid token).
          */
         get: operations["getUser"];
         put?: never;
@@ -894,8 +852,6 @@ export interface paths {
         /**
          * Retrieve the company profile
          * @description The company's legal name, address, tax and bank details, invoice texts, payment terms, number formats and logo, as invoices print them. Beyond the specification (issue 13): the token must hold the scope below **and** act for a user who is an administrator of the account (403 `forbidden` otherwise).
-         *
-         *     Scopes (all required): `account:read`.
          *
          *     Scopes (all required): `account:read`.
          */
@@ -924,8 +880,6 @@ export interface paths {
         /**
          * List clients (basic data)
          * @description Scopes: none (any valid token).
-         *
-         *     Scopes: none (any valid token).
          */
         get: operations["listClients"];
         put?: never;
@@ -950,8 +904,6 @@ export interface paths {
         /**
          * List clients (ClientFullData)
          * @description Scopes (all required): `client:read`.
-         *
-         *     Scopes (all required): `client:read`.
          */
         get: operations["listClientsFull"];
         put?: never;
@@ -972,8 +924,6 @@ export interface paths {
         /**
          * Retrieve a client
          * @description Returns ClientFullData when the token holds any `client:` scope, basic data otherwise.
-         *
-         *     Scopes: none (any valid token).
          *
          *     Scopes: none (any valid token).
          */
@@ -1072,8 +1022,6 @@ export interface paths {
          * @description Active companies ordered by id; `?archived=true` includes archived ones. Filters: `q` (name or email, case-insensitive substring), `external_id`, `updated_since`.
          *
          *     Scopes (all required): `contact-data:read`.
-         *
-         *     Scopes (all required): `contact-data:read`.
          */
         get: operations["listCompanies"];
         put?: never;
@@ -1100,8 +1048,6 @@ export interface paths {
         /**
          * Retrieve a company
          * @description Archived companies stay readable here, with `archived_at` set.
-         *
-         *     Scopes (all required): `contact-data:read`.
          *
          *     Scopes (all required): `contact-data:read`.
          */
@@ -1182,8 +1128,6 @@ export interface paths {
          * @description Active contacts ordered by id; `?archived=true` includes archived ones. Filters: `q` (name, email or company name, case-insensitive substring), `external_id`, `company_id`, `updated_since`.
          *
          *     Scopes (all required): `contact-data:read`.
-         *
-         *     Scopes (all required): `contact-data:read`.
          */
         get: operations["listContacts"];
         put?: never;
@@ -1210,8 +1154,6 @@ export interface paths {
         /**
          * Retrieve a contact
          * @description Archived contacts stay readable here, with `archived_at` set.
-         *
-         *     Scopes (all required): `contact-data:read`.
          *
          *     Scopes (all required): `contact-data:read`.
          */
@@ -1336,8 +1278,6 @@ export interface paths {
          * @description The full ISO 3166-1 list in one answer (it is a fixed reference list, so it is not paged), ordered by code.
          *
          *     Scopes: none (any valid token).
-         *
-         *     Scopes: none (any valid token).
          */
         get: operations["listCountries"];
         put?: never;
@@ -1358,8 +1298,6 @@ export interface paths {
         /**
          * Information on the current integration
          * @description Scopes: none (any valid token).
-         *
-         *     Scopes: none (any valid token).
          */
         get: operations["getIntegration"];
         put?: never;
@@ -1380,8 +1318,6 @@ export interface paths {
         /**
          * List the apps authorized by the user (OAuth grants)
          * @description The grants of the token's user; with `all=true` every grant of the account (admins only, 403 otherwise). Not part of the specification.
-         *
-         *     Scopes (all required): `integration`.
          *
          *     Scopes (all required): `integration`.
          */
@@ -1428,8 +1364,6 @@ export interface paths {
          * @description Archived projects are left out unless `archived=true`.
          *
          *     Scopes: none (any valid token).
-         *
-         *     Scopes: none (any valid token).
          */
         get: operations["listProjects"];
         put?: never;
@@ -1450,8 +1384,6 @@ export interface paths {
         /**
          * Retrieve a project
          * @description Scopes: none (any valid token).
-         *
-         *     Scopes: none (any valid token).
          */
         get: operations["getProject"];
         put?: never;
@@ -1472,8 +1404,6 @@ export interface paths {
         /**
          * Team of a project
          * @description Users working on the project, each with their role in it.
-         *
-         *     Scopes: none (any valid token).
          *
          *     Scopes: none (any valid token).
          */
@@ -1498,8 +1428,6 @@ export interface paths {
          * @description People outside the account with access to the project.
          *
          *     Scopes: none (any valid token).
-         *
-         *     Scopes: none (any valid token).
          */
         get: operations["listProjectGuests"];
         put?: never;
@@ -1522,8 +1450,6 @@ export interface paths {
          * @description In their order (`position`, then id).
          *
          *     Scopes (all required): `task-management:read`.
-         *
-         *     Scopes (all required): `task-management:read`.
          */
         get: operations["listProjectPhases"];
         put?: never;
@@ -1544,8 +1470,6 @@ export interface paths {
         /**
          * Milestones of a project
          * @description Scopes (all required): `task-management:read`.
-         *
-         *     Scopes (all required): `task-management:read`.
          */
         get: operations["listProjectMilestones"];
         put?: never;
@@ -1566,8 +1490,6 @@ export interface paths {
         /**
          * Epics of a project
          * @description Scopes (all required): `task-management:read`.
-         *
-         *     Scopes (all required): `task-management:read`.
          */
         get: operations["listProjectEpics"];
         put?: never;
@@ -1588,8 +1510,6 @@ export interface paths {
         /**
          * Tasks of a project
          * @description The filters of GET /tasks; archived tasks are left out unless `archived=true`.
-         *
-         *     Scopes (all required): `task-management:read`.
          *
          *     Scopes (all required): `task-management:read`.
          */
@@ -1614,8 +1534,6 @@ export interface paths {
          * @description Archived portfolios are left out unless `archived=true`. Filter projects with `?portfolio_id=`.
          *
          *     Scopes: none (any valid token).
-         *
-         *     Scopes: none (any valid token).
          */
         get: operations["listPortfolios"];
         put?: never;
@@ -1636,8 +1554,6 @@ export interface paths {
         /**
          * List project groups
          * @description Filter projects with `?project_group_id=`; a project lists its groups in `project_group_ids`.
-         *
-         *     Scopes: none (any valid token).
          *
          *     Scopes: none (any valid token).
          */
@@ -1662,8 +1578,6 @@ export interface paths {
          * @description Efforts of type `admin` are included only when the token also holds `efforts:extended:read`; without it they are left out of the list and its total (even with `type=admin`).
          *
          *     Scopes (all required): `efforts:read`.
-         *
-         *     Scopes (all required): `efforts:read`.
          */
         get: operations["listEfforts"];
         put?: never;
@@ -1686,8 +1600,6 @@ export interface paths {
          * @description Each group with its members (basic user data).
          *
          *     Scopes (all required): `user_group:read`.
-         *
-         *     Scopes (all required): `user_group:read`.
          */
         get: operations["listUserGroups"];
         put?: never;
@@ -1708,8 +1620,6 @@ export interface paths {
         /**
          * Retrieve a user group with its members
          * @description Scopes (all required): `user_group:read`.
-         *
-         *     Scopes (all required): `user_group:read`.
          */
         get: operations["getUserGroup"];
         put?: never;
@@ -1732,8 +1642,6 @@ export interface paths {
          * @description Definitions per entity (project, task, contact, company) with key, label, type and, for `select`, the allowed options. A record shows its values in its `custom_fields` object by key.
          *
          *     Scopes (all required): `integration`.
-         *
-         *     Scopes (all required): `integration`.
          */
         get: operations["listCustomFields"];
         put?: never;
@@ -1754,8 +1662,6 @@ export interface paths {
         /**
          * List suppliers
          * @description Scopes (all required): `incoming-invoice:read`.
-         *
-         *     Scopes (all required): `incoming-invoice:read`.
          */
         get: operations["listSuppliers"];
         put?: never;
@@ -1780,8 +1686,6 @@ export interface paths {
         /**
          * Retrieve a supplier
          * @description Scopes (all required): `incoming-invoice:read`.
-         *
-         *     Scopes (all required): `incoming-invoice:read`.
          */
         get: operations["getSupplier"];
         put?: never;
@@ -1808,8 +1712,6 @@ export interface paths {
          * @description Accounts come in through the CLI import (section `chart_of_accounts`).
          *
          *     Scopes (all required): `chart-of-accounts:read`.
-         *
-         *     Scopes (all required): `chart-of-accounts:read`.
          */
         get: operations["listChartOfAccounts"];
         put?: never;
@@ -1832,8 +1734,6 @@ export interface paths {
          * @description Every chart-of-account booking of incoming invoices; the date range applies to the invoice date.
          *
          *     Scopes (all required): `chart-of-accounts:read`.
-         *
-         *     Scopes (all required): `chart-of-accounts:read`.
          */
         get: operations["listChartOfAccountsBookings"];
         put?: never;
@@ -1854,8 +1754,6 @@ export interface paths {
         /**
          * Retrieve an account
          * @description Scopes (all required): `chart-of-accounts:read`.
-         *
-         *     Scopes (all required): `chart-of-accounts:read`.
          */
         get: operations["getChartOfAccountsAccount"];
         put?: never;
@@ -1922,8 +1820,6 @@ export interface paths {
          * @description The calling integration's webhooks. The signing secret is never listed.
          *
          *     Scopes (all required): `integration`.
-         *
-         *     Scopes (all required): `integration`.
          */
         get: operations["listWebhooks"];
         put?: never;
@@ -1954,8 +1850,6 @@ export interface paths {
         /**
          * Retrieve a webhook
          * @description Scopes (all required): `integration`.
-         *
-         *     Scopes (all required): `integration`.
          */
         get: operations["getWebhook"];
         put?: never;
@@ -2028,8 +1922,6 @@ export interface paths {
          * @description Beyond the specification. Recent deliveries (finished ones are kept for 30 days) with their status, attempts, last response code and latency.
          *
          *     Scopes (all required): `integration`.
-         *
-         *     Scopes (all required): `integration`.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -2050,8 +1942,6 @@ export interface paths {
         /**
          * Retrieve a delivery
          * @description Beyond the specification.
-         *
-         *     Scopes (all required): `integration`.
          *
          *     Scopes (all required): `integration`.
          */
@@ -2098,8 +1988,6 @@ export interface paths {
          * @description Offers come in through the import. `date_from`/`date_to` filter the offer date.
          *
          *     Scopes (all required): `offer:read`.
-         *
-         *     Scopes (all required): `offer:read`.
          */
         get: operations["listOffers"];
         put?: never;
@@ -2120,8 +2008,6 @@ export interface paths {
         /**
          * Retrieve an offer
          * @description Scopes (all required): `offer:read`.
-         *
-         *     Scopes (all required): `offer:read`.
          */
         get: operations["getOffer"];
         put?: never;
@@ -2142,8 +2028,6 @@ export interface paths {
         /**
          * Line items of an offer
          * @description Scopes (all required): `offer:read`.
-         *
-         *     Scopes (all required): `offer:read`.
          */
         get: operations["listOfferLineItems"];
         put?: never;
@@ -2164,8 +2048,6 @@ export interface paths {
         /**
          * PDF of an offer
          * @description Scopes (all required): `offer:read`.
-         *
-         *     Scopes (all required): `offer:read`.
          */
         get: operations["downloadOfferPdf"];
         put?: never;
@@ -2186,8 +2068,6 @@ export interface paths {
         /**
          * List payment accounts
          * @description Bank and cash accounts payments are received on (maintained through the import).
-         *
-         *     Scopes (all required): `payments:read`.
          *
          *     Scopes (all required): `payments:read`.
          */
@@ -2212,8 +2092,6 @@ export interface paths {
          * @description The one payments ledger: payments of all four kinds (`type`: money received for outgoing invoices, outgoing credits settling them, money paid for incoming invoices, incoming credits set off against them), in one id space, ordered by id. Filters: `type`, `outgoing_invoice_id` (as invoice or settling credit), `invoice_id`, `credit_id`, `incoming_invoice_id` (any share on it), `payment_account_id`, and `date_from`/`date_to` on the payment date.
          *
          *     Scopes (all required): `payments:read`.
-         *
-         *     Scopes (all required): `payments:read`.
          */
         get: operations["listPayments"];
         put?: never;
@@ -2234,8 +2112,6 @@ export interface paths {
         /**
          * Read one payment
          * @description Beyond the specification (which only lists payments): one payment of any kind by the id every payment-creating POST answers with (its `Location`).
-         *
-         *     Scopes (all required): `payments:read`.
          *
          *     Scopes (all required): `payments:read`.
          */
@@ -2302,8 +2178,6 @@ export interface paths {
         /**
          * Change feed: every change of the account in commit order
          * @description Beyond the specification. Every creation, update, archival, restore and deletion of the resources the token may read, oldest first, each with the resource as its own GET answers now (none for deletions). Start without `after`; then pass `meta.next_cursor` (or an entry's `cursor`) as `after`. A cursor never skips a change, however many processes write at once: an entry appears only once every transaction that began before it has ended. Entries of kinds the token cannot read are left out.
-         *
-         *     Scopes: none (any valid token).
          *
          *     Scopes: none (any valid token).
          */
