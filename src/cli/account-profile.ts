@@ -50,7 +50,10 @@ async function accountOf(db: Db, ctx: Ctx): Promise<number> {
 }
 
 function show(ctx: Ctx, profile: Record<string, unknown>): void {
-  if (ctx.values.json) return ctx.json(profile);
+  if (ctx.values.json) {
+    ctx.json(profile);
+    return;
+  }
   const flat: Array<[string, unknown]> = Object.entries(profile).flatMap(([k, v]) =>
     k === 'number_formats' && v && typeof v === 'object'
       ? Object.entries(v).map(([f, x]) => [`number_formats.${f}`, x] as [string, unknown])
