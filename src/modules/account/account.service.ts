@@ -186,6 +186,15 @@ function textProblem(key: string, value: string): string | null {
   }
 }
 
+/** Checks a change without making it (the console reports every wrong field at once). */
+export async function checkProfilePatch(
+  db: Db,
+  accountId: number,
+  patch: AccountProfilePatch,
+): Promise<void> {
+  applyProfilePatch(accountProfile(await stored(db, accountId)), patch);
+}
+
 /** The names of the fields whose value differs (the audit's detail; values of bank data left out). */
 function changedFields(before: StoredProfile, after: StoredProfile): string[] {
   const out: string[] = [];

@@ -6,9 +6,10 @@ import { render } from '../render.js';
 import { checkCsrf, sessionUser, signinUrl } from '../session.js';
 import { auditPage } from './audit.js';
 import { dashboardPage } from './dashboard.js';
+import { integrationsPages } from './integrations.js';
+import { profilePage } from './profile.js';
 import { consoleView } from './shell.js';
 import { teamPages } from './team.js';
-import { integrationsPages } from './integrations.js';
 import { webhooksPages } from './webhooks.js';
 
 /** Where a console page that failed sends the visitor back to. */
@@ -79,6 +80,7 @@ export async function consolePages(app: FastifyInstance): Promise<void> {
   // One line per page file.
   await app.register(dashboardPage);
   await app.register(auditPage);
+  await app.register(profilePage);
   await app.register(teamPages);
   await app.register(integrationsPages);
   await app.register(webhooksPages);
