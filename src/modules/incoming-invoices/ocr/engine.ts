@@ -3,7 +3,8 @@ import { mkdirSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createWorker, OEM, type Worker as TesseractWorker } from 'tesseract.js';
+import { isMainThread } from 'node:worker_threads';
+import { createWorker, OEM, PSM, type Worker as TesseractWorker } from 'tesseract.js';
 import type { PageWords, Word } from '../extraction.model.js';
 
 /**
@@ -61,6 +62,11 @@ function languageDirectory(): string {
 }
 
 function getEngine(): Promise<TesseractWorker> {
+  // Rendering (@napi-rs/canvas) and tesseract in the process that serves requests once ended
+  // in a segfault, and a page's seconds of work would stall it anyway: OCR runs in the pool's
+  // threads (ocr.pool.ts) only.
+  if (isMainThread)
+    return Promise.reject(new Error('OCR runs in a worker thread (ocr.pool.ts), not the main thread'));
   engine ??= createWorker([...LANGS].join('+'), OEM.LSTM_ONLY, {
     langPath: languageDirectory(),
     // 'none': read the models from langPath every start and never write a cache file.
@@ -72,7 +78,15 @@ function getEngine(): Promise<TesseractWorker> {
     // Scans carry no trustworthy resolution; 300 dpi is what they are made at and silences
     // tesseract's guess (a line on stderr per page).
     .then(async (w) => {
-      await w.setParameters({ user_defined_dpi: '300' });
+      await w.setParameters({
+        user_defined_dpi: '300',
+        // One block, lines across the page: the page comes straightened (raster.ts), so
+        // tesseract's own column finding (PSM 3) buys nothing and splits table cells and
+        // "Date: 27 October" into separate blocks; label and value stay on one line here.
+        tessedit_pageseg_mode: PSM.SINGLE_BLOCK,
+        // Invoices print dark on light: trying every doubtful line inverted again is wasted.
+        tessedit_do_invert: '0',
+      });
       return w;
     })
     .catch((err: unknown) => {
@@ -89,21 +103,24 @@ export async function closeEngine(): Promise<void> {
 }
 
 /**
- * Reads one image (PNG, JPEG, TIFF's first page) of `size` pixels into positioned words, in
- * pixels from the top left of the (straightened) image.
+ * Reads one image (a page prepared by raster.ts, or a TIFF's first page as it is) of `size`
+ * pixels into positioned words, in pixels from the top left of the (straightened) image.
+ * `straighten` asks tesseract to find and undo the skew itself: for images raster.ts could not
+ * decode (TIFF), at the cost of a second layout pass.
  */
 export async function recognize(
   image: Buffer,
   size: { width: number; height: number },
   page = 1,
+  straighten = false,
 ): Promise<PageWords> {
   const w = await getEngine();
   let best: PageWords | undefined;
   let bestScore = -1;
-  // Straightens a slightly skewed scan first (rotateAuto); turns by quarters only when the
-  // page reads badly, so a normal page costs one pass.
+  // Turns by quarters only when the page reads badly, so a normal page costs one pass.
   for (const turn of [0, Math.PI, Math.PI / 2, -Math.PI / 2]) {
-    const { data } = await w.recognize(image, turn === 0 ? { rotateAuto: true } : { rotateRadians: turn }, {
+    const options = turn === 0 ? (straighten ? { rotateAuto: true } : {}) : { rotateRadians: turn };
+    const { data } = await w.recognize(image, options, {
       blocks: true,
       text: false,
     });

@@ -10,7 +10,14 @@ export interface OcrJob {
 }
 
 export type OcrResult =
-  | { ok: true; pages: PageWords[]; pageCount: number; warnings: ExtractionWarning[] }
+  | {
+      ok: true;
+      pages: PageWords[];
+      pageCount: number;
+      warnings: ExtractionWarning[];
+      /** Milliseconds per page OCR'd (rendering included), for logs and the eval. */
+      ocrMs: number[];
+    }
   | { ok: false; error: string };
 
 const isPdf = (b: Buffer) => b.subarray(0, 1024).includes('%PDF-');
@@ -28,7 +35,8 @@ export async function runOcrJob(job: OcrJob): Promise<OcrResult> {
         code: 'pages_truncated',
         message: `only the first of the TIFF's ${info.pages} pages was read`,
       });
-    return { ok: true, pages: [await ocrImage(data)], pageCount: info.pages, warnings };
+    const read = await ocrImage(data);
+    return { ok: true, pages: [read.words], pageCount: info.pages, warnings, ocrMs: [read.ms] };
   } catch (err) {
     return { ok: false, error: err instanceof Error ? err.message : String(err) };
   }
@@ -58,7 +66,8 @@ async function fromPdf(data: Buffer, maxPages: number): Promise<OcrResult> {
       code: 'pages_truncated',
       message: `${maxPages} of ${read.numPages} pages were read`,
     });
-  const scanned = new Map((await ocrPdfPages(data, read.withoutText)).map((p) => [p.page, p]));
+  const ocred = await ocrPdfPages(data, read.withoutText);
+  const scanned = new Map(ocred.map((p) => [p.words.page, p.words]));
   const pages = read.pages.map((p) => scanned.get(p.page) ?? p);
-  return { ok: true, pages, pageCount: read.numPages, warnings };
+  return { ok: true, pages, pageCount: read.numPages, warnings, ocrMs: ocred.map((p) => p.ms) };
 }

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createCanvas } from '@napi-rs/canvas';
+import { type Canvas, createCanvas } from '@napi-rs/canvas';
 
 /** Scans are read at this resolution: enough for 8-point print, the size OCR was trained on. */
 export const OCR_DPI = 300;
@@ -19,13 +19,12 @@ export interface RenderedPage {
   height: number;
 }
 
-/**
- * Renders the given pages (1-based; numbers beyond the document are skipped) of a PDF to
- * PNG at 300 dpi with pdf.js on @napi-rs/canvas (prebuilt, from npm). Rendering rather than
- * lifting out the embedded image covers every scan the same way: JPEG, JBIG2, CCITT or Flate
- * images, several strips per page, a rotated page, a stamp drawn over the scan.
- */
-export async function renderPdfPages(pdfBytes: Uint8Array, pages: number[]): Promise<RenderedPage[]> {
+type PdfDocument = Awaited<
+  ReturnType<typeof import('pdfjs-dist/legacy/build/pdf.mjs').getDocument>['promise']
+>;
+
+/** Opens a PDF with pdf.js for rendering, hands it to `use` and always closes it. */
+export async function withPdf<T>(pdfBytes: Uint8Array, use: (pdf: PdfDocument) => Promise<T>): Promise<T> {
   const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
   const pdf = await getDocument({
     data: new Uint8Array(pdfBytes),
@@ -35,28 +34,48 @@ export async function renderPdfPages(pdfBytes: Uint8Array, pages: number[]): Pro
     verbosity: 0,
   }).promise;
   try {
-    const out: RenderedPage[] = [];
-    for (const n of pages) {
-      if (n < 1 || n > pdf.numPages) continue;
-      const page = await pdf.getPage(n);
-      const base = page.getViewport({ scale: 1 });
-      let scale = OCR_DPI / 72;
-      const pixels = base.width * base.height * scale * scale;
-      if (pixels > MAX_PIXELS) scale *= Math.sqrt(MAX_PIXELS / pixels);
-      const viewport = page.getViewport({ scale });
-      const width = Math.ceil(viewport.width);
-      const height = Math.ceil(viewport.height);
-      const canvas = createCanvas(width, height);
-      const ctx = canvas.getContext('2d');
-      // A scan page may leave parts unpainted: paper is white, not transparent black.
-      ctx.fillStyle = '#fff';
-      ctx.fillRect(0, 0, width, height);
-      await page.render({ canvasContext: ctx as never, viewport }).promise;
-      out.push({ page: n, png: await canvas.encode('png'), width, height });
-      page.cleanup();
-    }
-    return out;
+    return await use(pdf);
   } finally {
     await pdf.destroy();
   }
+}
+
+/**
+ * Renders page `n` (1-based) at 300 dpi with pdf.js on @napi-rs/canvas (prebuilt, from npm).
+ * Rendering rather than lifting out the embedded image covers every scan the same way: JPEG,
+ * JBIG2, CCITT or Flate images, several strips per page, a rotated page, a stamp over the scan.
+ */
+export async function renderPage(
+  pdf: PdfDocument,
+  n: number,
+): Promise<{ canvas: Canvas; width: number; height: number }> {
+  const page = await pdf.getPage(n);
+  const base = page.getViewport({ scale: 1 });
+  let scale = OCR_DPI / 72;
+  const pixels = base.width * base.height * scale * scale;
+  if (pixels > MAX_PIXELS) scale *= Math.sqrt(MAX_PIXELS / pixels);
+  const viewport = page.getViewport({ scale });
+  const width = Math.ceil(viewport.width);
+  const height = Math.ceil(viewport.height);
+  const canvas = createCanvas(width, height);
+  const ctx = canvas.getContext('2d');
+  // A scan page may leave parts unpainted: paper is white, not transparent black.
+  ctx.fillStyle = '#fff';
+  ctx.fillRect(0, 0, width, height);
+  await page.render({ canvasContext: ctx as never, viewport }).promise;
+  page.cleanup();
+  return { canvas, width, height };
+}
+
+/** Renders the given pages (1-based; numbers beyond the document are skipped) to PNG at 300 dpi. */
+export function renderPdfPages(pdfBytes: Uint8Array, pages: number[]): Promise<RenderedPage[]> {
+  return withPdf(pdfBytes, async (pdf) => {
+    const out: RenderedPage[] = [];
+    for (const n of pages) {
+      if (n < 1 || n > pdf.numPages) continue;
+      const { canvas, width, height } = await renderPage(pdf, n);
+      out.push({ page: n, png: await canvas.encode('png'), width, height });
+    }
+    return out;
+  });
 }
