@@ -193,7 +193,7 @@ describeEachDb('console: integrations and apps', (ctx) => {
       .execute();
     assert.equal((await new Api(ctx.app, token).get('/clients')).status, 200);
     const page = await admin.get('/console/integrations');
-    assert.match(page.body, new RegExp(`Acme Time Tracker</td>\\s*<td[^>]*>${memberEmail}`));
+    assert.match(page.body, new RegExp(`Acme Time Tracker</div></td>\\s*<td[^>]*><div>${memberEmail}`));
 
     // Another account's admin cannot revoke it.
     await setPassword(ctx.db, ctx.other.users.admin, PASSWORD);
@@ -211,7 +211,7 @@ describeEachDb('console: integrations and apps', (ctx) => {
     const res = await admin.post(`/console/integrations/grants/${grantId}/revoke`);
     assert.equal(res.status, 303);
     assert.equal((await new Api(ctx.app, token).get('/clients')).status, 401);
-    assert.doesNotMatch((await admin.get('/console/integrations')).body, /Acme Time Tracker<\/td>/);
+    assert.doesNotMatch((await admin.get('/console/integrations')).body, /Acme Time Tracker<\/div><\/td>/);
     const [entry] = await audits('grant.revoke');
     assert.equal(JSON.parse(entry!.detail!).user_id, ctx.account.users.member);
   });

@@ -33,6 +33,8 @@ const RoleForm = Type.Object({ _csrf: Csrf, role: Role });
 const Password = Type.String({ maxLength: PASSWORD_MAX + 1 });
 const PasswordForm = Type.Object({
   _csrf: Csrf,
+  // The form's hidden e-mail, for password managers; not used.
+  username: Type.Optional(Type.String({ maxLength: 320 })),
   current_password: Password,
   password: Password,
   password_confirm: Password,
