@@ -70,6 +70,7 @@ export const DOMAIN_ERRORS: Record<string, Codes> = {
   updateIncomingInvoice: { 409: ['document_has_payments', 'conflict'] },
   resendWebhookDelivery: { 409: ['conflict'] },
   listIntegrationGrants: { 403: ['forbidden'] },
+  getAccountProfileLogo: { 404: ['not_found'] },
 };
 
 /** The code an answer of this status gives when no rule names a more precise one. */
@@ -174,14 +175,34 @@ function resolve(doc: Json, schema: Json | undefined): Json | undefined {
   return doc.components?.schemas?.[target.slice('#/components/schemas/'.length)];
 }
 
-function bodyFields(doc: Json, op: Json): string[] {
-  const content = op.requestBody?.content ?? {};
-  const fields: string[] = [];
-  for (const media of Object.values<Json>(content)) {
-    const schema = resolve(doc, media.schema);
-    fields.push(...Object.keys(schema?.properties ?? {}));
+const isInteger = (s: Json | undefined): boolean =>
+  s?.type === 'integer' || (Array.isArray(s?.type) && s.type.includes('integer'));
+
+/** Whether the body names other records by id (`client_id`, `project_group_ids`): integers, not `vat_id`. */
+function referencesRecords(doc: Json, op: Json): boolean {
+  for (const media of Object.values<Json>(op.requestBody?.content ?? {})) {
+    const props = resolve(doc, media.schema)?.properties ?? {};
+    for (const [name, prop] of Object.entries<Json>(props)) {
+      if (!/_ids?$/.test(name)) continue;
+      const schema = resolve(doc, prop);
+      if (isInteger(schema) || isInteger(resolve(doc, schema?.items))) return true;
+      if ((schema?.anyOf ?? []).some((s: Json) => isInteger(resolve(doc, s)))) return true;
+    }
   }
-  return fields;
+  return false;
+}
+
+/** Codes the route's own texts name (`403 \`forbidden\` otherwise`): its author documented them. */
+function namedCodes(op: Json): ErrorCode[] {
+  const texts = [
+    op.summary,
+    op.description,
+    ...Object.values<Json>(op.responses ?? {}).map((r) => r.description),
+  ];
+  const found = new Set<ErrorCode>();
+  for (const m of texts.join('\n').matchAll(/`(?:\d{3} )?([a-z_]+)`/g))
+    if (m[1]! in ERROR_CODES) found.add(m[1] as ErrorCode);
+  return [...found];
 }
 
 function isList(doc: Json, response: Json | undefined): boolean {
@@ -223,7 +244,7 @@ export function errorCodesFor(doc: Json, method: string, path: string, op: Json,
     add(413, 'payload_too_large');
     add(400, media.includes('multipart/form-data') ? 'invalid_multipart' : 'invalid_json', 'bad_request');
   }
-  if (bodyFields(doc, op).some((f) => /_ids?$/.test(f) && f !== 'external_id')) add(422, 'invalid_reference');
+  if (referencesRecords(doc, op)) add(422, 'invalid_reference');
   // A unique value (number, external id, name) taken by a concurrent write is caught by the database.
   if (write && method !== 'delete') add(409, 'already_exists');
   if (method === 'post' && secured) {
@@ -233,6 +254,7 @@ export function errorCodesFor(doc: Json, method: string, path: string, op: Json,
   if (op.responses?.['206']) add(416, 'range_not_satisfiable');
   for (const [status, list] of Object.entries(DOMAIN_ERRORS[operationId] ?? {}))
     add(Number(status), ...list!);
+  for (const code of namedCodes(op)) add(ERROR_CODES[code].status, code);
   return finish(codes, op);
 }
 
