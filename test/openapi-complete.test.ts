@@ -36,6 +36,10 @@ describeEachDb('openapi document, complete and exact', (ctx) => {
     const flows = doc.components.securitySchemes.oauth2.flows;
     assert.equal(flows.clientCredentials.tokenUrl, '/oauth/token');
     assert.ok(!JSON.stringify(doc).includes('http://localhost'), 'no absolute address of this host');
+    // The reference page reads its own copy: the same relative server, whatever Host was used.
+    const page = await ctx.app.inject({ url: '/docs/json', headers: { host: '127.0.0.1:3000' } });
+    assert.equal(page.statusCode, 200);
+    assert.deepEqual(page.json().servers, doc.servers);
   });
 
   it('names every operation with a unique operationId that never changes', () => {
