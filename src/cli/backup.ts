@@ -44,15 +44,20 @@ function describe(file: string): { accounts: number; files: number; bytes: numbe
 }
 
 /**
- * Copies `from` to `to` with SQLite's online backup: pages are copied in steps, and when
- * another connection (a server process) writes meanwhile the copy starts over, so it always
- * ends as one committed state. Written beside the target and renamed, so a failed copy never
- * leaves half a file under its name.
+ * Everything after the first step in one step: a step reads one snapshot (in WAL mode the
+ * servers go on writing meanwhile), whereas between steps a write by another connection makes
+ * SQLite start the copy over, which under steady writes could go on for ever.
+ */
+const ALL_PAGES = () => 1_000_000_000;
+
+/**
+ * Copies `from` to `to` with SQLite's online backup: always one committed state. Written
+ * beside the target and renamed, so a failed copy never leaves half a file under its name.
  */
 async function copyDatabase(from: SQLite.Database, to: string): Promise<void> {
   const partial = `${to}.partial-${process.pid}`;
   try {
-    await from.backup(partial);
+    await from.backup(partial, { progress: ALL_PAGES });
     // One self-contained file: no -wal beside it to forget.
     const copy = new SQLite(partial);
     copy.pragma('journal_mode = DELETE');
@@ -117,7 +122,7 @@ migrations. Use the SECRET_KEY the backup was made with. On PostgreSQL: use pg_r
         if (existsSync(target)) {
           // Through SQLite, not a file copy: a -wal left beside the old database is taken
           // into account instead of being replayed onto the restored pages later.
-          await src.backup(target);
+          await src.backup(target, { progress: ALL_PAGES });
         } else await copyDatabase(src, target);
       } finally {
         src.close();
