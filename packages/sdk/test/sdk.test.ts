@@ -103,6 +103,14 @@ describe('SDK against the service', () => {
   });
 });
 
+function problemResponse(status: number, code: string, headers: Record<string, string> = {}) {
+  const body = { type: 'about:blank', title: code, status, detail: code, code };
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/problem+json', ...headers },
+  });
+}
+
 describe('SDK helpers', () => {
   it('verifies Standard Webhooks signatures as the service makes them', () => {
     const secret = `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`;
@@ -128,6 +136,45 @@ describe('SDK helpers', () => {
       () => verifyWebhook(secret, { ...headers, 'webhook-signature': undefined }, body),
       /missing/,
     );
+  });
+
+  it('retries a POST on 503 with the same Idempotency-Key, and gives up on a 409 state refusal', async () => {
+    const seen: { key: string | null; auth: string | null }[] = [];
+    const answers = [
+      problemResponse(503, 'unavailable', { 'retry-after': '0' }),
+      new Response(JSON.stringify({ data: { id: 7 } }), {
+        status: 201,
+        headers: { 'content-type': 'application/json' },
+      }),
+    ];
+    const api = createApiClient({
+      baseUrl: 'http://service.test',
+      token: () => 'tok',
+      fetch: async (request) => {
+        seen.push({
+          key: request.headers.get('idempotency-key'),
+          auth: request.headers.get('authorization'),
+        });
+        return answers.shift()!;
+      },
+    });
+    const created = await api.POST('/clients', { body: { name: 'Retried' } });
+    assert.equal(created.data!.data.id, 7);
+    assert.equal(seen.length, 2);
+    assert.ok(seen[0]!.key && seen[0]!.key === seen[1]!.key, 'one key for both attempts');
+    assert.equal(seen[0]!.auth, 'Bearer tok');
+
+    const refusing = createApiClient({
+      baseUrl: 'http://service.test/api/v1',
+      token: 'tok',
+      fetch: async () => problemResponse(409, 'already_booked'),
+    });
+    const err = await refusing
+      .POST('/outgoing-invoices/{id}/book', { params: { path: { id: 1 } }, body: {} })
+      .catch((e) => e);
+    assert.ok(err instanceof ApiError);
+    assert.equal(err.code, 'already_booked');
+    assert.equal(err.retryable, false);
   });
 
   it('finds the next link of a Link header', () => {
