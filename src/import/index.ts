@@ -1,5 +1,6 @@
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
+import { sql } from 'kysely';
 import { Type } from 'typebox';
 import type { Db } from '../db/index.js';
 import { transact } from '../db/transact.js';
@@ -65,7 +66,7 @@ export async function importData(
   const data = doc as Record<string, unknown> & {
     account?: { name: string; currency?: string; country_code?: string; settings?: object };
   };
-  return transact(db, async (trx) => {
+  const result = await transact(db, async (trx) => {
     let accountId = options.accountId;
     if (accountId === undefined) {
       if (!data.account)
@@ -96,4 +97,8 @@ export async function importData(
     }
     return { account_id: accountId, created: ctx.counts };
   });
+  // Fresh planner statistics: without them PostgreSQL plans the lists of a freshly filled
+  // table as a sort of every row (autovacuum catches up only later, and only when it is on).
+  if (Object.keys(result.created).length > 0) await sql`analyze`.execute(db);
+  return result;
 }

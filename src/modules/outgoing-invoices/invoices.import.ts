@@ -3,6 +3,7 @@ import type { ImportSection } from '../../import/context.js';
 import { documentTotals, toCents } from '../../shared/money.js';
 import { CurrencyCode, DateString } from '../../shared/schemas.js';
 import { insertPayment } from '../payments/payments.repository.js';
+import { storeLineTotals } from './invoices.repository.js';
 import { fail } from './invoices.support.js';
 import { type LineItemInput, LineItemsInput, parseLineItems } from './line-items.js';
 
@@ -135,6 +136,7 @@ export const outgoingInvoicesSection: ImportSection = {
           )
           .execute();
       }
+      await storeLineTotals(ctx.trx, ctx.accountId, row.id, lines);
       ctx.remember('outgoing_invoices', inv.key, row.id);
       if (!inv.payments?.length) continue;
       if (!booked || inv.type === 'credit') {

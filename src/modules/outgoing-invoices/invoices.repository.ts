@@ -1,7 +1,9 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { isPostgres } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
-import { paginate } from '../../shared/paging.js';
+import { keptTotal } from '../../shared/list-counts.js';
+import { documentTotals, type Totals } from '../../shared/money.js';
+import { paginate, type Sortable, unfiltered } from '../../shared/paging.js';
 import { toIso } from '../../shared/time.js';
 import { DOCUMENT_TYPES, MASTER_TYPES, type NumberKind } from './invoices.domain.js';
 import type { InvoiceListQuery, MasterListQuery } from './invoices.schemas.js';
@@ -34,6 +36,14 @@ export function findInvoice(
   return qb.executeTakeFirst();
 }
 
+export const INVOICE_SORTABLE: Sortable = {
+  date: { nullable: true },
+  invoice_number: { nullable: true },
+  status: {},
+  type: {},
+  client_id: { nullable: true },
+};
+
 export function listInvoices(db: Db, accountId: number, q: InvoiceListQuery) {
   let qb = db.selectFrom('outgoing_invoices').selectAll().where('account_id', '=', accountId);
   // `deleted=true` adds the soft-deleted ones (like `archived=true` elsewhere).
@@ -49,7 +59,11 @@ export function listInvoices(db: Db, accountId: number, q: InvoiceListQuery) {
   if (q.date_from) qb = qb.where('date', '>=', q.date_from);
   if (q.date_to) qb = qb.where('date', '<=', q.date_to);
   if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
-  return paginate(qb.orderBy('id'), q);
+  return paginate(qb, q, {
+    sortable: INVOICE_SORTABLE,
+    // The kept counts: documents (`total`) and live documents (`active`).
+    total: unfiltered(q) ? keptTotal(db, accountId, 'outgoing_invoices', Boolean(q.deleted)) : undefined,
+  });
 }
 
 export function listMasters(db: Db, accountId: number, q: MasterListQuery) {
@@ -134,11 +148,39 @@ export async function replaceItems(
   lines: readonly ParsedLine[],
 ): Promise<void> {
   await db.deleteFrom('outgoing_invoice_items').where('invoice_id', '=', invoiceId).execute();
-  if (lines.length === 0) return;
+  if (lines.length > 0)
+    await db
+      .insertInto('outgoing_invoice_items')
+      .values(lines.map((l, i) => ({ ...l, account_id: accountId, invoice_id: invoiceId, position: i + 1 })))
+      .execute();
+  await storeLineTotals(db, accountId, invoiceId, lines);
+}
+
+/** The totals of an invoice's own lines, kept on its row (written with the lines, never apart). */
+export async function storeLineTotals(
+  db: Db,
+  accountId: number,
+  invoiceId: number,
+  lines: readonly { net_total: number; tax_rate: string }[],
+): Promise<void> {
+  const t = documentTotals(lines.map((l) => ({ net: l.net_total, tax_rate: l.tax_rate })));
   await db
-    .insertInto('outgoing_invoice_items')
-    .values(lines.map((l, i) => ({ ...l, account_id: accountId, invoice_id: invoiceId, position: i + 1 })))
+    .updateTable('outgoing_invoices')
+    .set({ lines_net: t.net, lines_tax: t.tax, lines_gross: t.gross, lines_taxes: JSON.stringify(t.taxes) })
+    .where('account_id', '=', accountId)
+    .where('id', '=', invoiceId)
     .execute();
+}
+
+/** The stored totals of a row's own lines, or undefined when they are not known. */
+export function storedLineTotals(row: InvoiceRow): Totals | undefined {
+  if (row.lines_net === null || row.lines_taxes === null) return undefined;
+  return {
+    net: Number(row.lines_net),
+    tax: Number(row.lines_tax),
+    gross: Number(row.lines_gross),
+    taxes: JSON.parse(row.lines_taxes),
+  };
 }
 
 /** What payments and credits settled, per invoice (cents). */

@@ -44,7 +44,7 @@ export async function getInvoice(db: Db, auth: AuthContext, id: number): Promise
 
 export async function listInvoices(db: Db, auth: AuthContext, q: InvoiceListQuery): Promise<Page<Invoice>> {
   const page = await repo.listInvoices(db, auth.accountId, q);
-  return { ...page, rows: (await loadViews(db, auth.accountId, page.rows)).map(toInvoice) };
+  return { ...page, rows: (await loadViews(db, auth.accountId, page.rows, true)).map(toInvoice) };
 }
 
 export async function listLineItems(

@@ -47,6 +47,15 @@ export interface OutgoingInvoiceTable {
   deleted_at: string | null;
   /** The user who deleted it (migration 951); null while live and for older deletions. */
   deleted_by: Generated<number | null>;
+  /**
+   * Totals of the document's own lines (cents; `lines_taxes`: JSON of the per-rate entries),
+   * written with the lines (migration 2026_11_23_100) so that reads need not add them up;
+   * null when not known (readers then add up the lines).
+   */
+  lines_net: Generated<number | null>;
+  lines_tax: Generated<number | null>;
+  lines_gross: Generated<number | null>;
+  lines_taxes: Generated<string | null>;
   created_at: Generated<string>;
   updated_at: Generated<string>;
 }

@@ -12,7 +12,7 @@ import {
 import type { InvoiceRow, ItemRow } from './invoices.repository.js';
 import * as repo from './invoices.repository.js';
 import type { Invoice, Master } from './invoices.schemas.js';
-import { toLineItem, totalsToWire } from './line-items.js';
+import { amountOf, toLineItem, totalsToWire } from './line-items.js';
 
 /** A document with everything derived from it: totals, deductions, payment state. */
 export interface InvoiceView {
@@ -39,8 +39,17 @@ function groupItems(items: ItemRow[]): Map<number, ItemRow[]> {
   return by;
 }
 
-/** Views of many invoices with a fixed number of queries (lists, plan children). */
-export async function loadViews(db: Db, accountId: number, rows: InvoiceRow[]): Promise<InvoiceView[]> {
+/**
+ * Views of many invoices with a fixed number of queries (lists, plan children). `fresh`: the
+ * rows were just read, so their stored line totals hold; a row a service kept from before it
+ * replaced the lines (`loadView` after a write) may not, and its totals are added up anew.
+ */
+export async function loadViews(
+  db: Db,
+  accountId: number,
+  rows: InvoiceRow[],
+  fresh = false,
+): Promise<InvoiceView[]> {
   const finalMasters = [
     ...new Set(rows.filter((r) => r.type === 'final' && r.master_id).map((r) => r.master_id!)),
   ];
@@ -60,7 +69,14 @@ export async function loadViews(db: Db, accountId: number, rows: InvoiceRow[]): 
     ),
   ]);
   const byInvoice = groupItems(items);
-  const totalsOf = (id: number) => documentTotals(itemLines(byInvoice.get(id) ?? []));
+  // The totals stored with the lines; added up from the lines only where none are stored.
+  const rowsById = new Map<number, InvoiceRow>();
+  if (fresh) for (const r of rows) rowsById.set(r.id, r);
+  for (const r of siblings) rowsById.set(r.id, r);
+  const totalsOf = (id: number) => {
+    const row = rowsById.get(id);
+    return (row && repo.storedLineTotals(row)) ?? documentTotals(itemLines(byInvoice.get(id) ?? []));
+  };
   return rows.map((row) => {
     const own = totalsOf(row.id);
     let totals = own;
@@ -131,8 +147,8 @@ export function toInvoice(v: InvoiceView): Invoice {
       date: d.row.date,
       ...totalsToWire(d.totals),
     })),
-    paid_total: fromCents(v.payment.paid),
-    open_total: fromCents(v.payment.open),
+    paid_total: amountOf(v.payment.paid),
+    open_total: amountOf(v.payment.open),
     payment_status: v.payment.status,
     file_id: r.file_id,
     line_items: v.items.map(toLineItem),
@@ -152,7 +168,7 @@ export async function loadMasters(db: Db, accountId: number, masters: InvoiceRow
     masters.map((m) => m.id),
   );
   const [childViews, masterItems] = await Promise.all([
-    loadViews(db, accountId, children),
+    loadViews(db, accountId, children, true),
     repo.itemsOf(
       db,
       accountId,

@@ -3,7 +3,6 @@ import { AppError, type FieldError } from '../../shared/errors.js';
 import {
   centsToString,
   exactDecimal,
-  fromCents,
   lineNetCents,
   MAX_DOCUMENT_NET_CENTS,
   MAX_LINE_NET_CENTS,
@@ -170,6 +169,13 @@ export function lumpSumLine(title: string, cents: number, taxRate: string): Pars
   };
 }
 
+/**
+ * Cents as the JSON number of the wire format: what `fromCents` gives, without a decimal
+ * object per amount (a list of invoices writes hundreds). Both operands are exact doubles, so
+ * the quotient is the double nearest to the exact value, as decimal.js's `toNumber` returns.
+ */
+export const amountOf = (cents: number): number => cents / 100 || 0;
+
 export function toLineItem(r: StoredLine): LineItem {
   return {
     id: r.id,
@@ -178,10 +184,10 @@ export function toLineItem(r: StoredLine): LineItem {
     description: r.description,
     quantity: Number(r.quantity),
     unit: r.unit,
-    unit_price: fromCents(Number(r.unit_price)),
+    unit_price: amountOf(Number(r.unit_price)),
     tax_rate: Number(r.tax_rate),
     discount: r.discount === null ? null : Number(r.discount),
-    net_total: fromCents(Number(r.net_total)),
+    net_total: amountOf(Number(r.net_total)),
   };
 }
 
@@ -194,15 +200,15 @@ export interface TotalsWire {
 
 export const taxEntryToWire = (t: TaxEntry) => ({
   rate: Number(t.rate),
-  net: fromCents(t.net),
-  tax: fromCents(t.tax),
+  net: amountOf(t.net),
+  tax: amountOf(t.tax),
 });
 
 export function totalsToWire(t: Totals): TotalsWire {
   return {
-    net_total: fromCents(t.net),
-    tax_total: fromCents(t.tax),
-    gross_total: fromCents(t.gross),
+    net_total: amountOf(t.net),
+    tax_total: amountOf(t.tax),
+    gross_total: amountOf(t.gross),
     taxes: t.taxes.map(taxEntryToWire),
   };
 }
