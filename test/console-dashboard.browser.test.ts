@@ -1,0 +1,161 @@
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { importData } from '../src/import/index.js';
+import { setPassword } from '../src/modules/users/passwords.service.js';
+import { launchBrowser } from './browser.js';
+import { describeEachDb } from './helpers.js';
+import { ALL_INVOICE_SCOPES, bookNow, line, makeClient, makeInvoice } from './invoicing.fixtures.js';
+
+const SHOTS = new URL('../docs/screenshots/', import.meta.url);
+const PASSWORD = 'correct horse battery staple';
+
+describeEachDb('console dashboard in a real browser', (ctx) => {
+  let base: string;
+  let email: string;
+  let browser: Awaited<ReturnType<typeof launchBrowser>>;
+  const numbers: string[] = [];
+  const shot = (page: Page, name: string) =>
+    ctx.kind === 'sqlite'
+      ? page.screenshot({ path: new URL(name, SHOTS).pathname, fullPage: true })
+      : Promise.resolve(undefined);
+
+  before(async () => {
+    await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+    const address = ctx.app.server.address();
+    assert.ok(address && typeof address === 'object');
+    base = `http://127.0.0.1:${address.port}`;
+    await setPassword(ctx.db, ctx.account.users.admin, PASSWORD);
+    email = (
+      await ctx.db
+        .selectFrom('users')
+        .select('email')
+        .where('id', '=', ctx.account.users.admin)
+        .executeTakeFirstOrThrow()
+    ).email;
+
+    // Two invoices open and not yet due, one overdue, one paid in full, one draft (not counted).
+    const api = await ctx.as([...ALL_INVOICE_SCOPES, 'incoming-invoice:write', 'incoming-invoice:read']);
+    const client = await makeClient(api);
+    for (const price of [1200, 800.5]) {
+      const inv = await makeInvoice(api, {
+        client_id: client,
+        payment_term_days: 30,
+        line_items: [line(price)],
+      });
+      numbers.push((await bookNow(api, inv.id)).invoice_number);
+    }
+    const late = await makeInvoice(api, {
+      client_id: client,
+      date: new Date(Date.now() - 60 * 86400_000).toISOString().slice(0, 10),
+      payment_term_days: 14,
+      line_items: [line(250)],
+    });
+    numbers.push((await bookNow(api, late.id)).invoice_number);
+    const paid = await makeInvoice(api, {
+      client_id: client,
+      payment_term_days: 30,
+      line_items: [line(100)],
+    });
+    const booked = await bookNow(api, paid.id);
+    numbers.push(booked.invoice_number);
+    await importData(ctx.db, { payment_accounts: [{ name: 'Bank' }] }, { accountId: ctx.account.accountId });
+    const bank = (await api.get('/payment-accounts')).body.data[0];
+    const pay = await api.post('/payments/outgoing-invoice', {
+      invoice_id: paid.id,
+      payment_account_id: bank.id,
+      amount: booked.gross_total,
+      date: booked.date,
+    });
+    assert.equal(pay.status, 201, pay.text);
+    await makeInvoice(api, { client_id: client, line_items: [line(999)] });
+
+    // Incoming documents waiting for review: one being read, one unreadable, two entered by hand.
+    const supplier = await api.post('/suppliers', { name: 'Paper & Co' });
+    assert.equal(supplier.status, 201, supplier.text);
+    const ids: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await api.post('/incoming-invoices', {
+        supplier_id: supplier.body.data.id,
+        invoice_number: `P-${i}`,
+        date: '2026-11-01',
+        net_total: 10,
+        tax_total: 1.9,
+      });
+      assert.equal(res.status, 201, res.text);
+      ids.push(res.body.data.id);
+    }
+    await ctx.db
+      .updateTable('incoming_invoices')
+      .set({ extraction_status: 'pending' })
+      .where('id', '=', ids[0]!)
+      .execute();
+    await ctx.db
+      .updateTable('incoming_invoices')
+      .set({ extraction_status: 'failed' })
+      .where('id', '=', ids[1]!)
+      .execute();
+    browser = await launchBrowser({ viewport: { width: 1100, height: 760 } });
+  });
+  after(async () => {
+    await browser?.close();
+  });
+
+  it('an admin signs in and lands on the dashboard: open and overdue invoices, documents to review, number series', async () => {
+    const page = await browser.context.newPage();
+    await page.goto(`${base}/signin`);
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/console`);
+    assert.equal(await page.title(), 'Dashboard · Project and Invoicing');
+    const nav = page.getByRole('navigation', { name: 'Console' });
+    for (const name of ['Dashboard', 'Company', 'Users', 'Integrations', 'Webhooks', 'Audit'])
+      assert.equal(await nav.getByRole('link', { name, exact: true }).count(), 1, name);
+    assert.equal(await nav.getByRole('link', { name: 'Dashboard' }).getAttribute('aria-current'), 'page');
+
+    const open = page.getByRole('region', { name: 'Open invoices' });
+    // 1428.00 + 952.60 + 297.50 gross.
+    assert.match(await open.innerText(), /€2,678\.10\s+3 invoices/);
+    const overdue = page.getByRole('region', { name: 'Overdue invoices' });
+    assert.match(await overdue.innerText(), /€297\.50\s+1 invoice/);
+    const incoming = page.getByRole('region', { name: 'Incoming documents waiting for review' });
+    assert.equal(await incoming.getByRole('row', { name: 'Being read 1' }).count(), 1);
+    assert.equal(await incoming.getByRole('row', { name: 'Could not be read 1' }).count(), 1);
+    assert.equal(await incoming.getByRole('row', { name: 'Not read (entered by hand) 2' }).count(), 1);
+    const series = page.getByRole('region', { name: 'Number series' });
+    // The last number of each year's series (the paid and the overdue one count; the draft has none).
+    const text = await series.innerText();
+    const lastOfYear = new Map<string, string>();
+    for (const n of numbers.sort()) lastOfYear.set(n.slice(3, 7), n);
+    for (const [year, last] of lastOfYear)
+      assert.match(text, new RegExp(`Invoices\\s+${year}\\s+${last}\\s`));
+    await shot(page, 'console-dashboard.png');
+
+    // Keyboard: the first Tab reaches the skip link, which leads to the content.
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
+    await page.keyboard.press('Enter');
+    assert.equal(new URL(page.url()).hash, '#main');
+    await page.close();
+  });
+
+  it('on a phone, in German, the navigation and the figures fit the screen', async () => {
+    const phone = await launchBrowser({ locale: 'de-DE', viewport: { width: 390, height: 760 } });
+    try {
+      await phone.context.addCookies(await browser.context.cookies(base));
+      const page = await phone.context.newPage();
+      await page.goto(`${base}/console`);
+      assert.equal(await page.title(), 'Übersicht · Projekte und Rechnungen');
+      assert.match(
+        await page.getByRole('region', { name: 'Offene Rechnungen' }).innerText(),
+        /2\.678,10\s*€\s+3 Rechnungen/,
+      );
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
+      await shot(page, 'console-dashboard-phone-de.png');
+    } finally {
+      await phone.close();
+    }
+  });
+});
