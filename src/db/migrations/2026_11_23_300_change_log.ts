@@ -38,6 +38,13 @@ const WATCHED: Array<[string, string, string | null, 'archived' | 'deleted' | nu
   ['webhooks', 'webhook', null, null, 'integration_id'],
 ];
 
+/** The action of an update: setting the column archives (or deletes), clearing it restores. */
+const updateAction = (col: string | null, act: string | null) =>
+  col
+    ? `CASE WHEN OLD.${col} IS NULL AND NEW.${col} IS NOT NULL THEN '${act}' ` +
+      `WHEN OLD.${col} IS NOT NULL AND NEW.${col} IS NULL THEN 'restored' ELSE 'updated' END`
+    : `'updated'`;
+
 const NOW = `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
 
 function sqliteTriggers(): Array<{ name: string; body: string }> {
@@ -45,10 +52,7 @@ function sqliteTriggers(): Array<{ name: string; body: string }> {
     const row = (r: 'NEW' | 'OLD', action: string) =>
       `INSERT INTO change_log (account_id, resource, resource_id, action, integration_id, changed_at) ` +
       `VALUES (${r}.account_id, '${kind}', ${r}.id, ${action}, ${owner ? `${r}.${owner}` : 'NULL'}, ${NOW});`;
-    const update = col
-      ? `CASE WHEN OLD.${col} IS NULL AND NEW.${col} IS NOT NULL THEN '${act}' ` +
-        `WHEN OLD.${col} IS NOT NULL AND NEW.${col} IS NULL THEN 'restored' ELSE 'updated' END`
-      : `'updated'`;
+    const update = updateAction(col, act);
     return [
       {
         name: `trg_change_${table}_ins`,
@@ -78,43 +82,29 @@ export async function up(db: AnyDb): Promise<void> {
         changed_at timestamptz NOT NULL DEFAULT now()
       )`.execute(db);
     await sql`CREATE INDEX change_log_feed ON change_log (account_id, xid, id)`.execute(db);
-    // One function for every table; the arguments say the kind and how to read the row.
-    // to_jsonb reads a column by name without the function knowing each table.
-    await sql`
-      CREATE FUNCTION trg_change_log() RETURNS trigger LANGUAGE plpgsql AS $$
-      DECLARE
-        r record;
-        act text;
-        col text := TG_ARGV[1];
-        was text;
-        now_ text;
-        owner bigint;
-      BEGIN
-        IF TG_OP = 'DELETE' THEN
-          r := OLD; act := 'deleted';
-        ELSIF TG_OP = 'INSERT' THEN
-          r := NEW; act := 'created';
-        ELSE
-          r := NEW; act := 'updated';
-          IF col <> '' THEN
-            was := to_jsonb(OLD) ->> col;
-            now_ := to_jsonb(NEW) ->> col;
-            IF was IS NULL AND now_ IS NOT NULL THEN act := TG_ARGV[2];
-            ELSIF was IS NOT NULL AND now_ IS NULL THEN act := 'restored';
-            END IF;
-          END IF;
-        END IF;
-        IF TG_ARGV[3] <> '' THEN owner := (to_jsonb(r) ->> TG_ARGV[3])::bigint; END IF;
-        INSERT INTO change_log (account_id, resource, resource_id, action, integration_id)
-          VALUES (r.account_id, TG_ARGV[0], r.id, act, owner);
-        RETURN NULL;
-      END
-      $$`.execute(db);
+    // A function per table, spelled out: reading columns by name (to_jsonb of the row) would
+    // serialize whole rows, invoice documents included, on every write.
     for (const [table, kind, col, act, owner] of WATCHED) {
+      const insert = (r: 'NEW' | 'OLD', action: string) =>
+        `INSERT INTO change_log (account_id, resource, resource_id, action, integration_id) ` +
+        `VALUES (${r}.account_id, '${kind}', ${r}.id, ${action}, ${owner ? `${r}.${owner}` : 'NULL'});`;
+      await sql
+        .raw(
+          `CREATE FUNCTION trg_change_${table}() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN
+            IF TG_OP = 'DELETE' THEN ${insert('OLD', `'deleted'`)}
+            ELSIF TG_OP = 'INSERT' THEN ${insert('NEW', `'created'`)}
+            ELSE ${insert('NEW', updateAction(col, act))}
+            END IF;
+            RETURN NULL;
+          END
+          $$`,
+        )
+        .execute(db);
       await sql
         .raw(
           `CREATE TRIGGER trg_change_${table} AFTER INSERT OR UPDATE OR DELETE ON ${table} FOR EACH ROW ` +
-            `EXECUTE FUNCTION trg_change_log('${kind}', '${col ?? ''}', '${act ?? ''}', '${owner ?? ''}')`,
+            `EXECUTE FUNCTION trg_change_${table}()`,
         )
         .execute(db);
     }
@@ -138,9 +128,10 @@ export async function up(db: AnyDb): Promise<void> {
 export async function down(db: AnyDb): Promise<void> {
   const pg = db.getExecutor().adapter instanceof PostgresAdapter;
   if (pg) {
-    for (const [table] of WATCHED)
+    for (const [table] of WATCHED) {
       await sql.raw(`DROP TRIGGER IF EXISTS trg_change_${table} ON ${table}`).execute(db);
-    await sql`DROP FUNCTION IF EXISTS trg_change_log()`.execute(db);
+      await sql.raw(`DROP FUNCTION IF EXISTS trg_change_${table}()`).execute(db);
+    }
   } else {
     for (const { name } of sqliteTriggers()) await sql.raw(`DROP TRIGGER IF EXISTS ${name}`).execute(db);
   }
