@@ -6,6 +6,7 @@ import {
   Nullable,
   optional,
   PagingQuery,
+  SortedPagingQuery,
   Timestamp,
   UpdatedSinceQuery,
 } from '../../shared/schemas.js';
@@ -182,7 +183,7 @@ function pickHeader() {
 
 export const InvoiceListQuery = Type.Object(
   {
-    ...PagingQuery,
+    ...SortedPagingQuery(['date', 'invoice_number', 'status', 'type', 'client_id']),
     ...UpdatedSinceQuery,
     status: Type.Optional(Enum(STATUSES)),
     type: Type.Optional(InvoiceType),
