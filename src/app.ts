@@ -16,6 +16,7 @@ import { idempotencyPlugin } from './plugins/idempotency.js';
 import { openapiPlugin } from './plugins/openapi.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { loggerOptions } from './shared/logging.js';
+import { cachingSerializerFactory } from './shared/serializers.js';
 import { validatorCompiler } from './shared/validation.js';
 import { webPlugin } from './web/web.plugin.js';
 
@@ -53,6 +54,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     http: { connectionsCheckingInterval: 1000, headersTimeout: requestTimeout },
     clientErrorHandler,
     frameworkErrors,
+    // Each response schema compiled once per process, not once per app (shared/serializers.ts).
+    schemaController: { compilersFactory: { buildSerializer: cachingSerializerFactory } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('config', config);

@@ -32,6 +32,21 @@ function mapValues(obj: unknown, fn: (s: Schema) => unknown): unknown {
  */
 export function strictSchema(schema: unknown, close = true): unknown {
   if (!isSchema(schema) || schema.$ref !== undefined) return schema;
+  // The same schema object gives the same copy: the validator compiler caches per object
+  // (shared/validation.ts), so each schema is compiled once per process, not once per app.
+  const memo = close ? closedCopies : openCopies;
+  let copy = memo.get(schema);
+  if (copy === undefined) {
+    copy = strictCopy(schema, close);
+    memo.set(schema, copy);
+  }
+  return copy;
+}
+
+const closedCopies = new WeakMap<Schema, Schema>();
+const openCopies = new WeakMap<Schema, Schema>();
+
+function strictCopy(schema: Schema, close: boolean): Schema {
   const s: Schema = { ...schema };
   const t = types(s);
 
