@@ -79,7 +79,7 @@ describeEachDb('console: webhooks', (ctx) => {
     assert.equal(body.event, 'ping');
     await waitFor('delivered', async () => (await deliveries())[0]?.status === 'delivered');
     const page = await admin.get(`/console/webhooks/${hook.id}`);
-    assert.match(page.body, /<code>ping<\/code>/);
+    assert.match(page.body, /<div>ping<span/);
     assert.match(page.body, />Delivered</);
     assert.match(page.body, /A test ping from the account console/, 'the body sent');
     assert.equal((await audits('webhook.ping')).length, 1);

@@ -41,6 +41,7 @@ addMessages({
     'apps.tryIt': 'Try it',
     'apps.edit.title': 'Change {name}',
     'apps.edit.submit': 'Save changes',
+    'apps.edit.legend': 'Change the integration',
     'apps.tokens.title': 'Tokens',
     'apps.tokens.intro':
       'Live personal access tokens and client-credentials tokens of this integration. Tokens users gave through an app are under “Authorized apps”.',
@@ -105,6 +106,7 @@ addMessages({
     'apps.tryIt': 'Ausprobieren',
     'apps.edit.title': '{name} ändern',
     'apps.edit.submit': 'Änderungen speichern',
+    'apps.edit.legend': 'Integration ändern',
     'apps.tokens.title': 'Tokens',
     'apps.tokens.intro':
       'Gültige persönliche Zugriffstokens und Client-Credentials-Tokens dieser Integration. Tokens, die Benutzer über eine App erteilt haben, stehen unter „Zugelassene Apps“.',

@@ -27,6 +27,7 @@ addMessages({
       'The previous secret keeps signing for 24 hours, so the receiver can switch without losing messages.',
     'hooks.ping': 'Send a test ping',
     'hooks.newSecret': 'New signing secret',
+    'hooks.secret': 'Signing secret',
     'hooks.newSecretOnce': 'Copy it now and give it to the receiver: it is shown only this once.',
     'hooks.previousUntil': 'The previous secret signs too until {until}.',
     'hooks.deliveries': 'Deliveries',
@@ -75,6 +76,7 @@ addMessages({
       'Das bisherige Geheimnis signiert noch 24 Stunden lang mit, damit der Empfänger ohne Verlust umstellen kann.',
     'hooks.ping': 'Test-Ping senden',
     'hooks.newSecret': 'Neues Signaturgeheimnis',
+    'hooks.secret': 'Signaturgeheimnis',
     'hooks.newSecretOnce':
       'Kopieren Sie es jetzt und geben Sie es dem Empfänger: Es wird nur dieses eine Mal angezeigt.',
     'hooks.previousUntil': 'Das bisherige Geheimnis signiert noch bis {until} mit.',
