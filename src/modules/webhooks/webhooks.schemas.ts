@@ -109,7 +109,12 @@ export const Delivery = Type.Object(
     last_attempt_at: Nullable(Timestamp),
     response_status: Nullable(Type.Integer({ description: 'HTTP status of the last attempt' })),
     latency_ms: Nullable(Type.Integer({ description: 'Time to the response of the last attempt' })),
-    last_error: Nullable(Type.String()),
+    last_error: Nullable(
+      Type.String({
+        description:
+          "Why the last attempt failed; for a non-2xx answer with the start of the receiver's body (200 bytes, one line)",
+      }),
+    ),
     delivered_at: Nullable(Timestamp),
     created_at: Timestamp,
   },
