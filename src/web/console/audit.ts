@@ -15,6 +15,10 @@ addMessages({
     'audit.older': 'Older entries',
     'audit.newest': 'Newest entries',
     'audit.count': '{total} entries',
+    'audit.count1': '1 entry',
+    'audit.action.account.profile_update': 'Company profile changed',
+    'audit.action.account.logo_set': 'Logo uploaded',
+    'audit.action.account.logo_remove': 'Logo removed',
     'audit.kind.user': 'in the console',
     'audit.kind.token': 'through the API',
     'audit.kind.cli': 'with the CLI',
@@ -31,6 +35,10 @@ addMessages({
     'audit.older': 'Ältere Einträge',
     'audit.newest': 'Neueste Einträge',
     'audit.count': '{total} Einträge',
+    'audit.count1': '1 Eintrag',
+    'audit.action.account.profile_update': 'Firmenprofil geändert',
+    'audit.action.account.logo_set': 'Logo hochgeladen',
+    'audit.action.account.logo_remove': 'Logo entfernt',
     'audit.kind.user': 'in der Konsole',
     'audit.kind.token': 'über die API',
     'audit.kind.cli': 'mit der CLI',
@@ -49,7 +57,12 @@ function detailLines(detail: Record<string, unknown> | null): string[] {
   return Object.entries(detail)
     .slice(0, 20)
     .map(([k, v]) => {
-      const s = typeof v === 'string' ? v : JSON.stringify(v);
+      const s =
+        typeof v === 'string'
+          ? v
+          : Array.isArray(v) && v.every((x) => typeof x === 'string')
+            ? v.join(', ')
+            : JSON.stringify(v);
       return `${k}: ${s.length > 200 ? `${s.slice(0, 199)}…` : s}`;
     });
 }
@@ -73,12 +86,16 @@ export async function auditPage(app: FastifyInstance): Promise<void> {
           : t('audit.unknownUser'),
       how: t(`audit.kind.${e.actor_kind}`),
       action: e.action,
+      // Known actions in words (other pages add theirs as audit.action.<action>); the code stays visible.
+      label:
+        t(`audit.action.${e.action}`) === `audit.action.${e.action}` ? '' : t(`audit.action.${e.action}`),
       target: e.target_type ? `${e.target_type}${e.target_id ? ` ${e.target_id}` : ''}` : '',
       detail: detailLines(e.detail),
     }));
     return consoleView(req, reply, 'console-audit', {
       rows,
       total: page.total,
+      count: page.total === 1 ? t('audit.count1') : t('audit.count', { total: page.total }),
       olderHref: page.next_before ? `/console/audit?before=${page.next_before}` : '',
       newestHref: before !== undefined ? '/console/audit' : '',
     });
