@@ -58,6 +58,18 @@ describe('CLI: help, usage errors and scopes', () => {
       assert.ok(res.stdout.includes(c.summary));
       assert.equal((await cli(dbFile, 'help', ...c.name.split(' '))).stdout, res.stdout);
     }
+    for (const group of [
+      ['integration', '--help'],
+      ['help', 'user'],
+      ['account-profile', '-h'],
+    ]) {
+      const res = await cli(dbFile, ...group);
+      assert.equal(res.code, 0, group.join(' '));
+      assert.match(res.stdout, /^ {2}usage: npm run --silent cli -- (integration|user|account-profile) /);
+    }
+    const bare = await cli(dbFile, 'integration');
+    assert.equal(bare.code, 2);
+    assert.match(bare.stderr, /^error: integration needs a subcommand\n {2}usage: .* integration create /);
     const restore = await cli(dbFile, 'restore', '--help');
     assert.match(restore.stdout, /--force/);
   });

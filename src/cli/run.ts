@@ -114,7 +114,15 @@ export async function runCommand(commands: Command[], argv: string[], io: CliIo)
     const choices = group
       ? commands.filter((c) => c.name.startsWith(`${group} `)).map((c) => `  ${usageLine(c)}`)
       : [`usage: ${PROG} <command> [options]   ("${PROG} --help" lists the commands)`];
-    err(`error: unknown command: ${what || argv[0]}\n${choices.join('\n')}\n`);
+    const rest = argv.slice(helpFor ? 2 : 1);
+    // `integration --help` (or `help integration`): the group's commands, not an error.
+    if (group && (helpFor || rest.every((x) => x === '--help' || x === '-h')) && (helpFor || rest.length)) {
+      out(`${choices.join('\n')}\n`);
+      return 0;
+    }
+    const problem =
+      group && rest.length === 0 ? `${group} needs a subcommand` : `unknown command: ${what || argv[0]}`;
+    err(`error: ${problem}\n${choices.join('\n')}\n`);
     return 2;
   }
   if (helpFor) {
