@@ -4,18 +4,33 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.js';
 import { createDb } from '../src/db/index.js';
 import { migrateToLatest } from '../src/db/migrator.js';
 import { importData } from '../src/import/index.js';
 import { createIntegration } from '../src/modules/integration/integration.service.js';
-import { freshWindow } from './helpers.js';
+
+/**
+ * The rate-limit clock of the server processes stands still (see server.clock.ts), at a time
+ * far from now: the window every process counted in shows that each one had it.
+ */
+const CLOCK = ['--import', fileURLToPath(new URL('./server.clock.ts', import.meta.url))];
+const FROZEN_AT = Date.UTC(2025, 0, 1, 0, 0, 1);
 
 /** `npm start` as a process: resolves with its port once every server process listens. */
 function start(env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', SEED_DEMO: 'false', ...env },
+    const child = spawn(process.execPath, ['--import', 'tsx', ...CLOCK, 'src/server.ts'], {
+      env: {
+        ...process.env,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        SEED_DEMO: 'false',
+        RATE_CLOCK_MS: String(FROZEN_AT),
+        ...env,
+      },
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
     child.on(
@@ -79,7 +94,6 @@ describe('npm start', () => {
     const { child, port } = await start({ DATABASE_URL: dbFile, WORKERS: '2', RATE_LIMIT_PER_MINUTE: '12' });
     try {
       assert.equal(childrenOf(child.pid!).length, 2, 'two server processes');
-      await freshWindow();
 
       // Writes from both processes land in the one database; each answer sees the others.
       const created: number[] = [];
@@ -109,6 +123,21 @@ describe('npm start', () => {
       }
       assert.equal(now.length, 2, 'a new server process took its place');
       for (let i = 0; i < 4; i++) assert.equal((await call(port, 'GET', '/clients/full')).status, 429);
+
+      // Every process counted in the frozen clock's window (server.clock.ts reached them all).
+      const db = createDb(loadConfig({ DATABASE_URL: dbFile }).db);
+      try {
+        const windows = await db.db
+          .selectFrom('rate_limit_windows')
+          .select(['window_start', 'used'])
+          .execute();
+        assert.deepEqual(
+          windows.map((w) => [Number(w.window_start), Number(w.used)]),
+          [[FROZEN_AT - 1000, 12]],
+        );
+      } finally {
+        await db.destroy();
+      }
     } finally {
       assert.equal(await stop(child), 0);
     }
