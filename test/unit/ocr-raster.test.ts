@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createCanvas } from '@napi-rs/canvas';
+import { toLines } from '../../src/modules/incoming-invoices/layout/lines.js';
+import { cleanNumber } from '../../src/modules/incoming-invoices/ocr/engine.js';
 import { despeckle, otsu, prepareCanvas, skewAngle } from '../../src/modules/incoming-invoices/ocr/raster.js';
 
 /** A page of dark text-like bars, turned by `deg` clockwise. */
@@ -42,5 +44,36 @@ describe('raster preparation for OCR', () => {
     assert.equal(grey[10 * w + 10], 255);
     assert.equal(grey[30 * w + 30], 20);
     assert.equal(grey[40 * w + 20], 30);
+  });
+});
+
+describe('OCR words for the layout reader', () => {
+  it('takes a run of punctuation with a dot in a number for the dot, and leaves amounts alone', () => {
+    assert.equal(cleanNumber('12:.7.25'), '12.7.25');
+    assert.equal(cleanNumber('1.234,56'), '1.234,56');
+    assert.equal(cleanNumber('Datum:'), 'Datum:');
+    assert.equal(cleanNumber('22,;5'), '22,;5');
+  });
+
+  it("keeps OCR's ordinary word spaces inside a phrase and splits at a column gap", () => {
+    // Boxes as tesseract gives them at 300 dpi for 14 pt: ink 36 px high, spaces 36 px wide.
+    const word = (text: string, x: number, w: number) => ({ text, x, y: 833, w, h: 36, confidence: 0.95 });
+    const [line] = toLines([
+      {
+        page: 1,
+        width: 2480,
+        height: 3508,
+        words: [
+          word('Invoice', 212, 222),
+          word('F16022', 470, 190),
+          word('dated', 696, 162),
+          word('Total', 1400, 150),
+        ],
+      },
+    ]);
+    assert.deepEqual(
+      line!.segments.map((s) => s.text),
+      ['Invoice F16022 dated', 'Total'],
+    );
   });
 });

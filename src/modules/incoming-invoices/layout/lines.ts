@@ -28,6 +28,13 @@ export interface Line {
   pageWidth: number;
 }
 
+/**
+ * A text layer's word box is the font's em; OCR's is the ink, from the tallest letter's top to
+ * the lowest one's bottom: about three quarters of the em on most words ("Invoice", "F16022").
+ * Gaps are judged against the em, or OCR's ordinary word spaces would split every phrase.
+ */
+const OCR_BOX_TO_EM = 1.35;
+
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.floor(s.length / 2)]! : 0;
@@ -73,6 +80,7 @@ export function toLines(pages: PageWords[]): Line[] {
     for (const row of rows) {
       row.sort((a, b) => a.x - b.x);
       const h = median(row.map((w) => w.h));
+      const em = h * (row.some((w) => w.confidence !== undefined) ? OCR_BOX_TO_EM : 1);
       const segments: Segment[] = [];
       let current: Word[] = [];
       for (const word of row) {
@@ -80,7 +88,7 @@ export function toLines(pages: PageWords[]): Line[] {
         // A word space is about a quarter to a third of the font size; columns are further apart.
         // A separator word ("Muster GmbH · IBAN … · BIC …") ends a segment as a wide gap does.
         const separator = /^[·•|]$/.test(word.text);
-        if ((prev && word.x - (prev.x + prev.w) > h * 0.9) || separator) {
+        if ((prev && word.x - (prev.x + prev.w) > em * 0.9) || separator) {
           if (current.length) segments.push(segment(current));
           current = [];
         }

@@ -129,7 +129,7 @@ export async function recognize(
       for (const para of block.paragraphs)
         for (const line of para.lines)
           for (const word of line.words) {
-            const text = word.text.trim();
+            const text = cleanNumber(word.text.trim());
             if (!text) continue;
             const { x0, y0, x1, y1 } = word.bbox;
             words.push({ text, x: x0, y: y0, w: x1 - x0, h: y1 - y0, confidence: word.confidence / 100 });
@@ -165,4 +165,15 @@ function meanConfidence(words: Word[]): number {
     sum += (w.confidence ?? 0) * n;
   }
   return chars === 0 ? 0 : sum / chars;
+}
+
+/**
+ * A speck beside a dot turns "12.7.25" into "12:.7.25": in a token of digits and punctuation
+ * only, a run of punctuation marks that holds a dot is that dot. Amounts ("1.234,56") have no
+ * such runs and stay as they are.
+ */
+export function cleanNumber(text: string): string {
+  return /^[\d.,:;]+$/.test(text)
+    ? text.replace(/[.,:;]{2,}/g, (run) => (run.includes('.') ? '.' : run))
+    : text;
 }

@@ -1,0 +1,175 @@
+// Issue 11's responsiveness proof: scans uploaded to the service as `npm start` runs it (the
+// extraction worker in the API process, OCR_THREADS threads of OCR), and the p99 of other API
+// requests (GET /clients/{id} and GET /clients) at a fixed rate while the OCR jobs run,
+// against the same requests without jobs.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { generateTextPdfs, HELD_OUT_SEED } from '../eval/generate.js';
+import { scanOptionsFor, scanPdf } from '../eval/scans.js';
+import { loadConfig } from '../src/config.js';
+import { createDb } from '../src/db/index.js';
+import { migrateToLatest } from '../src/db/migrator.js';
+import { importData } from '../src/import/index.js';
+import { createIntegration } from '../src/modules/integration/integration.service.js';
+import { environment, type Metric, markdown, startService, stopChild, writeReport } from './lib.js';
+
+const SCANS = Number(process.env.OCR_BENCH_SCANS ?? 8);
+const THREADS = process.env.OCR_THREADS ?? '2';
+const SECONDS = 10;
+/** Requests per second (all connections together): a steady rate measures latency, not queueing. */
+const RATE = { one: 60, list: 30 };
+const dir = await mkdtemp(join(tmpdir(), 'bench-ocr-'));
+const dbFile = join(dir, 'bench.sqlite');
+
+interface Phase {
+  one: autocannon.Result;
+  list: autocannon.Result;
+}
+
+try {
+  const handle = createDb(loadConfig({ DATABASE_URL: dbFile }).db);
+  await migrateToLatest(handle.db);
+  const { account_id } = await importData(handle.db, {
+    account: { name: 'Bench' },
+    users: [{ email: 'bench@bench.example', first_name: 'B', last_name: 'Ench', role: 'admin' }],
+  });
+  const clients = await handle.db
+    .insertInto('clients')
+    .values(Array.from({ length: 60 }, (_, i) => ({ account_id, name: `Bench client ${i}` })))
+    .returning('id')
+    .execute();
+  const { access_token } = await createIntegration(handle.db, {
+    name: 'bench',
+    scopes: ['client:read', 'incoming-invoice:write', 'incoming-invoice:read'],
+  });
+  await handle.destroy();
+
+  // Scans of generated invoices (varied layouts, rotated, noisy), made before the service starts.
+  const docs = (await generateTextPdfs({ seed: HELD_OUT_SEED + 7, count: SCANS * 2, heldOut: true }))
+    .filter((d) => d.pages === 1)
+    .slice(0, SCANS);
+  const scans = [];
+  for (const [i, d] of docs.entries()) scans.push((await scanPdf(d.pdf, scanOptionsFor(100 + i))).pdf);
+
+  const api = await startService({
+    DATABASE_URL: dbFile,
+    RATE_LIMIT_PER_MINUTE: '100000000',
+    LOG_LEVEL: 'error',
+    RUN_WORKER: 'true',
+    OCR_THREADS: THREADS,
+  });
+  const base = `http://127.0.0.1:${api.port}/api/v1`;
+  const headers = { authorization: `Bearer ${access_token}` };
+  try {
+    const measure = async (): Promise<Phase> => {
+      const [one, list] = await Promise.all([
+        autocannon({
+          url: `${base}/clients/${clients[0]!.id}`,
+          headers,
+          connections: 4,
+          overallRate: RATE.one,
+          duration: SECONDS,
+        }),
+        autocannon({
+          url: `${base}/clients?per_page=25`,
+          headers,
+          connections: 2,
+          overallRate: RATE.list,
+          duration: SECONDS,
+        }),
+      ]);
+      return { one, list };
+    };
+    await autocannon({ url: `${base}/clients/${clients[0]!.id}`, headers, connections: 4, duration: 3 });
+    const idle = await measure();
+
+    const uploaded = performance.now();
+    const ids: number[] = [];
+    for (const [i, pdf] of scans.entries()) {
+      const form = new FormData();
+      form.append('file', new Blob([pdf], { type: 'application/pdf' }), `scan-${i}.pdf`);
+      const res = await fetch(`${base}/incoming-invoices`, { method: 'POST', headers, body: form });
+      const body = (await res.json()) as { data: { id: number; extraction: { status: string } } };
+      if (res.status !== 201 || body.data.extraction.status !== 'pending')
+        throw new Error(`upload ${i}: ${res.status} ${JSON.stringify(body)}`);
+      ids.push(body.data.id);
+    }
+    const statuses = async () => {
+      const out = new Map<string, number>();
+      for (const id of ids) {
+        const res = await fetch(`${base}/incoming-invoices/${id}`, { headers });
+        const status = ((await res.json()) as { data: { extraction: { status: string } } }).data.extraction
+          .status;
+        out.set(status, (out.get(status) ?? 0) + 1);
+      }
+      return out;
+    };
+    // The first job starts once a thread has loaded the models: measure from then on.
+    await new Promise((r) => setTimeout(r, 2000));
+    const loaded = await measure();
+    const loadAtEnd = loadavg()[0]!;
+    const afterWindow = await statuses();
+    const stillPending = afterWindow.get('pending') ?? 0;
+    let all = afterWindow;
+    while ((all.get('pending') ?? 0) > 0 && performance.now() - uploaded < 600_000) {
+      await new Promise((r) => setTimeout(r, 2000));
+      all = await statuses();
+    }
+    const allDoneS = (performance.now() - uploaded) / 1000;
+
+    const row = (phase: string, r: autocannon.Result, what: string): Metric[] => [
+      { metric: `${phase}: ${what} p50`, value: r.latency.p50, unit: 'ms' },
+      {
+        metric: `${phase}: ${what} p99`,
+        value: r.latency.p99,
+        unit: 'ms',
+        note: phase === 'no jobs' ? '' : 'target < 100 ms',
+      },
+      { metric: `${phase}: ${what} errors/non-2xx`, value: r.errors + r.timeouts + r.non2xx, unit: 'count' },
+    ];
+    const results: Metric[] = [
+      ...row('no jobs', idle.one, 'GET /clients/{id}'),
+      ...row('no jobs', idle.list, 'GET /clients'),
+      ...row('OCR jobs running', loaded.one, 'GET /clients/{id}'),
+      ...row('OCR jobs running', loaded.list, 'GET /clients'),
+      {
+        metric: 'scans still pending when the window closed',
+        value: stillPending,
+        unit: 'count',
+        note: `of ${SCANS}: jobs ran through the whole window`,
+      },
+      {
+        metric: 'all scans read',
+        value: Math.round(allDoneS),
+        unit: 's',
+        note: [...all].map(([s, n]) => `${n} × ${s}`).join(', '),
+      },
+      { metric: 'load average (1 min) at the end of the window', value: loadAtEnd, unit: '' },
+    ];
+    const report = {
+      name: 'ocr-load',
+      date: new Date().toISOString(),
+      environment: {
+        ...environment(),
+        cores: availableParallelism(),
+        database: 'sqlite',
+        service: `src/server.ts as npm start runs it, extraction worker in the API process, OCR_THREADS=${THREADS}`,
+        scans: `${SCANS} image-only PDFs, 300 dpi, rotated and noisy`,
+        rate: `GET /clients/{id} ${RATE.one}/s, GET /clients ${RATE.list}/s, ${SECONDS} s per phase`,
+      },
+      results,
+    };
+    await writeReport(report);
+    console.log(markdown(report));
+    const p99 = Math.max(loaded.one.latency.p99, loaded.list.latency.p99);
+    console.log(
+      `target p99 < 100 ms while OCR jobs run: ${p99 < 100 && stillPending > 0 ? 'MET' : 'NOT MET'} (p99 ${p99} ms, ${stillPending} scans still pending at the end of the window)`,
+    );
+  } finally {
+    await stopChild(api.child);
+  }
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}
