@@ -1,15 +1,24 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { type Api, describeEachDb } from './helpers.js';
+import { PNG } from './account.fixtures.js';
+import { type Api, describeEachDb, multipart } from './helpers.js';
 import { ALL_INVOICE_SCOPES, bookNow, line, makeClient, makeInvoice } from './invoicing.fixtures.js';
 
-async function pdfText(api: Api, id: number): Promise<string> {
+async function pdfBytes(api: Api, id: number): Promise<Buffer> {
   const res = await api.app.inject({
     url: `/api/v1/outgoing-invoices/${id}/pdf`,
     headers: { authorization: `Bearer ${api.token}` },
   });
   assert.equal(res.statusCode, 200, res.body);
+  return res.rawPayload;
+}
+
+/** Whether the PDF draws an image (the logo: nothing else on an invoice is one). */
+const hasImage = (pdf: Buffer) => pdf.includes('/Subtype /Image');
+
+async function pdfText(api: Api, id: number): Promise<string> {
+  const res = { rawPayload: await pdfBytes(api, id) };
   const doc = await getDocument({ data: new Uint8Array(res.rawPayload), isEvalSupported: false }).promise;
   let text = '';
   for (let i = 1; i <= doc.numPages; i++) {
@@ -41,7 +50,10 @@ describeEachDb('company profile and booked invoices', (ctx) => {
       payment_terms_text: 'Kindly transfer the amount by {due_date} ({days} days).',
     });
     assert.equal(changed.status, 200, changed.text);
+    const logo = await multipart({ name: 'logo.png', type: 'image/png', data: PNG });
+    assert.equal((await api.request('PUT', '/account/profile/logo', logo.body, logo.headers)).status, 200);
 
+    assert.ok(!hasImage(await pdfBytes(api, first.id)), 'no logo on the invoice booked before it was set');
     const oldPdf = await pdfText(api, first.id);
     assert.match(oldPdf, /Test account \d+/);
     assert.match(oldPdf, /Teststraße 1/);
@@ -60,6 +72,18 @@ describeEachDb('company profile and booked invoices', (ctx) => {
     const booked = await bookNow(api, second.id);
     assert.equal(booked.payment_term_days, 21, 'the account’s payment terms, fixed at booking');
     const newPdf = await pdfText(api, second.id);
+    assert.ok(hasImage(await pdfBytes(api, second.id)), 'the logo is printed');
+    // Removing the logo later does not take it off the invoice booked with it.
+    assert.equal((await api.request('DELETE', '/account/profile/logo')).status, 204);
+    await ctx.db
+      .updateTable('outgoing_invoices')
+      .set({ pdf_file_id: null })
+      .where('id', '=', second.id)
+      .execute();
+    assert.ok(
+      hasImage(await pdfBytes(api, second.id)),
+      'rendered again from the frozen document: still there',
+    );
     assert.match(newPdf, /Renamed Studio GmbH/);
     assert.match(newPdf, /Neue Allee 99/);
     assert.match(newPdf, /Thank you for working with us\./);

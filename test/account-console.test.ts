@@ -3,7 +3,7 @@ import { before, it } from 'node:test';
 import { getAccountProfile } from '../src/modules/account/account.service.js';
 import { listAuditEntries } from '../src/modules/audit/audit.service.js';
 import { setPassword } from '../src/modules/users/passwords.service.js';
-import { PNG } from './account.test.js';
+import { PNG } from './account.fixtures.js';
 import { describeEachDb, multipart } from './helpers.js';
 import { Browser } from './web-client.js';
 

@@ -1,13 +1,8 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { listAuditEntries } from '../src/modules/audit/audit.service.js';
+import { PNG } from './account.fixtures.js';
 import { countRows, describeEachDb, expectProblem, multipart } from './helpers.js';
-
-/** A 1×1 PNG. */
-export const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
-  'base64',
-);
 
 const fieldsOf = (res: Parameters<typeof expectProblem>[0]) =>
   expectProblem(res, 422).errors?.map((e) => e.field) ?? [];

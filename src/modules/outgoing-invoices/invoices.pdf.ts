@@ -235,6 +235,7 @@ export function invoiceToPdf(
     amount_due: centsToString(inv.totals.gross),
     payment_terms: profilePaymentTerms(seller, kind, lang, inv) ?? paymentTerms(kind, lang, inv),
     closing_text: inv.closing_text ?? seller.invoice_closing_text,
+    logo: seller.logo ? { sha256: seller.logo.sha256, content_type: seller.logo.content_type } : null,
     booked: inv.status === 'booked',
   };
 }

@@ -5,6 +5,7 @@ import type { AuthContext } from '../../plugins/auth.js';
 import { AppError } from '../../shared/errors.js';
 import { renderDocumentPdf } from '../../shared/pdf/render.js';
 import type { PdfDocument } from '../../shared/pdf/types.js';
+import { getAccountLogo } from '../account/account.service.js';
 import { bytesToUpload, getFileBytes, storeFile } from '../files/files.service.js';
 import { accountProfile } from './account-profile.js';
 import { effectiveDueDate, isMaster } from './invoices.domain.js';
@@ -57,6 +58,12 @@ export async function documentFor(
   );
 }
 
+/** The image the document names (kept by its hash, so a booked invoice finds the logo it was booked with). */
+async function logoBytes(db: Db, accountId: number, doc: PdfDocument): Promise<Buffer | undefined> {
+  if (!doc.logo) return undefined;
+  return (await getAccountLogo(db, accountId, doc.logo.sha256).catch(() => undefined))?.data;
+}
+
 /**
  * The PDF of an outgoing invoice. External invoices answer with their uploaded file. A booked
  * invoice prints what was frozen at booking, rendered once and kept, so every later download
@@ -75,7 +82,7 @@ export async function invoicePdf(db: Db, auth: AuthContext, id: number): Promise
   const booked = row.status === 'booked';
   const doc: PdfDocument =
     booked && row.document ? JSON.parse(row.document) : await documentFor(db, auth.accountId, row);
-  const data = await renderDocumentPdf(doc);
+  const data = await renderDocumentPdf(doc, { logo: await logoBytes(db, auth.accountId, doc) });
   const filename = `${row.invoice_number ?? `draft-${row.id}`}.pdf`.replace(/[/\\]/g, '-');
   if (booked) {
     await transact(db, async (trx) => {

@@ -95,6 +95,8 @@ export interface Ctx {
   doc: PdfDocument;
   fmt: Formatter;
   y: number;
+  /** The bytes of `doc.logo` (PNG or JPEG), printed top left above the seller's name. */
+  logo?: Buffer;
 }
 
 function applyStyle(pdf: PDFKit.PDFDocument, s: TextStyle): void {
@@ -186,7 +188,13 @@ export function drawFirstPageHead(ctx: Ctx): void {
   const { pdf, doc, fmt } = ctx;
   const s = doc.seller;
   foldMarks(pdf);
-  put(pdf, s.name, LEFT, 15 * MM, INFO_X - LEFT - 5 * MM, { bold: true, size: 16, color: COLORS.accent });
+  // A logo takes the top left (at most 60 × 16 mm); the name moves below it, above the sender line.
+  let nameY = 15 * MM;
+  if (ctx.logo) {
+    pdf.image(ctx.logo, LEFT, 10 * MM, { fit: [60 * MM, 16 * MM] });
+    nameY = 29 * MM;
+  }
+  put(pdf, s.name, LEFT, nameY, INFO_X - LEFT - 5 * MM, { bold: true, size: 16, color: COLORS.accent });
   const contact = [s.street, cityLine(s), s.phone, s.email].filter(Boolean).join('\n');
   put(pdf, contact, INFO_X, 15 * MM, RIGHT - INFO_X, { size: 8, color: COLORS.muted, align: 'right' });
 

@@ -32,7 +32,7 @@ export function embedsFacturX(doc: PdfDocument): boolean {
  * deposits, partial and final invoices embed the EN 16931 XML as `factur-x.xml` (Factur-X /
  * ZUGFeRD 2.x, profile EN 16931), so accounting software reads them without OCR.
  */
-export async function renderDocumentPdf(doc: PdfDocument): Promise<Buffer> {
+export async function renderDocumentPdf(doc: PdfDocument, assets: { logo?: Buffer } = {}): Promise<Buffer> {
   // Built first: an inconsistent invoice fails before any drawing work is done.
   const xml = embedsFacturX(doc) ? buildFacturXXml(doc) : null;
   const fmt = formatterFor(doc);
@@ -65,7 +65,7 @@ export async function renderDocumentPdf(doc: PdfDocument): Promise<Buffer> {
     pdf.on('error', reject);
   });
 
-  const ctx: Ctx = { pdf, doc, fmt, y: TOP };
+  const ctx: Ctx = { pdf, doc, fmt, y: TOP, logo: doc.logo ? assets.logo : undefined };
   drawFirstPageHead(ctx);
   drawParagraph(ctx, doc.intro_text);
   drawPositions(ctx);

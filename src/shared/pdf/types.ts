@@ -100,4 +100,9 @@ export interface PdfDocument {
   preceding_invoice?: { number: string; date?: string | null } | null;
   /** Booked invoices embed the EN 16931 (Factur-X / ZUGFeRD) XML. */
   booked: boolean;
+  /**
+   * The seller's logo, by the SHA-256 of its image: the document (frozen at booking) names it,
+   * the caller of renderDocumentPdf passes its bytes. Absent or null: no logo.
+   */
+  logo?: { sha256: string; content_type: string } | null;
 }
