@@ -97,7 +97,7 @@ describeEachDb('console integrations page in a real browser', (ctx) => {
     await page.goto(`${base}/console/integrations`);
     const before = (await ctx.db.selectFrom('integrations').select('id').execute()).length;
     await page.locator('form[action="/console/integrations"] input[name="_csrf"]').evaluate((e) => {
-      (e as HTMLInputElement).value = 'forged';
+      (e as unknown as { value: string }).value = 'forged';
     });
     await page.getByLabel('Name').fill('Forged');
     await page.getByRole('checkbox', { name: /^See clients / }).check();

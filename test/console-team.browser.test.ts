@@ -136,7 +136,7 @@ describeEachDb('console users page in a real browser', (ctx) => {
       assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Benutzer');
       assert.ok(await page.getByRole('button', { name: 'Deaktivieren: Max Member' }).isVisible());
       // Nothing wider than the screen.
-      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      const width = Number(await page.evaluate('document.documentElement.scrollWidth'));
       assert.ok(width <= 390, `page is ${width}px wide`);
       await shot(page, 'console-users-phone-de.png');
     } finally {

@@ -156,7 +156,7 @@ describeEachDb('console webhooks page in a real browser', (ctx) => {
     const page = await browser.context.newPage();
     await page.goto(`${base}/console/webhooks/${hookId}`);
     await page.locator(`form[action$="/active"] input[name="_csrf"]`).evaluate((e) => {
-      (e as HTMLInputElement).value = 'forged';
+      (e as unknown as { value: string }).value = 'forged';
     });
     await page.getByRole('button', { name: 'Disable' }).click();
     await page.waitForLoadState();
