@@ -1,124 +1,155 @@
-// Issue 2's benchmark: GET /clients/{id}, GET /clients?per_page=50 and POST /clients on a
-// fresh embedded database with 10,000 clients, against a bare Fastify route as the ceiling.
+// Issue 15's read benchmark: every read row of the issue's table, on SQLite and on PostgreSQL,
+// as a share of a bare Fastify route measured in the same run (before and after, averaged).
+// The service runs as `npm start` runs it (src/server.ts, one process). Writes are measured by
+// writes.bench.ts, growth with the table's size by growth.bench.ts.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { createDb } from '../src/db/index.js';
 import { migrateToLatest } from '../src/db/migrator.js';
-import { importData } from '../src/import/index.js';
 import { createIntegration } from '../src/modules/integration/integration.service.js';
 import {
   environment,
   type LoadResult,
   load,
   type Metric,
+  machineLoad,
   markdown,
+  SECONDS,
   startChild,
   startService,
   stopChild,
   writeReport,
+  writeText,
 } from './lib.js';
+import { freshPgDatabase, SEARCH_TERM, seedAccount } from './seed.js';
 
-const CLIENTS = 10_000;
+const SIZE = 10_000;
+const INVOICES = 1_000;
+const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const dir = await mkdtemp(join(tmpdir(), 'bench-api-'));
-const dbFile = join(dir, 'bench.sqlite');
+const sqliteFile = join(dir, 'bench.sqlite');
 
-try {
-  const handle = createDb(loadConfig({ DATABASE_URL: dbFile }).db);
-  await migrateToLatest(handle.db);
-  const { account_id } = await importData(handle.db, {
-    account: { name: 'Bench' },
-    users: [{ email: 'bench@bench.example', first_name: 'B', last_name: 'Ench', role: 'admin' }],
-  });
-  for (let i = 0; i < CLIENTS; i += 500) {
-    const rows = Array.from({ length: Math.min(500, CLIENTS - i) }, (_, j) => ({
-      account_id,
-      name: `Client ${i + j}`,
-      email: `client${i + j}@bench.example`,
-      city: 'Berlin',
-      country_code: 'DE',
-    }));
-    await handle.db.insertInto('clients').values(rows).execute();
+const SCOPES = ['client:read', 'task-management:read', 'contact-data:read', 'outgoing-invoice:read'];
+
+/** Migrates and fills a database, and makes a token for it. */
+async function prepare(url: string) {
+  const handle = createDb(loadConfig({ DATABASE_URL: url }).db);
+  try {
+    await migrateToLatest(handle.db);
+    const accountId = await seedAccount(handle.db, SIZE, INVOICES);
+    const { access_token } = await createIntegration(handle.db, { name: 'bench', scopes: SCOPES, accountId });
+    return { accountId, token: access_token };
+  } finally {
+    await handle.destroy();
   }
-  const { access_token, client_id, client_secret } = await createIntegration(handle.db, {
-    name: 'bench',
-    scopes: ['client:read', 'client:write'],
-  });
-  await handle.destroy();
+}
 
-  const headers = { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' };
-  // The ceiling is measured before and after the service and averaged: the machine's speed
-  // drifts over a run (±20 % between runs here), and each ratio should face the same ceiling.
-  const measureCeiling = async () => {
-    const bare = await startChild('child-bare.ts', {});
-    try {
-      return await load({ url: `http://127.0.0.1:${bare.port}/bare` });
-    } finally {
-      await stopChild(bare.child);
+interface Scenario {
+  label: string;
+  path: string | ((n: number) => string);
+}
+const SCENARIOS: Scenario[] = [
+  { label: 'GET /clients/{id}', path: (n) => `/api/v1/clients/${(n % SIZE) + 1}` },
+  { label: 'GET /clients?per_page=50&page=20', path: '/api/v1/clients?per_page=50&page=20' },
+  { label: 'GET /tasks?per_page=50', path: '/api/v1/tasks?per_page=50' },
+  { label: 'GET /contacts?per_page=50', path: '/api/v1/contacts?per_page=50' },
+  { label: 'GET /projects?per_page=50', path: '/api/v1/projects?per_page=50' },
+  { label: 'GET /outgoing-invoices?per_page=50', path: '/api/v1/outgoing-invoices?per_page=50' },
+  {
+    label: `GET /contacts?q=${SEARCH_TERM} (a tenth of the contacts)`,
+    path: `/api/v1/contacts?q=${SEARCH_TERM}`,
+  },
+];
+
+/** Issue 15's targets, as shares of the bare route. */
+const TARGETS: Record<string, Record<string, number>> = {
+  sqlite: {
+    'GET /clients/{id}': 0.6,
+    'GET /clients?per_page=50&page=20': 0.25,
+    'GET /tasks?per_page=50': 0.25,
+    'GET /contacts?per_page=50': 0.25,
+    'GET /projects?per_page=50': 0.25,
+    'GET /outgoing-invoices?per_page=50': 0.1,
+  },
+  postgresql: {
+    'GET /clients/{id}': 0.3,
+    'GET /clients?per_page=50&page=20': 0.1,
+    'GET /tasks?per_page=50': 0.1,
+    'GET /contacts?per_page=50': 0.1,
+    'GET /projects?per_page=50': 0.1,
+  },
+};
+
+async function measureService(env: Record<string, string>, token: string) {
+  const api = await startService({ ...env, RATE_LIMIT_PER_MINUTE: '100000000' });
+  const out = new Map<string, LoadResult>();
+  try {
+    for (const s of SCENARIOS) {
+      // Every answer is checked once: a benchmark of 4xx answers measures nothing.
+      const first = typeof s.path === 'string' ? s.path : s.path(0);
+      const probe = await fetch(`http://127.0.0.1:${api.port}${first}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      if (probe.status !== 200) throw new Error(`${first} answered ${probe.status}: ${await probe.text()}`);
+      let n = 0;
+      const path = s.path;
+      out.set(
+        s.label,
+        await load({
+          url: `http://127.0.0.1:${api.port}`,
+          headers: { authorization: `Bearer ${token}` },
+          requests: [
+            {
+              method: 'GET',
+              setupRequest: (r) => ({ ...r, path: typeof path === 'string' ? path : path(n++) }),
+            },
+          ],
+        }),
+      );
     }
-  };
+  } finally {
+    await stopChild(api.child);
+  }
+  return out;
+}
+
+const measureCeiling = async () => {
+  const bare = await startChild('child-bare.ts', {});
+  try {
+    return await load({ url: `http://127.0.0.1:${bare.port}/bare` });
+  } finally {
+    await stopChild(bare.child);
+  }
+};
+
+let pgDb: Awaited<ReturnType<typeof freshPgDatabase>> | undefined;
+try {
+  const loadBefore = machineLoad();
+  const sqlite = await prepare(sqliteFile);
+  let postgres: Awaited<ReturnType<typeof prepare>> | undefined;
+  if (process.env.BENCH_PG !== 'off') {
+    pgDb = await freshPgDatabase(PG_URL);
+    postgres = await prepare(pgDb.url);
+  }
+
   const before = await measureCeiling();
   const floorChild = await startChild('child-floor.ts', {
-    DATABASE_URL: dbFile,
-    ACCOUNT_ID: String(account_id),
+    DATABASE_URL: sqliteFile,
+    ACCOUNT_ID: String(sqlite.accountId),
   });
   let f = 0;
   const floor = await load({
     url: `http://127.0.0.1:${floorChild.port}`,
-    requests: [{ method: 'GET', setupRequest: (r) => ({ ...r, path: `/clients/${(f++ % CLIENTS) + 1}` }) }],
+    requests: [{ method: 'GET', setupRequest: (r) => ({ ...r, path: `/clients/${(f++ % SIZE) + 1}` }) }],
   });
   await stopChild(floorChild.child);
-
-  // The service as `npm start` runs it, first as one process, then as one per core.
-  const service = { DATABASE_URL: dbFile, RATE_LIMIT_PER_MINUTE: '100000000' };
-  const measure = async (workers: number) => {
-    const api = await startService({ ...service, WORKERS: String(workers) });
-    const base = `http://127.0.0.1:${api.port}/api/v1`;
-    let n = 0;
-    try {
-      const getOne = await load({
-        url: base,
-        headers,
-        requests: [
-          { method: 'GET', setupRequest: (r) => ({ ...r, path: `/api/v1/clients/${(n++ % CLIENTS) + 1}` }) },
-        ],
-      });
-      const list = await load({ url: `${base}/clients?per_page=50&page=20`, headers });
-      // The same read with a token issued by the authorization server (oidc-provider, client
-      // credentials at /oauth/token): it must take the same fast path as the CLI's tokens.
-      const issued = await fetch(`http://127.0.0.1:${api.port}/oauth/token`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          authorization: `Basic ${Buffer.from(`${client_id}:${client_secret}`).toString('base64')}`,
-        },
-        body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'client:read' }),
-      });
-      if (issued.status !== 200)
-        throw new Error(`/oauth/token answered ${issued.status}: ${await issued.text()}`);
-      const oauthToken = ((await issued.json()) as { access_token: string }).access_token;
-      let m = 0;
-      const getOneOAuth = await load({
-        url: base,
-        headers: { authorization: `Bearer ${oauthToken}` },
-        requests: [
-          { method: 'GET', setupRequest: (r) => ({ ...r, path: `/api/v1/clients/${(m++ % CLIENTS) + 1}` }) },
-        ],
-      });
-      const create = await load({
-        url: `${base}/clients`,
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ name: 'Bench client', email: 'new@bench.example', country_code: 'DE' }),
-      });
-      return { getOne, getOneOAuth, list, create };
-    } finally {
-      await stopChild(api.child);
-    }
-  };
-  const one = await measure(1);
-  const two = await measure(2);
+  const runs: Array<[string, Map<string, LoadResult>]> = [
+    ['sqlite', await measureService({ DATABASE_URL: sqliteFile }, sqlite.token)],
+  ];
+  if (postgres && pgDb)
+    runs.push(['postgresql', await measureService({ DATABASE_URL: pgDb.url }, postgres.token)]);
   const after = await measureCeiling();
   const mean = (a: number, b: number) => Math.round((a + b) / 2);
   const ceiling: LoadResult = {
@@ -128,16 +159,13 @@ try {
     errors: before.errors + after.errors,
     non2xx: before.non2xx + after.non2xx,
   };
+  const share = (r: LoadResult) => r.rps / ceiling.rps;
+  const pct = (x: number) => `${(x * 100).toFixed(x < 0.1 ? 1 : 0)} %`;
 
   const results: Metric[] = [];
   const add = (label: string, r: LoadResult) => {
     results.push(
-      {
-        metric: `${label} requests/s`,
-        value: r.rps,
-        unit: 'req/s',
-        note: `${Math.round((r.rps / ceiling.rps) * 100)}% of ceiling`,
-      },
+      { metric: `${label} requests/s`, value: r.rps, unit: 'req/s', note: `${pct(share(r))} of ceiling` },
       { metric: `${label} p50`, value: r.p50, unit: 'ms' },
       { metric: `${label} p99`, value: r.p99, unit: 'ms' },
       { metric: `${label} errors/non-2xx`, value: r.errors + r.non2xx, unit: 'count' },
@@ -149,39 +177,52 @@ try {
     { metric: 'ceiling after requests/s', value: after.rps, unit: 'req/s' },
   );
   add('floor: bare route + two SQLite reads per request', floor);
-  add('GET /clients/{id}', one.getOne);
-  add('GET /clients/{id} with an OAuth access token', one.getOneOAuth);
-  add('GET /clients?per_page=50', one.list);
-  add('POST /clients', one.create);
-  add('WORKERS=2: GET /clients/{id}', two.getOne);
-  add('WORKERS=2: GET /clients/{id} with an OAuth access token', two.getOneOAuth);
-  add('WORKERS=2: GET /clients?per_page=50', two.list);
-  add('WORKERS=2: POST /clients', two.create);
+  for (const [dbName, rows] of runs) for (const [label, r] of rows) add(`${dbName}: ${label}`, r);
+
+  // The README's table: one row per scenario, both databases side by side.
+  const loadAfter = machineLoad();
+  const cell = (dbName: string, label: string) => {
+    const r = runs.find(([d]) => d === dbName)?.[1].get(label);
+    return r ? `${r.rps.toLocaleString('en')} / ${pct(share(r))} / ${r.p99} ms` : '—';
+  };
+  const table = [
+    `Ceiling (bare Fastify route): ${before.rps.toLocaleString('en')} req/s before, ${after.rps.toLocaleString('en')} after; load average ${loadBefore} before the run, ${loadAfter} after (2 cores).`,
+    '',
+    '| scenario | SQLite: req/s / share / p99 | PostgreSQL: req/s / share / p99 | targets (SQLite / PostgreSQL) |',
+    '|---|---:|---:|---|',
+    ...SCENARIOS.map((s) => {
+      const t = (d: string) => (TARGETS[d]?.[s.label] ? `≥ ${pct(TARGETS[d][s.label]!)}` : '—');
+      return `| \`${s.label}\` | ${cell('sqlite', s.label)} | ${cell('postgresql', s.label)} | ${t('sqlite')} / ${t('postgresql')} |`;
+    }),
+    '',
+  ].join('\n');
   const report = {
     name: 'api',
     date: new Date().toISOString(),
     environment: {
       ...environment(),
-      database: 'sqlite (WAL, synchronous=FULL)',
-      service: 'src/server.ts as npm start runs it (WORKERS=1, then 2); rate limiter on, 1e8/min',
-      clients: CLIENTS,
+      databases: runs.map(([d]) => d).join(', '),
+      service: 'src/server.ts as npm start runs it (WORKERS=1); rate limiter on, 1e8/min',
+      size: `${SIZE} clients, tasks and contacts, ${SIZE / 10} projects, ${INVOICES} invoices of 3 lines`,
       connections: 50,
-      seconds: 8,
+      seconds: SECONDS,
+      'load average before / after': `${loadBefore} / ${loadAfter}`,
     },
     results,
   };
   await writeReport(report);
+  await writeText('api-table.md', table);
   console.log(markdown(report));
-  for (const [label, r] of [
-    ['one process', one.getOne],
-    ['one process, OAuth token', one.getOneOAuth],
-    ['WORKERS=2', two.getOne],
-  ] as const) {
-    const ratio = r.rps / ceiling.rps;
-    console.log(
-      `target GET /clients/{id} >= 40% of ceiling with p99 < 20 ms, ${label}: ${ratio >= 0.4 && r.p99 < 20 ? 'MET' : 'NOT MET'} (${Math.round(ratio * 100)}%, p99 ${r.p99} ms)`,
-    );
-  }
+  console.log(table);
+  for (const [dbName, rows] of runs)
+    for (const [label, target] of Object.entries(TARGETS[dbName] ?? {})) {
+      const r = rows.get(label);
+      if (!r) continue;
+      console.log(
+        `target ${dbName} ${label} >= ${pct(target)}: ${share(r) >= target ? 'MET' : 'NOT MET'} (${pct(share(r))})`,
+      );
+    }
 } finally {
+  await pgDb?.drop();
   await rm(dir, { recursive: true, force: true });
 }

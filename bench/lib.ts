@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -29,6 +30,15 @@ export async function writeReport(report: BenchReport): Promise<void> {
   await mkdir(RESULTS_DIR, { recursive: true });
   await writeFile(join(RESULTS_DIR, `${report.name}.json`), `${JSON.stringify(report, null, 2)}\n`);
 }
+
+/** A text file beside the reports (e.g. a README table). */
+export async function writeText(file: string, text: string): Promise<void> {
+  await mkdir(RESULTS_DIR, { recursive: true });
+  await writeFile(join(RESULTS_DIR, file), text);
+}
+
+/** The 1-minute load average, which tells how busy the machine was with other work. */
+export const machineLoad = (): string => loadavg()[0]!.toFixed(1);
 
 export function markdown(report: BenchReport): string {
   const rows = report.results.map((r) => `| ${r.metric} | ${r.value} | ${r.unit} | ${r.note ?? ''} |`);
@@ -102,10 +112,13 @@ export interface LoadResult {
   non2xx: number;
 }
 
-/** Measures 8 s at 50 connections, after 3 s of the same load to warm the JIT and caches. */
+/** Seconds each scenario is measured (`BENCH_SECONDS`, default 8), after 3 s of warm-up. */
+export const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+
+/** Measures SECONDS at 50 connections, after 3 s of the same load to warm the JIT and caches. */
 export async function load(opts: autocannon.Options): Promise<LoadResult> {
   await autocannon({ connections: 50, duration: 3, ...opts });
-  const r = await autocannon({ connections: 50, duration: 8, ...opts });
+  const r = await autocannon({ connections: 50, duration: SECONDS, ...opts });
   return {
     rps: Math.round(r.requests.average),
     p50: r.latency.p50,
