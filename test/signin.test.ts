@@ -400,7 +400,10 @@ describeEachDb('sign-in pages', (ctx) => {
       const r = await c.post('/signin', { email: adminEmail, password: PASSWORD, return_to: evil });
       assert.equal(r.status, 303);
       // Percent-encoded line breaks stay encoded: a path of this site, no header injection.
-      assert.ok(r.location === '/console' || r.location === '/%0d%0aSet-Cookie:x', `${evil} -> ${r.location}`);
+      assert.ok(
+        r.location === '/console' || r.location === '/%0d%0aSet-Cookie:x',
+        `${evil} -> ${r.location}`,
+      );
     }
     // Signed in already: the sign-in page goes straight on.
     assert.equal((await b.get('/signin?return_to=%2Fme')).location, '/me');
