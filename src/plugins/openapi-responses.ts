@@ -120,6 +120,11 @@ export const HEADERS = {
       '`true` when this answer is the stored answer to an earlier request with the same Idempotency-Key.',
     schema: { type: 'string', enum: ['true'] },
   },
+  'Cache-Control': {
+    description:
+      'Downloads: `private, max-age=0, must-revalidate` (revalidate with the ETag). Token answers: `no-store`.',
+    schema: { type: 'string' },
+  },
   ETag: { description: 'Strong validator: the SHA-256 of the file, quoted.', schema: { type: 'string' } },
   'Content-Disposition': {
     description: 'The file name (RFC 6266), `attachment` or `inline`.',
@@ -345,7 +350,10 @@ export function completeOperation(doc: Json, method: string, path: string, op: J
     if (s === 409 && codes[409]?.includes('idempotency_in_progress')) names.push('Retry-After');
     if (s === 401 || (s === 403 && secured)) names.push('WWW-Authenticate');
     if (s < 300 && method === 'post' && secured) names.push('Idempotent-Replayed');
-    if (download && (s === 200 || s === 206)) names.push('ETag', 'Content-Disposition', 'Accept-Ranges');
+    if (download && (s === 200 || s === 206))
+      names.push('ETag', 'Content-Disposition', 'Accept-Ranges', 'Cache-Control');
+    // RFC 6749 §5.1/§5.2: token answers and their refusals are never cached.
+    if (operationId === 'issueOAuthToken' && s < 500 && s !== 429) names.push('Cache-Control');
     if (download && (s === 206 || s === 416)) names.push('Content-Range');
     if (download && s === 304) names.push('ETag');
     withHeaders(response, names);
