@@ -134,7 +134,7 @@ describeEachDb('console dashboard in a real browser', (ctx) => {
 
     // Keyboard: the first Tab reaches the skip link, which leads to the content.
     await page.keyboard.press('Tab');
-    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
+    assert.equal(await page.evaluate('document.activeElement?.textContent'), 'Skip to content');
     await page.keyboard.press('Enter');
     assert.equal(new URL(page.url()).hash, '#main');
     await page.close();
@@ -151,7 +151,9 @@ describeEachDb('console dashboard in a real browser', (ctx) => {
         await page.getByRole('region', { name: 'Offene Rechnungen' }).innerText(),
         /2\.678,10\s*€\s+3 Rechnungen/,
       );
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      const overflow = await page.evaluate<number>(
+        'document.documentElement.scrollWidth - window.innerWidth',
+      );
       assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
       await shot(page, 'console-dashboard-phone-de.png');
     } finally {

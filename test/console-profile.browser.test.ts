@@ -146,7 +146,7 @@ describeEachDb('console company profile and audit in a real browser', (ctx) => {
     // And a console form whose token was tampered with.
     await page.goto(`${base}/console/company`);
     await page.locator('form.wide input[name="_csrf"]').evaluate((el) => {
-      (el as HTMLInputElement).value = 'forged';
+      (el as unknown as { value: string }).value = 'forged';
     });
     await page.getByLabel('City').fill('Tampered');
     await page.getByRole('button', { name: 'Save profile' }).click();
