@@ -66,11 +66,15 @@ export class GroupCommit {
   private readonly release: SQLite.Statement;
   private readonly rollbackTo: SQLite.Statement;
 
+  /** This group's own limits (a test may widen them). */
+  readonly limits: GroupLimits;
+
   constructor(
     private readonly db: Db,
     private readonly sqlite: SQLite.Database,
-    private readonly limits: GroupLimits = DEFAULT_LIMITS,
+    limits: Partial<GroupLimits> = {},
   ) {
+    this.limits = { ...DEFAULT_LIMITS, ...limits };
     this.savepoint = sqlite.prepare(`savepoint ${SAVEPOINT}`);
     this.release = sqlite.prepare(`release ${SAVEPOINT}`);
     this.rollbackTo = sqlite.prepare(`rollback to ${SAVEPOINT}`);
@@ -232,7 +236,11 @@ function newBatch(trx: ControlledTransaction<Database>): Batch {
 const groups = new WeakMap<Kysely<any>, GroupCommit>();
 
 /** Writes through `transact(db, …)` on this (SQLite) database are group-committed. */
-export function registerGroupCommit(db: Db, sqlite: SQLite.Database, limits?: GroupLimits): GroupCommit {
+export function registerGroupCommit(
+  db: Db,
+  sqlite: SQLite.Database,
+  limits?: Partial<GroupLimits>,
+): GroupCommit {
   const group = new GroupCommit(db, sqlite, limits);
   groups.set(db, group);
   return group;

@@ -56,6 +56,25 @@ export function pgTimeouts(url: string): PgTimeouts {
   };
 }
 
+/**
+ * Connections per process (`pool_max` in DATABASE_URL's query string). Each request holds one
+ * for a round trip at a time; writes hold theirs through COMMIT, whose flush to disk
+ * PostgreSQL shares among the commits waiting for it — so more connections in flight mean
+ * more commits per flush. Mind `max_connections` on the server: processes × pool_max.
+ */
+export function pgPoolSize(url: string): number {
+  let v: string | null = null;
+  try {
+    v = new URL(url).searchParams.get('pool_max');
+  } catch {}
+  if (v === null || v === '') return DEFAULT_POOL_MAX;
+  if (!/^\d+$/.test(v) || Number(v) < 1)
+    throw new Error(`DATABASE_URL: pool_max must be a whole number of connections, got "${v}"`);
+  return Number(v);
+}
+
+const DEFAULT_POOL_MAX = 10;
+
 type PgConfig = Extract<DbConfig, { kind: 'postgres' }>;
 
 /**
@@ -75,7 +94,7 @@ export class ResilientPool implements PostgresPool {
     const t = pgTimeouts(config.url);
     this.pool = new pg.Pool({
       connectionString: config.url,
-      max: 10,
+      max: pgPoolSize(config.url),
       ...(config.schema ? { options: `-c search_path=${config.schema}` } : {}),
       connectionTimeoutMillis: t.connectMs,
       // A dead peer is noticed on an idle connection too, not only when a query waits on it.
@@ -126,7 +145,11 @@ function guard(client: pg.PoolClient): PostgresPoolClient {
     async query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
       if (broken) throw broken;
       try {
-        return (await client.query(sql, parameters as unknown[])) as unknown as PostgresQueryResult<R>;
+        const name = statementName(sql);
+        const result = name
+          ? await client.query({ name, text: sql, values: parameters as unknown[] })
+          : await client.query(sql, parameters as unknown[]);
+        return result as unknown as PostgresQueryResult<R>;
       } catch (err) {
         if (connectionLost(err)) broken = err as Error;
         throw err;
@@ -136,4 +159,31 @@ function guard(client: pg.PoolClient): PostgresPoolClient {
       client.release(broken);
     },
   } as PostgresPoolClient;
+}
+
+/**
+ * Statements the service runs again and again (a read by id, an insert of a given shape, the
+ * auth epoch) become named prepared statements: each connection parses and plans one once,
+ * and afterwards sends only its parameters — less work for the server and fewer bytes per
+ * round trip. A statement is named from its second run on, and only the first `MAX_NAMED`
+ * texts are: Kysely spells a query anew for each length of an `in (…)` list, and each named
+ * statement stays prepared on every connection for the connection's life.
+ */
+const MAX_NAMED = 500;
+const MAX_SEEN = 5000;
+const named = new Map<string, string>();
+const seen = new Set<string>();
+
+function statementName(sql: string): string | undefined {
+  const name = named.get(sql);
+  if (name !== undefined || named.size >= MAX_NAMED) return name;
+  if (!seen.has(sql)) {
+    if (seen.size >= MAX_SEEN) seen.clear();
+    seen.add(sql);
+    return undefined;
+  }
+  seen.delete(sql);
+  const fresh = `s${named.size + 1}`;
+  named.set(sql, fresh);
+  return fresh;
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type SQLite from 'better-sqlite3';
-import type { CompiledQuery, Kysely } from 'kysely';
+import { type CompiledQuery, type Kysely, PostgresAdapter } from 'kysely';
 
 interface Compilable<Row> {
   compile(): CompiledQuery<Row>;
@@ -35,6 +35,42 @@ interface Entry<Row> {
   /** The statement for the synchronous SQLite path, when the query only reads. */
   stmt?: SQLite.Statement;
   sqlite?: SQLite.Database;
+  /** PostgreSQL: calls made together are answered by one query (see `batched`). */
+  batchable?: boolean;
+  waiting?: Waiting<Row>[];
+  /** The one-query form of the statement, by the SQL types of its parameters. */
+  batchSql?: Map<string, string>;
+}
+
+interface Waiting<Row> {
+  params: unknown[];
+  resolve(rows: Row[]): void;
+  reject(err: unknown): void;
+}
+
+const ORD = '__batch_ord';
+/** undefined_function (no such operator), datatype_mismatch, indeterminate_datatype. */
+const MISTYPED = new Set(['42883', '42804', '42P18']);
+
+/** The SQL type an array of these parameter values can travel as; undefined: none fits all. */
+function arrayType(values: unknown[]): string | undefined {
+  if (values.every((v) => typeof v === 'number' && Number.isSafeInteger(v))) return 'int8';
+  if (values.every((v) => typeof v === 'string')) return 'text';
+  if (values.every((v) => typeof v === 'boolean')) return 'bool';
+  return undefined;
+}
+
+/**
+ * One query for many calls: the statement runs once per row of the parameter arrays
+ * (`unnest … with ordinality`, a lateral join), and each row says which call it answers.
+ * `$n` becomes a column of that row, typed as its array (an integer column compared with an
+ * int8 keeps its index).
+ */
+function batchSql(sql: string, types: string[]): string {
+  const cols = types.map((_, i) => `p${i + 1}`);
+  const arrays = types.map((t, i) => `$${i + 1}::${t}[]`);
+  const inner = sql.replace(/\$(\d+)/g, (_, n: string) => `__batch.p${n}`);
+  return `select __batch.${ORD}, __q.* from unnest(${arrays.join(', ')}) with ordinality as __batch(${cols.join(', ')}, ${ORD}) cross join lateral (${inner}) as __q`;
 }
 
 /**
@@ -67,6 +103,13 @@ export function prepared<Args extends readonly unknown[], Row, DB = any>(
       if (slots.includes(-1))
         throw new Error('prepared(): the query has a parameter that is not an argument');
       hit = { query, slots };
+      // Single-row reads by key, the hot path: a query that orders or pages its rows keeps
+      // running alone (rows of a lateral join come back in no promised order).
+      hit.batchable =
+        db.getExecutor().adapter instanceof PostgresAdapter &&
+        query.parameters.length > 0 &&
+        /^select /i.test(query.sql) &&
+        !/ (order by|limit|offset) /i.test(query.sql);
       const sqlite = syncSqlite.get(db);
       if (sqlite) {
         const stmt = sqlite.prepare(query.sql);
@@ -83,15 +126,64 @@ export function prepared<Args extends readonly unknown[], Row, DB = any>(
   /** The rows right now, or `undefined` where that needs waiting (PostgreSQL, a transaction). */
   const now = (db: Kysely<DB>, ...args: Args): Row[] | undefined => syncRows(compiledFor(db), args);
 
+  const single = async (db: Kysely<DB>, entry: Entry<Row>, params: unknown[]): Promise<Row[]> =>
+    (await db.executeQuery<Row>({ ...entry.query, parameters: params })).rows;
+
+  /**
+   * PostgreSQL, outside a transaction: the calls made until the event loop turns (the requests
+   * it took in together, each reading its row) wait and go as one query — one round trip and
+   * one connection instead of one each. Each call still reads committed data as of a moment
+   * after it was made.
+   */
+  const batched = (db: Kysely<DB>, entry: Entry<Row>, params: unknown[]): Promise<Row[]> =>
+    new Promise<Row[]>((resolve, reject) => {
+      const waiting = (entry.waiting ??= []);
+      waiting.push({ params, resolve, reject });
+      if (waiting.length === 1) setImmediate(() => flush(db, entry));
+    });
+
+  function flush(db: Kysely<DB>, entry: Entry<Row>): void {
+    const calls = entry.waiting ?? [];
+    entry.waiting = undefined;
+    const alone = (w: Waiting<Row>) => single(db, entry, w.params).then(w.resolve, w.reject);
+    if (calls.length === 1) return void alone(calls[0]!);
+    const columns = entry.query.parameters.map((_, i) => calls.map((c) => c.params[i]));
+    const types = columns.map(arrayType);
+    if (types.includes(undefined)) return void calls.forEach(alone);
+    const key = types.join(',');
+    entry.batchSql ??= new Map();
+    let sql = entry.batchSql.get(key);
+    if (!sql) {
+      sql = batchSql(entry.query.sql, types as string[]);
+      entry.batchSql.set(key, sql);
+    }
+    db.executeQuery<Row & { [ORD]: number }>({ ...entry.query, sql, parameters: columns }).then(
+      ({ rows }) => {
+        const answers = calls.map((): Row[] => []);
+        for (const row of rows) {
+          const { [ORD]: ord, ...rest } = row;
+          answers[ord - 1]!.push(rest as Row);
+        }
+        calls.forEach((c, i) => c.resolve(answers[i]!));
+      },
+      (err: unknown) => {
+        // A parameter whose type the statement took from its context (a date compared with
+        // a string) does not fit an array of text: this statement runs alone from now on.
+        if (MISTYPED.has((err as { code?: string }).code ?? '')) {
+          entry.batchable = false;
+          calls.forEach(alone);
+        } else for (const c of calls) c.reject(err);
+      },
+    );
+  }
+
   const run = async (db: Kysely<DB>, ...args: Args): Promise<Row[]> => {
     const entry = compiledFor(db);
     const rows = syncRows(entry, args);
     if (rows) return rows;
-    const result = await db.executeQuery<Row>({
-      ...entry.query,
-      parameters: entry.slots.map((i) => args[i]),
-    });
-    return result.rows;
+    const params = entry.slots.map((i) => args[i]);
+    if (entry.batchable && !db.isTransaction) return batched(db, entry, params);
+    return single(db, entry, params);
   };
   return Object.assign(run, { now });
 }

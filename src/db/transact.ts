@@ -39,6 +39,49 @@ export function endScope(scope: RequestScope): void {
   if (--open === 0) scopes.disable();
 }
 
+/** A transaction of a request's own (idempotency.ts), ended by `commit` or `rollback`, once. */
+export interface OwnTransaction {
+  trx: RequestTransaction;
+  /** Resolves once the work is committed, on SQLite with the group it joined. */
+  commit(): Promise<void>;
+  rollback(): Promise<void>;
+}
+
+/**
+ * Begins a transaction that a request holds across its hooks and handler. On SQLite it is a
+ * turn in the next group commit (db/group-commit.ts): a savepoint of the batch's transaction,
+ * no other write running until it ends; `commit` resolves after the batch's COMMIT.
+ */
+export async function beginOwnTransaction(db: Db): Promise<OwnTransaction> {
+  let ended = false;
+  const once = (fn: () => Promise<void>) => () => {
+    if (ended) return Promise.resolve();
+    ended = true;
+    return fn();
+  };
+  const group = groupCommitOf(db);
+  if (!group) {
+    const trx = await db.startTransaction().execute();
+    return {
+      trx,
+      // A failed COMMIT leaves the connection taken: the rollback that follows frees it.
+      commit: async () => {
+        if (ended) return;
+        await trx.commit().execute();
+        ended = true;
+      },
+      rollback: once(() => trx.rollback().execute()),
+    };
+  }
+  const turn = await group.turn();
+  return {
+    // The batch's own transaction: savepoints nest in it; its COMMIT is the group's.
+    trx: turn.trx as RequestTransaction,
+    commit: once(() => turn.keep()),
+    rollback: once(async () => turn.undo(undefined)),
+  };
+}
+
 let savepoints = 0;
 
 /**

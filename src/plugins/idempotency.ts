@@ -7,8 +7,16 @@ import type {
   preHandlerHookHandler,
 } from 'fastify';
 import fp from 'fastify-plugin';
+import { groupCommitOf } from '../db/group-commit.js';
 import type { Db } from '../db/index.js';
-import { endScope, type RequestScope, type RequestTransaction, runInScope } from '../db/transact.js';
+import {
+  beginOwnTransaction,
+  endScope,
+  type OwnTransaction,
+  type RequestScope,
+  runInScope,
+  transact,
+} from '../db/transact.js';
 import { AppError } from '../shared/errors.js';
 import * as repo from './idempotency.repository.js';
 import { addRouteHook } from './route-hooks.js';
@@ -22,7 +30,7 @@ const UNREAD = new Set([400, 408, 413, 414, 415, 431]);
 interface Held {
   id: number;
   claim: string;
-  trx?: RequestTransaction;
+  trx?: OwnTransaction;
   scope?: RequestScope;
   /** Refused as invalid input (422 validation_failed): nothing ran, the key is not kept. */
   invalid?: boolean;
@@ -138,7 +146,14 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
     if (key.length > 255)
       return done(new AppError('validation_failed', 'Idempotency-Key is longer than 255 characters'));
     let held: Held | undefined;
-    claimKey(app.db, req.auth.integrationId, key, requestHash(req), leaseMs)
+    const integrationId = req.auth.integrationId;
+    const hash = requestHash(req);
+    // On SQLite the claim is group-committed with the writes beside it (one fsync for many);
+    // elsewhere its statements run on their own, each committing as it goes.
+    (groupCommitOf(app.db)
+      ? transact(app.db, (trx) => claimKey(trx, integrationId, key, hash, leaseMs))
+      : claimKey(app.db, integrationId, key, hash, leaseMs)
+    )
       .then(async (claimed) => {
         if ('replay' in claimed) {
           const { status, headers, body } = claimed.replay;
@@ -152,8 +167,8 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
         // Set first: should the transaction not begin, onSend lets the key go.
         req.idempotency = held;
         if (isMultipart(req)) return;
-        held.trx = await app.db.startTransaction().execute();
-        held.scope = { trx: held.trx };
+        held.trx = await beginOwnTransaction(app.db);
+        held.scope = { trx: held.trx.trx };
       })
       // Outside the chain above, so that an error thrown on the way to the handler is not
       // taken for one of the claim's.
@@ -223,17 +238,17 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
   async function commit(
     req: FastifyRequest,
     reply: FastifyReply,
-    trx: RequestTransaction,
+    trx: OwnTransaction,
     held: Held,
     answer: Parameters<typeof repo.storeAnswer>[3] | undefined,
   ) {
     try {
       const holds = answer
-        ? await repo.storeAnswer(trx, held.id, held.claim, answer)
-        : await repo.releaseKey(trx, held.id, held.claim);
+        ? await repo.storeAnswer(trx.trx, held.id, held.claim, answer)
+        : await repo.releaseKey(trx.trx, held.id, held.claim);
       // Another request took the key over (this one outlived its lease): it does the write.
       if (!holds) throw inProgress(leaseMs / 1000);
-      await trx.commit().execute();
+      await trx.commit();
     } catch (err) {
       // Rolling back ends the transaction and frees its connection even if the commit failed.
       await rollback(req, trx);
@@ -247,10 +262,9 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
   }
 
   /** Ends a transaction that must not commit; a failure here is logged, not answered. */
-  const rollback = (req: FastifyRequest, trx: RequestTransaction) =>
+  const rollback = (req: FastifyRequest, trx: OwnTransaction) =>
     trx
       .rollback()
-      .execute()
       .catch((err: unknown) => req.log.error({ err }, 'rollback of an idempotent request failed'));
 
   // Every answer passes onSend; should a request end without one all the same, its transaction
