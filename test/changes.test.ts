@@ -188,6 +188,21 @@ describeEachDb('change feed', (ctx) => {
     assert.deepEqual(end.body, { data: [], meta: { next_cursor: whole.at(-1)!.cursor, has_more: false } });
   });
 
+  it('the company profile: its changes for an administrator’s token with account:read, none for a member’s', async () => {
+    const admin = await ctx.as('account:read account:write');
+    const member = await ctx.as('account:read', { userId: ctx.account.users.member });
+    const changed = await admin.patch('/account/profile', { city: 'Feedhausen' });
+    assert.equal(changed.status, 200, changed.text);
+    const key = `account_profile:${ctx.account.accountId}:updated`;
+    const { entries, cursor } = await drain(admin, start, 100, [key]);
+    const entry = entries.find((e) => `${e.resource}:${e.id}:${e.action}` === key)!;
+    assert.deepEqual(entry.data, (await admin.get('/account/profile')).body.data);
+    assert.equal(entry.data!.city, 'Feedhausen');
+    const byMember = summary((await drain(member, start)).entries);
+    assert.ok(!byMember.some((e) => e.startsWith('account_profile')), byMember.join(' '));
+    start = cursor;
+  });
+
   it('401 without a valid token; 422 on a bad cursor, limit or parameter; 404 elsewhere', async () => {
     expectProblem(await ctx.anon.get('/changes'), 401, 'unauthorized');
     for (const q of ['after=nope!', 'after=bm9wZQ', 'limit=0', 'limit=1001', 'limit=x', 'since=1']) {

@@ -36,7 +36,12 @@ const WATCHED: Array<[string, string, string | null, 'archived' | 'deleted' | nu
   ['user_groups', 'user_group', null, null, null],
   ['chart_of_accounts', 'chart_of_account', null, null, null],
   ['webhooks', 'webhook', null, null, 'integration_id'],
+  // The account row is the company profile (GET /account/profile); its id is the account's.
+  ['accounts', 'account_profile', null, null, null],
 ];
+
+/** The column naming a row's account. */
+const accountOf = (table: string) => (table === 'accounts' ? 'id' : 'account_id');
 
 /** The action of an update: setting the column archives (or deletes), clearing it restores. */
 const updateAction = (col: string | null, act: string | null) =>
@@ -51,7 +56,7 @@ function sqliteTriggers(): Array<{ name: string; body: string }> {
   return WATCHED.flatMap(([table, kind, col, act, owner]) => {
     const row = (r: 'NEW' | 'OLD', action: string) =>
       `INSERT INTO change_log (account_id, resource, resource_id, action, integration_id, changed_at) ` +
-      `VALUES (${r}.account_id, '${kind}', ${r}.id, ${action}, ${owner ? `${r}.${owner}` : 'NULL'}, ${NOW});`;
+      `VALUES (${r}.${accountOf(table)}, '${kind}', ${r}.id, ${action}, ${owner ? `${r}.${owner}` : 'NULL'}, ${NOW});`;
     const update = updateAction(col, act);
     return [
       {
@@ -87,7 +92,7 @@ export async function up(db: AnyDb): Promise<void> {
     for (const [table, kind, col, act, owner] of WATCHED) {
       const insert = (r: 'NEW' | 'OLD', action: string) =>
         `INSERT INTO change_log (account_id, resource, resource_id, action, integration_id) ` +
-        `VALUES (${r}.account_id, '${kind}', ${r}.id, ${action}, ${owner ? `${r}.${owner}` : 'NULL'});`;
+        `VALUES (${r}.${accountOf(table)}, '${kind}', ${r}.id, ${action}, ${owner ? `${r}.${owner}` : 'NULL'});`;
       await sql
         .raw(
           `CREATE FUNCTION trg_change_${table}() RETURNS trigger LANGUAGE plpgsql AS $$
