@@ -168,6 +168,29 @@ describeEachDb('webhooks: registration', (ctx) => {
     }
   });
 
+  it('audits what an integration does to its webhooks (who: the token user, through the API; never the secret)', async () => {
+    const w = (await api.post('/webhooks', { url: 'https://hooks.example.com/aud', scopes: ['task:create'] }))
+      .body.data;
+    assert.equal((await api.post(`/webhooks/${w.id}/rotate-secret`)).status, 200);
+    assert.equal((await api.delete(`/webhooks/${w.id}`)).status, 204);
+    const rows = await ctx.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('target_type', '=', 'webhook')
+      .where('target_id', '=', String(w.id))
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      rows.map((r) => [r.action, r.actor_kind, r.actor_user_id, r.account_id]),
+      [
+        ['webhook.create', 'token', ctx.account.users.admin, ctx.account.accountId],
+        ['webhook.rotate_secret', 'token', ctx.account.users.admin, ctx.account.accountId],
+        ['webhook.delete', 'token', ctx.account.users.admin, ctx.account.accountId],
+      ],
+    );
+    assert.ok(rows.every((r) => !/whsec_/.test(r.detail ?? '')));
+  });
+
   it('422 on unknown scope names, a missing or non-HTTP(S) URL; nothing is written', async () => {
     const before = await countRows(ctx.db, 'webhooks');
     let p = expectProblem(

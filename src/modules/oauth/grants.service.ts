@@ -47,8 +47,25 @@ export async function revokeGrant(db: Db, auth: AuthContext, grantId: string): P
     .grantsQuery(db, auth.accountId, nowIso(), admin ? undefined : auth.userId)
     .where('g.id', '=', grantId)
     .execute();
-  if (!rows.length) throw new AppError('not_found', 'No such grant');
-  await transact(db, (trx) => repo.deleteGrant(trx, grantId, nowIso()));
+  const [row] = rows;
+  if (!row) throw new AppError('not_found', 'No such grant');
+  await transact(db, async (trx) => {
+    await repo.deleteGrant(trx, grantId, nowIso());
+    await recordAudit(trx, {
+      accountId: auth.accountId,
+      actorUserId: auth.userId,
+      actorKind: 'token',
+      action: 'grant.revoke',
+      targetType: 'integration',
+      targetId: row.integration_id,
+      detail: {
+        grant_id: grantId,
+        user_id: row.user_id,
+        user_email: row.email,
+        by_integration_id: auth.integrationId,
+      },
+    });
+  });
 }
 
 /** The console (an admin of the account): every live grant of the account, at most `limit`. */

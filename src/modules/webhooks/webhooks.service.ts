@@ -4,6 +4,7 @@ import type { AuthContext } from '../../plugins/auth.js';
 import { AppError, invalidField, notFound } from '../../shared/errors.js';
 import { EVENT_KINDS, EVENT_SUBSCRIPTION, type EventKind } from '../../shared/events.js';
 import { nowIso } from '../../shared/time.js';
+import { recordAudit } from '../audit/audit.service.js';
 import { encryptSecret, newSigningSecret } from './webhooks.crypto.js';
 import type { DeliveryRow, Owner, WebhookRow } from './webhooks.repository.js';
 import * as repo from './webhooks.repository.js';
@@ -31,6 +32,18 @@ const owner = (auth: AuthContext): Owner => ({
   accountId: auth.accountId,
   integrationId: auth.integrationId,
 });
+
+/** An API change to a webhook, audited in its transaction as done by the token's user through its integration. */
+const audit = (db: Db, auth: AuthContext, action: string, id: number, detail: Record<string, unknown> = {}) =>
+  recordAudit(db, {
+    accountId: auth.accountId,
+    actorUserId: auth.userId,
+    actorKind: 'token',
+    action,
+    targetType: 'webhook',
+    targetId: id,
+    detail: { integration_id: auth.integrationId, ...detail },
+  });
 
 const KIND_OF_SCOPE = new Map<string, EventKind>(EVENT_KINDS.map((k) => [EVENT_SUBSCRIPTION[k], k]));
 
@@ -92,18 +105,25 @@ export async function createWebhook(
   const wanted = new Set(body.scopes.map((s) => KIND_OF_SCOPE.get(s)));
   const kinds = EVENT_KINDS.filter((k) => wanted.has(k));
   const secret = newSigningSecret();
-  const row = await repo.insertWebhook(db, {
-    account_id: auth.accountId,
-    integration_id: auth.integrationId,
-    url: body.url,
-    event_kinds: kinds.join(' '),
-    secret_enc: encryptSecret(settings.secretKey, secret, auth.accountId),
+  const row = await transact(db, async (trx) => {
+    const created = await repo.insertWebhook(trx, {
+      account_id: auth.accountId,
+      integration_id: auth.integrationId,
+      url: body.url,
+      event_kinds: kinds.join(' '),
+      secret_enc: encryptSecret(settings.secretKey, secret, auth.accountId),
+    });
+    await audit(trx, auth, 'webhook.create', created.id, { url: body.url, events: kinds });
+    return created;
   });
   return { ...toWebhook(row), signature_secret_key: secret };
 }
 
 export async function deleteWebhook(db: Db, auth: AuthContext, id: number): Promise<void> {
-  if (!(await repo.deleteWebhook(db, owner(auth), id))) throw notFound('Webhook');
+  await transact(db, async (trx) => {
+    if (!(await repo.deleteWebhook(trx, owner(auth), id))) throw notFound('Webhook');
+    await audit(trx, auth, 'webhook.delete', id);
+  });
 }
 
 /** A new secret, shown once; the previous one keeps signing beside it for 24 hours. */
@@ -123,22 +143,26 @@ export async function rotateSecret(
       previous_secret_expires_at: new Date(now + ROTATION_OVERLAP_MS).toISOString(),
       updated_at: new Date(now).toISOString(),
     });
+    await audit(trx, auth, 'webhook.rotate_secret', id, { url: current.url });
     return { ...toWebhook(row!), signature_secret_key: secret };
   });
 }
 
 /** Turns a disabled webhook back on; new events reach it again (missed ones can be resent). */
 export async function enableWebhook(db: Db, auth: AuthContext, id: number): Promise<WebhookRow> {
-  const current = await getWebhook(db, auth, id);
-  if (current.active) return current;
-  const row = await repo.updateWebhook(db, owner(auth), id, {
-    active: 1,
-    disabled_at: null,
-    disabled_reason: null,
-    failing_since: null,
-    updated_at: nowIso(),
+  return transact(db, async (trx) => {
+    const current = await getWebhook(trx, auth, id);
+    if (current.active) return current;
+    const row = await repo.updateWebhook(trx, owner(auth), id, {
+      active: 1,
+      disabled_at: null,
+      disabled_reason: null,
+      failing_since: null,
+      updated_at: nowIso(),
+    });
+    await audit(trx, auth, 'webhook.enable', id, { url: current.url });
+    return row ?? current;
   });
-  return row ?? current;
 }
 
 export async function listDeliveries(db: Db, auth: AuthContext, id: number, q: DeliveryListQuery) {
@@ -170,6 +194,10 @@ export async function resendDelivery(
       throw new AppError('conflict', 'The delivery is being attempted right now');
     }
     await repo.requeueDelivery(trx, webhook.id, deliveryId, now);
+    await audit(trx, auth, 'webhook.resend', webhook.id, {
+      delivery_id: deliveryId,
+      message_id: delivery.message_id,
+    });
     return (await repo.findDelivery(trx, webhook.id, deliveryId))!;
   });
   wakeWebhookWorkers();
