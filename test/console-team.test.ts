@@ -192,6 +192,8 @@ describeEachDb('console: users', (ctx) => {
     const elsewhere = new Browser(ctx.app);
     await here.signIn(email, PASSWORD);
     await elsewhere.signIn(email, PASSWORD);
+    // Members find it from their own page (the console's navigation is for admins).
+    assert.match((await here.get('/me')).body, /href="\/console\/password"/);
     assert.equal((await here.get('/console/password')).status, 200);
 
     let res = await here.post('/console/password', {
