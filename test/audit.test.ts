@@ -128,5 +128,7 @@ describeEachDb('audit log and console frame', (ctx) => {
     assert.match(de.body, />Übersicht<\/a>/);
     const offsite = await b.post('/console/lang', { lang: 'en', return_to: 'https://evil.example/' });
     assert.equal(offsite.location, '/console');
+    for (const odd of ['/console\r\nSet-Cookie: x=1', '/console\\evil', '/consoles'])
+      assert.equal((await b.post('/console/lang', { lang: 'en', return_to: odd })).location, '/console', odd);
   });
 });

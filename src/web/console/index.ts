@@ -67,7 +67,10 @@ export async function consolePages(app: FastifyInstance): Promise<void> {
     const body = req.body as Record<string, unknown>;
     const lang = body.lang === 'de' ? 'de' : 'en';
     const back =
-      typeof body.return_to === 'string' && /^\/console(?:[/?]|$)/.test(body.return_to)
+      // Only a console path, without control characters or backslashes (no header games).
+      typeof body.return_to === 'string' &&
+      body.return_to.length <= 2000 &&
+      /^\/console(?:[/?][!-[\]-~]*)?$/.test(body.return_to) // printable ASCII, no backslash or blank
         ? body.return_to
         : '/console';
     reply.header(
