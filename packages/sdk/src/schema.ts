@@ -3819,6 +3819,7 @@ export interface components {
             response_status: number | null;
             /** @description Time to the response of the last attempt */
             latency_ms: number | null;
+            /** @description Why the last attempt failed; for a non-2xx answer with the start of the receiver's body (200 bytes, one line) */
             last_error: string | null;
             /**
              * Format: date-time
@@ -3965,6 +3966,8 @@ export interface components {
         Link: string;
         /** @description `true` when this answer is the stored answer to an earlier request with the same Idempotency-Key. */
         "Idempotent-Replayed": "true";
+        /** @description Downloads: `private, max-age=0, must-revalidate` (revalidate with the ETag). Token answers: `no-store`. */
+        "Cache-Control": string;
         /** @description Strong validator: the SHA-256 of the file, quoted. */
         ETag: string;
         /** @description The file name (RFC 6266), `attachment` or `inline`. */
@@ -4197,6 +4200,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "Content-Disposition": components["headers"]["Content-Disposition"];
                     "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4211,6 +4215,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "Content-Disposition": components["headers"]["Content-Disposition"];
                     "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Content-Range": components["headers"]["Content-Range"];
                     [name: string]: unknown;
                 };
@@ -8350,7 +8355,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_multipart` (Body is not valid multipart/form-data). */
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON), `invalid_multipart` (Body is not valid multipart/form-data). */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -8369,7 +8374,7 @@ export interface operations {
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "bad_request" | "invalid_multipart";
+                        code?: "bad_request" | "invalid_json" | "invalid_multipart";
                     };
                 };
             };
@@ -8670,7 +8675,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_multipart` (Body is not valid multipart/form-data). */
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON), `invalid_multipart` (Body is not valid multipart/form-data). */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -8689,7 +8694,7 @@ export interface operations {
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "bad_request" | "invalid_multipart";
+                        code?: "bad_request" | "invalid_json" | "invalid_multipart";
                     };
                 };
             };
@@ -11649,6 +11654,10 @@ export interface operations {
             query?: {
                 page?: number;
                 per_page?: number;
+                /** @description Order: comma-separated fields, `-` for descending (`sort=-date,id`), ties broken by `id`. Sortable: `id`, `date`, `invoice_number`, `status`, `type`, `client_id`; nulls sort last ascending, first descending. Default: `id`. */
+                sort?: string;
+                /** @description Cursor paging instead of `page`: the rows after this cursor, which is taken from the `after` of the `Link` header’s `next` (empty: from the start). Costs the same at any depth; the answer’s `meta` then has no `page`. */
+                after?: string;
                 updated_since?: string;
                 status?: "open" | "bookable" | "booked";
                 type?: "invoice" | "credit" | "deposit" | "partial" | "final" | "recurring1" | "recurring3" | "recurring6" | "recurring12" | "partial_plan";
@@ -14596,6 +14605,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "Content-Disposition": components["headers"]["Content-Disposition"];
                     "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14610,6 +14620,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "Content-Disposition": components["headers"]["Content-Disposition"];
                     "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Content-Range": components["headers"]["Content-Range"];
                     [name: string]: unknown;
                 };
@@ -14848,6 +14859,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "Content-Disposition": components["headers"]["Content-Disposition"];
                     "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14862,6 +14874,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "Content-Disposition": components["headers"]["Content-Disposition"];
                     "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Content-Range": components["headers"]["Content-Range"];
                     [name: string]: unknown;
                 };
@@ -15138,7 +15151,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The token lacks the scope, or its user is not an administrator of the account. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            /** @description The token lacks the scope, or its user is not an administrator of the account. Problem codes: `forbidden` (Forbidden), `insufficient_scope` (Token lacks a required scope). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -15149,16 +15162,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
-                     *       "title": "Token lacks a required scope",
+                     *       "type": "https://docs.invoicing.local/problems/forbidden",
+                     *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "Token lacks a required scope",
-                     *       "code": "insufficient_scope"
+                     *       "detail": "Forbidden",
+                     *       "code": "forbidden"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "insufficient_scope";
+                        code?: "forbidden" | "insufficient_scope";
                     };
                 };
             };
@@ -15360,7 +15373,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The token lacks the scope, or its user is not an administrator of the account. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            /** @description The token lacks the scope, or its user is not an administrator of the account. Problem codes: `forbidden` (Forbidden), `insufficient_scope` (Token lacks a required scope). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -15371,16 +15384,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
-                     *       "title": "Token lacks a required scope",
+                     *       "type": "https://docs.invoicing.local/problems/forbidden",
+                     *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "Token lacks a required scope",
-                     *       "code": "insufficient_scope"
+                     *       "detail": "Forbidden",
+                     *       "code": "forbidden"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "insufficient_scope";
+                        code?: "forbidden" | "insufficient_scope";
                     };
                 };
             };
@@ -15637,7 +15650,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The token lacks the scope, or its user is not an administrator of the account. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            /** @description The token lacks the scope, or its user is not an administrator of the account. Problem codes: `forbidden` (Forbidden), `insufficient_scope` (Token lacks a required scope). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -15648,16 +15661,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
-                     *       "title": "Token lacks a required scope",
+                     *       "type": "https://docs.invoicing.local/problems/forbidden",
+                     *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "Token lacks a required scope",
-                     *       "code": "insufficient_scope"
+                     *       "detail": "Forbidden",
+                     *       "code": "forbidden"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "insufficient_scope";
+                        code?: "forbidden" | "insufficient_scope";
                     };
                 };
             };
@@ -15863,6 +15876,7 @@ export interface operations {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15880,6 +15894,7 @@ export interface operations {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15897,6 +15912,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16774,7 +16790,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The token lacks the scope, or its user is not an administrator of the account. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            /** @description The token lacks the scope, or its user is not an administrator of the account. Problem codes: `forbidden` (Forbidden), `insufficient_scope` (Token lacks a required scope). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -16785,16 +16801,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
-                     *       "title": "Token lacks a required scope",
+                     *       "type": "https://docs.invoicing.local/problems/forbidden",
+                     *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "Token lacks a required scope",
-                     *       "code": "insufficient_scope"
+                     *       "detail": "Forbidden",
+                     *       "code": "forbidden"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "insufficient_scope";
+                        code?: "forbidden" | "insufficient_scope";
                     };
                 };
             };
@@ -17014,7 +17030,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The token lacks the scope, or its user is not an administrator of the account. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            /** @description The token lacks the scope, or its user is not an administrator of the account. Problem codes: `forbidden` (Forbidden), `insufficient_scope` (Token lacks a required scope). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -17025,16 +17041,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
-                     *       "title": "Token lacks a required scope",
+                     *       "type": "https://docs.invoicing.local/problems/forbidden",
+                     *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "Token lacks a required scope",
-                     *       "code": "insufficient_scope"
+                     *       "detail": "Forbidden",
+                     *       "code": "forbidden"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "insufficient_scope";
+                        code?: "forbidden" | "insufficient_scope";
                     };
                 };
             };
@@ -17107,7 +17123,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation failed. Problem codes: `invalid_reference` (A referenced record does not exist), `validation_failed` (Validation failed). */
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -17117,16 +17133,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-reference",
-                     *       "title": "A referenced record does not exist",
+                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "title": "Validation failed",
                      *       "status": 422,
-                     *       "detail": "A referenced record does not exist",
-                     *       "code": "invalid_reference"
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "invalid_reference" | "validation_failed";
+                        code?: "validation_failed";
                     };
                 };
             };
@@ -17608,7 +17624,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `invalid_reference` (A referenced record does not exist), `validation_failed` (Validation failed). */
+            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `validation_failed` (Validation failed). */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -17627,7 +17643,7 @@ export interface operations {
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "idempotency_key_reused" | "invalid_reference" | "validation_failed";
+                        code?: "idempotency_key_reused" | "validation_failed";
                     };
                 };
             };
@@ -18603,7 +18619,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation failed. Problem codes: `invalid_reference` (A referenced record does not exist), `validation_failed` (Validation failed). */
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -18613,16 +18629,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-reference",
-                     *       "title": "A referenced record does not exist",
+                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "title": "Validation failed",
                      *       "status": 422,
-                     *       "detail": "A referenced record does not exist",
-                     *       "code": "invalid_reference"
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "invalid_reference" | "validation_failed";
+                        code?: "validation_failed";
                     };
                 };
             };
@@ -20042,7 +20058,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `invalid_reference` (A referenced record does not exist), `validation_failed` (Validation failed). */
+            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `validation_failed` (Validation failed). */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -20061,7 +20077,7 @@ export interface operations {
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "idempotency_key_reused" | "invalid_reference" | "validation_failed";
+                        code?: "idempotency_key_reused" | "validation_failed";
                     };
                 };
             };
@@ -20848,7 +20864,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation failed. Problem codes: `invalid_reference` (A referenced record does not exist), `validation_failed` (Validation failed). */
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -20858,16 +20874,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-reference",
-                     *       "title": "A referenced record does not exist",
+                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "title": "Validation failed",
                      *       "status": 422,
-                     *       "detail": "A referenced record does not exist",
-                     *       "code": "invalid_reference"
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "invalid_reference" | "validation_failed";
+                        code?: "validation_failed";
                     };
                 };
             };
@@ -32767,6 +32783,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "Content-Disposition": components["headers"]["Content-Disposition"];
                     "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32781,6 +32798,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "Content-Disposition": components["headers"]["Content-Disposition"];
                     "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Content-Range": components["headers"]["Content-Range"];
                     [name: string]: unknown;
                 };
@@ -34288,7 +34306,7 @@ export interface operations {
                             /** @description Position of this entry: pass it as `after` to read what follows it */
                             cursor: string;
                             /**
-                             * @description Kind of resource: client, company, contact, project, task, comment, offer, outgoing_invoice, incoming_invoice, payment, supplier, file, user, user_group, webhook
+                             * @description Kind of resource: client, company, contact, project, task, comment, offer, outgoing_invoice, incoming_invoice, payment, supplier, file, user, user_group, webhook, account_profile
                              * @example client
                              */
                             resource: string;
