@@ -82,16 +82,20 @@ describeEachDb('console: users', (ctx) => {
     const member = new Browser(ctx.app);
     await member.signIn(memberEmail, PASSWORD);
     assert.equal((await member.get('/me')).status, 200);
+    const token = await ctx.as('client:read', { userId: ctx.account.users.member });
+    assert.equal((await token.get('/clients')).status, 200);
 
     await admin.get('/console/users');
     let res = await admin.post(`/console/users/${ctx.account.users.member}/active`, { active: '0' });
     assert.equal(res.status, 303);
     assert.equal(res.location, '/console/users?done=deactivated');
     assert.equal((await member.get('/me')).status, 303, 'the member is signed out');
+    assert.equal((await token.get('/clients')).status, 401, "the member's tokens stop working");
 
     await admin.get('/console/users');
     res = await admin.post(`/console/users/${ctx.account.users.member}/active`, { active: '1' });
     assert.equal(res.status, 303);
+    assert.equal((await token.get('/clients')).status, 200, 'and work again');
     await admin.get('/console/users');
     res = await admin.post(`/console/users/${ctx.account.users.member}/role`, { role: 'admin' });
     assert.equal(res.status, 303);
