@@ -247,9 +247,9 @@ export function errorCodesFor(doc: Json, method: string, path: string, op: Json,
     // Any body the route does not parse (text/plain, XML …) is a 415; any beyond the limit a 413.
     add(415, 'unsupported_media_type');
     add(413, 'payload_too_large');
-    add(400, 'bad_request');
+    // Every route parses a JSON body when one is sent (an upload route too, before it refuses it).
+    add(400, 'bad_request', 'invalid_json');
     if (media.includes('multipart/form-data')) add(400, 'invalid_multipart');
-    if (media.length === 0 || media.some((m) => m !== 'multipart/form-data')) add(400, 'invalid_json');
   }
   if (referencesRecords(doc, op)) add(422, 'invalid_reference');
   // A unique value (number, external id, name) taken by a concurrent write is caught by the database.
