@@ -1,5 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import {
+  type Expression,
+  type ExpressionBuilder,
+  type Kysely,
+  type SelectQueryBuilder,
+  type SqlBool,
+  sql,
+} from 'kysely';
+import { prepared } from '../db/prepared.js';
+import type { Database } from '../db/schema.js';
 import { invalidField } from './errors.js';
 
 export interface PageParams {
@@ -44,6 +53,37 @@ export interface ListOptions {
    * nothing but the account and archived state); otherwise the filtered rows are counted.
    */
   total?: () => Promise<number>;
+  /**
+   * The pages of the unfiltered list in id order as prepared statements (`idPages`), used
+   * with a kept `total` when neither `sort` nor `after` is given: the hot path builds no query.
+   */
+  pages?: PageReader;
+}
+
+type PageReader = (reverse: boolean, limit: number, offset: number) => Promise<unknown[]>;
+
+/**
+ * Prepared statements for the pages of a list in id order, forwards and backwards. `build`
+ * gives the filtered, unordered query for an account (see `prepared()` for what it may do
+ * with its arguments).
+ */
+export function idPages(
+  // biome-ignore lint/suspicious/noExplicitAny: any table's query
+  build: (db: Kysely<Database>, accountId: number) => SelectQueryBuilder<any, any, any>,
+  id = 'id',
+) {
+  const page = (desc: boolean) =>
+    prepared(3, (db: Kysely<Database>, accountId: number, limit: number, offset: number) =>
+      build(db, accountId)
+        .orderBy(sql.ref(id), (ob) => (desc ? ob.desc() : ob.asc()))
+        .limit(limit)
+        .offset(offset),
+    );
+  const forwards = page(false);
+  const backwards = page(true);
+  return (db: Kysely<Database>, accountId: number): PageReader =>
+    (reverse, limit, offset) =>
+      (reverse ? backwards : forwards)(db, accountId, limit, offset);
 }
 
 // Parameters that choose the page or the order, or which of the two kept counts applies.
@@ -222,21 +262,23 @@ export async function paginate<DB, TB extends keyof DB, O>(
   }
 
   const offset = (page - 1) * per_page;
+  const read: PageReader =
+    options.pages && options.total && !params.sort
+      ? options.pages
+      : (reverse, limit, skip) => ordered(q, keys, reverse).limit(limit).offset(skip).execute();
   if (page === 1) {
-    const [rows, total] = await Promise.all([ordered(q, keys, false).limit(per_page).execute(), counted()]);
-    return { rows, total, page, per_page };
+    const [rows, total] = await Promise.all([read(false, per_page, 0), counted()]);
+    return { rows: rows as O[], total, page, per_page };
   }
   const total = await counted();
-  if (offset < total / 2) {
-    const rows = await ordered(q, keys, false).limit(per_page).offset(offset).execute();
-    return { rows, total, page, per_page };
-  }
+  if (offset < total / 2)
+    return { rows: (await read(false, per_page, offset)) as O[], total, page, per_page };
   // From the end: skip what follows this page instead of what precedes it.
   const fromEnd = total - offset - per_page;
   const limit = per_page + Math.min(0, fromEnd);
   if (limit <= 0) return { rows: [], total, page, per_page };
-  const rows = await ordered(q, keys, true).limit(limit).offset(Math.max(0, fromEnd)).execute();
-  return { rows: rows.reverse(), total, page, per_page };
+  const rows = await read(true, limit, Math.max(0, fromEnd));
+  return { rows: rows.reverse() as O[], total, page, per_page };
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { prepared } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
 import { keptTotal } from '../../shared/list-counts.js';
-import { paginate, type Sortable } from '../../shared/paging.js';
+import { idPages, paginate, type Sortable } from '../../shared/paging.js';
 import { containsAny } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
 import type { ClientListQuery } from './clients.schemas.js';
@@ -52,15 +52,31 @@ function listQuery(db: Db, accountId: number, q: ClientListQuery) {
   return { qb, options };
 }
 
+const BASIC = ['id', 'name', 'shortcode', 'archived_at'] as const;
+
+// The unfiltered lists' pages, prepared: active clients and all, basic and full.
+const pagesOf = (archived: boolean, full: boolean) =>
+  idPages((db, accountId) => {
+    const qb = db.selectFrom('clients').where('account_id', '=', accountId);
+    const scoped = archived ? qb : qb.where('archived_at', 'is', null);
+    return full ? scoped.selectAll() : scoped.select(BASIC);
+  });
+const PAGES = {
+  basic: [pagesOf(false, false), pagesOf(true, false)],
+  full: [pagesOf(false, true), pagesOf(true, true)],
+};
+
 /** The basic form (`GET /clients`): the list reads no more columns than it returns. */
 export function listClientsBasic(db: Db, accountId: number, q: ClientListQuery) {
   const { qb, options } = listQuery(db, accountId, q);
-  return paginate(qb.select(['id', 'name', 'shortcode', 'archived_at']), q, options);
+  const pages = PAGES.basic[q.archived ? 1 : 0]!(db, accountId);
+  return paginate(qb.select(BASIC), q, { ...options, pages });
 }
 
 export function listClientsFull(db: Db, accountId: number, q: ClientListQuery) {
   const { qb, options } = listQuery(db, accountId, q);
-  return paginate(qb.selectAll(), q, options);
+  const pages = PAGES.full[q.archived ? 1 : 0]!(db, accountId);
+  return paginate(qb.selectAll(), q, { ...options, pages });
 }
 
 export async function insertClient(db: Db, values: Insertable<ClientTable>): Promise<ClientRow> {

@@ -2,7 +2,7 @@ import { type Insertable, type Kysely, type Selectable, sql, type Updateable } f
 import { isPostgres } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
 import { keptTotal } from '../../shared/list-counts.js';
-import { paginate, type Sortable, unfiltered } from '../../shared/paging.js';
+import { idPages, paginate, type Sortable, unfiltered } from '../../shared/paging.js';
 import { fold } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
 import { idsContaining } from '../companies/contact-data.js';
@@ -72,6 +72,14 @@ const CONTACT_COLUMNS = [
   'updated_at',
 ] as const;
 
+// The unfiltered list's pages, prepared: active rows and all.
+const PAGES = [false, true].map((archived) =>
+  idPages((db, accountId) => {
+    const qb = db.selectFrom('contacts').where('account_id', '=', accountId);
+    return (archived ? qb : qb.where('archived_at', 'is', null)).select(CONTACT_COLUMNS);
+  }),
+);
+
 export async function listContacts(db: Db, accountId: number, q: ContactListQuery) {
   // Every column the answer shows, not the search column.
   let qb = db.selectFrom('contacts').select(CONTACT_COLUMNS).where('account_id', '=', accountId);
@@ -99,6 +107,7 @@ export async function listContacts(db: Db, accountId: number, q: ContactListQuer
   return paginate(qb, q, {
     sortable: CONTACT_SORTABLE,
     total: unfiltered(q) ? keptTotal(db, accountId, 'contacts', Boolean(q.archived)) : undefined,
+    pages: PAGES[q.archived ? 1 : 0]!(db, accountId),
   });
 }
 

@@ -1,9 +1,9 @@
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { type Insertable, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
 import { isPostgres } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
 import { keptTotal } from '../../shared/list-counts.js';
 import { documentTotals, type Totals } from '../../shared/money.js';
-import { paginate, type Sortable, unfiltered } from '../../shared/paging.js';
+import { idPages, paginate, type Sortable, unfiltered } from '../../shared/paging.js';
 import { toIso } from '../../shared/time.js';
 import { DOCUMENT_TYPES, MASTER_TYPES, type NumberKind } from './invoices.domain.js';
 import type { InvoiceListQuery, MasterListQuery } from './invoices.schemas.js';
@@ -44,6 +44,19 @@ export const INVOICE_SORTABLE: Sortable = {
   client_id: { nullable: true },
 };
 
+// The unfiltered list's pages, prepared: live documents and all (the types as literals: a
+// prepared query takes no other parameters than its arguments).
+const PAGES = [false, true].map((deleted) =>
+  idPages((db, accountId) => {
+    const qb = db
+      .selectFrom('outgoing_invoices')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where(sql<boolean>`${sql.ref('type')} in (${sql.join(DOCUMENT_TYPES.map((t) => sql.lit(t)))})`);
+    return deleted ? qb : qb.where('deleted_at', 'is', null);
+  }),
+);
+
 export function listInvoices(db: Db, accountId: number, q: InvoiceListQuery) {
   let qb = db.selectFrom('outgoing_invoices').selectAll().where('account_id', '=', accountId);
   // `deleted=true` adds the soft-deleted ones (like `archived=true` elsewhere).
@@ -63,6 +76,7 @@ export function listInvoices(db: Db, accountId: number, q: InvoiceListQuery) {
     sortable: INVOICE_SORTABLE,
     // The kept counts: documents (`total`) and live documents (`active`).
     total: unfiltered(q) ? keptTotal(db, accountId, 'outgoing_invoices', Boolean(q.deleted)) : undefined,
+    pages: PAGES[q.deleted ? 1 : 0]!(db, accountId),
   });
 }
 

@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { keptTotal } from '../../shared/list-counts.js';
-import { type PageParams, paginate, type Sortable, unfiltered } from '../../shared/paging.js';
+import { idPages, type PageParams, paginate, type Sortable, unfiltered } from '../../shared/paging.js';
 import { containsAny } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
 import type { PortfolioListQuery, ProjectGroupListQuery, ProjectListQuery } from './projects.schemas.js';
@@ -41,6 +41,14 @@ export const PROJECT_SORTABLE: Sortable = {
   end_date: { nullable: true },
 };
 
+// The unfiltered list's pages, prepared: active rows and all.
+const PAGES = [false, true].map((archived) =>
+  idPages((db, accountId) => {
+    const qb = db.selectFrom('projects').where('account_id', '=', accountId);
+    return (archived ? qb : qb.where('archived_at', 'is', null)).selectAll();
+  }),
+);
+
 export function listProjects(db: Db, accountId: number, q: ProjectListQuery) {
   let qb = db.selectFrom('projects').selectAll().where('account_id', '=', accountId);
   if (!q.archived) qb = qb.where('archived_at', 'is', null);
@@ -64,6 +72,7 @@ export function listProjects(db: Db, accountId: number, q: ProjectListQuery) {
   return paginate(qb, q, {
     sortable: PROJECT_SORTABLE,
     total: unfiltered(q) ? keptTotal(db, accountId, 'projects', Boolean(q.archived)) : undefined,
+    pages: PAGES[q.archived ? 1 : 0]!(db, accountId),
   });
 }
 

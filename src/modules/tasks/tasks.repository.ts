@@ -1,7 +1,7 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { keptTotal } from '../../shared/list-counts.js';
-import { paginate, type Sortable, unfiltered } from '../../shared/paging.js';
+import { idPages, paginate, type Sortable, unfiltered } from '../../shared/paging.js';
 import { containsAny } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
 import type { TaskListQuery } from './tasks.schemas.js';
@@ -36,6 +36,14 @@ export const TASK_SORTABLE: Sortable = {
   project_id: {},
 };
 
+// The unfiltered list's pages, prepared: active rows and all.
+const PAGES = [false, true].map((archived) =>
+  idPages((db, accountId) => {
+    const qb = db.selectFrom('tasks').where('account_id', '=', accountId);
+    return (archived ? qb : qb.where('archived_at', 'is', null)).selectAll();
+  }),
+);
+
 export function listTasks(db: Db, accountId: number, q: TaskListQuery) {
   let qb = db.selectFrom('tasks').selectAll().where('account_id', '=', accountId);
   if (!q.archived) qb = qb.where('archived_at', 'is', null);
@@ -55,6 +63,7 @@ export function listTasks(db: Db, accountId: number, q: TaskListQuery) {
   return paginate(qb, q, {
     sortable: TASK_SORTABLE,
     total: unfiltered(q) ? keptTotal(db, accountId, 'tasks', Boolean(q.archived)) : undefined,
+    pages: PAGES[q.archived ? 1 : 0]!(db, accountId),
   });
 }
 
