@@ -120,7 +120,12 @@ export class GroupCommit {
         }
         this.batches++;
         const batch = newBatch(trx);
-        await this.fill(batch);
+        try {
+          await this.fill(batch);
+        } catch (err) {
+          // Not expected; but a batch left open would hold the connection for good.
+          batch.lost ??= { err };
+        }
         await this.end(batch);
       }
     } finally {
@@ -186,7 +191,8 @@ export class GroupCommit {
   /** Rolls back to the write's savepoint; if SQLite ended the whole transaction, the batch is lost. */
   private undoneBy(batch: Batch, err: unknown): void {
     if (!this.sqlite.inTransaction) {
-      batch.lost = { err };
+      // The batch's other writes fail with the cause (a full disk is 507 for all of them).
+      batch.lost = { err: err ?? new Error('SQLite ended the transaction of a group commit') };
       return;
     }
     try {

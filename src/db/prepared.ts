@@ -137,19 +137,29 @@ export function prepared<Args extends readonly unknown[], Row, DB = any>(
    */
   const batched = (db: Kysely<DB>, entry: Entry<Row>, params: unknown[]): Promise<Row[]> =>
     new Promise<Row[]>((resolve, reject) => {
-      const waiting = (entry.waiting ??= []);
-      waiting.push({ params, resolve, reject });
-      if (waiting.length === 1) setImmediate(() => flush(db, entry));
+      if (!entry.waiting) {
+        entry.waiting = [];
+        setImmediate(() => flush(db, entry));
+      }
+      entry.waiting.push({ params, resolve, reject });
     });
 
   function flush(db: Kysely<DB>, entry: Entry<Row>): void {
     const calls = entry.waiting ?? [];
     entry.waiting = undefined;
-    const alone = (w: Waiting<Row>) => single(db, entry, w.params).then(w.resolve, w.reject);
-    if (calls.length === 1) return void alone(calls[0]!);
+    const alone = (w: Waiting<Row>) => {
+      single(db, entry, w.params).then(w.resolve, w.reject);
+    };
+    if (calls.length === 1) {
+      alone(calls[0]!);
+      return;
+    }
     const columns = entry.query.parameters.map((_, i) => calls.map((c) => c.params[i]));
     const types = columns.map(arrayType);
-    if (types.includes(undefined)) return void calls.forEach(alone);
+    if (types.includes(undefined)) {
+      for (const c of calls) alone(c);
+      return;
+    }
     const key = types.join(',');
     entry.batchSql ??= new Map();
     let sql = entry.batchSql.get(key);
@@ -164,14 +174,14 @@ export function prepared<Args extends readonly unknown[], Row, DB = any>(
           const { [ORD]: ord, ...rest } = row;
           answers[ord - 1]!.push(rest as Row);
         }
-        calls.forEach((c, i) => c.resolve(answers[i]!));
+        for (const [i, c] of calls.entries()) c.resolve(answers[i]!);
       },
       (err: unknown) => {
         // A parameter whose type the statement took from its context (a date compared with
         // a string) does not fit an array of text: this statement runs alone from now on.
         if (MISTYPED.has((err as { code?: string }).code ?? '')) {
           entry.batchable = false;
-          calls.forEach(alone);
+          for (const c of calls) alone(c);
         } else for (const c of calls) c.reject(err);
       },
     );

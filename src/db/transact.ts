@@ -44,7 +44,8 @@ export interface OwnTransaction {
   trx: RequestTransaction;
   /** Resolves once the work is committed, on SQLite with the group it joined. */
   commit(): Promise<void>;
-  rollback(): Promise<void>;
+  /** `cause`: the error that made the request fail, if any (on SQLite it may fail a batch). */
+  rollback(cause?: unknown): Promise<void>;
 }
 
 /**
@@ -78,7 +79,7 @@ export async function beginOwnTransaction(db: Db): Promise<OwnTransaction> {
     // The batch's own transaction: savepoints nest in it; its COMMIT is the group's.
     trx: turn.trx as RequestTransaction,
     commit: once(() => turn.keep()),
-    rollback: once(async () => turn.undo(undefined)),
+    rollback: (cause?: unknown) => once(async () => turn.undo(cause))(),
   };
 }
 

@@ -193,7 +193,7 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
     if (!trx) return done();
     held.trx = undefined;
     if (held.scope) endScope(held.scope);
-    rollback(req, trx).then(() => done());
+    rollback(req, trx, error).then(() => done());
   };
 
   /** Ends the request's transaction and keeps (or lets go) its key, before the answer leaves. */
@@ -262,9 +262,9 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
   }
 
   /** Ends a transaction that must not commit; a failure here is logged, not answered. */
-  const rollback = (req: FastifyRequest, trx: OwnTransaction) =>
+  const rollback = (req: FastifyRequest, trx: OwnTransaction, cause?: unknown) =>
     trx
-      .rollback()
+      .rollback(cause)
       .catch((err: unknown) => req.log.error({ err }, 'rollback of an idempotent request failed'));
 
   // Every answer passes onSend; should a request end without one all the same, its transaction
