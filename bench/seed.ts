@@ -18,7 +18,6 @@ export async function insertMany(
 ): Promise<void> {
   for (let i = from; i < from + count; i += 500) {
     const rows = Array.from({ length: Math.min(500, from + count - i) }, (_, j) => make(i + j));
-    // biome-ignore lint/suspicious/noExplicitAny: rows of several tables
     await db
       .insertInto(table)
       .values(rows as any)
