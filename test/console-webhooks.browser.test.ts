@@ -7,7 +7,10 @@ import { setPassword } from '../src/modules/users/passwords.service.js';
 import { WebhookWorker } from '../src/modules/webhooks/webhooks.worker.js';
 import { launchBrowser } from './browser.js';
 import { describeEachDb } from './helpers.js';
-import { Receiver, record, waitFor } from './webhooks.support.js';
+import { Receiver, record, waitFor as waitForBriefly } from './webhooks.support.js';
+
+/** Longer than the default: the worker shares the machine with the browser (and other tests). */
+const waitFor = (what: string, cond: () => boolean | Promise<boolean>) => waitForBriefly(what, cond, 30_000);
 
 const SHOTS = new URL('../docs/screenshots/', import.meta.url);
 const PASSWORD = 'correct horse battery staple';

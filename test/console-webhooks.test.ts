@@ -6,7 +6,10 @@ import { excerptOf } from '../src/modules/webhooks/webhooks.sender.js';
 import { WebhookWorker } from '../src/modules/webhooks/webhooks.worker.js';
 import { type Api, describeEachDb } from './helpers.js';
 import { Browser, pageError } from './web-client.js';
-import { Receiver, record, waitFor } from './webhooks.support.js';
+import { Receiver, record, waitFor as waitForBriefly } from './webhooks.support.js';
+
+/** Longer than the default: the worker shares the machine with other tests. */
+const waitFor = (what: string, cond: () => boolean | Promise<boolean>) => waitForBriefly(what, cond, 30_000);
 
 const PASSWORD = 'correct horse battery staple';
 
