@@ -174,11 +174,13 @@ describe('process lifecycle', () => {
   });
   after(async () => rm(dir, { recursive: true, force: true }));
 
-  it('SIGTERM to `npm start` finishes the request in flight, refuses new connections, and leaves nothing running', async () => {
+  it('SIGTERM to `npm start` (one process by default) finishes the request in flight, refuses new connections, and leaves nothing running', async () => {
     const p = npm(['start'], { DATABASE_URL: dbFile, PORT: '0' });
     const port = await p.port();
     const pids = tree(p.child.pid!);
     assert.ok(pids.length >= 2, `npm and the server: ${pids}`);
+    // Without WORKERS the service is this one process: no server processes below it.
+    assert.deepEqual(serverProcesses(await scriptProcess(p.child.pid!)), []);
 
     // A request whose body is still arriving when the signal comes.
     const body = JSON.stringify({ name: 'Sent slowly' });

@@ -90,6 +90,7 @@ describe('npm start', () => {
       signal: AbortSignal.timeout(10_000),
     });
 
+  // One process by default, and SIGTERM to it: test/lifecycle.test.ts (`npm start`).
   it('serves from N processes with WORKERS=N, one budget for all, replaces a dead one, stops on SIGTERM', async () => {
     const { child, port } = await start({ DATABASE_URL: dbFile, WORKERS: '2', RATE_LIMIT_PER_MINUTE: '12' });
     try {
@@ -138,16 +139,6 @@ describe('npm start', () => {
       } finally {
         await db.destroy();
       }
-    } finally {
-      assert.equal(await stop(child), 0);
-    }
-  });
-
-  it('serves from one process by default and stops on SIGTERM', async () => {
-    const { child, port } = await start({ DATABASE_URL: dbFile });
-    try {
-      assert.deepEqual(childrenOf(child.pid!), []);
-      assert.equal((await call(port, 'GET', '/clients/full')).status, 200);
     } finally {
       assert.equal(await stop(child), 0);
     }
