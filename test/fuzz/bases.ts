@@ -126,6 +126,7 @@ export const BASES: Record<string, Maker[]> = {
   'POST /outgoing-invoices/{id}/book': [(n) => ({ params: { id: n.draftInvoice }, body: {} })],
   'POST /clients': [() => ({ body: { name: 'Fuzz client', email: 'a@b.example', shortcode: fresh('C') } })],
   'PATCH /clients/{id}': [(n) => ({ params: { id: n.client }, body: { notes: 'Edited' } })],
+  'PATCH /account/profile': [() => ({ body: { contact_name: 'Edited' } })],
   'PUT /clients/{id}/external-identifier': [
     (n) => ({ params: { id: n.client }, body: { external_id: fresh('c'), force: true } }),
   ],
