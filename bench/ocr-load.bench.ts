@@ -113,7 +113,7 @@ try {
     const afterWindow = await statuses();
     const stillPending = afterWindow.get('pending') ?? 0;
     let all = afterWindow;
-    while ((all.get('pending') ?? 0) > 0 && performance.now() - uploaded < 600_000) {
+    while ((all.get('pending') ?? 0) > 0 && performance.now() - uploaded < 240_000) {
       await new Promise((r) => setTimeout(r, 2000));
       all = await statuses();
     }

@@ -167,6 +167,7 @@ describeEachDb('extraction jobs', (ctx) => {
         ok: true,
         pageCount: 1,
         warnings: [],
+        ocrMs: [],
         pages: [
           {
             page: 1,
@@ -197,7 +198,7 @@ describeEachDb('extraction jobs', (ctx) => {
     const slow: OcrReader = {
       read: () =>
         new Promise((resolve) => {
-          release = () => resolve({ ok: true, pageCount: 1, warnings: [], pages: [] });
+          release = () => resolve({ ok: true, pageCount: 1, warnings: [], pages: [], ocrMs: [] });
         }),
       close: async () => {},
     };

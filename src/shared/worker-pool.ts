@@ -1,3 +1,6 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { parentPort, type ResourceLimits, type Transferable, Worker } from 'node:worker_threads';
 
 /**
@@ -20,6 +23,65 @@ export interface WorkerPoolOptions {
   /** A thread idle this long ends (it holds its modules' memory); the next job starts one. */
   idleMs?: number;
   resourceLimits?: ResourceLimits;
+  /**
+   * Child processes instead of threads: for jobs that use native addons which may crash the
+   * whole process (@napi-rs/canvas segfaults when a thread that used it ends). A crash then
+   * ends the child and fails the job as `crashed`; the memory limit is the child's heap.
+   */
+  processes?: boolean;
+}
+
+/** What the pool needs of a thread or a child process. */
+interface Runner extends EventEmitter {
+  postMessage(value: unknown, transfer?: readonly Transferable[]): void;
+  terminate(): Promise<unknown>;
+  ref(): void;
+  unref(): void;
+}
+
+/** A child process (fork, IPC with structured clone) that looks like a Worker to the pool. */
+class ChildRunner extends EventEmitter implements Runner {
+  readonly #child: ChildProcess;
+  constructor(entry: URL, limits: ResourceLimits | undefined) {
+    super();
+    const heap = limits?.maxOldGenerationSizeMb;
+    this.#child = fork(fileURLToPath(entry), [], {
+      execArgv: [
+        ...(entry.pathname.endsWith('.ts') ? ['--import', 'tsx'] : []),
+        ...(heap ? [`--max-old-space-size=${heap}`] : []),
+      ],
+      serialization: 'advanced',
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      env: { ...process.env, WORKER_POOL_CHILD: '1' },
+    });
+    this.#child.on('message', (m) => this.emit('message', m));
+    this.#child.on('error', (err) => this.emit('error', err));
+    this.#child.on('exit', (code, signal) => {
+      // A heap that outgrew --max-old-space-size ends the child with V8's abort.
+      if (signal === 'SIGABRT' || code === 134)
+        this.emit('error', Object.assign(new Error('out of memory'), { code: 'ERR_WORKER_OUT_OF_MEMORY' }));
+      this.emit('exit', code);
+    });
+  }
+  postMessage(value: unknown): void {
+    this.#child.send(value as never);
+  }
+  terminate(): Promise<unknown> {
+    if (this.#child.exitCode !== null || this.#child.signalCode !== null) return Promise.resolve();
+    const gone = new Promise((r) => this.#child.once('exit', r));
+    // Awaited: the child must keep the loop alive until it is gone.
+    this.#child.ref();
+    this.#child.kill('SIGKILL');
+    return gone;
+  }
+  ref(): void {
+    this.#child.ref();
+    this.#child.channel?.ref();
+  }
+  unref(): void {
+    this.#child.unref();
+    this.#child.channel?.unref();
+  }
 }
 
 export type JobFailure = 'busy' | 'timeout' | 'out_of_memory' | 'crashed' | 'closed';
@@ -48,10 +110,10 @@ import(workerData.tsx).then((tsx) => { tsx.register(); return import(workerData.
 
 export class WorkerPool<In, Out> {
   readonly #options: WorkerPoolOptions;
-  readonly #idle: Worker[] = [];
+  readonly #idle: Runner[] = [];
   /** Every live thread: its job, null when it has none, `starting` until it is ready. */
-  readonly #running = new Map<Worker, Running | null | 'starting'>();
-  readonly #idleTimers = new Map<Worker, NodeJS.Timeout>();
+  readonly #running = new Map<Runner, Running | null | 'starting'>();
+  readonly #idleTimers = new Map<Runner, NodeJS.Timeout>();
   readonly #queue: Job[] = [];
   #closed = false;
 
@@ -96,24 +158,29 @@ export class WorkerPool<In, Out> {
     }
   }
 
-  #start(worker: Worker, job: Job) {
+  #start(worker: Runner, job: Job) {
     clearTimeout(this.#idleTimers.get(worker));
     const timer = setTimeout(() => this.#fail(worker, 'timeout'), this.#options.timeoutMs);
     this.#running.set(worker, { job, timer });
+    // A child's channel keeps the process alive only while it has a job (a thread's port does).
+    if (this.#options.processes) worker.ref();
     worker.postMessage(job.input, job.transfer);
   }
 
-  #spawn(): Worker {
+  #spawn(): Runner {
     const { entry, resourceLimits } = this.#options;
-    const worker = entry.pathname.endsWith('.ts')
-      ? new Worker(TSX_BOOT, {
-          eval: true,
-          resourceLimits,
-          workerData: { tsx: import.meta.resolve('tsx/esm/api'), entry: entry.href },
-        })
-      : new Worker(entry, { resourceLimits });
+    const worker: Runner = this.#options.processes
+      ? new ChildRunner(entry, resourceLimits)
+      : entry.pathname.endsWith('.ts')
+        ? new Worker(TSX_BOOT, {
+            eval: true,
+            resourceLimits,
+            workerData: { tsx: import.meta.resolve('tsx/esm/api'), entry: entry.href },
+          })
+        : new Worker(entry, { resourceLimits });
     // An idle thread must not keep the process alive; a running job is awaited by its caller.
-    worker.unref();
+    // (A starting child is kept referenced: a job is waiting for it.)
+    if (!this.#options.processes) worker.unref();
     this.#running.set(worker, 'starting');
     worker.on('message', (value: unknown) => {
       const current = this.#running.get(worker);
@@ -124,6 +191,7 @@ export class WorkerPool<In, Out> {
         this.#running.set(worker, null);
         current.job.settle({ ok: true, value });
       } else return;
+      if (this.#options.processes) worker.unref();
       this.#idle.push(worker);
       this.#idleTimers.set(
         worker,
@@ -150,7 +218,7 @@ export class WorkerPool<In, Out> {
     return worker;
   }
 
-  #retire(worker: Worker) {
+  #retire(worker: Runner) {
     const idleAt = this.#idle.indexOf(worker);
     if (idleAt < 0) return;
     this.#idle.splice(idleAt, 1);
@@ -158,7 +226,7 @@ export class WorkerPool<In, Out> {
   }
 
   /** Ends the thread's job (if any) with `reason` and ends the thread; a new one replaces it. */
-  #fail(worker: Worker, reason: JobFailure) {
+  #fail(worker: Runner, reason: JobFailure) {
     const current = this.#running.get(worker);
     const idleAt = this.#idle.indexOf(worker);
     if (idleAt >= 0) this.#idle.splice(idleAt, 1);
@@ -173,7 +241,15 @@ export class WorkerPool<In, Out> {
 
 /** The thread side: answers every job message with `handle`'s result. */
 export function serveJobs<In, Out>(handle: (input: In) => Promise<Out>): void {
-  if (!parentPort) throw new Error('serveJobs runs inside a worker thread');
+  if (!parentPort && process.send && process.env.WORKER_POOL_CHILD) {
+    const send = process.send.bind(process);
+    process.on('message', async (input: In) => send(await handle(input)));
+    // The pool's process is gone: nobody will send another job.
+    process.on('disconnect', () => process.exit(0));
+    send(READY);
+    return;
+  }
+  if (!parentPort) throw new Error('serveJobs runs inside a worker thread or a pool child process');
   const port = parentPort;
   port.on('message', async (input: In) => port.postMessage(await handle(input)));
   port.postMessage(READY);

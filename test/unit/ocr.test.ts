@@ -14,7 +14,7 @@ function pagesOf(read: Awaited<ReturnType<OcrReader['read']>>) {
   return read as Extract<OcrResult, { ok: true }>;
 }
 
-describe('OCR of a scan (tesseract.js, offline, in a worker thread)', () => {
+describe('OCR of a scan (tesseract.js, offline, in a worker process)', () => {
   let scan: Awaited<ReturnType<typeof scanPdf>>;
   let ocr: OcrReader;
   before(async () => {
@@ -74,6 +74,6 @@ describe('OCR of a scan (tesseract.js, offline, in a worker thread)', () => {
   });
 
   it('never runs tesseract in the main thread', async () => {
-    await assert.rejects(recognize(scan.images[0]!, { width: 1, height: 1 }), /worker thread/);
+    await assert.rejects(recognize(scan.images[0]!, { width: 1, height: 1 }), /worker process/);
   });
 });

@@ -64,9 +64,9 @@ function languageDirectory(): string {
 function getEngine(): Promise<TesseractWorker> {
   // Rendering (@napi-rs/canvas) and tesseract in the process that serves requests once ended
   // in a segfault, and a page's seconds of work would stall it anyway: OCR runs in the pool's
-  // threads (ocr.pool.ts) only.
-  if (isMainThread)
-    return Promise.reject(new Error('OCR runs in a worker thread (ocr.pool.ts), not the main thread'));
+  // child processes (ocr.pool.ts) only.
+  if (isMainThread && !process.env.WORKER_POOL_CHILD)
+    return Promise.reject(new Error('OCR runs in a worker process (ocr.pool.ts), not the main thread'));
   engine ??= createWorker([...LANGS].join('+'), OEM.LSTM_ONLY, {
     langPath: languageDirectory(),
     // 'none': read the models from langPath every start and never write a cache file.

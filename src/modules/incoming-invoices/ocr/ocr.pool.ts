@@ -21,7 +21,7 @@ export interface OcrReader {
 
 const entry = new URL(`./ocr.worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
 
-/** OCR in worker threads: the event loop of the process serving requests is never blocked by it. */
+/** OCR in worker processes: the process serving requests is never blocked or brought down by it. */
 export function createOcrReader(limits: OcrLimits): OcrReader {
   const pool = new WorkerPool<OcrJob, OcrResult>({
     entry,
@@ -31,6 +31,10 @@ export function createOcrReader(limits: OcrLimits): OcrReader {
     timeoutMs: limits.timeoutMs,
     // The language models take a second to load: keep an idle thread for a while.
     idleMs: 5 * 60_000,
+    // A process per reader, not a thread: @napi-rs/canvas (rendering) can segfault when a
+    // thread that used it ends (a time limit, an idle thread retired), and a segfault ends the
+    // whole process. In a child it ends that child; the job fails as `crashed` and is retried.
+    processes: true,
     resourceLimits: {
       maxOldGenerationSizeMb: limits.memoryMb,
       maxYoungGenerationSizeMb: Math.max(4, Math.round(limits.memoryMb / 8)),
