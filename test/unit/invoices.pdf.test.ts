@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { accountProfile } from '../../src/modules/outgoing-invoices/account-profile.js';
+import { accountProfile } from '../../src/modules/account/profile.public.js';
 import {
   contactName,
   type InvoicePdfInput,

@@ -21,7 +21,7 @@ import {
   PROFILE_TEXT_KEYS,
   profileSettings,
   type AccountProfile as StoredProfile,
-} from '../outgoing-invoices/account-profile.js';
+} from './profile.public.js';
 import * as repo from './account.repository.js';
 import { type AccountProfile, type AccountProfilePatch, LIMITS, LOGO_MAX_BYTES } from './account.schemas.js';
 

@@ -5,7 +5,7 @@ import { notFound } from '../../shared/errors.js';
 import { documentTotals } from '../../shared/money.js';
 import type { Page } from '../../shared/paging.js';
 import { renderDocumentPdf } from '../../shared/pdf/render.js';
-import { accountProfile } from '../outgoing-invoices/account-profile.js';
+import { accountProfile } from '../account/profile.public.js';
 import { contactName, offerToPdf } from '../outgoing-invoices/invoices.pdf.js';
 import { findAccount, findClientRow, findContactName } from '../outgoing-invoices/invoices.repository.js';
 import { type LineItem, toLineItem, totalsToWire } from '../outgoing-invoices/line-items.js';

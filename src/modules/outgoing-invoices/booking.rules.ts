@@ -1,5 +1,5 @@
 import type { FieldError } from '../../shared/errors.js';
-import type { AccountProfile } from './account-profile.js';
+import type { AccountProfile } from '../account/profile.public.js';
 import type { BuyerRow } from './invoices.pdf.js';
 
 /**

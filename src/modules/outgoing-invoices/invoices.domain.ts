@@ -1,5 +1,11 @@
 import { AppError } from '../../shared/errors.js';
 import { allocate, subtractTotals, sumTotals, type Totals } from '../../shared/money.js';
+import {
+  DEFAULT_NUMBER_FORMATS,
+  NUMBER_FORMAT_TOKENS,
+  type NumberKind,
+  numberFormatError,
+} from '../../shared/number-formats.js';
 import { lumpSumLine, type ParsedLine } from './line-items.js';
 
 /**
@@ -27,8 +33,7 @@ export const isRecurring = (type: string): type is RecurringType =>
 /** Months between two children of a recurring plan. */
 export const intervalMonths = (type: RecurringType): number => Number(type.slice('recurring'.length));
 
-/** Credits have their own number sequence; every other document uses the invoice sequence. */
-export type NumberKind = 'invoice' | 'credit';
+export { DEFAULT_NUMBER_FORMATS, type NumberKind, numberFormatError };
 export const numberKind = (type: string): NumberKind => (type === 'credit' ? 'credit' : 'invoice');
 
 // ---------------------------------------------------------------------------------------------
@@ -128,29 +133,13 @@ export function effectiveDueDate(d: {
 // ---------------------------------------------------------------------------------------------
 // Numbering
 
-export const DEFAULT_NUMBER_FORMATS: Record<NumberKind, string> = {
-  invoice: 'RE-{YYYY}-{NNNNN}',
-  credit: 'GS-{YYYY}-{NNNNN}',
-};
-
-const TOKEN_RE = /\{(YYYY|YY|N+)\}/g;
-
-/** Why a number format is unusable, or null: it needs exactly one {N…} counter token. */
-export function numberFormatError(format: string): string | null {
-  if (format.length === 0 || format.length > 64) return 'must be 1 to 64 characters';
-  const counters = format.match(/\{N+\}/g) ?? [];
-  if (counters.length !== 1) return 'must contain exactly one counter token such as {NNNNN}';
-  if (/[{}]/.test(format.replace(TOKEN_RE, ''))) return 'knows only the tokens {YYYY}, {YY} and {N…}';
-  return null;
-}
-
 /** Formats with a year restart their counter every year; others count on for ever (year 0). */
 export const counterYear = (format: string, date: string): number =>
   /\{YYYY\}|\{YY\}/.test(format) ? parts(date)[0] : 0;
 
 /** `RE-{YYYY}-{NNNNN}` with 2026 and 42 -> `RE-2026-00042`; the counter widens beyond its digits. */
 export function formatInvoiceNumber(format: string, year: number, seq: number): string {
-  return format.replace(TOKEN_RE, (_m, token: string) => {
+  return format.replace(NUMBER_FORMAT_TOKENS, (_m, token: string) => {
     if (token === 'YYYY') return pad(year, 4);
     if (token === 'YY') return pad(year % 100);
     return pad(seq, token.length);

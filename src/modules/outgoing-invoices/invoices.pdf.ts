@@ -1,7 +1,7 @@
 import { centsToString, type Totals } from '../../shared/money.js';
 import { formatterFor } from '../../shared/pdf/format.js';
 import type { PdfDocument, PdfParty, PdfTaxEntry } from '../../shared/pdf/types.js';
-import { type AccountProfile, profilePaymentTerms } from './account-profile.js';
+import { type AccountProfile, profilePaymentTerms } from '../account/profile.public.js';
 import type { StoredLine } from './line-items.js';
 
 /**

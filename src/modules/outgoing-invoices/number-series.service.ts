@@ -1,7 +1,7 @@
 import type { Db } from '../../db/index.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { type Page, pageOf } from '../../shared/paging.js';
-import { accountProfile, numberFormatFor } from './account-profile.js';
+import { accountProfile, numberFormatFor } from '../account/profile.public.js';
 import { formatInvoiceNumber, type NumberKind } from './invoices.domain.js';
 import * as repo from './invoices.repository.js';
 import * as series from './number-series.repository.js';

@@ -7,7 +7,7 @@ import { renderDocumentPdf } from '../../shared/pdf/render.js';
 import type { PdfDocument } from '../../shared/pdf/types.js';
 import { getAccountLogo } from '../account/account.service.js';
 import { bytesToUpload, getFileBytes, storeFile } from '../files/files.service.js';
-import { accountProfile } from './account-profile.js';
+import { accountProfile } from '../account/profile.public.js';
 import { effectiveDueDate, isMaster } from './invoices.domain.js';
 import { contactName, invoiceToPdf } from './invoices.pdf.js';
 import type { InvoiceRow } from './invoices.repository.js';

@@ -1,6 +1,6 @@
 import { AppError } from '../../shared/errors.js';
+import { DEFAULT_NUMBER_FORMATS, type NumberKind, numberFormatError } from '../../shared/number-formats.js';
 import { formatterFor } from '../../shared/pdf/format.js';
-import { DEFAULT_NUMBER_FORMATS, type NumberKind, numberFormatError } from './invoices.domain.js';
 
 /**
  * What invoicing reads from `accounts.settings` (JSON; written by the account profile API and
