@@ -305,12 +305,3 @@ export async function multipart(
     headers: { 'content-type': res.headers.get('content-type')! },
   };
 }
-
-/**
- * Rate budgets are fixed one-minute windows on the clock: a test that counts requests starts
- * early in one, so that the window cannot turn over halfway through it.
- */
-export async function freshWindow(): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < 10_000) await new Promise((r) => setTimeout(r, left + 20));
-}

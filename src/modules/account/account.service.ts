@@ -14,6 +14,8 @@ import {
 } from '../../shared/identifiers.js';
 import { nowIso } from '../../shared/time.js';
 import { type ActorKind, recordAudit } from '../audit/audit.service.js';
+import * as repo from './account.repository.js';
+import { type AccountProfile, type AccountProfilePatch, LIMITS, LOGO_MAX_BYTES } from './account.schemas.js';
 import {
   accountProfile,
   NUMBER_KINDS,
@@ -22,8 +24,6 @@ import {
   profileSettings,
   type AccountProfile as StoredProfile,
 } from './profile.public.js';
-import * as repo from './account.repository.js';
-import { type AccountProfile, type AccountProfilePatch, LIMITS, LOGO_MAX_BYTES } from './account.schemas.js';
 
 const require = createRequire(import.meta.url);
 countries.registerLocale(require('i18n-iso-countries/langs/en.json'));

@@ -7,8 +7,8 @@ import { documentTotals } from '../../shared/money.js';
 import type { PdfDocument, PdfParty } from '../../shared/pdf/types.js';
 import { nowIso, todayIso } from '../../shared/time.js';
 import { validatorCompiler } from '../../shared/validation.js';
-import { storeFile, type Upload } from '../files/files.service.js';
 import { accountProfile, numberFormatFor } from '../account/profile.public.js';
+import { storeFile, type Upload } from '../files/files.service.js';
 import { legalCompletenessErrors } from './booking.rules.js';
 import {
   addDays,
