@@ -46,6 +46,10 @@ const LANDED: ReadonlyArray<readonly [file: string, sha256: string]> = [
     '2026_11_22_951_invoice_deleted_by.ts',
     '5324bb099fc84f2fe9ef8bbe4f6debcdb5c01351f663289f1dbb5cae10d9bd78',
   ],
+  ['2026_11_23_100_list_counts.ts', '2f449174713db581948d0a3bfd973f5394957b419e907dd7e18640fd169119fe'],
+  ['2026_11_23_200_audit_log.ts', 'fedf7925db6fd77bf75f844ace08f1604796e4f95ccacb7743a1a8fe7a7d7e05'],
+  ['2026_11_23_201_account_logos.ts', '5d47fe9df2ec17c1219dc9412f35f433bb1d2d9bf25b6617be6ffefac1f51586'],
+  ['2026_11_23_300_change_log.ts', '05d47f9a99edb930882e6ffb881b8fe907f44369463f1361f89e0ed25091c2e7'],
 ];
 
 const dir = new URL('../src/db/migrations/', import.meta.url);
