@@ -309,7 +309,7 @@ async function main(): Promise<void> {
     table(scores),
     '',
     ocrPageMs.length
-      ? `OCR per page (rendering, straightening, despeckling, recognising; ${arg('ocr-threads', 1)} worker thread(s)): ${ocrPageMs.length} pages, median ${(median(ocrPageMs) / 1000).toFixed(1)} s, p90 ${(quantile(ocrPageMs, 0.9) / 1000).toFixed(1)} s, max ${(quantile(ocrPageMs, 1) / 1000).toFixed(1)} s; load average at the end ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores.\n`
+      ? `OCR per page (rendering, straightening, despeckling, recognising; ${arg('ocr-threads', 1)} OCR worker(s) at once): ${ocrPageMs.length} pages, median ${(median(ocrPageMs) / 1000).toFixed(1)} s, p90 ${(quantile(ocrPageMs, 0.9) / 1000).toFixed(1)} s, max ${(quantile(ocrPageMs, 1) / 1000).toFixed(1)} s; load average at the end ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores.\n`
       : '',
     details ? `High-confidence wrong values:\n${details}\n` : '',
   ].join('\n');
