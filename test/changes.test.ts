@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
+import { importData } from '../src/import/index.js';
 import { type Api, describeEachDb, expectProblem, multipart, type Response } from './helpers.js';
 import { line, makeClient } from './invoicing.fixtures.js';
 import { seedWork, type WorkFixture } from './work.fixtures.js';
@@ -136,6 +137,124 @@ describeEachDb('change feed', (ctx) => {
     assert.deepEqual(task.data, (await all.get(`/tasks/${w.tasks.wireframes}`)).body.data);
     assert.ok(task.data!.archived_at);
     start = cursor;
+  });
+
+  it('efforts, custom fields, payment accounts and the chart of accounts: created, updated, deleted, for the tokens their GET allows', async () => {
+    const accountId = ctx.account.accountId;
+    const { email } = await ctx.db
+      .selectFrom('users')
+      .select('email')
+      .where('id', '=', ctx.account.users.admin)
+      .executeTakeFirstOrThrow();
+    // They come in through the import only (no API writes them).
+    await importData(
+      ctx.db,
+      {
+        efforts: [
+          { user: email, date: '2031-01-15', duration_minutes: 30, description: 'feed work' },
+          { user: email, date: '2031-01-15', duration_minutes: 15, type: 'admin', description: 'feed admin' },
+        ],
+        custom_fields: [{ entity: 'contact', key: 'feed_field', label: 'Feed', type: 'text' }],
+        payment_accounts: [{ name: 'Feed bank', iban: 'DE89370400440532013000' }],
+        chart_of_accounts: [{ number: '4999', name: 'Feed costs', type: 'expense', tax_rate: 19 }],
+      },
+      { accountId },
+    );
+    const idBy = async (
+      table: 'efforts' | 'custom_field_definitions' | 'payment_accounts' | 'chart_of_accounts',
+      col: 'description' | 'key' | 'name' | 'number',
+      value: string,
+    ) =>
+      (
+        await ctx.db
+          .selectFrom(table)
+          .select('id')
+          .where('account_id', '=', accountId)
+          .where(col as 'id', '=', value as never)
+          .executeTakeFirstOrThrow()
+      ).id;
+    const work = await idBy('efforts', 'description', 'feed work');
+    const admin = await idBy('efforts', 'description', 'feed admin');
+    const field = await idBy('custom_field_definitions', 'key', 'feed_field');
+    const bank = await idBy('payment_accounts', 'name', 'Feed bank');
+    const chart = await idBy('chart_of_accounts', 'number', '4999');
+    await ctx.db.updateTable('efforts').set({ duration_minutes: 45 }).where('id', '=', work).execute();
+    await ctx.db
+      .updateTable('custom_field_definitions')
+      .set({ label: 'Feed 2' })
+      .where('id', '=', field)
+      .execute();
+    await ctx.db
+      .updateTable('payment_accounts')
+      .set({ bank_name: 'Feedbank' })
+      .where('id', '=', bank)
+      .execute();
+    await ctx.db.updateTable('chart_of_accounts').set({ active: 0 }).where('id', '=', chart).execute();
+
+    const wide = await ctx.as(
+      'efforts:read efforts:extended:read payments:read chart-of-accounts:read integration',
+    );
+    const keys = [
+      `effort:${work}`,
+      `effort:${admin}`,
+      `custom_field:${field}`,
+      `payment_account:${bank}`,
+      `chart_of_account:${chart}`,
+    ];
+    const made = keys.flatMap((k) => [`${k}:created`, ...(k === `effort:${admin}` ? [] : [`${k}:updated`])]);
+    const { entries } = await drain(wide, start, 100, made);
+    const item = async (path: string, id: number) =>
+      (await wide.get(`${path}?per_page=100`)).body.data.find((r: { id: number }) => r.id === id);
+    const expected: Record<string, unknown> = {
+      [`effort:${work}`]: await item('/efforts', work),
+      [`effort:${admin}`]: await item('/efforts', admin),
+      [`custom_field:${field}`]: await item('/custom-fields', field),
+      [`payment_account:${bank}`]: await item('/payment-accounts', bank),
+      [`chart_of_account:${chart}`]: (await wide.get(`/chart-of-accounts/${chart}`)).body.data,
+    };
+    for (const k of keys) {
+      const mine = entries.filter((e) => `${e.resource}:${e.id}` === k);
+      assert.ok(mine.length > 0, `${k} in ${summary(entries).join(' ')}`);
+      assert.ok(expected[k], `${k} listed`);
+      for (const e of mine) assert.deepEqual(e.data, expected[k], `${k}: the data its GET answers`);
+    }
+    assert.equal((expected[`effort:${work}`] as { duration_minutes: number }).duration_minutes, 45);
+    assert.equal((expected[`chart_of_account:${chart}`] as { active: boolean }).active, false);
+
+    // Without `efforts:extended:read` the admin effort is left out, as in the list; without
+    // a kind's scope none of it shows.
+    const plain = summary(
+      (await drain(await ctx.as('efforts:read'), start, 100, [`effort:${work}:updated`])).entries,
+    );
+    assert.ok(plain.includes(`effort:${work}:updated`), plain.join(' '));
+    assert.ok(!plain.some((e) => e.startsWith(`effort:${admin}:`)), plain.join(' '));
+    assert.ok(
+      !plain.some((e) => /^(custom_field|payment_account|chart_of_account):/.test(e)),
+      plain.join(' '),
+    );
+    const none = summary((await drain(await ctx.as('client:read'), start, 100)).entries);
+    assert.ok(
+      !none.some((e) => /^(effort|custom_field|payment_account|chart_of_account):/.test(e)),
+      none.join(' '),
+    );
+
+    await ctx.db.deleteFrom('efforts').where('id', 'in', [work, admin]).execute();
+    await ctx.db.deleteFrom('custom_field_definitions').where('id', '=', field).execute();
+    await ctx.db.deleteFrom('payment_accounts').where('id', '=', bank).execute();
+    await ctx.db.deleteFrom('chart_of_accounts').where('id', '=', chart).execute();
+    const deleted = keys.map((k) => `${k}:deleted`);
+    const after = await drain(wide, start, 100, deleted);
+    for (const e of after.entries.filter((x) => keys.includes(`${x.resource}:${x.id}`)))
+      assert.equal(e.data, undefined, `${e.resource}:${e.id}:${e.action} once deleted: no data`);
+    const byPayments = summary(
+      (await drain(await ctx.as('payments:read'), start, 100, [`payment_account:${bank}:deleted`])).entries,
+    );
+    assert.ok(byPayments.includes(`payment_account:${bank}:deleted`));
+    assert.ok(
+      !byPayments.some((e) => /^(effort|custom_field|chart_of_account):/.test(e)),
+      byPayments.join(' '),
+    );
+    start = after.cursor;
   });
 
   it('filters by the scopes of the token, another integration’s webhooks and other accounts', async () => {

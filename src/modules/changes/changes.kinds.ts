@@ -1,9 +1,12 @@
 import type { Db } from '../../db/index.js';
 import { type AuthContext, hasScopePrefix } from '../../plugins/auth.js';
 import * as account from '../account/account.service.js';
+import * as chart from '../chart-of-accounts/chart-of-accounts.service.js';
 import * as clients from '../clients/clients.service.js';
 import * as companies from '../companies/companies.service.js';
 import * as contacts from '../contacts/contacts.service.js';
+import * as customFields from '../custom-fields/custom-fields.service.js';
+import * as efforts from '../efforts/efforts.service.js';
 import * as files from '../files/files.service.js';
 import * as incoming from '../incoming-invoices/incoming-invoices.service.js';
 import * as offers from '../offers/offers.service.js';
@@ -24,9 +27,8 @@ type Load = (db: Db, auth: AuthContext, id: number) => Promise<unknown>;
  * reads it, through the owning module's service, so an entry's `data` is exactly what the
  * resource's own `GET` answers the same token (full or basic client, user, …).
  *
- * The triggers also log efforts, custom fields, payment accounts and the chart of accounts;
- * their modules have no read of one record yet, so the feed leaves them out until they do
- * (the rows are kept: adding the kind here serves their history too).
+ * Efforts, custom fields and payment accounts have only a list: their `data` is the record as
+ * that list shows it to the token (an `admin` effort only with `efforts:extended:read`).
  */
 export const KINDS: Record<string, { scopes: string[]; load: Load }> = {
   client: {
@@ -47,6 +49,7 @@ export const KINDS: Record<string, { scopes: string[]; load: Load }> = {
   project: { scopes: [], load: projects.getProject },
   task: { scopes: ['task-management:read'], load: tasks.getTask },
   comment: { scopes: ['task-management:read'], load: comments.getComment },
+  effort: { scopes: ['efforts:read'], load: efforts.getEffort },
   offer: { scopes: ['offer:read'], load: offers.getOffer },
   outgoing_invoice: {
     scopes: ['outgoing-invoice:read'],
@@ -65,6 +68,9 @@ export const KINDS: Record<string, { scopes: string[]; load: Load }> = {
     load: async (db, auth, id) => incoming.presentOne(db, auth, await incoming.getInvoice(db, auth, id)),
   },
   payment: { scopes: ['payments:read'], load: payments.getPayment },
+  payment_account: { scopes: ['payments:read'], load: payments.getPaymentAccount },
+  chart_of_account: { scopes: ['chart-of-accounts:read'], load: chart.getChartOfAccount },
+  custom_field: { scopes: ['integration'], load: customFields.getDefinition },
   supplier: {
     scopes: ['incoming-invoice:read'],
     load: async (db, auth, id) => suppliers.toSupplier(await suppliers.getSupplier(db, auth, id)),

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { notFound } from '../../shared/errors.js';
 import { listResponse } from '../../shared/paging.js';
 import { Data, IdParams, List } from '../../shared/schemas.js';
 import { toBooking } from '../incoming-invoices/incoming-invoices.mappers.js';
@@ -10,7 +9,7 @@ import {
   ChartOfAccount,
   ChartOfAccountListQuery,
 } from './chart-of-accounts.schemas.js';
-import { toChartOfAccount } from './chart-of-accounts.service.js';
+import { getChartOfAccount, toChartOfAccount } from './chart-of-accounts.service.js';
 
 const tags = ['Chart of accounts'];
 
@@ -68,10 +67,6 @@ export const chartOfAccountsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Data(ChartOfAccount) },
       },
     },
-    async (req) => {
-      const row = await repo.findChartOfAccount(app.db, req.auth.accountId, req.params.id);
-      if (!row) throw notFound('Chart of account');
-      return { data: toChartOfAccount(row) };
-    },
+    async (req) => ({ data: await getChartOfAccount(app.db, req.auth, req.params.id) }),
   );
 };

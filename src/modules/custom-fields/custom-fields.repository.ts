@@ -8,6 +8,15 @@ import type { CustomFieldDefinitionTable } from './custom-fields.tables.js';
 export type CustomFieldRow = Selectable<CustomFieldDefinitionTable>;
 type Db = Kysely<Database>;
 
+export function findDefinition(db: Db, accountId: number, id: number) {
+  return db
+    .selectFrom('custom_field_definitions')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
 export function listDefinitions(db: Db, accountId: number, q: CustomFieldListQuery) {
   let qb = db.selectFrom('custom_field_definitions').selectAll().where('account_id', '=', accountId);
   if (q.entity) qb = qb.where('entity', '=', q.entity);

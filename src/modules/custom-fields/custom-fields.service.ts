@@ -1,6 +1,6 @@
 import type { Db } from '../../db/index.js';
 import type { AuthContext } from '../../plugins/auth.js';
-import { AppError, type FieldError } from '../../shared/errors.js';
+import { AppError, type FieldError, notFound } from '../../shared/errors.js';
 import type { CustomFieldRow } from './custom-fields.repository.js';
 import * as repo from './custom-fields.repository.js';
 import type {
@@ -30,6 +30,13 @@ export function toDefinition(r: CustomFieldRow): CustomFieldDefinition {
 
 export const listDefinitions = (db: Db, auth: AuthContext, q: CustomFieldListQuery) =>
   repo.listDefinitions(db, auth.accountId, q);
+
+/** One definition as the list shows it (the change feed's read of one record). */
+export async function getDefinition(db: Db, auth: AuthContext, id: number): Promise<CustomFieldDefinition> {
+  const row = await repo.findDefinition(db, auth.accountId, id);
+  if (!row) throw notFound('Custom field');
+  return toDefinition(row);
+}
 
 function parseOptions(text: string): string[] {
   const parsed: unknown = JSON.parse(text || '[]');

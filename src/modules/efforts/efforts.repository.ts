@@ -17,6 +17,15 @@ const EFFORT_SORTABLE: Sortable = {
   duration_minutes: {},
 };
 
+export function findEffort(db: Db, accountId: number, id: number) {
+  return db
+    .selectFrom('efforts')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
 export function listEfforts(db: Db, accountId: number, q: EffortListQuery, includeAdmin: boolean) {
   let qb = db.selectFrom('efforts').selectAll().where('account_id', '=', accountId);
   if (!includeAdmin) qb = qb.where('type', '!=', 'admin');

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/index.js';
 import { type AuthContext, hasScope } from '../../plugins/auth.js';
+import { AppError, notFound } from '../../shared/errors.js';
 import type { EffortRow } from './efforts.repository.js';
 import * as repo from './efforts.repository.js';
 import type { Effort, EffortListQuery, EffortType } from './efforts.schemas.js';
@@ -23,3 +24,16 @@ export const seesAdminEfforts = (auth: AuthContext) => hasScope(auth, 'efforts:e
 
 export const listEfforts = (db: Db, auth: AuthContext, q: EffortListQuery) =>
   repo.listEfforts(db, auth.accountId, q, seesAdminEfforts(auth));
+
+/**
+ * One effort as the list shows it to this token (the change feed's read of one record). An
+ * `admin` effort, which the list leaves out without `efforts:extended:read`, is refused with
+ * 403 rather than "not found", so the feed hides its entries instead of showing them without data.
+ */
+export async function getEffort(db: Db, auth: AuthContext, id: number): Promise<Effort> {
+  const row = await repo.findEffort(db, auth.accountId, id);
+  if (!row) throw notFound('Effort');
+  if (row.type === 'admin' && !seesAdminEfforts(auth))
+    throw new AppError('insufficient_scope', 'Admin efforts need efforts:extended:read');
+  return toEffort(row);
+}

@@ -62,6 +62,13 @@ export function toPayment(r: LedgerRow, shares: Share[] = []): Payment {
 export const listPaymentAccounts = (db: Db, auth: AuthContext, q: PaymentAccountListQuery) =>
   repo.listPaymentAccounts(db, auth.accountId, q);
 
+/** One payment account as the list shows it (the change feed's read of one record). */
+export async function getPaymentAccount(db: Db, auth: AuthContext, id: number): Promise<PaymentAccount> {
+  const row = await repo.findPaymentAccount(db, auth.accountId, id);
+  if (!row) throw notFound('Payment account');
+  return toPaymentAccount(row);
+}
+
 /** Shares of the incoming payments among `rows`, by payment id. */
 async function sharesOf(db: Db, rows: LedgerRow[]): Promise<Map<number, Share[]>> {
   const incoming = rows.filter((r) => r.type.startsWith('incoming_')).map((r) => r.id);
