@@ -1,5 +1,6 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { EventEmitter } from 'node:events';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parentPort, type ResourceLimits, type Transferable, Worker } from 'node:worker_threads';
 
@@ -29,6 +30,12 @@ export interface WorkerPoolOptions {
    * ends the child and fails the job as `crashed`; the memory limit is the child's heap.
    */
   processes?: boolean;
+  /**
+   * Nice value of a child process, all its threads included (started through `nice`, where
+   * there is one): a thread can only lower its own priority, not the helper threads V8 started
+   * before it.
+   */
+  nice?: number;
 }
 
 /** What the pool needs of a thread or a child process. */
@@ -39,14 +46,19 @@ interface Runner extends EventEmitter {
   unref(): void;
 }
 
+const NICE = '/usr/bin/nice';
+
 /** A child process (fork, IPC with structured clone) that looks like a Worker to the pool. */
 class ChildRunner extends EventEmitter implements Runner {
   readonly #child: ChildProcess;
-  constructor(entry: URL, limits: ResourceLimits | undefined) {
+  constructor(entry: URL, limits: ResourceLimits | undefined, nice?: number) {
     super();
     const heap = limits?.maxOldGenerationSizeMb;
+    const niced = nice !== undefined && existsSync(NICE);
     this.#child = fork(fileURLToPath(entry), [], {
+      ...(niced ? { execPath: NICE } : {}),
       execArgv: [
+        ...(niced ? ['-n', String(nice), process.execPath] : []),
         ...(entry.pathname.endsWith('.ts') ? ['--import', 'tsx'] : []),
         ...(heap ? [`--max-old-space-size=${heap}`] : []),
       ],
@@ -170,7 +182,7 @@ export class WorkerPool<In, Out> {
   #spawn(): Runner {
     const { entry, resourceLimits } = this.#options;
     const worker: Runner = this.#options.processes
-      ? new ChildRunner(entry, resourceLimits)
+      ? new ChildRunner(entry, resourceLimits, this.#options.nice)
       : entry.pathname.endsWith('.ts')
         ? new Worker(TSX_BOOT, {
             eval: true,

@@ -35,6 +35,9 @@ export function createOcrReader(limits: OcrLimits): OcrReader {
     // thread that used it ends (a time limit, an idle thread retired), and a segfault ends the
     // whole process. In a child it ends that child; the job fails as `crashed` and is retried.
     processes: true,
+    // Requests first: every thread of an OCR process yields to the API (ocr.worker.ts lowers
+    // its own where there is no `nice`).
+    nice: 10,
     resourceLimits: {
       maxOldGenerationSizeMb: limits.memoryMb,
       maxYoungGenerationSizeMb: Math.max(4, Math.round(limits.memoryMb / 8)),
