@@ -53,7 +53,7 @@ describeEachDb('console: integrations and apps', (ctx) => {
     assert.equal((await api.get('/tasks')).status, 403, 'only the chosen scope');
     const list = await admin.get('/console/integrations');
     assert.match(list.body, /Time sync/);
-    assert.doesNotMatch(list.body, new RegExp(token!), 'never shown again');
+    assert.ok(!list.body.includes(token!), 'never shown again');
     const [entry] = await audits('integration.create');
     assert.ok(entry);
     assert.doesNotMatch(entry.detail ?? '', /pat_|cs_/);

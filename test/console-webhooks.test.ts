@@ -145,9 +145,10 @@ describeEachDb('console: webhooks', (ctx) => {
     const secret = /id="new-secret" type="text" readonly value="([^"]+)"/.exec(res.body)?.[1] ?? '';
     assert.ok(secret.startsWith('whsec_'));
     assert.equal(res.headers['referrer-policy'], 'no-referrer');
-    assert.doesNotMatch(
-      (await admin.get(`/console/webhooks/${hook.id}`)).body,
-      new RegExp(secret.slice(6, 30)),
+    // A plain substring test: a secret is base64 and may hold `+` or `/`.
+    assert.ok(
+      !(await admin.get(`/console/webhooks/${hook.id}`)).body.includes(secret.slice(6, 30)),
+      'the new secret is shown once',
     );
     const n = receiver.on('/hook').length;
     await record(ctx.db, ctx.account.accountId, 'task:deleted', { id: 79 });
