@@ -18,17 +18,15 @@ import { ALL_SCOPES, USER_PROFILE_SCOPES } from '../../shared/scopes.js';
 import { langOf, type Translate, translator } from '../i18n.js';
 import { checkCsrf } from '../session.js';
 import './integrations.messages.js';
-import { consoleView, requireAdmin } from './shell.js';
+import { CsrfField, CsrfOnly, consoleView, doneNotice, requireAdmin } from './shell.js';
 import { when } from './team.js';
 
 /** Every scope an integration may be given, in the specification's order. */
 const SCOPES: readonly string[] = [...ALL_SCOPES, ...USER_PROFILE_SCOPES];
 
-// Optional in the schema, so that a form without it is refused by checkCsrf (403), not as malformed.
-const Csrf = Type.Optional(Type.String({ maxLength: 200 }));
 const ScopeName = Type.String({ maxLength: 64 });
 const AppForm = Type.Object({
-  _csrf: Csrf,
+  _csrf: CsrfField,
   name: Type.String({ maxLength: 200 }),
   // One checkbox sends a string, several an array.
   scope: Type.Optional(Type.Union([ScopeName, Type.Array(ScopeName, { maxItems: SCOPES.length })])),
@@ -36,7 +34,6 @@ const AppForm = Type.Object({
   public: Type.Optional(Type.Literal('1')),
 });
 type AppForm = { name: string; scope?: string | string[]; redirect_uris?: string; public?: '1' };
-const CsrfOnly = Type.Object({ _csrf: Csrf });
 const TokenParams = Type.Object({ id: IdParams.properties.id, token_id: IdParams.properties.id });
 const GrantParams = Type.Object({ grant_id: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }) });
 const Done = (...keys: string[]) =>
@@ -164,9 +161,7 @@ export async function integrationsPages(app: FastifyInstance): Promise<void> {
     '/console/integrations',
     { schema: { hide, querystring: Done('revoked', 'grantRevoked') } },
     async (req, reply) => {
-      const t = translator(langOf(req));
-      const done = (req.query as { done?: string }).done;
-      return listPage(req, reply, { notice: done ? t(`apps.done.${done}`) : '' });
+      return listPage(req, reply, { notice: doneNotice(req, 'apps') });
     },
   );
 
@@ -206,11 +201,7 @@ export async function integrationsPages(app: FastifyInstance): Promise<void> {
     '/console/integrations/:id',
     { schema: { hide, params: IdParams, querystring: Done('updated', 'tokenRevoked') } },
     async (req, reply) => {
-      const t = translator(langOf(req));
-      const done = (req.query as { done?: string }).done;
-      return detailPage(req, reply, (req.params as IdParams).id, {
-        notice: done ? t(`apps.done.${done}`) : '',
-      });
+      return detailPage(req, reply, (req.params as IdParams).id, { notice: doneNotice(req, 'apps') });
     },
   );
 

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import { AppError } from '../../shared/errors.js';
 import { addMessages, langOf, translator } from '../i18n.js';
 import { renderWithin } from '../render.js';
@@ -68,6 +69,22 @@ addMessages({
     'console.fixErrors': 'Bitte korrigieren Sie die markierten Felder.',
   },
 });
+
+// Optional in the schema, so that a form without it is refused by checkCsrf (403), not as malformed.
+export const CsrfField = Type.Optional(Type.String({ maxLength: 200 }));
+/** A form that carries nothing but its CSRF token (revoke, resend, …). */
+export const CsrfOnly = Type.Object({ _csrf: CsrfField });
+/** Enable/disable forms: `active` 1 or 0. */
+export const ActiveForm = Type.Object({
+  _csrf: CsrfField,
+  active: Type.Union([Type.Literal('0'), Type.Literal('1')]),
+});
+
+/** The notice a redirect after a change asked for (`?done=<key>`), as `<prefix>.done.<key>`. */
+export function doneNotice(req: FastifyRequest, prefix: string): string {
+  const done = (req.query as { done?: string }).done;
+  return done ? translator(langOf(req))(`${prefix}.done.${done}`) : '';
+}
 
 /**
  * The signed-in admin of this request. Throws 403 `forbidden` (the console shows a page

@@ -14,25 +14,22 @@ import { IdParams } from '../../shared/schemas.js';
 import { langOf, translator } from '../i18n.js';
 import { checkCsrf, sessionUser, startSession } from '../session.js';
 import { clearFailures, recordFailure, throttledFor } from '../throttle.js';
-import { consoleView, requireAdmin } from './shell.js';
+import { ActiveForm, CsrfField, consoleView, doneNotice, requireAdmin } from './shell.js';
 import './team.messages.js';
 
-// Optional in the schema, so that a form without it is refused by checkCsrf (403), not as malformed.
-const Csrf = Type.Optional(Type.String({ maxLength: 200 }));
 const Role = Type.Union([Type.Literal('admin'), Type.Literal('member')]);
 const InviteForm = Type.Object({
-  _csrf: Csrf,
+  _csrf: CsrfField,
   email: Type.String({ maxLength: 320 }),
   first_name: Type.String({ maxLength: 200 }),
   last_name: Type.String({ maxLength: 200 }),
   role: Role,
 });
-const ActiveForm = Type.Object({ _csrf: Csrf, active: Type.Union([Type.Literal('0'), Type.Literal('1')]) });
-const RoleForm = Type.Object({ _csrf: Csrf, role: Role });
+const RoleForm = Type.Object({ _csrf: CsrfField, role: Role });
 // One more than the maximum, so that "too long" is told apart from a cut-off password.
 const Password = Type.String({ maxLength: PASSWORD_MAX + 1 });
 const PasswordForm = Type.Object({
-  _csrf: Csrf,
+  _csrf: CsrfField,
   // The form's hidden e-mail, for password managers; not used.
   username: Type.Optional(Type.String({ maxLength: 320 })),
   current_password: Password,
@@ -89,9 +86,7 @@ export async function teamPages(app: FastifyInstance): Promise<void> {
   };
 
   app.get('/console/users', { schema: { hide, querystring: ListQuery } }, async (req, reply) => {
-    const t = translator(langOf(req));
-    const done = (req.query as { done?: string }).done;
-    return listPage(req, reply, { notice: done ? t(`team.done.${done}`) : '' });
+    return listPage(req, reply, { notice: doneNotice(req, 'team') });
   });
 
   app.post('/console/users/invite', { schema: { hide, body: InviteForm } }, async (req, reply) => {
@@ -134,7 +129,7 @@ export async function teamPages(app: FastifyInstance): Promise<void> {
 
   app.post(
     '/console/users/:id/invite',
-    { schema: { hide, params: IdParams, body: Type.Object({ _csrf: Csrf }) } },
+    { schema: { hide, params: IdParams, body: Type.Object({ _csrf: CsrfField }) } },
     async (req, reply) => {
       checkCsrf(req);
       const user = await requireAdmin(req);

@@ -12,16 +12,10 @@ import { AppError } from '../../shared/errors.js';
 import { IdParams } from '../../shared/schemas.js';
 import { langOf, translator } from '../i18n.js';
 import { checkCsrf } from '../session.js';
-import { consoleView, requireAdmin } from './shell.js';
+import { ActiveForm, CsrfOnly, consoleView, doneNotice, requireAdmin } from './shell.js';
 import { when } from './team.js';
 import './webhooks.messages.js';
 
-// Optional in the schema, so that a form without it is refused by checkCsrf (403), not as malformed.
-const CsrfOnly = Type.Object({ _csrf: Type.Optional(Type.String({ maxLength: 200 })) });
-const ActiveForm = Type.Object({
-  _csrf: Type.Optional(Type.String({ maxLength: 200 })),
-  active: Type.Union([Type.Literal('0'), Type.Literal('1')]),
-});
 const DeliveryParams = Type.Object({ id: IdParams.properties.id, delivery_id: IdParams.properties.id });
 const DONE = ['enabled', 'disabled', 'pinged', 'resent'] as const;
 const DetailQuery = Type.Object({
@@ -83,11 +77,7 @@ export async function webhooksPages(app: FastifyInstance): Promise<void> {
     '/console/webhooks/:id',
     { schema: { hide, params: IdParams, querystring: DetailQuery } },
     async (req, reply) => {
-      const t = translator(langOf(req));
-      const done = (req.query as { done?: string }).done;
-      return detailPage(req, reply, (req.params as IdParams).id, {
-        notice: done ? t(`hooks.done.${done}`) : '',
-      });
+      return detailPage(req, reply, (req.params as IdParams).id, { notice: doneNotice(req, 'hooks') });
     },
   );
 
