@@ -82,3 +82,12 @@ export const notFound = (what = 'Resource') => new AppError('not_found', `${what
 /** 422 naming one bad field. */
 export const invalidField = (field: string, message: string) =>
   new AppError('validation_failed', `${field}: ${message}`, { errors: [{ field, message }] });
+
+/**
+ * The one 422 with a list of field errors. Its detail names every field ("a: …; b: …") unless
+ * the caller gives one (some endpoints answer with the first field's message alone).
+ */
+export const validationFailed = (
+  errors: FieldError[],
+  detail = errors.map((e) => `${e.field}: ${e.message}`).join('; '),
+) => new AppError('validation_failed', detail, { errors });

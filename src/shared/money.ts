@@ -54,7 +54,10 @@ export function toCents(value: number | string): number | undefined {
 }
 
 /** Cents as the JSON number of the wire format (two decimals at most, exact). */
-export const fromCents = (cents: number): number => new Dec(cents).div(100).toNumber() || 0;
+// IEEE division is correctly rounded: for integer cents below 2^53, cents / 100 is the double
+// nearest to the exact quotient, the very number parsing "12.34" gives, without a Decimal.
+export const fromCents = (cents: number | string | bigint): number =>
+  (typeof cents === 'number' ? cents : Number(cents)) / 100 || 0;
 
 /** Cents as a fixed two-decimal string, e.g. for documents: 123450 -> "1234.50". */
 export const centsToString = (cents: number): string => new Dec(cents).div(100).toFixed(2);
@@ -62,6 +65,12 @@ export const centsToString = (cents: number): string => new Dec(cents).div(100).
 /** Rounds an amount in major units half away from zero to whole cents. */
 export const roundToCents = (amount: Dec): number =>
   amount.times(100).toDecimalPlaces(0, Decimal.ROUND_HALF_UP).toNumber() || 0;
+
+/**
+ * An amount in major units that may carry more than two decimals (read from a document), in
+ * cents rounded half away from zero; wire amounts go through `toCents`, which refuses them.
+ */
+export const toCentsRounded = (value: number | string): number => roundToCents(new Dec(String(value)));
 
 /** Line net = quantity × unit price × (1 − discount%), rounded once, half away from zero. */
 export function lineNetCents(quantity: string, unitPriceCents: number, discount?: string | null): number {

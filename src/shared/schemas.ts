@@ -23,6 +23,10 @@ export function Ignored<T extends TSchema>(schema: T, description: string) {
   return Type.Optional(Type.Unsafe<Static<T>>({ ...schema, description, 'x-ignored': true }));
 }
 
+/** A nullable string of at most `max` characters: the text field of every resource. */
+export const Text = (max = 255, description?: string) =>
+  Nullable(Type.String(description === undefined ? { maxLength: max } : { maxLength: max, description }));
+
 export const Id = Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Positive integer id' });
 export const IdParams = Type.Object({ id: Id });
 export type IdParams = Static<typeof IdParams>;
