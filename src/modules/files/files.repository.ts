@@ -1,9 +1,8 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { Insertable, Selectable } from 'kysely';
+import type { Db } from '../../db/index.js';
 import type { FileTable } from './files.tables.js';
 
 export type FileRow = Selectable<FileTable>;
-type Db = Kysely<Database>;
 
 export async function insertFile(db: Db, values: Insertable<FileTable>, data: Buffer): Promise<FileRow> {
   const row = await db.insertInto('files').values(values).returningAll().executeTakeFirstOrThrow();
@@ -45,3 +44,18 @@ export const findByMd5 = (db: Db, accountId: number, md5: string, ownerType?: st
   if (ownerType) qb = qb.where('owner_type', '=', ownerType);
   return qb.orderBy('id').execute();
 };
+
+/** Deletes the files of one owner; their bytes follow by the file_blobs cascade. */
+export async function deleteFilesOf(
+  db: Db,
+  accountId: number,
+  ownerType: string,
+  ownerId: number,
+): Promise<void> {
+  await db
+    .deleteFrom('files')
+    .where('account_id', '=', accountId)
+    .where('owner_type', '=', ownerType)
+    .where('owner_id', '=', ownerId)
+    .execute();
+}

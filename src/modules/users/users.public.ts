@@ -1,0 +1,29 @@
+/**
+ * The front door of users for the web pages (sign-in, invitations, the console's team page):
+ * the password rules and the service functions behind them. src/web imports users only
+ * from here (or the *.service.ts files), never its repositories.
+ */
+import type { Db } from '../../db/index.js';
+import * as passwordsRepo from './passwords.repository.js';
+
+export {
+  HashingBusyError,
+  hashPassword,
+  PASSWORD_MAX,
+  PASSWORD_MIN,
+  passwordProblem,
+  verifyPassword,
+} from './passwords.js';
+export type { SigninCandidate } from './passwords.repository.js';
+export {
+  acceptInvite,
+  INVITE_TTL_HOURS,
+  inviteUser,
+  openInvite,
+  setPassword,
+  userByEmail,
+} from './passwords.service.js';
+
+/** Active users with this e-mail (one per account at most), with their password hash if set. */
+export const signinCandidates = (db: Db, email: string): Promise<passwordsRepo.SigninCandidate[]> =>
+  passwordsRepo.signinCandidates(db, email);
