@@ -1,34 +1,22 @@
-import { hash, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { API_PREFIX } from '../config.js';
 import { settleOutside } from '../shared/callbacks.js';
 import { AppError } from '../shared/errors.js';
 import { nowIso } from '../shared/time.js';
+import { type AuthContext, hashToken, parseScopes } from '../shared/tokens.js';
 import { addRouteHook } from './route-hooks.js';
 import { TokenCache, type TokenRow } from './token-cache.js';
 
-export interface AuthContext {
-  accountId: number;
-  userId: number;
-  integrationId: number;
-  tokenId: number;
-  scopes: ReadonlySet<string>;
-}
-
-// One-shot hash: it runs on every request, and a Hash object per call costs twice as much.
-export const hashToken = (token: string): string => hash('sha256', token, 'hex');
-export const newToken = (prefix: string): string => `${prefix}_${randomBytes(32).toString('base64url')}`;
-
-export const hasScope = (auth: AuthContext, scope: string): boolean => auth.scopes.has(scope);
-
-/** Any scope starting with `prefix` (the specification's `user:` / `client:*` widening). */
-export const hasScopePrefix = (auth: AuthContext, prefix: string): boolean => {
-  for (const s of auth.scopes) if (s.startsWith(prefix)) return true;
-  return false;
-};
-
-export const parseScopes = (s: string): string[] => s.split(/[\s,]+/).filter(Boolean);
+// Re-exported: what a token grants lives in shared/tokens.ts (services use it from there).
+export {
+  type AuthContext,
+  hashToken,
+  hasScope,
+  hasScopePrefix,
+  newToken,
+  parseScopes,
+} from '../shared/tokens.js';
 
 function unauthorized(detail: string, code: 'unauthorized' | 'invalid_token') {
   const error = code === 'invalid_token' ? 'error="invalid_token", ' : '';
