@@ -1,0 +1,45 @@
+/**
+ * The front door of incoming invoices for other modules. Payments settle documents through it
+ * (lock, open amount, add to the paid total) instead of reaching into the repository; money
+ * conversion is `src/shared/money.ts`. Chart-of-accounts and suppliers sit below this module and
+ * import nothing from it.
+ */
+import type { Db } from '../../db/index.js';
+import { nowIso } from '../../shared/time.js';
+import type { InvoiceRow } from './incoming-invoices.mappers.js';
+import * as repo from './incoming-invoices.repository.js';
+
+/** A stored incoming invoice or credit (amounts in cents). */
+export type IncomingInvoiceRow = InvoiceRow;
+
+/**
+ * The document of this account, locked for the rest of the transaction on PostgreSQL so that
+ * concurrent payments see each other's sums; undefined when there is none.
+ */
+export const lockIncomingInvoice = (
+  trx: Db,
+  accountId: number,
+  id: number,
+): Promise<IncomingInvoiceRow | undefined> => repo.lockInvoice(trx, accountId, id);
+
+/** What is left to pay on a document, in cents (gross minus paid). */
+export const openCentsOf = (row: IncomingInvoiceRow): number =>
+  Number(row.gross_total) - Number(row.paid_total);
+
+/**
+ * Adds `cents` to a document's paid total (from the row as read); a document paid in full
+ * becomes `paid`, any other keeps its status.
+ */
+export async function addPaidCents(
+  trx: Db,
+  accountId: number,
+  row: IncomingInvoiceRow,
+  cents: number,
+): Promise<void> {
+  const paid = Number(row.paid_total) + cents;
+  await repo.updateInvoice(trx, accountId, row.id, {
+    paid_total: paid,
+    status: paid >= Number(row.gross_total) ? 'paid' : row.status,
+    updated_at: nowIso(),
+  });
+}
