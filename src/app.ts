@@ -5,6 +5,7 @@ import { createDb, type DbHandle } from './db/index.js';
 import { migrateToLatest } from './db/migrator.js';
 import { requestScoped } from './db/transact.js';
 import { registerModules } from './modules/index.js';
+import { tokenSource } from './modules/integration/integration.service.js';
 import type { OAuthOptions } from './modules/oauth/oauth.provider.js';
 import { oauthServerPlugin } from './modules/oauth/oauth.server.js';
 import { authPlugin } from './plugins/auth.js';
@@ -72,7 +73,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(closingPlugin);
   await app.register(corsPlugin);
   await app.register(openapiPlugin);
-  await app.register(authPlugin);
+  await app.register(authPlugin, { tokens: tokenSource });
   await app.register(rateLimitPlugin);
   await app.register(idempotencyPlugin);
   await app.register(registerModules, { prefix: API_PREFIX });

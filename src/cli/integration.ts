@@ -5,8 +5,8 @@ import {
   revokeIntegration,
   updateIntegration,
 } from '../modules/integration/integration.service.js';
-import { parseScopes } from '../plugins/auth.js';
 import { ALL_SCOPES } from '../shared/scopes.js';
+import { parseScopes } from '../shared/tokens.js';
 import { type Command, type Ctx, positiveInt, UsageError } from './run.js';
 
 /** The options that make an integration an OAuth client of the authorization code flow. */

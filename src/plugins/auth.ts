@@ -4,7 +4,7 @@ import { API_PREFIX } from '../config.js';
 import { settleOutside } from '../shared/callbacks.js';
 import { AppError } from '../shared/errors.js';
 import { nowIso } from '../shared/time.js';
-import { type AuthContext, hashToken, parseScopes } from '../shared/tokens.js';
+import { type AuthContext, hashToken, parseScopes, type TokenSource } from '../shared/tokens.js';
 import { addRouteHook } from './route-hooks.js';
 import { TokenCache, type TokenRow } from './token-cache.js';
 
@@ -81,9 +81,14 @@ function contextOf(row: TokenRow | undefined): AuthContext {
  * about what a valid body would be. The check is attached to each route when it is
  * declared, with its scopes at hand: /docs, public routes and unknown URLs (404) get none.
  */
-export const authPlugin = fp(async (app: FastifyInstance) => {
+export interface AuthOptions {
+  /** Where tokens are read (the integration module's, see app.ts). */
+  tokens: TokenSource;
+}
+
+export const authPlugin = fp(async (app: FastifyInstance, opts: AuthOptions) => {
   app.decorateRequest('auth', null as unknown as AuthContext);
-  const tokens = new TokenCache();
+  const tokens = new TokenCache(10_000, opts.tokens);
   app.addHook('onRoute', (route) => {
     if (route.config?.public || !route.url.startsWith(API_PREFIX)) return;
     const required = route.config?.scopes ?? [];

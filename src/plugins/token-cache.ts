@@ -1,25 +1,8 @@
 import type { Db } from '../db/index.js';
-import { findTokenByHash, readAuthEpoch } from '../modules/integration/integration.repository.js';
 import { settleOutside } from '../shared/callbacks.js';
+import type { TokenRow, TokenSource } from '../shared/tokens.js';
 
-export type TokenRow = Awaited<ReturnType<typeof findTokenByHash>>[number];
-
-/** Where the cache reads from: the repository, or a stand-in in unit tests. */
-export interface TokenSource {
-  epoch(db: Db): Promise<number>;
-  /** The epoch without waiting, where the database allows it (SQLite outside a transaction). */
-  epochNow?(db: Db): number | undefined;
-  find(db: Db, tokenHash: string): Promise<TokenRow | undefined>;
-}
-
-const database: TokenSource = {
-  epoch: async (db) => Number((await readAuthEpoch(db))[0]?.value),
-  epochNow: (db) => {
-    const rows = readAuthEpoch.now(db);
-    return rows && Number(rows[0]?.value);
-  },
-  find: async (db, tokenHash) => (await findTokenByHash(db, tokenHash))[0],
-};
+export type { TokenRow, TokenSource } from '../shared/tokens.js';
 
 /**
  * Token rows found valid, kept while the auth epoch (migration 700) stands still. Every check
@@ -36,9 +19,10 @@ export class TokenCache {
   private epoch: number | undefined;
   private waiting: Array<{ tokenHash: string; cb: (err: Error | null, kept?: TokenRow) => void }> = [];
 
+  /** `source`: the token tables' owner (the integration module), given at app build. */
   constructor(
-    private readonly maxEntries = 10_000,
-    private readonly source: TokenSource = database,
+    private readonly maxEntries: number,
+    private readonly source: TokenSource,
   ) {}
 
   /**

@@ -1,4 +1,5 @@
 import { hash, randomBytes } from 'node:crypto';
+import type { Db } from '../db/index.js';
 
 /**
  * Bearer tokens and what they grant, apart from the HTTP plugin that checks them
@@ -26,3 +27,28 @@ export const hasScopePrefix = (auth: AuthContext, prefix: string): boolean => {
   for (const s of auth.scopes) if (s.startsWith(prefix)) return true;
   return false;
 };
+
+/** A stored token with what deciding on it needs: its integration's and user's state. */
+export interface TokenRow {
+  id: number;
+  scopes: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  integration_id: number;
+  account_id: number;
+  user_id: number;
+  integration_revoked_at: string | null;
+  active: number;
+}
+
+/**
+ * Where the bearer check reads tokens from. The integration module, which owns the tables,
+ * implements it and app.ts hands it to the auth plugin (plugins import no module); unit tests
+ * hand in a stand-in.
+ */
+export interface TokenSource {
+  epoch(db: Db): Promise<number>;
+  /** The epoch without waiting, where the database allows it (SQLite outside a transaction). */
+  epochNow?(db: Db): number | undefined;
+  find(db: Db, tokenHash: string): Promise<TokenRow | undefined>;
+}

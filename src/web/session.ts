@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { hashToken } from '../plugins/auth.js';
 import { AppError } from '../shared/errors.js';
+import { hashToken } from '../shared/tokens.js';
 import { clock, isoAt } from './clock.js';
 import { clearCookie, readCookie, setCookie } from './cookies.js';
 import * as repo from './sessions.repository.js';

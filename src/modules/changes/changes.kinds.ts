@@ -1,5 +1,5 @@
 import type { Db } from '../../db/index.js';
-import { type AuthContext, hasScopePrefix } from '../../plugins/auth.js';
+import { type AuthContext, hasScopePrefix } from '../../shared/tokens.js';
 import * as account from '../account/account.service.js';
 import * as chart from '../chart-of-accounts/chart-of-accounts.service.js';
 import * as clients from '../clients/clients.service.js';

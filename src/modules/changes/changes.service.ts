@@ -1,6 +1,6 @@
 import type { Db } from '../../db/index.js';
-import type { AuthContext } from '../../plugins/auth.js';
 import { invalidField } from '../../shared/errors.js';
+import type { AuthContext } from '../../shared/tokens.js';
 import { KINDS, readableKinds } from './changes.kinds.js';
 import { changesAfter, type Position } from './changes.repository.js';
 import type { ChangeList, ChangeListQuery } from './changes.schemas.js';

@@ -1,8 +1,8 @@
 import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
-import { parseScopes } from '../../plugins/auth.js';
 import { AppError, invalidField } from '../../shared/errors.js';
 import { nowIso } from '../../shared/time.js';
+import { parseScopes } from '../../shared/tokens.js';
 import { recordAudit } from '../audit/audit.service.js';
 import * as repo from './apps.repository.js';
 import {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { parseScopes } from '../../plugins/auth.js';
 import { Data, Id, Timestamp } from '../../shared/schemas.js';
+import { parseScopes } from '../../shared/tokens.js';
 import { getIntegration } from './integration.service.js';
 
 const IntegrationInfo = Type.Object(

@@ -1,10 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
-import { hashToken, newToken, parseScopes } from '../../plugins/auth.js';
 import { AppError } from '../../shared/errors.js';
 import { ALL_SCOPES } from '../../shared/scopes.js';
 import { nowIso } from '../../shared/time.js';
+import { hashToken, newToken, parseScopes, type TokenSource } from '../../shared/tokens.js';
 import * as repo from './integration.repository.js';
 
 /** Scopes of the specification, plus `user-profile:*` which it names for the widening of GET /users/{id}. */
@@ -210,3 +210,16 @@ export async function getIntegration(db: Db, id: number) {
   if (!row) throw new AppError('not_found', 'Integration not found');
   return row;
 }
+
+/**
+ * The bearer check's reads (plugins/auth.ts, through its cache): handed to the auth plugin by
+ * app.ts, so the plugin imports no module.
+ */
+export const tokenSource: TokenSource = {
+  epoch: async (db) => Number((await repo.readAuthEpoch(db))[0]?.value),
+  epochNow: (db) => {
+    const rows = repo.readAuthEpoch.now(db);
+    return rows && Number(rows[0]?.value);
+  },
+  find: async (db, tokenHash) => (await repo.findTokenByHash(db, tokenHash))[0],
+};

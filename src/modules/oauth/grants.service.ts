@@ -1,10 +1,10 @@
 import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
-import type { AuthContext } from '../../plugins/auth.js';
 import { AppError } from '../../shared/errors.js';
 import { type PageParams, paginate } from '../../shared/paging.js';
 import { describeScope } from '../../shared/scopes.js';
 import { nowIso } from '../../shared/time.js';
+import type { AuthContext } from '../../shared/tokens.js';
 import { recordAudit } from '../audit/audit.service.js';
 import * as repo from './oauth.repository.js';
 

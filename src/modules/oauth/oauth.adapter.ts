@@ -1,8 +1,8 @@
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
-import { hashToken } from '../../plugins/auth.js';
 import { nowIso } from '../../shared/time.js';
+import { hashToken } from '../../shared/tokens.js';
 import * as repo from './oauth.repository.js';
 
 /** Access tokens the bearer check must know: mirrored into `access_tokens` (migration 930). */

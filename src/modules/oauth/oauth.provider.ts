@@ -7,9 +7,9 @@ import Provider, {
   interactionPolicy,
 } from 'oidc-provider';
 import type { Db } from '../../db/index.js';
-import { parseScopes } from '../../plugins/auth.js';
 import { ALL_SCOPES, USER_PROFILE_SCOPES } from '../../shared/scopes.js';
 import { nowIso } from '../../shared/time.js';
+import { parseScopes } from '../../shared/tokens.js';
 import { KyselyAdapter } from './oauth.adapter.js';
 import * as repo from './oauth.repository.js';
 

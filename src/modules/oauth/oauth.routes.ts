@@ -1,7 +1,7 @@
 import formbody from '@fastify/formbody';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { parseScopes } from '../../plugins/auth.js';
+import { parseScopes } from '../../shared/tokens.js';
 import { authenticateClient, issueToken, userIsActive } from '../integration/integration.service.js';
 import { clientCredentials } from './oauth.credentials.js';
 import { OAuthError, OAuthErrorBody, oauthErrorHandler } from './oauth.errors.js';

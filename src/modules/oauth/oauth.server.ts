@@ -4,7 +4,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type Provider from 'oidc-provider';
-import { parseScopes } from '../../plugins/auth.js';
+import { parseScopes } from '../../shared/tokens.js';
 import { registerViewFile, render } from '../../web/render.js';
 import { checkCsrf, requireSession, sessionUser } from '../../web/session.js';
 import './consent.messages.js';

@@ -1,9 +1,9 @@
 import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
-import type { AuthContext } from '../../plugins/auth.js';
 import { AppError, invalidField, notFound } from '../../shared/errors.js';
 import { EVENT_KINDS, EVENT_SUBSCRIPTION, type EventKind } from '../../shared/events.js';
 import { nowIso } from '../../shared/time.js';
+import type { AuthContext } from '../../shared/tokens.js';
 import { recordAudit } from '../audit/audit.service.js';
 import { encryptSecret, newSigningSecret } from './webhooks.crypto.js';
 import type { DeliveryRow, Owner, WebhookRow } from './webhooks.repository.js';

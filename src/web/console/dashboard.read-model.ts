@@ -1,7 +1,7 @@
 import type { Db } from '../../db/index.js';
 import { listInvoices } from '../../modules/outgoing-invoices/invoices.service.js';
 import { listNumberSeries } from '../../modules/outgoing-invoices/number-series.service.js';
-import type { AuthContext } from '../../plugins/auth.js';
+import type { AuthContext } from '../../shared/tokens.js';
 
 /**
  * The console dashboard's read model: the numbers at a glance, read across modules (outgoing
