@@ -1,5 +1,5 @@
 import type { Db } from '../../db/index.js';
-import { renewLeases } from './webhooks.queue.js';
+import { renewLeases } from './webhooks.queue.repository.js';
 
 /** One webhook's run as the heartbeat sees it: which of its deliveries are still held. */
 export interface RunLease {

@@ -3,7 +3,7 @@ import type { Db, DbKind } from '../../db/index.js';
 import { decryptSecret, signatureHeader } from './webhooks.crypto.js';
 import { LeaseKeeper } from './webhooks.leases.js';
 import type { AttemptOutcome, ClaimedDelivery, RunRecord } from './webhooks.queue.js';
-import * as queue from './webhooks.queue.js';
+import * as queue from './webhooks.queue.repository.js';
 import { Sender } from './webhooks.sender.js';
 import { guardedLookup, type Resolver } from './webhooks.ssrf.js';
 
