@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { archivableRoutes } from '../../shared/archivable.js';
+import { externalIdDescription } from '../../shared/external-id.js';
 import { listResponse } from '../../shared/paging.js';
 import { Data, IdParams, List, problemResponse } from '../../shared/schemas.js';
 import { Company, CompanyCreate, CompanyListQuery, CompanyUpdate } from './companies.schemas.js';
 import * as service from './companies.service.js';
-import { EXTERNAL_ID_DESCRIPTION, ExternalIdBody } from './contact-data.js';
 
 const tags = ['Companies'];
 const read = { scopes: ['contact-data:read'] };
@@ -82,61 +82,29 @@ export const companiesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }),
   );
 
-  app.delete(
-    '/companies/:id',
+  archivableRoutes(
+    app,
     {
-      config: write,
-      schema: {
-        tags,
+      path: '/companies',
+      tags,
+      write,
+      schema: Company,
+      toData: service.toCompany,
+      setArchived: service.setArchived,
+      setExternalId: service.setExternalId,
+    },
+    {
+      archive: {
         summary: 'Archive a company',
         description:
           'Soft delete: the company leaves the lists but stays readable by id with `archived_at`. Records a `company:deleted` event; archiving an archived company changes nothing. Contacts stay attached; new contacts cannot be attached to an archived company.',
-        params: IdParams,
-        response: { 204: Type.Null({ description: 'Archived' }) },
       },
-    },
-    async (req, reply) => {
-      await service.setArchived(app.db, req.auth, req.params.id, true);
-      return reply.code(204).send(null);
-    },
-  );
-
-  app.post(
-    '/companies/:id/restore',
-    {
-      config: write,
-      schema: {
-        tags,
+      restore: {
         summary: 'Restore an archived company',
         description:
           'Makes the company active again and records a `company:updated` event; restoring an active company changes nothing.',
-        params: IdParams,
-        response: { 200: Data(Company) },
       },
+      externalId: { description: externalIdDescription({ noun: 'company', event: 'company:updated' }) },
     },
-    async (req) => ({
-      data: service.toCompany(await service.setArchived(app.db, req.auth, req.params.id, false)),
-    }),
-  );
-
-  app.put(
-    '/companies/:id/external-identifier',
-    {
-      config: write,
-      schema: {
-        tags,
-        summary: 'Set the external identifier',
-        description: `${EXTERNAL_ID_DESCRIPTION} Each changed company records a \`company:updated\` event.`,
-        params: IdParams,
-        body: ExternalIdBody,
-        response: {
-          200: Data(Company),
-          409: problemResponse('`external_id_set` or `external_id_taken`, and `force` was not given'),
-        },
-      },
-    },
-    async (req) => ({
-      data: service.toCompany(await service.setExternalId(app.db, req.auth, req.params.id, req.body)),
-    }),
   );
 };

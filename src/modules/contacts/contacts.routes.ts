@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { archivableRoutes } from '../../shared/archivable.js';
+import { externalIdDescription } from '../../shared/external-id.js';
 import { listResponse } from '../../shared/paging.js';
 import { Data, IdParams, List, problemResponse } from '../../shared/schemas.js';
-import { EXTERNAL_ID_DESCRIPTION, ExternalIdBody } from '../companies/contact-data.js';
 import { AttachBody, Contact, ContactCreate, ContactListQuery, ContactUpdate } from './contacts.schemas.js';
 import * as service from './contacts.service.js';
 
@@ -85,62 +85,30 @@ export const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }),
   );
 
-  app.delete(
-    '/contacts/:id',
+  archivableRoutes(
+    app,
     {
-      config: write,
-      schema: {
-        tags,
+      path: '/contacts',
+      tags,
+      write,
+      schema: Contact,
+      toData: service.toContact,
+      setArchived: service.setArchived,
+      setExternalId: service.setExternalId,
+    },
+    {
+      archive: {
         summary: 'Archive a contact',
         description:
           'Soft delete: the contact leaves the lists but stays readable by id with `archived_at`. Records a `contact:deleted` event; archiving an archived contact changes nothing.',
-        params: IdParams,
-        response: { 204: Type.Null({ description: 'Archived' }) },
       },
-    },
-    async (req, reply) => {
-      await service.setArchived(app.db, req.auth, req.params.id, true);
-      return reply.code(204).send(null);
-    },
-  );
-
-  app.post(
-    '/contacts/:id/restore',
-    {
-      config: write,
-      schema: {
-        tags,
+      restore: {
         summary: 'Restore an archived contact',
         description:
           'Makes the contact active again and records a `contact:update` event; restoring an active contact changes nothing.',
-        params: IdParams,
-        response: { 200: Data(Contact) },
       },
+      externalId: { description: externalIdDescription({ noun: 'contact', event: 'contact:update' }) },
     },
-    async (req) => ({
-      data: service.toContact(await service.setArchived(app.db, req.auth, req.params.id, false)),
-    }),
-  );
-
-  app.put(
-    '/contacts/:id/external-identifier',
-    {
-      config: write,
-      schema: {
-        tags,
-        summary: 'Set the external identifier',
-        description: `${EXTERNAL_ID_DESCRIPTION} Each changed contact records a \`contact:update\` event.`,
-        params: IdParams,
-        body: ExternalIdBody,
-        response: {
-          200: Data(Contact),
-          409: problemResponse('`external_id_set` or `external_id_taken`, and `force` was not given'),
-        },
-      },
-    },
-    async (req) => ({
-      data: service.toContact(await service.setExternalId(app.db, req.auth, req.params.id, req.body)),
-    }),
   );
 
   app.put(

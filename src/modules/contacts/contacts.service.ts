@@ -1,15 +1,11 @@
-import type { Transaction } from 'kysely';
 import type { Db } from '../../db/index.js';
-import type { Database } from '../../db/schema.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
+import { archivable } from '../../shared/archivable.js';
 import { changesNothing } from '../../shared/changes.js';
-import { AppError, notFound } from '../../shared/errors.js';
-import { type EventKind, recordEvent } from '../../shared/events.js';
-import { nowIso } from '../../shared/time.js';
+import { AppError } from '../../shared/errors.js';
 import { attachableCompany } from '../companies/companies.service.js';
-import { decideExternalId, type ExternalIdBody } from '../companies/contact-data.js';
-import { parseCustomFieldValues, validateCustomFields } from '../custom-fields/custom-fields.service.js';
+import { parseCustomFieldValues, validateCustomFields } from '../custom-fields/custom-fields.public.js';
 import type { ContactRow } from './contacts.repository.js';
 import * as repo from './contacts.repository.js';
 import type { Contact, ContactCreate, ContactListQuery, ContactUpdate } from './contacts.schemas.js';
@@ -40,37 +36,25 @@ export function toContact(r: Omit<ContactRow, 'search_text'>): Contact {
   };
 }
 
-/** Records `kind` with the contact exactly as the API returns it, in the change's transaction. */
-function emit(trx: Transaction<Database>, auth: AuthContext, kind: EventKind, row: ContactRow) {
-  return recordEvent(trx, {
-    accountId: auth.accountId,
-    kind,
+const contacts = archivable({
+  noun: 'Contact',
+  find: repo.findContact,
+  findByExternalId: repo.findContactByExternalId,
+  update: repo.updateContact,
+  events: {
     resourceType: 'contact',
-    resourceId: row.id,
-    data: toContact(row),
-    integrationId: auth.integrationId,
-  });
-}
+    toData: toContact,
+    updated: 'contact:update',
+    deleted: 'contact:deleted',
+  },
+});
 
-/** Applies a change to one contact and records `contact:update` with the result. */
-async function change(
-  trx: Transaction<Database>,
-  auth: AuthContext,
-  id: number,
-  values: Parameters<typeof repo.updateContact>[3],
-  kind: EventKind = 'contact:update',
-): Promise<ContactRow> {
-  const row = await repo.updateContact(trx, auth.accountId, id, { ...values, updated_at: nowIso() });
-  if (!row) throw notFound('Contact');
-  await emit(trx, auth, kind, row);
-  return row;
-}
-
-export async function getContact(db: Db, auth: AuthContext, id: number): Promise<ContactRow> {
-  const row = await repo.findContact(db, auth.accountId, id);
-  if (!row) throw notFound('Contact');
-  return row;
-}
+export const getContact = contacts.get;
+/** Archive (DELETE, emits `contact:deleted`) or restore (emits `contact:update`). */
+export const setArchived = contacts.setArchived;
+/** PUT …/external-identifier; each changed contact records `contact:update`. */
+export const setExternalId = contacts.setExternalId;
+const change = contacts.change;
 
 export const listContacts = (db: Db, auth: AuthContext, q: ContactListQuery) =>
   repo.listContacts(db, auth.accountId, q);
@@ -80,23 +64,14 @@ export function createContact(db: Db, auth: AuthContext, body: ContactCreate): P
     const { custom_fields, ...fields } = body;
     // Always validated on create, so that required custom fields are enforced.
     const custom = await validateCustomFields(trx, auth.accountId, 'contact', custom_fields);
-    if (body.external_id) {
-      const holder = await repo.findContactByExternalId(trx, auth.accountId, body.external_id);
-      if (holder) {
-        throw new AppError(
-          'external_id_taken',
-          `Contact ${holder.id} already has external_id "${body.external_id}"`,
-          { errors: [{ field: 'external_id', message: 'is already in use' }] },
-        );
-      }
-    }
+    await contacts.assertExternalIdFree(trx, auth, body.external_id);
     if (body.company_id) await attachableCompany(trx, auth, body.company_id);
     const row = await repo.insertContact(trx, {
       ...fields,
       custom_fields: JSON.stringify(custom),
       account_id: auth.accountId,
     });
-    await emit(trx, auth, 'contact:created', row);
+    await contacts.emit(trx, auth, 'contact:created', row);
     return row;
   });
 }
@@ -128,24 +103,6 @@ export function updateContact(
 }
 
 /**
- * Archive (DELETE, emits `contact:deleted`) or restore (emits `contact:update`). Repeating
- * either is a no-op that keeps the first timestamp and records nothing.
- */
-export function setArchived(db: Db, auth: AuthContext, id: number, archived: boolean): Promise<ContactRow> {
-  return transact(db, async (trx) => {
-    const current = await getContact(trx, auth, id);
-    if (Boolean(current.archived_at) === archived) return current;
-    return change(
-      trx,
-      auth,
-      id,
-      { archived_at: archived ? nowIso() : null },
-      archived ? 'contact:deleted' : 'contact:update',
-    );
-  });
-}
-
-/**
  * Attaches the contact to an active company of the account, replacing the company it had
  * (a contact has at most one). Attaching to the company it already has changes nothing.
  */
@@ -167,35 +124,5 @@ export function detach(db: Db, auth: AuthContext, id: number): Promise<ContactRo
       });
     }
     return change(trx, auth, id, { company_id: null });
-  });
-}
-
-export function setExternalId(
-  db: Db,
-  auth: AuthContext,
-  id: number,
-  body: ExternalIdBody,
-): Promise<ContactRow> {
-  return transact(db, async (trx) => {
-    const current = await getContact(trx, auth, id);
-    const holder =
-      body.external_id === null
-        ? undefined
-        : await repo.findContactByExternalId(trx, auth.accountId, body.external_id);
-    const holderId = holder && holder.id !== id ? holder.id : undefined;
-    const decision = decideExternalId(current.external_id, body.external_id, holderId, body.force ?? false);
-    if (decision.kind === 'unchanged') return current;
-    if (decision.kind === 'refused') {
-      const taken = decision.code === 'external_id_taken';
-      throw new AppError(
-        decision.code,
-        taken
-          ? `Contact ${holderId} already has external_id "${body.external_id}"; send "force": true to move it here`
-          : `Contact ${id} already has external_id "${current.external_id}"; send "force": true to replace it`,
-        { errors: [{ field: 'external_id', message: taken ? 'is already in use' : 'is already set' }] },
-      );
-    }
-    if (decision.clearHolder) await change(trx, auth, holderId!, { external_id: null });
-    return change(trx, auth, id, { external_id: body.external_id });
   });
 }

@@ -1,0 +1,193 @@
+/**
+ * The archivable record (issue 17): clients, companies and contacts are archived (soft
+ * deleted: `DELETE /<resource>/{id}` sets `archived_at`), restored (`POST …/restore`), hidden
+ * from lists unless `?archived=true`, and carry an `external_id` (see external-id.ts). One
+ * service helper and one set of route builders instead of a copy per resource. The resource
+ * gives its repository operations; no SQL here.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Transaction } from 'kysely';
+import { type TSchema, Type } from 'typebox';
+import type { Db } from '../db/index.js';
+import type { Database } from '../db/schema.js';
+import { transact } from '../db/transact.js';
+import type { AuthContext } from '../plugins/auth.js';
+import { notFound } from './errors.js';
+import { type EventKind, recordEvent } from './events.js';
+import {
+  applyExternalId,
+  assertExternalIdFree,
+  EXTERNAL_ID_CONFLICT,
+  ExternalIdBody,
+  type ExternalIdStore,
+} from './external-id.js';
+import { Data, IdParams, problemResponse } from './schemas.js';
+import { nowIso } from './time.js';
+
+type Trx = Transaction<Database>;
+
+export interface ArchivableRow {
+  id: number;
+  external_id: string | null;
+  archived_at: string | null;
+}
+
+/** The columns the helper writes itself. */
+interface Stamp {
+  archived_at?: string | null;
+  external_id?: string | null;
+  updated_at?: string;
+}
+
+export interface ArchivableSpec<R extends ArchivableRow, V extends Stamp> {
+  /** The resource as messages name it: 'Client', 'Company', 'Contact'. */
+  noun: string;
+  find: (db: Db, accountId: number, id: number) => Promise<R | undefined>;
+  findByExternalId: (db: Db, accountId: number, value: string) => Promise<{ id: number } | undefined>;
+  update: (db: Db, accountId: number, id: number, values: V) => Promise<R | undefined>;
+  /** Resources with webhooks: each change records an event with the record as the API returns it. */
+  events?: {
+    resourceType: string;
+    toData: (row: R) => unknown;
+    updated: EventKind;
+    deleted: EventKind;
+  };
+}
+
+/**
+ * Reading, changing, archiving and the external identifier of one kind of record. Archiving
+ * or restoring twice is a no-op that keeps the first timestamp and records nothing.
+ */
+export function archivable<R extends ArchivableRow, V extends Stamp>(spec: ArchivableSpec<R, V>) {
+  const { noun, events } = spec;
+
+  async function get(db: Db, auth: AuthContext, id: number): Promise<R> {
+    const row = await spec.find(db, auth.accountId, id);
+    if (!row) throw notFound(noun);
+    return row;
+  }
+
+  /** Records `kind` with the record exactly as the API returns it, in the change's transaction. */
+  async function emit(trx: Trx, auth: AuthContext, kind: EventKind, row: R): Promise<void> {
+    if (!events) return;
+    await recordEvent(trx, {
+      accountId: auth.accountId,
+      kind,
+      resourceType: events.resourceType,
+      resourceId: row.id,
+      data: events.toData(row),
+      integrationId: auth.integrationId,
+    });
+  }
+
+  /** Applies a change to one record (with updated_at) and records the update event (or `kind`). */
+  async function change(trx: Trx, auth: AuthContext, id: number, values: V, kind?: EventKind): Promise<R> {
+    const row = await spec.update(trx, auth.accountId, id, { updated_at: nowIso(), ...values });
+    if (!row) throw notFound(noun);
+    if (events) await emit(trx, auth, kind ?? events.updated, row);
+    return row;
+  }
+
+  const externalIds = (trx: Trx, auth: AuthContext): ExternalIdStore<R> => ({
+    noun,
+    findHolder: (value) => spec.findByExternalId(trx, auth.accountId, value),
+    write: (id, value) => change(trx, auth, id, { external_id: value } as V),
+  });
+
+  return {
+    get,
+    emit,
+    change,
+    /** On create: 409 `external_id_taken` when another record holds the value. */
+    assertExternalIdFree: (trx: Trx, auth: AuthContext, value: string | null | undefined) =>
+      assertExternalIdFree(externalIds(trx, auth), value),
+
+    /** Archive (DELETE; records the deleted event) or restore (records the updated event). */
+    setArchived: (db: Db, auth: AuthContext, id: number, archived: boolean): Promise<R> =>
+      transact(db, async (trx) => {
+        const current = await get(trx, auth, id);
+        if (Boolean(current.archived_at) === archived) return current;
+        const now = nowIso();
+        const values = { archived_at: archived ? now : null, updated_at: now } as V;
+        return change(trx, auth, id, values, archived ? events?.deleted : events?.updated);
+      }),
+
+    /** PUT …/external-identifier: the one rule of external-id.ts. */
+    setExternalId: (db: Db, auth: AuthContext, id: number, body: ExternalIdBody): Promise<R> =>
+      transact(db, async (trx) => {
+        const current = await get(trx, auth, id);
+        return (await applyExternalId(externalIds(trx, auth), current, body)) ?? current;
+      }),
+  };
+}
+
+type App = Parameters<FastifyPluginAsyncTypebox>[0];
+
+/** What the route builders need from a resource: where it lives and how it answers. */
+export interface ArchivableRoutesSpec<R> {
+  /** '/companies' */
+  path: string;
+  tags: string[];
+  write: { scopes: string[] };
+  /** The answer's schema (`data` of the 200s). */
+  schema: TSchema;
+  toData: (row: R) => unknown;
+  setArchived: (db: Db, auth: AuthContext, id: number, archived: boolean) => Promise<R>;
+  setExternalId: (db: Db, auth: AuthContext, id: number, body: ExternalIdBody) => Promise<R>;
+}
+
+/** Texts of the archive, restore and external-identifier operations. */
+export interface ArchivableTexts {
+  archive: { summary: string; description?: string };
+  restore: { summary: string; description?: string };
+  externalId: { description: string };
+}
+
+const described = (t: { summary: string; description?: string }) =>
+  t.description === undefined ? { summary: t.summary } : { summary: t.summary, description: t.description };
+
+/** DELETE /<resource>/{id} (archive), POST …/restore and PUT …/external-identifier, in that order. */
+export function archivableRoutes<R>(app: App, s: ArchivableRoutesSpec<R>, texts: ArchivableTexts): void {
+  const { tags, write: config } = s;
+  app.delete(
+    `${s.path}/:id`,
+    {
+      config,
+      schema: {
+        tags,
+        ...described(texts.archive),
+        params: IdParams,
+        response: { 204: Type.Null({ description: 'Archived' }) },
+      },
+    },
+    async (req, reply) => {
+      await s.setArchived(app.db, req.auth, req.params.id, true);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    `${s.path}/:id/restore`,
+    {
+      config,
+      schema: { tags, ...described(texts.restore), params: IdParams, response: { 200: Data(s.schema) } },
+    },
+    async (req) => ({ data: s.toData(await s.setArchived(app.db, req.auth, req.params.id, false)) }),
+  );
+
+  app.put(
+    `${s.path}/:id/external-identifier`,
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Set the external identifier',
+        description: texts.externalId.description,
+        params: IdParams,
+        body: ExternalIdBody,
+        response: { 200: Data(s.schema), 409: problemResponse(EXTERNAL_ID_CONFLICT) },
+      },
+    },
+    async (req) => ({ data: s.toData(await s.setExternalId(app.db, req.auth, req.params.id, req.body)) }),
+  );
+}
