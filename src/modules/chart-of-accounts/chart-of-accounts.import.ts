@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { ImportSection } from '../../import/context.js';
+import { insertChartOfAccount } from './chart-of-accounts.repository.js';
 import { AccountType, TaxRate } from './chart-of-accounts.schemas.js';
 
 const Item = Type.Object(
@@ -32,19 +33,15 @@ export const chartOfAccountsSection: ImportSection = {
     'Chart of accounts (e.g. SKR03): `number`, `name`, `type` (expense, revenue, asset, liability), default `tax_rate`. Referenced later by key or number.',
   async run(ctx, items) {
     for (const a of items as Item[]) {
-      const row = await ctx.trx
-        .insertInto('chart_of_accounts')
-        .values({
-          account_id: ctx.accountId,
-          number: a.number,
-          name: a.name,
-          type: a.type,
-          tax_rate: a.tax_rate === undefined ? null : String(a.tax_rate),
-          active: a.active === false ? 0 : 1,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      ctx.remember('chart_of_accounts', a.key ?? a.number, row.id);
+      const id = await insertChartOfAccount(ctx.trx, {
+        account_id: ctx.accountId,
+        number: a.number,
+        name: a.name,
+        type: a.type,
+        tax_rate: a.tax_rate === undefined ? null : String(a.tax_rate),
+        active: a.active === false ? 0 : 1,
+      });
+      ctx.remember('chart_of_accounts', a.key ?? a.number, id);
     }
   },
 };

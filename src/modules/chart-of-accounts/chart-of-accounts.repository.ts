@@ -1,12 +1,11 @@
-import type { Kysely, Selectable } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { Insertable, Selectable } from 'kysely';
+import type { Db } from '../../db/index.js';
 import { paginate } from '../../shared/paging.js';
 import { containsAny } from '../../shared/search.js';
-import type { BookingListQuery, ChartOfAccountListQuery } from './chart-of-accounts.schemas.js';
+import type { ChartOfAccountListQuery } from './chart-of-accounts.schemas.js';
 import type { ChartOfAccountTable } from './chart-of-accounts.tables.js';
 
 export type ChartOfAccountRow = Selectable<ChartOfAccountTable>;
-type Db = Kysely<Database>;
 
 export function findChartOfAccount(db: Db, accountId: number, id: number) {
   return db
@@ -25,16 +24,11 @@ export function listChartOfAccounts(db: Db, accountId: number, q: ChartOfAccount
   return paginate(qb.orderBy('id'), q);
 }
 
-export function listBookings(db: Db, accountId: number, q: BookingListQuery) {
-  let qb = db
-    .selectFrom('incoming_invoice_bookings as b')
-    .innerJoin('incoming_invoices as i', 'i.id', 'b.incoming_invoice_id')
-    .selectAll('b')
-    .select('i.date')
-    .where('b.account_id', '=', accountId);
-  if (q.chart_of_account_id !== undefined) qb = qb.where('b.chart_of_account_id', '=', q.chart_of_account_id);
-  if (q.incoming_invoice_id !== undefined) qb = qb.where('b.incoming_invoice_id', '=', q.incoming_invoice_id);
-  if (q.date_from) qb = qb.where('i.date', '>=', q.date_from);
-  if (q.date_to) qb = qb.where('i.date', '<=', q.date_to);
-  return paginate(qb.orderBy('b.id'), q);
+export async function insertChartOfAccount(db: Db, values: Insertable<ChartOfAccountTable>): Promise<number> {
+  const row = await db
+    .insertInto('chart_of_accounts')
+    .values(values)
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
 }

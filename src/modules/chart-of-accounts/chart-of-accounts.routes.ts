@@ -1,15 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { listResponse } from '../../shared/paging.js';
 import { Data, IdParams, List } from '../../shared/schemas.js';
-import { toBooking } from '../incoming-invoices/incoming-invoices.mappers.js';
-import * as repo from './chart-of-accounts.repository.js';
 import {
   BookingListQuery,
   BookingOut,
   ChartOfAccount,
   ChartOfAccountListQuery,
 } from './chart-of-accounts.schemas.js';
-import { getChartOfAccount, toChartOfAccount } from './chart-of-accounts.service.js';
+import * as service from './chart-of-accounts.service.js';
 
 const tags = ['Chart of accounts'];
 
@@ -30,8 +28,8 @@ export const chartOfAccountsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       listResponse(
         req,
         reply,
-        await repo.listChartOfAccounts(app.db, req.auth.accountId, req.query),
-        toChartOfAccount,
+        await service.listChartOfAccounts(app.db, req.auth, req.query),
+        service.toChartOfAccount,
       ),
   );
 
@@ -49,11 +47,12 @@ export const chartOfAccountsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (req, reply) =>
-      listResponse(req, reply, await repo.listBookings(app.db, req.auth.accountId, req.query), (r) => ({
-        ...toBooking(r),
-        incoming_invoice_id: r.incoming_invoice_id,
-        date: r.date,
-      })),
+      listResponse(
+        req,
+        reply,
+        await service.listBookings(app.db, req.auth, req.query),
+        service.toChartBooking,
+      ),
   );
 
   app.get(
@@ -67,6 +66,6 @@ export const chartOfAccountsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Data(ChartOfAccount) },
       },
     },
-    async (req) => ({ data: await getChartOfAccount(app.db, req.auth, req.params.id) }),
+    async (req) => ({ data: await service.getChartOfAccount(app.db, req.auth, req.params.id) }),
   );
 };

@@ -56,6 +56,7 @@ export const BookingOut = Type.Object(
   },
   { $id: 'ChartOfAccountBooking', description: 'A booking on an incoming invoice, with the invoice date' },
 );
+export type BookingOut = Static<typeof BookingOut>;
 
 export const BookingListQuery = Type.Object(
   {

@@ -1,21 +1,21 @@
 import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
-import type { AuthContext } from '../../plugins/auth.js';
 import { changesNothing } from '../../shared/changes.js';
-import { AppError, type FieldError, notFound } from '../../shared/errors.js';
+import { AppError, type FieldError, notFound, validationFailed } from '../../shared/errors.js';
+import { toCents } from '../../shared/money.js';
 import { nowIso } from '../../shared/time.js';
-import { findChartOfAccount } from '../chart-of-accounts/chart-of-accounts.repository.js';
-import { findSupplier } from '../suppliers/suppliers.repository.js';
-import { type BookingRow, type InvoiceRow, rateIn, toCents } from './incoming-invoices.mappers.js';
+import type { AuthContext } from '../../shared/tokens.js';
+import { findChartOfAccount, requireChartOfAccount } from '../chart-of-accounts/chart-of-accounts.public.js';
+import { findSupplier } from '../suppliers/suppliers.service.js';
+import { type BookingRow, type InvoiceRow, rateIn } from './incoming-invoices.mappers.js';
 import * as repo from './incoming-invoices.repository.js';
 import type { BookingCreate, BookingUpdate } from './incoming-invoices.schemas.js';
 
 export function bookingSumError(field: string, sum: number, gross: number): AppError {
-  return new AppError('validation_failed', 'Bookings exceed the gross total of the document', {
-    errors: [
-      { field, message: `bookings would sum to ${sum / 100}, more than the gross total ${gross / 100}` },
-    ],
-  });
+  return validationFailed(
+    [{ field, message: `bookings would sum to ${sum / 100}, more than the gross total ${gross / 100}` }],
+    'Bookings exceed the gross total of the document',
+  );
 }
 
 /**
@@ -48,7 +48,8 @@ export async function resolveBookings(
       incoming_invoice_id: invoice.id,
       chart_of_account_id: chart.id,
       cost_center: b.cost_center ?? null,
-      amount: toCents(b.amount),
+      // Wire amounts: the schema (PositiveAmount) allows two decimals and at most 10^11.
+      amount: toCents(b.amount)!,
       tax_rate: b.tax_rate === undefined ? chart.tax_rate : rateIn(b.tax_rate)!,
       description: b.description ?? null,
     });
@@ -77,18 +78,12 @@ export function updateBooking(
   return transact(db, async (trx) => {
     const { invoice, booking } = await loadBooking(trx, auth, invoiceId, bookingId);
     let chartTaxRate: string | null | undefined;
-    if (body.chart_of_account_id !== undefined) {
-      const chart = await findChartOfAccount(trx, auth.accountId, body.chart_of_account_id);
-      if (!chart)
-        throw new AppError('invalid_reference', 'chart_of_account_id: no such account', {
-          errors: [{ field: 'chart_of_account_id', message: 'no such chart of account' }],
-        });
-      chartTaxRate = chart.tax_rate;
-    }
+    if (body.chart_of_account_id !== undefined)
+      chartTaxRate = (await requireChartOfAccount(trx, auth.accountId, body.chart_of_account_id)).tax_rate;
     if (body.amount !== undefined) {
       const others = (await repo.bookingsOf(trx, auth.accountId, [invoiceId])).get(invoiceId) ?? [];
       const sum = others.filter((b) => b.id !== bookingId).reduce((s, b) => s + Number(b.amount), 0);
-      const total = sum + toCents(body.amount);
+      const total = sum + toCents(body.amount)!;
       if (total > Number(invoice.gross_total))
         throw bookingSumError('amount', total, Number(invoice.gross_total));
     }
@@ -96,7 +91,7 @@ export function updateBooking(
     const values = {
       chart_of_account_id: body.chart_of_account_id,
       cost_center: body.cost_center,
-      amount: body.amount === undefined ? undefined : toCents(body.amount),
+      amount: body.amount === undefined ? undefined : toCents(body.amount)!,
       tax_rate: tax,
       description: body.description,
     };

@@ -1,6 +1,6 @@
-import { Decimal } from 'decimal.js';
 import type { Updateable } from 'kysely';
 import { isValidBic, isValidIban, isValidVatId } from '../../shared/identifiers.js';
+import { toCentsRounded } from '../../shared/money.js';
 import type {
   ExtractedFields,
   ExtractionOutcome,
@@ -75,8 +75,6 @@ const DATES = new Set<string>([
 /** Amounts of incoming documents are at most 10^11 (see the schemas). */
 const MAX_CENTS = 1e13;
 
-const cents = (v: string) => new Decimal(v).times(100).toDecimalPlaces(0, Decimal.ROUND_HALF_UP).toNumber();
-
 export function mergeExtraction(outcome: ExtractionOutcome, requestFields: ReadonlySet<string>): Merged {
   const f: ExtractedFields = outcome.fields;
   const values: Record<string, unknown> = {};
@@ -127,7 +125,7 @@ export function mergeExtraction(outcome: ExtractionOutcome, requestFields: Reado
   }
   for (const name of ['prepaid_total', 'amount_due'] as const)
     if (open(name)) {
-      const value = cents(f[name]!);
+      const value = toCentsRounded(f[name]!);
       if (value <= MAX_CENTS) take(name, value);
       else
         warnings.push({
@@ -146,7 +144,7 @@ export function mergeExtraction(outcome: ExtractionOutcome, requestFields: Reado
       ['tax', 'tax_total'],
       ['gross', 'gross_total'],
     ] as const)
-      if (read[key] !== undefined) take(name, cents(read[key]));
+      if (read[key] !== undefined) take(name, toCentsRounded(read[key]));
     const derived = (name: FieldName, cents: number, from: FieldName[]) => {
       if (cents < 0) return;
       const confidence = Math.min(...from.map((n) => outcome.provenance[n]?.confidence ?? 1));

@@ -1,9 +1,9 @@
 import { Decimal } from 'decimal.js';
 import type { Updateable } from 'kysely';
-import { AppError, type FieldError } from '../../shared/errors.js';
+import { type FieldError, validationFailed } from '../../shared/errors.js';
 import { isValidBic, isValidIban, isValidVatId, normalizeIdentifier } from '../../shared/identifiers.js';
+import { toCents } from '../../shared/money.js';
 import type { ExtractedLine, TaxBreakdown } from './extraction.model.js';
-import { toCents } from './incoming-invoices.mappers.js';
 import { EXTRACTABLE, type IncomingInvoiceCreate } from './incoming-invoices.schemas.js';
 import type { IncomingInvoiceTable } from './incoming-invoices.tables.js';
 
@@ -32,7 +32,7 @@ export function checkFields(
   const end = body.service_period_end !== undefined ? body.service_period_end : current?.service_period_end;
   if (start && end && end < start)
     errors.push({ field: 'service_period_end', message: 'is before service_period_start' });
-  if (errors.length) throw new AppError('validation_failed', errors[0]!.message, { errors });
+  if (errors.length) throw validationFailed(errors, errors[0]!.message);
 }
 
 const dec = (v: number | undefined, places?: number) =>
@@ -47,7 +47,8 @@ const strip = <T extends object>(o: T) =>
 /** Column values of the fields added for issue 11, as a request gives them (undefined: not given). */
 export function requestColumns(body: Body): Updateable<IncomingInvoiceTable> {
   const id = (v: string | null | undefined) => (v === undefined || v === null ? v : normalizeIdentifier(v));
-  const money = (v: number | null | undefined) => (v === undefined || v === null ? v : toCents(v));
+  // Wire amounts (schema Amount: two decimals, at most 10^11), so toCents answers.
+  const money = (v: number | null | undefined) => (v === undefined || v === null ? v : toCents(v)!);
   return strip({
     delivery_date: body.delivery_date,
     service_period_start: body.service_period_start,

@@ -1,5 +1,7 @@
 import { Decimal } from 'decimal.js';
 import type { Selectable } from 'kysely';
+import { fromCents, toCentsRounded } from '../../shared/money.js';
+import { rateOut } from '../chart-of-accounts/chart-of-accounts.public.js';
 import type { ExtractedLine, Provenance, TaxBreakdown } from './extraction.model.js';
 import type { Booking, IncomingInvoice } from './incoming-invoices.schemas.js';
 import type { IncomingInvoiceBookingTable, IncomingInvoiceTable } from './incoming-invoices.tables.js';
@@ -7,14 +9,13 @@ import type { IncomingInvoiceBookingTable, IncomingInvoiceTable } from './incomi
 export type InvoiceRow = Selectable<IncomingInvoiceTable>;
 export type BookingRow = Selectable<IncomingInvoiceBookingTable>;
 
-/** A wire amount (at most two decimals, checked by the schema) as integer cents, exactly. */
-export const toCents = (amount: number | string): number =>
-  new Decimal(String(amount)).times(100).toDecimalPlaces(0, Decimal.ROUND_HALF_UP).toNumber();
-export const fromCents = (cents: number | string | bigint): number =>
-  new Decimal(String(cents)).div(100).toNumber();
+// Old names for payments (incoming-payments.service.ts) until it imports src/shared/money.ts.
+/** @deprecated use `toCents`/`toCentsRounded` of src/shared/money.ts */
+export const toCents = (amount: number | string): number => toCentsRounded(amount);
+/** @deprecated use `fromCents` of src/shared/money.ts */
+export { fromCents };
 export const rateIn = (rate: number | null | undefined): string | null | undefined =>
   rate === undefined ? undefined : rate === null ? null : new Decimal(String(rate)).toFixed();
-export const rateOut = (rate: string | null): number | null => (rate === null ? null : Number(rate));
 
 export function toBooking(r: BookingRow): Booking {
   return {

@@ -1,13 +1,10 @@
-import type { Insertable, Kysely, Updateable } from 'kysely';
-import { isPostgres } from '../../db/index.js';
-import type { Database } from '../../db/schema.js';
+import type { Insertable, Updateable } from 'kysely';
+import { type Db, isPostgres } from '../../db/index.js';
 import { paginate, type Sortable } from '../../shared/paging.js';
 import { toIso } from '../../shared/time.js';
 import type { BookingRow, InvoiceRow } from './incoming-invoices.mappers.js';
 import type { IncomingInvoiceListQuery } from './incoming-invoices.schemas.js';
 import type { IncomingInvoiceBookingTable, IncomingInvoiceTable } from './incoming-invoices.tables.js';
-
-type Db = Kysely<Database>;
 
 export function findInvoice(db: Db, accountId: number, id: number): Promise<InvoiceRow | undefined> {
   return db
@@ -16,6 +13,17 @@ export function findInvoice(db: Db, accountId: number, id: number): Promise<Invo
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .executeTakeFirst();
+}
+
+/** The stored file of a document (undefined: no such document; null: it has no file). */
+export async function fileIdOf(db: Db, accountId: number, id: number): Promise<number | null | undefined> {
+  const row = await db
+    .selectFrom('incoming_invoices')
+    .select('file_id')
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  return row?.file_id;
 }
 
 /** Row lock on PostgreSQL so that concurrent payments or bookings see each other's sums. */

@@ -6,7 +6,7 @@ import { invalidField } from '../../shared/errors.js';
 import { listResponse } from '../../shared/paging.js';
 import { Data, IdParams, List, problemResponse } from '../../shared/schemas.js';
 import { validatorCompiler } from '../../shared/validation.js';
-import { receiveUpload, type Upload } from '../files/files.service.js';
+import { receiveUpload, type Upload } from '../files/files.public.js';
 import * as bookings from './bookings.service.js';
 import { createExtractor } from './extraction.pool.js';
 import { toBooking } from './incoming-invoices.mappers.js';

@@ -8,12 +8,12 @@ import {
   Nullable,
   optional,
   SortedPagingQuery,
+  Text,
   Timestamp,
   UpdatedSinceQuery,
 } from '../../shared/schemas.js';
-import { TaxRate } from '../chart-of-accounts/chart-of-accounts.schemas.js';
+import { TaxRate } from '../chart-of-accounts/chart-of-accounts.public.js';
 
-const Text = (max = 255) => Nullable(Type.String({ maxLength: max }));
 const Amount = { ...Money, minimum: 0, maximum: 1e11 };
 const PositiveAmount = { ...Money, exclusiveMinimum: 0, maximum: 1e11 };
 const SignedAmount = { ...Money, minimum: -1e11, maximum: 1e11 };

@@ -1,17 +1,18 @@
 import type { Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
-import type { AuthContext } from '../../plugins/auth.js';
 import { changesNothing } from '../../shared/changes.js';
-import { AppError, type FieldError, notFound } from '../../shared/errors.js';
+import { AppError, type FieldError, notFound, validationFailed } from '../../shared/errors.js';
+import { toCents } from '../../shared/money.js';
 import { nowIso } from '../../shared/time.js';
-import { storeFile, type Upload } from '../files/files.service.js';
-import { findSupplier, findSupplierBySeller } from '../suppliers/suppliers.repository.js';
+import type { AuthContext } from '../../shared/tokens.js';
+import { storeFile, type Upload } from '../files/files.public.js';
+import { findSupplier, findSupplierBySeller } from '../suppliers/suppliers.service.js';
 import { bookingSumError, resolveBookings } from './bookings.service.js';
 import { type Merged, mergeExtraction, TOTALS } from './extraction.merge.js';
 import type { ExtractionOutcome } from './extraction.model.js';
 import { checkFields, requestColumns, requestFieldsOf } from './incoming-invoices.fields.js';
-import { type InvoiceRow, toCents, toIncomingInvoice } from './incoming-invoices.mappers.js';
+import { type InvoiceRow, toIncomingInvoice } from './incoming-invoices.mappers.js';
 import * as repo from './incoming-invoices.repository.js';
 import type {
   IncomingInvoice,
@@ -75,11 +76,12 @@ export function completeTotals(given: Partial<Totals>, current?: Totals): Totals
   if (netOut < 0) errors.push({ field: 'tax_total', message: 'is larger than the gross total' });
   else if (netOut + tax !== gross)
     errors.push({ field: 'gross_total', message: 'must equal net_total + tax_total' });
-  if (errors.length) throw new AppError('validation_failed', errors[0]!.message, { errors });
+  if (errors.length) throw validationFailed(errors, errors[0]!.message);
   return { net_total: netOut, tax_total: tax, gross_total: gross };
 }
 
-const centsOf = (v: number | string | undefined) => (v === undefined ? undefined : toCents(v));
+// Wire totals: the schema (Amount) allows two decimals and at most 10^11, so toCents answers.
+const centsOf = (v: number | undefined) => (v === undefined ? undefined : toCents(v)!);
 const union = (...lists: string[][]) => [...new Set(lists.flat())].sort();
 
 /** Extraction stopped by a limit of the thread (time, memory, a crash): nothing was read. */
@@ -277,9 +279,10 @@ export function updateInvoice(db: Db, auth: AuthContext, id: number, body: Incom
     );
     const paid = Number(row.paid_total);
     if (totals.gross_total < paid)
-      throw new AppError('validation_failed', 'gross_total is below the amount already paid', {
-        errors: [{ field: 'gross_total', message: `must be at least the paid total ${paid / 100}` }],
-      });
+      throw validationFailed(
+        [{ field: 'gross_total', message: `must be at least the paid total ${paid / 100}` }],
+        'gross_total is below the amount already paid',
+      );
     const booked = ((await repo.bookingsOf(trx, auth.accountId, [id])).get(id) ?? []).reduce(
       (s, b) => s + Number(b.amount),
       0,

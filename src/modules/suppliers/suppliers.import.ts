@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { ImportSection } from '../../import/context.js';
+import { insertSupplier } from './suppliers.repository.js';
 import { SupplierCreate } from './suppliers.schemas.js';
 
 const Item = Type.Object(
@@ -29,19 +30,15 @@ export const suppliersSection: ImportSection = {
   async run(ctx, items) {
     for (const [i, s] of (items as Item[]).entries()) {
       const { key, chart_of_account, chart_of_account_id: _ignored, ...fields } = s;
-      const row = await ctx.trx
-        .insertInto('suppliers')
-        .values({
-          ...(fields as { name: string }),
-          account_id: ctx.accountId,
-          chart_of_account_id: ctx.optionalRef(
-            'chart_of_accounts',
-            chart_of_account,
-            `suppliers.${i}.chart_of_account`,
-          ),
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
+      const row = await insertSupplier(ctx.trx, {
+        ...(fields as { name: string }),
+        account_id: ctx.accountId,
+        chart_of_account_id: ctx.optionalRef(
+          'chart_of_accounts',
+          chart_of_account,
+          `suppliers.${i}.chart_of_account`,
+        ),
+      });
       ctx.remember('suppliers', key, row.id);
     }
   },

@@ -1,5 +1,5 @@
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db } from '../../db/index.js';
 import { keptTotal } from '../../shared/list-counts.js';
 import { paginate, type Sortable, unfiltered } from '../../shared/paging.js';
 import { containsAny } from '../../shared/search.js';
@@ -8,7 +8,6 @@ import type { SupplierListQuery } from './suppliers.schemas.js';
 import type { SupplierTable } from './suppliers.tables.js';
 
 export type SupplierRow = Selectable<SupplierTable>;
-type Db = Kysely<Database>;
 
 export function findSupplier(db: Db, accountId: number, id: number) {
   return db

@@ -6,11 +6,10 @@ import {
   Nullable,
   optional,
   SortedPagingQuery,
+  Text,
   Timestamp,
   UpdatedSinceQuery,
 } from '../../shared/schemas.js';
-
-const Text = (max = 255) => Nullable(Type.String({ maxLength: max }));
 
 const writable = {
   name: Type.String({ minLength: 1, maxLength: 255 }),

@@ -1,9 +1,9 @@
 import type { Db } from '../../db/index.js';
-import type { AuthContext } from '../../plugins/auth.js';
 import { changesNothing } from '../../shared/changes.js';
-import { AppError, notFound } from '../../shared/errors.js';
+import { notFound } from '../../shared/errors.js';
 import { nowIso } from '../../shared/time.js';
-import { findChartOfAccount } from '../chart-of-accounts/chart-of-accounts.repository.js';
+import type { AuthContext } from '../../shared/tokens.js';
+import { requireChartOfAccount } from '../chart-of-accounts/chart-of-accounts.public.js';
 import type { SupplierRow } from './suppliers.repository.js';
 import * as repo from './suppliers.repository.js';
 import type { Supplier, SupplierCreate, SupplierListQuery, SupplierUpdate } from './suppliers.schemas.js';
@@ -14,12 +14,19 @@ export function toSupplier(r: SupplierRow): Supplier {
 }
 
 async function checkChartOfAccount(db: Db, auth: AuthContext, id: number | null | undefined) {
-  if (id === null || id === undefined) return;
-  if (!(await findChartOfAccount(db, auth.accountId, id)))
-    throw new AppError('invalid_reference', 'chart_of_account_id: no such account', {
-      errors: [{ field: 'chart_of_account_id', message: 'no such chart of account' }],
-    });
+  if (id !== null && id !== undefined) await requireChartOfAccount(db, auth.accountId, id);
 }
+
+/** The supplier with this id, or undefined (for references from other modules). */
+export const findSupplier = (db: Db, accountId: number, id: number): Promise<SupplierRow | undefined> =>
+  repo.findSupplier(db, accountId, id);
+
+/** The supplier a document's seller is: by VAT id (case and spaces ignored), else by exact name. */
+export const findSupplierBySeller = (
+  db: Db,
+  accountId: number,
+  seller: { vat_id?: string | null; name?: string | null },
+): Promise<SupplierRow | undefined> => repo.findSupplierBySeller(db, accountId, seller);
 
 export const listSuppliers = (db: Db, auth: AuthContext, q: SupplierListQuery) =>
   repo.listSuppliers(db, auth.accountId, q);

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Db, DbKind } from '../../../db/index.js';
 import { transact } from '../../../db/transact.js';
-import { readBlob } from '../../files/files.repository.js';
+import { readBlob } from '../../files/files.public.js';
 import type { ExtractionOutcome, ExtractionWarning } from '../extraction.model.js';
+import { fileIdOf } from '../incoming-invoices.repository.js';
 import type { OcrReader } from '../ocr/ocr.pool.js';
 import * as repo from './extraction-jobs.repository.js';
 import type { JobSteps } from './steps.js';
@@ -251,13 +252,8 @@ export class ExtractionWorker {
   }
 
   private async read(job: repo.ClaimedJob): Promise<ExtractionOutcome> {
-    const row = await this.db
-      .selectFrom('incoming_invoices')
-      .select('file_id')
-      .where('id', '=', job.incoming_invoice_id)
-      .where('account_id', '=', job.account_id)
-      .executeTakeFirst();
-    const data = row?.file_id ? await readBlob(this.db, row.file_id) : undefined;
+    const fileId = await fileIdOf(this.db, job.account_id, job.incoming_invoice_id);
+    const data = fileId ? await readBlob(this.db, fileId) : undefined;
     if (!data) throw new AttemptFailed('the document has no file');
     const read = await this.opts.ocr.read(data);
     if (!read.ok) throw new AttemptFailed(`OCR: ${read.error}`);
