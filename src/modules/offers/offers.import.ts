@@ -1,7 +1,13 @@
 import { Type } from 'typebox';
 import type { ImportSection } from '../../import/context.js';
 import { CurrencyCode, DateString } from '../../shared/schemas.js';
-import { type LineItemInput, LineItemsInput, parseLineItems } from '../outgoing-invoices/line-items.js';
+import {
+  importDefaults,
+  type LineItemInput,
+  LineItemsInput,
+  parseLineItems,
+} from '../outgoing-invoices/outgoing-invoices.public.js';
+import { insertOffer, insertOfferItems } from './offers.repository.js';
 import { OFFER_STATUSES } from './offers.schemas.js';
 
 const OfferItem = Type.Object(
@@ -45,43 +51,26 @@ export const offersSection: ImportSection = {
   description:
     'Offers with their line items (`quantity`, `unit_price`, `tax_rate`, `discount` as in the API). Currency defaults to the client’s, then the account’s.',
   async run(ctx, items) {
-    const account = await ctx.trx
-      .selectFrom('accounts')
-      .select('currency')
-      .where('id', '=', ctx.accountId)
-      .executeTakeFirstOrThrow();
+    const defaultsOf = await importDefaults(ctx.trx, ctx.accountId);
     for (const [i, o] of (items as OfferItem[]).entries()) {
       const lines = parseLineItems(o.line_items, `offers.${i}.line_items`);
       const clientId = ctx.optionalRef('clients', o.client, `offers.${i}.client`);
-      const client = clientId
-        ? await ctx.trx.selectFrom('clients').select('currency').where('id', '=', clientId).executeTakeFirst()
-        : undefined;
-      const row = await ctx.trx
-        .insertInto('offers')
-        .values({
-          account_id: ctx.accountId,
-          offer_number: o.offer_number ?? null,
-          status: o.status ?? 'created',
-          client_id: clientId,
-          contact_id: ctx.optionalRef('contacts', o.contact, `offers.${i}.contact`),
-          project_id: ctx.optionalRef('projects', o.project, `offers.${i}.project`),
-          title: o.title ?? null,
-          date: o.date ?? null,
-          valid_until: o.valid_until ?? null,
-          currency: o.currency ?? client?.currency ?? account.currency,
-          intro_text: o.intro_text ?? null,
-          closing_text: o.closing_text ?? null,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      if (lines.length > 0) {
-        await ctx.trx
-          .insertInto('offer_items')
-          .values(
-            lines.map((l, n) => ({ ...l, account_id: ctx.accountId, offer_id: row.id, position: n + 1 })),
-          )
-          .execute();
-      }
+      const { currency } = await defaultsOf(clientId);
+      const row = await insertOffer(ctx.trx, {
+        account_id: ctx.accountId,
+        offer_number: o.offer_number ?? null,
+        status: o.status ?? 'created',
+        client_id: clientId,
+        contact_id: ctx.optionalRef('contacts', o.contact, `offers.${i}.contact`),
+        project_id: ctx.optionalRef('projects', o.project, `offers.${i}.project`),
+        title: o.title ?? null,
+        date: o.date ?? null,
+        valid_until: o.valid_until ?? null,
+        currency: o.currency ?? currency,
+        intro_text: o.intro_text ?? null,
+        closing_text: o.closing_text ?? null,
+      });
+      await insertOfferItems(ctx.trx, ctx.accountId, row.id, lines);
       ctx.remember('offers', o.key, row.id);
     }
   },

@@ -1,14 +1,14 @@
-import type { Kysely, Selectable } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { Insertable, Selectable } from 'kysely';
+import type { Db } from '../../db/index.js';
 import { keptTotal } from '../../shared/list-counts.js';
 import { paginate, type Sortable, unfiltered } from '../../shared/paging.js';
 import { toIso } from '../../shared/time.js';
+import { type ParsedLine, positioned } from '../outgoing-invoices/outgoing-invoices.public.js';
 import type { OfferListQuery } from './offers.schemas.js';
 import type { OfferItemTable, OfferTable } from './offers.tables.js';
 
 export type OfferRow = Selectable<OfferTable>;
 export type OfferItemRow = Selectable<OfferItemTable>;
-type Db = Kysely<Database>;
 
 export function findOffer(db: Db, accountId: number, id: number): Promise<OfferRow | undefined> {
   return db
@@ -69,4 +69,22 @@ export function offerItemsPage(
       .orderBy('position'),
     q,
   );
+}
+
+export function insertOffer(db: Db, values: Insertable<OfferTable>) {
+  return db.insertInto('offers').values(values).returning('id').executeTakeFirstOrThrow();
+}
+
+/** Adds the lines of a new offer (positions 1…n in the given order). */
+export async function insertOfferItems(
+  db: Db,
+  accountId: number,
+  offerId: number,
+  lines: readonly ParsedLine[],
+): Promise<void> {
+  if (lines.length > 0)
+    await db
+      .insertInto('offer_items')
+      .values(positioned(lines, { account_id: accountId, offer_id: offerId }))
+      .execute();
 }

@@ -3,8 +3,8 @@ import { Type } from 'typebox';
 import { sendBytes } from '../../shared/http.js';
 import { listResponse } from '../../shared/paging.js';
 import { Data, IdParams, List, PagingQuery, problemResponse } from '../../shared/schemas.js';
-import { Binary } from '../files/files.schemas.js';
-import { LineItem } from '../outgoing-invoices/line-items.js';
+import { Binary } from '../files/files.public.js';
+import { LineItem } from '../outgoing-invoices/outgoing-invoices.public.js';
 import { Offer, OfferListQuery } from './offers.schemas.js';
 import * as service from './offers.service.js';
 

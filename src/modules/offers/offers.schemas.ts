@@ -7,7 +7,7 @@ import {
   Timestamp,
   UpdatedSinceQuery,
 } from '../../shared/schemas.js';
-import { LineItem, TotalsProps } from '../outgoing-invoices/line-items.js';
+import { LineItem, TotalsProps } from '../outgoing-invoices/outgoing-invoices.public.js';
 
 export const OFFER_STATUSES = ['created', 'sent', 'accepted', 'declined'] as const;
 

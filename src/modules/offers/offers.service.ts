@@ -1,14 +1,17 @@
-import { createHash } from 'node:crypto';
 import type { Db } from '../../db/index.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { notFound } from '../../shared/errors.js';
 import { documentTotals } from '../../shared/money.js';
 import type { Page } from '../../shared/paging.js';
 import { renderDocumentPdf } from '../../shared/pdf/render.js';
-import { accountProfile } from '../account/profile.public.js';
-import { contactName, offerToPdf } from '../outgoing-invoices/invoices.pdf.js';
-import { findAccount, findClientRow, findContactName } from '../outgoing-invoices/invoices.repository.js';
-import { type LineItem, toLineItem, totalsToWire } from '../outgoing-invoices/line-items.js';
+import {
+  asDownload,
+  documentParties,
+  type LineItem,
+  offerToPdf,
+  toLineItem,
+  totalsToWire,
+} from '../outgoing-invoices/outgoing-invoices.public.js';
 import type { OfferItemRow, OfferRow } from './offers.repository.js';
 import * as repo from './offers.repository.js';
 import type { Offer, OfferListQuery } from './offers.schemas.js';
@@ -79,26 +82,19 @@ export async function listOfferItems(
 
 export async function offerPdf(db: Db, auth: AuthContext, id: number) {
   const row = await getRow(db, auth, id);
-  const [items, account, client, contact] = await Promise.all([
+  const [items, { seller, buyer, attention }] = await Promise.all([
     repo.offerItems(db, auth.accountId, [id]),
-    findAccount(db, auth.accountId),
-    row.client_id ? findClientRow(db, auth.accountId, row.client_id) : undefined,
-    row.contact_id ? findContactName(db, auth.accountId, row.contact_id) : undefined,
+    documentParties(db, auth.accountId, row),
   ]);
   const doc = offerToPdf(
     {
       ...row,
       items: items.map((i) => ({ ...i, unit_price: Number(i.unit_price), net_total: Number(i.net_total) })),
       totals: totalsOf(items),
-      attention: contact ? contactName(contact) : null,
+      attention,
     },
-    accountProfile(account),
-    client,
+    seller,
+    buyer,
   );
-  const data = await renderDocumentPdf(doc);
-  return {
-    data,
-    filename: `${row.offer_number ?? `offer-${row.id}`}.pdf`.replace(/[/\\]/g, '-'),
-    sha256: createHash('sha256').update(data).digest('hex'),
-  };
+  return asDownload(await renderDocumentPdf(doc), `${row.offer_number ?? `offer-${row.id}`}.pdf`);
 }

@@ -1,5 +1,5 @@
 import type { Generated } from 'kysely';
-import type { DocumentItemColumns } from '../outgoing-invoices/invoices.tables.js';
+import type { DocumentItemColumns } from '../outgoing-invoices/outgoing-invoices.public.js';
 
 export interface OfferTable {
   id: Generated<number>;

@@ -1,14 +1,14 @@
 import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
-import { toAppError } from '../../plugins/errors.js';
-import { AppError } from '../../shared/errors.js';
+import { toAppError } from '../../shared/db-errors.js';
+import { AppError, validationFailed } from '../../shared/errors.js';
 import { documentTotals } from '../../shared/money.js';
 import type { PdfDocument, PdfParty } from '../../shared/pdf/types.js';
 import { nowIso, todayIso } from '../../shared/time.js';
 import { validatorCompiler } from '../../shared/validation.js';
 import { accountProfile, numberFormatFor } from '../account/profile.public.js';
-import { storeFile, type Upload } from '../files/files.service.js';
+import { storeFile, type Upload } from '../files/files.public.js';
 import { legalCompletenessErrors } from './booking.rules.js';
 import {
   addDays,
@@ -22,7 +22,8 @@ import type { InvoiceRow } from './invoices.repository.js';
 import * as repo from './invoices.repository.js';
 import { type BookBody, ExternalInvoiceData } from './invoices.schemas.js';
 import { documentDefaults } from './invoices.service.js';
-import { checkDates, checkReferences, fail, lockWithMaster } from './invoices.support.js';
+import { findAccount, findClientRow } from './invoices.read-model.js';
+import { checkDates, checkReferences, lockWithMaster } from './invoices.support.js';
 import { loadView, toInvoice } from './invoices.views.js';
 import { parseLineItems } from './line-items.js';
 import { documentFor } from './pdf.service.js';
@@ -43,7 +44,7 @@ const isUniqueViolation = (err: unknown) => {
  * so the sequence stays unique and, together with them, without gaps.
  */
 async function nextNumber(trx: Db, accountId: number, type: string, date: string): Promise<string> {
-  const profile = accountProfile(await repo.findAccount(trx, accountId));
+  const profile = accountProfile(await findAccount(trx, accountId));
   const kind = numberKind(type);
   const format = numberFormatFor(profile, kind);
   const year = counterYear(format, date);
@@ -80,8 +81,8 @@ export async function bookInvoice(db: Db, auth: AuthContext, id: number, body: B
       });
       if (refusal && refusal.code !== 'validation_failed') throw refusal;
       const [account, client] = await Promise.all([
-        repo.findAccount(trx, auth.accountId),
-        current.client_id ? repo.findClientRow(trx, auth.accountId, current.client_id) : undefined,
+        findAccount(trx, auth.accountId),
+        current.client_id ? findClientRow(trx, auth.accountId, current.client_id) : undefined,
       ]);
       const profile = accountProfile(account);
       // One answer lists everything that is missing: the document's own gaps and the legal ones.
@@ -95,10 +96,9 @@ export async function bookInvoice(db: Db, auth: AuthContext, id: number, body: B
         }),
       ];
       if (errors.length > 0) {
-        throw new AppError(
-          'validation_failed',
+        throw validationFailed(
+          errors,
           `The invoice cannot be booked: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`,
-          { errors },
         );
       }
       const date = current.date ?? todayIso();
@@ -167,18 +167,16 @@ const validateExternal = validatorCompiler({
 
 /** The `data` field of an external upload: JSON of the invoice, validated like a body. */
 export function parseExternalData(raw: string | undefined): ExternalInvoiceData {
-  if (raw === undefined)
-    fail('validation_failed', [{ field: 'data', message: 'the invoice JSON is required' }]);
+  if (raw === undefined) throw validationFailed([{ field: 'data', message: 'the invoice JSON is required' }]);
   let data: unknown;
   try {
     data = JSON.parse(raw);
   } catch {
-    fail('validation_failed', [{ field: 'data', message: 'is not valid JSON' }]);
+    throw validationFailed([{ field: 'data', message: 'is not valid JSON' }]);
   }
   if (!validateExternal(data)) {
     const err = toAppError(Object.assign(new Error('invalid'), { validation: validateExternal.errors }));
-    fail(
-      'validation_failed',
+    throw validationFailed(
       (err.errors ?? []).map((e) => ({
         field: e.field === '(root)' ? 'data' : `data.${e.field}`,
         message: e.message,
@@ -197,7 +195,7 @@ export async function createExternal(db: Db, auth: AuthContext, upload: Upload) 
   const lines = parseLineItems(data.line_items, 'data.line_items');
   const type = data.type ?? 'invoice';
   if (type !== 'credit' && data.credited_invoice_id)
-    fail('validation_failed', [
+    throw validationFailed([
       { field: 'data.credited_invoice_id', message: 'only credits refer to an invoice' },
     ]);
   checkDates(data, 'data.');
@@ -206,10 +204,7 @@ export async function createExternal(db: Db, auth: AuthContext, upload: Upload) 
   const view = { type, status: 'open', client_id: data.client_id, line_count: lines.length, gross };
   const refusal = bookingRefusal(view);
   if (refusal?.errors)
-    fail(
-      'validation_failed',
-      refusal.errors.map((e) => ({ ...e, field: `data.${e.field}` })),
-    );
+    throw validationFailed(refusal.errors.map((e) => ({ ...e, field: `data.${e.field}` })));
   let row: InvoiceRow;
   try {
     row = await transact(db, async (trx) => {

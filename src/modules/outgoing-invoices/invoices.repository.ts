@@ -1,6 +1,5 @@
-import { type Insertable, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
-import { isPostgres } from '../../db/index.js';
-import type { Database } from '../../db/schema.js';
+import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
+import { type Db, isPostgres } from '../../db/index.js';
 import { keptTotal } from '../../shared/list-counts.js';
 import { documentTotals, type Totals } from '../../shared/money.js';
 import { idPages, paginate, type Sortable, unfiltered } from '../../shared/paging.js';
@@ -8,11 +7,10 @@ import { toIso } from '../../shared/time.js';
 import { DOCUMENT_TYPES, MASTER_TYPES, type NumberKind } from './invoices.domain.js';
 import type { InvoiceListQuery, MasterListQuery } from './invoices.schemas.js';
 import type { OutgoingInvoiceItemTable, OutgoingInvoiceTable } from './invoices.tables.js';
-import type { ParsedLine } from './line-items.js';
+import { type ParsedLine, positioned } from './line-items.js';
 
 export type InvoiceRow = Selectable<OutgoingInvoiceTable>;
 export type ItemRow = Selectable<OutgoingInvoiceItemTable>;
-type Db = Kysely<Database>;
 
 /**
  * A live (not deleted) invoice or master; `lock` takes a row lock on PostgreSQL. `withDeleted`
@@ -162,10 +160,20 @@ export async function replaceItems(
   lines: readonly ParsedLine[],
 ): Promise<void> {
   await db.deleteFrom('outgoing_invoice_items').where('invoice_id', '=', invoiceId).execute();
+  await insertItems(db, accountId, invoiceId, lines);
+}
+
+/** Adds the lines of a new invoice (positions 1…n in the given order) with their totals. */
+export async function insertItems(
+  db: Db,
+  accountId: number,
+  invoiceId: number,
+  lines: readonly ParsedLine[],
+): Promise<void> {
   if (lines.length > 0)
     await db
       .insertInto('outgoing_invoice_items')
-      .values(lines.map((l, i) => ({ ...l, account_id: accountId, invoice_id: invoiceId, position: i + 1 })))
+      .values(positioned(lines, { account_id: accountId, invoice_id: invoiceId }))
       .execute();
   await storeLineTotals(db, accountId, invoiceId, lines);
 }
@@ -195,39 +203,6 @@ export function storedLineTotals(row: InvoiceRow): Totals | undefined {
     gross: Number(row.lines_gross),
     taxes: JSON.parse(row.lines_taxes),
   };
-}
-
-/** What payments and credits settled, per invoice (cents). */
-export async function settledOn(
-  db: Db,
-  accountId: number,
-  invoiceIds: number[],
-): Promise<Map<number, number>> {
-  if (invoiceIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('payments')
-    .select((eb) => ['invoice_id', eb.fn.sum<string | number>('amount').as('total')])
-    .where('account_id', '=', accountId)
-    .where('invoice_id', 'in', invoiceIds)
-    .groupBy('invoice_id')
-    .execute();
-  return new Map(rows.map((r) => [r.invoice_id, Number(r.total)]));
-}
-
-/** What each credit settled on invoices (cents, positive). */
-export async function usedCredits(
-  db: Db,
-  accountId: number,
-  creditIds: number[],
-): Promise<Map<number, number>> {
-  if (creditIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('payments')
-    .select(['credit_id', 'amount'])
-    .where('account_id', '=', accountId)
-    .where('credit_id', 'in', creditIds)
-    .execute();
-  return new Map(rows.map((r) => [r.credit_id!, Number(r.amount)]));
 }
 
 /** Numbers stay taken after deletion: the unique index covers deleted invoices too. */
@@ -261,31 +236,4 @@ export async function nextCounterValue(db: Db, accountId: number, kind: NumberKi
     .returning('last_value')
     .executeTakeFirstOrThrow();
   return Number(row.last_value);
-}
-
-export function findAccount(db: Db, accountId: number) {
-  return db
-    .selectFrom('accounts')
-    .select(['id', 'name', 'currency', 'country_code', 'settings'])
-    .where('id', '=', accountId)
-    .executeTakeFirstOrThrow();
-}
-
-export function findClientRow(db: Db, accountId: number, id: number) {
-  return db
-    .selectFrom('clients')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
-
-/** The name parts of a contact, for the recipient line of documents. */
-export function findContactName(db: Db, accountId: number, id: number) {
-  return db
-    .selectFrom('contacts')
-    .select(['title', 'first_name', 'last_name'])
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
 }

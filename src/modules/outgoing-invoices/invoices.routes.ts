@@ -3,8 +3,7 @@ import { Type } from 'typebox';
 import { sendBytes } from '../../shared/http.js';
 import { listResponse } from '../../shared/paging.js';
 import { Data, IdParams, List, PagingQuery, problemResponse } from '../../shared/schemas.js';
-import { Binary } from '../files/files.schemas.js';
-import { receiveUpload } from '../files/files.service.js';
+import { Binary, receiveUpload } from '../files/files.public.js';
 import * as booking from './booking.service.js';
 import {
   BookBody,

@@ -3,7 +3,7 @@ import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { changesNothing } from '../../shared/changes.js';
-import { AppError, type FieldError, notFound } from '../../shared/errors.js';
+import { AppError, type FieldError, notFound, validationFailed } from '../../shared/errors.js';
 import type { Page } from '../../shared/paging.js';
 import { nowIso } from '../../shared/time.js';
 import {
@@ -24,7 +24,8 @@ import type {
   Master,
   MasterListQuery,
 } from './invoices.schemas.js';
-import { assertWithinPlan, checkDates, checkReferences, fail, lockWithMaster } from './invoices.support.js';
+import { findAccount } from './invoices.read-model.js';
+import { assertWithinPlan, checkDates, checkReferences, lockWithMaster } from './invoices.support.js';
 import type { OutgoingInvoiceTable } from './invoices.tables.js';
 import { loadMasters, loadView, loadViews, toInvoice } from './invoices.views.js';
 import { type LineItem, type ParsedLine, parseLineItems, toLineItem } from './line-items.js';
@@ -77,7 +78,7 @@ export async function documentDefaults(
   body: { client_id?: number | null; currency?: string; payment_term_days?: number | null },
   client: Awaited<ReturnType<typeof checkReferences>>,
 ) {
-  const account = await repo.findAccount(trx, accountId);
+  const account = await findAccount(trx, accountId);
   return {
     currency: body.currency ?? client?.currency ?? account.currency,
     payment_term_days:
@@ -89,9 +90,7 @@ export async function createInvoice(db: Db, auth: AuthContext, body: InvoiceCrea
   const type = body.type ?? 'invoice';
   const lines = parseLineItems(body.line_items ?? []);
   if (type !== 'credit' && body.credited_invoice_id)
-    fail('validation_failed', [
-      { field: 'credited_invoice_id', message: 'only credits refer to an invoice' },
-    ]);
+    throw validationFailed([{ field: 'credited_invoice_id', message: 'only credits refer to an invoice' }]);
   checkDates(body);
   const row = await transact(db, async (trx) => {
     const client = await checkReferences(trx, auth.accountId, body);
@@ -160,7 +159,7 @@ export async function updateInvoice(
     const refusal = editRefusal(current);
     if (refusal) throw refusal;
     const errors = inapplicable(current, body);
-    if (errors.length > 0) fail('validation_failed', errors);
+    if (errors.length > 0) throw validationFailed(errors);
     const { line_items: _lines, ...scalars } = body;
     const merged = { ...current, ...scalars };
     checkDates(merged);

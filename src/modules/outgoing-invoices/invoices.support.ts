@@ -1,14 +1,15 @@
 import type { Db } from '../../db/index.js';
-import { AppError, type FieldError, notFound } from '../../shared/errors.js';
+import { AppError, type FieldError, notFound, validationFailed } from '../../shared/errors.js';
 import { documentTotals } from '../../shared/money.js';
 import { exceedsPlan, isMaster } from './invoices.domain.js';
+import * as parties from './invoices.read-model.js';
 import * as repo from './invoices.repository.js';
 
 /** Transactional checks shared by the invoice services. */
 
-export function fail(code: 'validation_failed' | 'invalid_reference', errors: FieldError[]): never {
-  throw new AppError(code, errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors });
-}
+/** 422 `invalid_reference` naming every id the body refers to that does not exist. */
+export const invalidReference = (errors: FieldError[]) =>
+  new AppError('invalid_reference', errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors });
 
 export interface References {
   client_id?: number | null;
@@ -23,28 +24,18 @@ export interface References {
  */
 export async function checkReferences(trx: Db, accountId: number, refs: References, prefix = '') {
   const errors: FieldError[] = [];
-  let client: Awaited<ReturnType<typeof repo.findClientRow>>;
+  let client: parties.ClientRow | undefined;
   if (refs.client_id !== undefined && refs.client_id !== null) {
-    client = await repo.findClientRow(trx, accountId, refs.client_id);
+    client = await parties.findClientRow(trx, accountId, refs.client_id);
     if (!client) errors.push({ field: `${prefix}client_id`, message: 'no such client' });
   }
   if (refs.contact_id !== undefined && refs.contact_id !== null) {
-    const contact = await trx
-      .selectFrom('contacts')
-      .select('id')
-      .where('account_id', '=', accountId)
-      .where('id', '=', refs.contact_id)
-      .executeTakeFirst();
-    if (!contact) errors.push({ field: `${prefix}contact_id`, message: 'no such contact' });
+    if (!(await parties.findContactName(trx, accountId, refs.contact_id)))
+      errors.push({ field: `${prefix}contact_id`, message: 'no such contact' });
   }
   if (refs.project_id !== undefined && refs.project_id !== null) {
-    const project = await trx
-      .selectFrom('projects')
-      .select('id')
-      .where('account_id', '=', accountId)
-      .where('id', '=', refs.project_id)
-      .executeTakeFirst();
-    if (!project) errors.push({ field: `${prefix}project_id`, message: 'no such project' });
+    if (!(await parties.projectExists(trx, accountId, refs.project_id)))
+      errors.push({ field: `${prefix}project_id`, message: 'no such project' });
   }
   if (refs.credited_invoice_id !== undefined && refs.credited_invoice_id !== null) {
     const credited = await repo.findInvoice(trx, accountId, refs.credited_invoice_id);
@@ -55,7 +46,7 @@ export async function checkReferences(trx: Db, accountId: number, refs: Referenc
         message: 'must be a booked invoice, not a credit',
       });
   }
-  if (errors.length > 0) fail('invalid_reference', errors);
+  if (errors.length > 0) throw invalidReference(errors);
   return client;
 }
 
@@ -84,7 +75,7 @@ export function checkDates(
   order(d.date, d.due_date, 'due_date', 'date');
   order(d.service_period_start, d.service_period_end, 'service_period_end', 'service_period_start');
   order(d.plan_start, d.plan_end, 'plan_end', 'plan_start');
-  if (errors.length > 0) fail('validation_failed', errors);
+  if (errors.length > 0) throw validationFailed(errors);
 }
 
 /**
@@ -108,7 +99,7 @@ export async function assertWithinPlan(trx: Db, accountId: number, masterId: num
   const plan = final ? totalsOf(final.id) : documentTotals([]);
   const invoiced = children.filter((c) => c.type !== 'final').map((c) => totalsOf(c.id));
   if (exceedsPlan(plan, invoiced)) {
-    fail('validation_failed', [{ field, message: 'the plan would invoice more than its total' }]);
+    throw validationFailed([{ field, message: 'the plan would invoice more than its total' }]);
   }
   return plan;
 }

@@ -10,6 +10,7 @@ import {
   paymentState,
 } from './invoices.domain.js';
 import type { InvoiceRow, ItemRow } from './invoices.repository.js';
+import { settledOn, usedCredits } from './invoices.read-model.js';
 import * as repo from './invoices.repository.js';
 import type { Invoice, Master } from './invoices.schemas.js';
 import { amountOf, toLineItem, totalsToWire } from './line-items.js';
@@ -57,12 +58,12 @@ export async function loadViews(
   const ids = [...new Set([...rows.map((r) => r.id), ...siblings.map((s) => s.id)])];
   const [items, settled, credits] = await Promise.all([
     repo.itemsOf(db, accountId, ids),
-    repo.settledOn(
+    settledOn(
       db,
       accountId,
       rows.map((r) => r.id),
     ),
-    repo.usedCredits(
+    usedCredits(
       db,
       accountId,
       rows.filter((r) => r.type === 'credit').map((r) => r.id),

@@ -155,6 +155,10 @@ export function parseLineItems(items: readonly LineItemInput[], field = 'line_it
   return out;
 }
 
+/** The item rows of a document's lines: `owner` (account and document ids), positions 1…n. */
+export const positioned = <O extends object>(lines: readonly ParsedLine[], owner: O) =>
+  lines.map((l, i) => ({ ...l, ...owner, position: i + 1 }));
+
 /** A single-line lump sum (deposits, lump-sum partials) at one tax rate. */
 export function lumpSumLine(title: string, cents: number, taxRate: string): ParsedLine {
   return {

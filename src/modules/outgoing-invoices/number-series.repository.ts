@@ -1,7 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
-
-type Db = Kysely<Database>;
+import type { Db } from '../../db/index.js';
 
 /** The account's number counters: one per kind of number and year (0: formats without a year). */
 export function counters(db: Db, accountId: number) {

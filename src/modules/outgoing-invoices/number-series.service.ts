@@ -3,7 +3,7 @@ import type { AuthContext } from '../../plugins/auth.js';
 import { type Page, pageOf } from '../../shared/paging.js';
 import { accountProfile, numberFormatFor } from '../account/profile.public.js';
 import { formatInvoiceNumber, type NumberKind } from './invoices.domain.js';
-import * as repo from './invoices.repository.js';
+import { findAccount } from './invoices.read-model.js';
 import * as series from './number-series.repository.js';
 import type { NumberSeries } from './number-series.schemas.js';
 
@@ -19,7 +19,7 @@ export async function listNumberSeries(
   q: { page?: number; per_page?: number },
 ): Promise<Page<NumberSeries>> {
   const [account, counters, invoices] = await Promise.all([
-    repo.findAccount(db, auth.accountId),
+    findAccount(db, auth.accountId),
     series.counters(db, auth.accountId),
     series.numbered(db, auth.accountId),
   ]);

@@ -6,11 +6,12 @@ import { AppError } from '../../shared/errors.js';
 import { renderDocumentPdf } from '../../shared/pdf/render.js';
 import type { PdfDocument } from '../../shared/pdf/types.js';
 import { getAccountLogo } from '../account/account.service.js';
-import { accountProfile } from '../account/profile.public.js';
-import { bytesToUpload, getFileBytes, storeFile } from '../files/files.service.js';
+import { type AccountProfile, accountProfile } from '../account/profile.public.js';
+import { bytesToUpload, getFileBytes, storeFile } from '../files/files.public.js';
 import { effectiveDueDate, isMaster } from './invoices.domain.js';
 import { contactName, invoiceToPdf } from './invoices.pdf.js';
 import type { InvoiceRow } from './invoices.repository.js';
+import { type ClientRow, findAccount, findClientRow, findContactName } from './invoices.read-model.js';
 import * as repo from './invoices.repository.js';
 import { getRow } from './invoices.service.js';
 import { type InvoiceView, loadView } from './invoices.views.js';
@@ -23,6 +24,34 @@ export interface PdfBytes {
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 
+/** The bytes of a document as a download: a file name without path separators, and their hash. */
+export const asDownload = (data: Buffer, name: string): PdfBytes => ({
+  data,
+  filename: name.replace(/[/\\]/g, '-'),
+  sha256: sha256(data),
+});
+
+export interface DocumentParties {
+  seller: AccountProfile;
+  buyer: ClientRow | undefined;
+  /** The contact person the document is addressed to. */
+  attention: string | null;
+}
+
+/** Who a document (invoice or offer) is from and to, as they are now. */
+export async function documentParties(
+  db: Db,
+  accountId: number,
+  doc: { client_id: number | null; contact_id: number | null },
+): Promise<DocumentParties> {
+  const [account, buyer, contact] = await Promise.all([
+    findAccount(db, accountId),
+    doc.client_id ? findClientRow(db, accountId, doc.client_id) : undefined,
+    doc.contact_id ? findContactName(db, accountId, doc.contact_id) : undefined,
+  ]);
+  return { seller: accountProfile(account), buyer, attention: contact ? contactName(contact) : null };
+}
+
 /** What the PDF of an invoice shows now: sender and recipient as they are, totals, deductions. */
 export async function documentFor(
   db: Db,
@@ -31,11 +60,9 @@ export async function documentFor(
   view?: InvoiceView,
 ): Promise<PdfDocument> {
   const v = view ?? (await loadView(db, accountId, row));
-  const [account, client, credited, contact] = await Promise.all([
-    repo.findAccount(db, accountId),
-    row.client_id ? repo.findClientRow(db, accountId, row.client_id) : undefined,
+  const [{ seller, buyer, attention }, credited] = await Promise.all([
+    documentParties(db, accountId, row),
     row.credited_invoice_id ? repo.findInvoice(db, accountId, row.credited_invoice_id) : undefined,
-    row.contact_id ? repo.findContactName(db, accountId, row.contact_id) : undefined,
   ]);
   return invoiceToPdf(
     {
@@ -50,11 +77,11 @@ export async function documentFor(
         totals: d.totals,
       })),
       credited_invoice_number: credited?.invoice_number ?? null,
-      attention: contact ? contactName(contact) : null,
-      buyer_reference: row.buyer_reference ?? client?.buyer_reference ?? null,
+      attention,
+      buyer_reference: row.buyer_reference ?? buyer?.buyer_reference ?? null,
     },
-    accountProfile(account),
-    client,
+    seller,
+    buyer,
   );
 }
 
@@ -83,23 +110,19 @@ export async function invoicePdf(db: Db, auth: AuthContext, id: number): Promise
   const doc: PdfDocument =
     booked && row.document ? JSON.parse(row.document) : await documentFor(db, auth.accountId, row);
   const data = await renderDocumentPdf(doc, { logo: await logoBytes(db, auth.accountId, doc) });
-  const filename = `${row.invoice_number ?? `draft-${row.id}`}.pdf`.replace(/[/\\]/g, '-');
+  const pdf = asDownload(data, `${row.invoice_number ?? `draft-${row.id}`}.pdf`);
   if (booked) {
     await transact(db, async (trx) => {
-      const file = await storeFile(trx, auth, bytesToUpload(filename, 'application/pdf', data), {
+      // Two first downloads at once: the row lock lets the first keep its copy; the other
+      // (which finds one kept) stores none.
+      const current = await repo.findInvoice(trx, auth.accountId, row.id, true);
+      if (!current || current.pdf_file_id) return;
+      const file = await storeFile(trx, auth, bytesToUpload(pdf.filename, 'application/pdf', data), {
         type: 'outgoing_invoice',
         id: row.id,
       });
-      // Two first downloads at once: the first stored copy wins, the other is dropped.
-      const kept = await trx
-        .updateTable('outgoing_invoices')
-        .set({ pdf_file_id: file.id })
-        .where('id', '=', row.id)
-        .where('pdf_file_id', 'is', null)
-        .executeTakeFirst();
-      if (Number(kept.numUpdatedRows) === 0)
-        await trx.deleteFrom('files').where('id', '=', file.id).execute();
+      await repo.updateInvoice(trx, auth.accountId, row.id, { pdf_file_id: file.id });
     });
   }
-  return { data, filename, sha256: sha256(data) };
+  return pdf;
 }

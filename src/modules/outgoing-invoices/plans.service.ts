@@ -1,7 +1,7 @@
 import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
-import { AppError, notFound } from '../../shared/errors.js';
+import { AppError, notFound, validationFailed } from '../../shared/errors.js';
 import { toCents } from '../../shared/money.js';
 import { nowIso } from '../../shared/time.js';
 import { intervalMonths, isRecurring, lumpSumLines, planSchedule } from './invoices.domain.js';
@@ -15,7 +15,7 @@ import type {
   RecurringPlanCreate,
 } from './invoices.schemas.js';
 import { documentDefaults } from './invoices.service.js';
-import { assertWithinPlan, checkDates, checkReferences, fail } from './invoices.support.js';
+import { assertWithinPlan, checkDates, checkReferences } from './invoices.support.js';
 import { loadMasters, loadView, toInvoice } from './invoices.views.js';
 import { type ParsedLine, parseLineItems } from './line-items.js';
 
@@ -190,9 +190,9 @@ export async function addPlanInvoice(
   body: PlanInvoiceCreate,
 ): Promise<Invoice> {
   if (body.type !== 'partial' && body.line_items !== undefined)
-    fail('validation_failed', [{ field: 'line_items', message: 'only partial invoices take line items' }]);
+    throw validationFailed([{ field: 'line_items', message: 'only partial invoices take line items' }]);
   if (body.value === undefined && (body.type !== 'partial' || !body.line_items?.length)) {
-    fail('validation_failed', [
+    throw validationFailed([
       {
         field: 'value',
         message: body.type === 'partial' ? 'a value or line items are required' : 'is required',
@@ -204,8 +204,8 @@ export async function addPlanInvoice(
   if (body.value !== undefined) {
     cents = toCents(body.value);
     if (cents === undefined)
-      fail('validation_failed', [{ field: 'value', message: 'must have at most two decimals' }]);
-    if (cents <= 0) fail('validation_failed', [{ field: 'value', message: 'must be greater than zero' }]);
+      throw validationFailed([{ field: 'value', message: 'must have at most two decimals' }]);
+    if (cents <= 0) throw validationFailed([{ field: 'value', message: 'must be greater than zero' }]);
   }
   checkDates(body);
   const row = await transact(db, async (trx) => {

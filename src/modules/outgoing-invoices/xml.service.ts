@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Db } from '../../db/index.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { AppError } from '../../shared/errors.js';
@@ -7,7 +6,7 @@ import type { PdfDocument } from '../../shared/pdf/types.js';
 import { buildUblXml } from '../../shared/pdf/ubl.js';
 import { isMaster } from './invoices.domain.js';
 import { getRow } from './invoices.service.js';
-import { documentFor, type PdfBytes } from './pdf.service.js';
+import { documentFor, type PdfBytes, asDownload } from './pdf.service.js';
 
 export type XmlSyntax = 'ubl' | 'cii';
 
@@ -40,10 +39,5 @@ export async function invoiceXml(
     : await documentFor(db, auth.accountId, row);
   const xml =
     syntax === 'cii' ? buildFacturXXml(doc, XRECHNUNG_GUIDELINE) : buildUblXml(doc, XRECHNUNG_GUIDELINE);
-  const data = Buffer.from(xml, 'utf8');
-  return {
-    data,
-    filename: `${row.invoice_number}-${syntax}.xml`.replace(/[/\\]/g, '-'),
-    sha256: createHash('sha256').update(data).digest('hex'),
-  };
+  return asDownload(Buffer.from(xml, 'utf8'), `${row.invoice_number}-${syntax}.xml`);
 }

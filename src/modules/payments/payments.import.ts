@@ -1,6 +1,9 @@
 import { Type } from 'typebox';
 import type { ImportSection } from '../../import/context.js';
 import { CurrencyCode } from '../../shared/schemas.js';
+import { invoicesSection } from '../outgoing-invoices/outgoing-invoices.public.js';
+import { accountCurrency } from './payments.read-model.js';
+import { insertPayment, insertPaymentAccount } from './payments.repository.js';
 import { PAYMENT_ACCOUNT_TYPES } from './payments.schemas.js';
 
 const PaymentAccountItem = Type.Object(
@@ -31,26 +34,25 @@ export const paymentAccountsSection: ImportSection = {
   item: PaymentAccountItem,
   description: 'Bank and cash accounts payments are received on. `currency` defaults to the account’s.',
   async run(ctx, items) {
-    const account = await ctx.trx
-      .selectFrom('accounts')
-      .select('currency')
-      .where('id', '=', ctx.accountId)
-      .executeTakeFirstOrThrow();
+    const currency = await accountCurrency(ctx.trx, ctx.accountId);
     for (const p of items as PaymentAccountItem[]) {
-      const row = await ctx.trx
-        .insertInto('payment_accounts')
-        .values({
-          account_id: ctx.accountId,
-          name: p.name,
-          type: p.type ?? 'bank',
-          iban: p.iban ?? null,
-          bic: p.bic ?? null,
-          bank_name: p.bank_name ?? null,
-          currency: p.currency ?? account.currency,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
+      const row = await insertPaymentAccount(ctx.trx, {
+        account_id: ctx.accountId,
+        name: p.name,
+        type: p.type ?? 'bank',
+        iban: p.iban ?? null,
+        bic: p.bic ?? null,
+        bank_name: p.bank_name ?? null,
+        currency: p.currency ?? currency,
+      });
       ctx.remember('payment_accounts', p.key, row.id);
     }
   },
 };
+
+/**
+ * Outgoing invoices with the payments received for them (the `outgoing_invoices` section):
+ * invoicing reads and stores the invoices, this module writes their payments into the one
+ * ledger (its id space), so the dependency runs from payments to invoices only.
+ */
+export const outgoingInvoicesSection: ImportSection = invoicesSection(insertPayment);

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { DateString, Id, Nullable, PagingQuery, Timestamp, UpdatedSinceQuery } from '../../shared/schemas.js';
-import { Amount } from '../outgoing-invoices/line-items.js';
+import { Amount } from '../outgoing-invoices/outgoing-invoices.public.js';
 
 export const PAYMENT_ACCOUNT_TYPES = ['bank', 'cash', 'paypal', 'other'] as const;
 export const PAYMENT_TYPES = [

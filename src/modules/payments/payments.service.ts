@@ -1,16 +1,16 @@
 import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
-import { AppError, type FieldError, notFound } from '../../shared/errors.js';
+import { AppError, type FieldError, notFound, validationFailed } from '../../shared/errors.js';
 import { fromCents, toCents } from '../../shared/money.js';
 import type { Page } from '../../shared/paging.js';
-import { nowIso, todayIso } from '../../shared/time.js';
-import { isMaster } from '../outgoing-invoices/invoices.domain.js';
-import * as invoices from '../outgoing-invoices/invoices.repository.js';
-import { fail } from '../outgoing-invoices/invoices.support.js';
-import { loadView } from '../outgoing-invoices/invoices.views.js';
+import { todayIso } from '../../shared/time.js';
+import * as invoices from '../outgoing-invoices/outgoing-invoices.public.js';
+import { invalidReference, isMaster } from '../outgoing-invoices/outgoing-invoices.public.js';
 import { allocationsOf } from './incoming-payments.repository.js';
-import type { LedgerRow, PaymentAccountRow, PaymentRow } from './payments.repository.js';
+import * as ledger from './payments.read-model.js';
+import type { LedgerRow } from './payments.read-model.js';
+import type { PaymentAccountRow, PaymentRow } from './payments.repository.js';
 import * as repo from './payments.repository.js';
 import type {
   CreditAssociationCreate,
@@ -83,21 +83,21 @@ async function sharesOf(db: Db, rows: LedgerRow[]): Promise<Map<number, Share[]>
 
 /** The one ledger: payments of all four kinds, filtered and paged. */
 export async function listPayments(db: Db, auth: AuthContext, q: PaymentListQuery): Promise<Page<Payment>> {
-  const page = await repo.listPayments(db, auth.accountId, q);
+  const page = await ledger.listPayments(db, auth.accountId, q);
   const shares = await sharesOf(db, page.rows);
   return { ...page, rows: page.rows.map((r) => toPayment(r, shares.get(r.id))) };
 }
 
 /** One payment of any kind by its id (beyond the specification, which only lists them). */
 export async function getPayment(db: Db, auth: AuthContext, id: number): Promise<Payment> {
-  const row = await repo.findLedgerPayment(db, auth.accountId, id);
+  const row = await ledger.findLedgerPayment(db, auth.accountId, id);
   if (!row) throw notFound('Payment');
   return toPayment(row, (await sharesOf(db, [row])).get(row.id));
 }
 
 async function created(db: Db, auth: AuthContext, payment: PaymentRow): Promise<PaymentCreated> {
   const invoice = await invoices.findInvoice(db, auth.accountId, payment.invoice_id);
-  const view = await loadView(db, auth.accountId, invoice!);
+  const view = await invoices.invoiceState(db, auth.accountId, invoice!);
   return {
     ...toPayment(payment),
     invoice: {
@@ -126,7 +126,7 @@ export async function recordPayment(
 ): Promise<PaymentCreated> {
   const amount = toCents(body.amount);
   if (amount === undefined)
-    fail('validation_failed', [{ field: 'amount', message: 'must have at most two decimals' }]);
+    throw validationFailed([{ field: 'amount', message: 'must have at most two decimals' }]);
   const payment = await transact(db, async (trx) => {
     // The invoice's row lock serializes payments on it, so two cannot overpay together.
     const invoice = await invoices.findInvoice(trx, auth.accountId, body.invoice_id, true);
@@ -134,17 +134,16 @@ export async function recordPayment(
     const missing: FieldError[] = [];
     if (!invoice) missing.push({ field: 'invoice_id', message: 'no such outgoing invoice' });
     if (!account) missing.push({ field: 'payment_account_id', message: 'no such payment account' });
-    if (missing.length > 0) fail('invalid_reference', missing);
+    if (missing.length > 0) throw invalidReference(missing);
     const refusal = payableRefusal(invoice, 'invoice_id');
-    if (refusal) fail('validation_failed', [refusal]);
-    const view = await loadView(trx, auth.accountId, invoice!);
+    if (refusal) throw validationFailed([refusal]);
+    const view = await invoices.invoiceState(trx, auth.accountId, invoice!);
     if (amount > view.payment.open) {
-      fail('validation_failed', [
+      throw validationFailed([
         { field: 'amount', message: `exceeds the open amount of ${fromCents(view.payment.open)}` },
       ]);
     }
-    const now = nowIso();
-    await invoices.updateInvoice(trx, auth.accountId, invoice!.id, { updated_at: now });
+    await invoices.touchInvoices(trx, auth.accountId, [invoice!.id]);
     return repo.insertPayment(trx, {
       account_id: auth.accountId,
       type: 'outgoing_invoice',
@@ -180,7 +179,7 @@ export async function associateCredit(
     const missing: FieldError[] = [];
     if (!invoice) missing.push({ field: 'invoice_id', message: 'no such outgoing invoice' });
     if (!credit) missing.push({ field: 'credit_id', message: 'no such outgoing credit' });
-    if (missing.length > 0) fail('invalid_reference', missing);
+    if (missing.length > 0) throw invalidReference(missing);
     const errors: FieldError[] = [];
     const refusal = payableRefusal(invoice, 'invoice_id');
     if (refusal) errors.push(refusal);
@@ -192,27 +191,25 @@ export async function associateCredit(
       errors.push({ field: 'credit_id', message: 'is in another currency' });
     else if (credit!.credited_invoice_id !== null && credit!.credited_invoice_id !== invoice!.id)
       errors.push({ field: 'credit_id', message: `corrects invoice ${credit!.credited_invoice_id}` });
-    if (errors.length > 0) fail('validation_failed', errors);
+    if (errors.length > 0) throw validationFailed(errors);
     const used = await repo.creditUse(trx, auth.accountId, credit!.id);
     if (used) {
       throw new AppError('conflict', `Credit ${credit!.id} already settles invoice ${used.invoice_id}`);
     }
     const [invoiceView, creditView] = [
-      await loadView(trx, auth.accountId, invoice!),
-      await loadView(trx, auth.accountId, credit!),
+      await invoices.invoiceState(trx, auth.accountId, invoice!),
+      await invoices.invoiceState(trx, auth.accountId, credit!),
     ];
     const amount = -creditView.totals.gross;
     if (amount > invoiceView.payment.open) {
-      fail('validation_failed', [
+      throw validationFailed([
         {
           field: 'credit_id',
           message: `its amount ${fromCents(amount)} exceeds the open amount of ${fromCents(invoiceView.payment.open)}`,
         },
       ]);
     }
-    const now = nowIso();
-    for (const id of [invoice!.id, credit!.id])
-      await invoices.updateInvoice(trx, auth.accountId, id, { updated_at: now });
+    await invoices.touchInvoices(trx, auth.accountId, [invoice!.id, credit!.id]);
     return repo.insertPayment(trx, {
       account_id: auth.accountId,
       type: 'outgoing_invoice_credit',

@@ -1,0 +1,47 @@
+/**
+ * The front door of outgoing invoices for other modules: offers (which share the line items,
+ * the PDF mapping and the parties of a document) and payments (which record money received
+ * for invoices). Other modules import outgoing invoices only from here or a `*.service.ts`,
+ * never its repository, tables or helpers. Outgoing invoices import neither of them.
+ */
+import type { Db } from '../../db/index.js';
+import { nowIso } from '../../shared/time.js';
+import * as repo from './invoices.repository.js';
+import { type InvoiceView, loadView } from './invoices.views.js';
+
+export { isMaster, type PaymentState } from './invoices.domain.js';
+export { type ImportedPayment, type ImportedPaymentWriter, invoicesSection } from './invoices.import.js';
+export { offerToPdf } from './invoices.pdf.js';
+export { importDefaults } from './invoices.read-model.js';
+export type { InvoiceRow } from './invoices.repository.js';
+export { invalidReference } from './invoices.support.js';
+export type { DocumentItemColumns } from './invoices.tables.js';
+export {
+  Amount,
+  LineItem,
+  LineItemInput,
+  LineItemsInput,
+  type ParsedLine,
+  parseLineItems,
+  positioned,
+  TotalsProps,
+  toLineItem,
+  totalsToWire,
+} from './line-items.js';
+export { asDownload, documentParties, type PdfBytes } from './pdf.service.js';
+
+/**
+ * A live invoice (or credit, or plan master) by id, row-locked on PostgreSQL when `lock`: a
+ * payment on it holds the lock, so two cannot overpay it together.
+ */
+export const findInvoice = (db: Db, accountId: number, id: number, lock = false) =>
+  repo.findInvoice(db, accountId, id, lock);
+
+/** What an invoice totals and its payment state (paid, open, status), as its answers show it. */
+export const invoiceState = (db: Db, accountId: number, row: repo.InvoiceRow): Promise<InvoiceView> =>
+  loadView(db, accountId, row);
+
+/** Marks invoices changed (a payment on them changes their payment state). */
+export async function touchInvoices(db: Db, accountId: number, ids: number[], now = nowIso()): Promise<void> {
+  for (const id of ids) await repo.updateInvoice(db, accountId, id, { updated_at: now });
+}
