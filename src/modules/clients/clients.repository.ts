@@ -1,6 +1,6 @@
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db } from '../../db/index.js';
 import { prepared } from '../../db/prepared.js';
-import type { Database } from '../../db/schema.js';
 import { keptTotal } from '../../shared/list-counts.js';
 import { idPages, paginate, type Sortable } from '../../shared/paging.js';
 import { containsAny } from '../../shared/search.js';
@@ -12,7 +12,6 @@ export type ClientRow = Selectable<ClientTable>;
 export type ClientBasicRow = Pick<ClientRow, 'id' | 'name' | 'shortcode' | 'archived_at'>;
 
 export const CLIENT_SORTABLE: Sortable = { name: {}, shortcode: { nullable: true } };
-type Db = Kysely<Database>;
 
 const byId = prepared(2, (db: Db, accountId: number, id: number) =>
   db.selectFrom('clients').selectAll().where('account_id', '=', accountId).where('id', '=', id),

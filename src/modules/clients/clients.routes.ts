@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { hasScopePrefix } from '../../plugins/auth.js';
+import { archivableRoutes } from '../../shared/archivable.js';
+import { externalIdDescription } from '../../shared/external-id.js';
 import { listResponse } from '../../shared/paging.js';
 import { Data, IdParams, List } from '../../shared/schemas.js';
 import {
@@ -9,7 +11,6 @@ import {
   ClientFull,
   ClientListQuery,
   ClientUpdate,
-  ExternalIdBody,
   ShortcodeBody,
 } from './clients.schemas.js';
 import * as service from './clients.service.js';
@@ -108,63 +109,21 @@ export const clientsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }),
   );
 
-  app.delete(
-    '/clients/:id',
+  archivableRoutes(
+    app,
     {
-      config: { scopes: ['client:write'] },
-      schema: {
-        tags,
-        summary: 'Archive a client',
-        params: IdParams,
-        response: { 204: Type.Null({ description: 'Archived' }) },
-      },
+      path: '/clients',
+      tags,
+      write: { scopes: ['client:write'] },
+      schema: ClientFull,
+      toData: service.toClientFull,
+      setArchived: service.setArchived,
+      setExternalId: service.setExternalId,
     },
-    async (req, reply) => {
-      await service.setArchived(app.db, req.auth, req.params.id, true);
-      return reply.code(204).send(null);
-    },
-  );
-
-  app.post(
-    '/clients/:id/restore',
     {
-      config: { scopes: ['client:write'] },
-      schema: {
-        tags,
-        summary: 'Restore an archived client',
-        params: IdParams,
-        response: { 200: Data(ClientFull) },
-      },
-    },
-    async (req) => ({
-      data: service.toClientFull(await service.setArchived(app.db, req.auth, req.params.id, false)),
-    }),
-  );
-
-  app.put(
-    '/clients/:id/external-identifier',
-    {
-      config: { scopes: ['client:write'] },
-      schema: {
-        tags,
-        summary: 'Set the external identifier',
-        description:
-          'A value held by another client is refused with 409 `external_id_taken` unless `force` is true, which moves it here.',
-        params: IdParams,
-        body: ExternalIdBody,
-        response: { 200: Data(ClientFull) },
-      },
-    },
-    async (req) => {
-      const row = await service.setUniqueField(
-        app.db,
-        req.auth,
-        req.params.id,
-        'external_id',
-        req.body.external_id,
-        req.body.force,
-      );
-      return { data: service.toClientFull(row) };
+      archive: { summary: 'Archive a client' },
+      restore: { summary: 'Restore an archived client' },
+      externalId: { description: externalIdDescription(null) },
     },
   );
 
@@ -182,13 +141,7 @@ export const clientsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (req) => {
-      const row = await service.setUniqueField(
-        app.db,
-        req.auth,
-        req.params.id,
-        'shortcode',
-        req.body.shortcode,
-      );
+      const row = await service.setShortcode(app.db, req.auth, req.params.id, req.body.shortcode);
       return { data: service.toClientFull(row) };
     },
   );

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
+import { archivable } from '../../shared/archivable.js';
 import { changesNothing } from '../../shared/changes.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { nowIso } from '../../shared/time.js';
@@ -44,11 +45,19 @@ export function toClientBasic(r: ClientBasicRow): ClientBasic {
   return { id: r.id, name: r.name, shortcode: r.shortcode, archived_at: r.archived_at };
 }
 
-export async function getClient(db: Db, auth: AuthContext, id: number): Promise<ClientRow> {
-  const row = await repo.findClient(db, auth.accountId, id);
-  if (!row) throw notFound('Client');
-  return row;
-}
+const clients = archivable({
+  noun: 'Client',
+  find: repo.findClient,
+  findByExternalId: (db: Db, accountId: number, value: string) =>
+    repo.findClientBy(db, accountId, 'external_id', value),
+  update: repo.updateClient,
+});
+
+export const getClient = clients.get;
+/** Archive (DELETE) or restore; clients record no events. */
+export const setArchived = clients.setArchived;
+/** PUT …/external-identifier: the rule of contacts and companies (src/shared/external-id.ts). */
+export const setExternalId = clients.setExternalId;
 
 export const listClients = (db: Db, auth: AuthContext, q: ClientListQuery) =>
   repo.listClientsBasic(db, auth.accountId, q);
@@ -56,27 +65,20 @@ export const listClients = (db: Db, auth: AuthContext, q: ClientListQuery) =>
 export const listClientsFull = (db: Db, auth: AuthContext, q: ClientListQuery) =>
   repo.listClientsFull(db, auth.accountId, q);
 
-async function assertFree(
-  db: Db,
-  auth: AuthContext,
-  column: 'external_id' | 'shortcode',
-  value: string,
-  selfId?: number,
-) {
-  const other = await repo.findClientBy(db, auth.accountId, column, value);
+/** 409 `shortcode_taken` when another client of the account has the shortcode. */
+async function assertShortcodeFree(db: Db, auth: AuthContext, value: string, selfId?: number) {
+  const other = await repo.findClientBy(db, auth.accountId, 'shortcode', value);
   if (other && other.id !== selfId) {
-    throw new AppError(
-      column === 'shortcode' ? 'shortcode_taken' : 'external_id_taken',
-      `Client ${other.id} already has ${column} "${value}"`,
-      { errors: [{ field: column, message: 'is already in use' }] },
-    );
+    throw new AppError('shortcode_taken', `Client ${other.id} already has shortcode "${value}"`, {
+      errors: [{ field: 'shortcode', message: 'is already in use' }],
+    });
   }
 }
 
 export async function createClient(db: Db, auth: AuthContext, body: ClientCreate): Promise<ClientRow> {
   return transact(db, async (trx) => {
-    if (body.shortcode) await assertFree(trx, auth, 'shortcode', body.shortcode);
-    if (body.external_id) await assertFree(trx, auth, 'external_id', body.external_id);
+    if (body.shortcode) await assertShortcodeFree(trx, auth, body.shortcode);
+    await clients.assertExternalIdFree(trx, auth, body.external_id);
     return repo.insertClient(trx, { ...body, account_id: auth.accountId });
   });
 }
@@ -95,41 +97,17 @@ export async function updateClient(
   return row;
 }
 
-export async function setArchived(
+/** PUT …/shortcode: unique within the account (409 `shortcode_taken`); `null` clears it. */
+export function setShortcode(
   db: Db,
   auth: AuthContext,
   id: number,
-  archived: boolean,
-): Promise<ClientRow> {
-  const current = await getClient(db, auth, id);
-  // Archiving twice keeps the first timestamp; restoring an active client changes nothing.
-  if (Boolean(current.archived_at) === archived) return current;
-  const now = nowIso();
-  const row = await repo.updateClient(db, auth.accountId, id, {
-    archived_at: archived ? now : null,
-    updated_at: now,
-  });
-  return row ?? current;
-}
-
-export async function setUniqueField(
-  db: Db,
-  auth: AuthContext,
-  id: number,
-  column: 'external_id' | 'shortcode',
   value: string | null,
-  force = false,
 ): Promise<ClientRow> {
   return transact(db, async (trx) => {
     await getClient(trx, auth, id);
-    if (value !== null && force) {
-      const other = await repo.findClientBy(trx, auth.accountId, column, value);
-      if (other && other.id !== id) {
-        await repo.updateClient(trx, auth.accountId, other.id, { [column]: null, updated_at: nowIso() });
-      }
-    }
-    if (value !== null) await assertFree(trx, auth, column, value, id);
-    const row = await repo.updateClient(trx, auth.accountId, id, { [column]: value, updated_at: nowIso() });
+    if (value !== null) await assertShortcodeFree(trx, auth, value, id);
+    const row = await repo.updateClient(trx, auth.accountId, id, { shortcode: value, updated_at: nowIso() });
     return row!;
   });
 }
