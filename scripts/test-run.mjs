@@ -1,0 +1,120 @@
+// `npm test`: every test/**/*.test.ts under Node's test runner, in a few processes instead of
+// one per file.
+//
+// Why: a test process spends about 1.5 CPU-seconds before its first test (loading the
+// TypeScript sources and the dependencies, and building the first app, whose schemas and code
+// paths are cold), and `node --test` starts one per file: over a hundred files made that the
+// largest single cost of a run. Here the files are packed into groups of about equal duration
+// (durations of the previous run, kept in node_modules/.cache/test-durations.*.json; a file
+// not seen yet counts as an average one). Each group is one process of `node --test`: the files
+// run one after another, each inside a suite named after the file, exactly as they would
+// alone (every file builds its own apps and databases, and restores what it changes). The
+// longest groups start first, two at a time as before.
+//
+//   node scripts/test-run.mjs                      every test file
+//   node scripts/test-run.mjs test/a.test.ts ...   only these
+//   TEST_GROUPS=0 node scripts/test-run.mjs        one process per file, as `node --test` does
+//
+// TEST_CONCURRENCY (default 2) sets how many processes run at once.
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
+const LOADER = join(ROOT, 'scripts', 'ts-loader.mjs');
+const REPORTER = join(ROOT, 'scripts', 'test-durations.reporter.mjs');
+// Apart for SQLite alone and with PostgreSQL: with TEST_DATABASE_URL every suite runs twice.
+const DURATIONS = join(
+  ROOT,
+  'node_modules',
+  '.cache',
+  `test-durations.${process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite'}.json`,
+);
+const CONCURRENCY = Number(process.env.TEST_CONCURRENCY ?? 2);
+/** A group's target length in seconds of the previous run: a longer file runs alone. */
+const GROUP_SECONDS = Number(process.env.TEST_GROUP_SECONDS ?? 20);
+const GROUPED = process.env.TEST_GROUPS !== '0';
+
+function testFiles(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return testFiles(path);
+    return e.name.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+const args = process.argv.slice(2);
+const files = (args.length ? args.map((f) => resolve(f)) : testFiles(join(ROOT, 'test'))).sort();
+
+let known = {};
+try {
+  known = JSON.parse(readFileSync(DURATIONS, 'utf8'));
+} catch {
+  // first run: every file counts the same
+}
+const name = (file) => relative(ROOT, file);
+const seen = Object.values(known);
+const average = seen.length ? seen.reduce((a, b) => a + b, 0) / seen.length : 3;
+const weight = (file) => known[name(file)] ?? average;
+
+/** Longest first, each into the group that is shortest so far (groups of at most GROUP_SECONDS). */
+function pack(list) {
+  const groups = [];
+  for (const file of [...list].sort((a, b) => weight(b) - weight(a))) {
+    const open = groups.filter((g) => g.seconds + weight(file) <= GROUP_SECONDS);
+    const into = open.sort((a, b) => a.seconds - b.seconds)[0];
+    if (into) {
+      into.files.push(file);
+      into.seconds += weight(file);
+    } else groups.push({ files: [file], seconds: weight(file) });
+  }
+  return groups.sort((a, b) => b.seconds - a.seconds);
+}
+
+const work = mkdtempSync(join(tmpdir(), 'test-run-'));
+let entries;
+if (GROUPED) {
+  entries = pack(files).map((group, i) => {
+    const entry = join(work, `group-${String(i + 1).padStart(2, '0')}.test.mjs`);
+    const list = group.files.map((f) => [name(f), pathToFileURL(f).href]);
+    // Each file's tests in a suite named after the file: a failure says where it is, and a
+    // file that does not even load fails its own suite, not the group.
+    writeFileSync(
+      entry,
+      `import { describe } from 'node:test';\n` +
+        `for (const [name, url] of ${JSON.stringify(list)}) describe(name, async () => { await import(url); });\n`,
+    );
+    return entry;
+  });
+} else entries = files;
+
+const durationsOut = join(work, 'durations.json');
+const child = spawn(
+  process.execPath,
+  [
+    '--import',
+    LOADER,
+    '--test',
+    `--test-concurrency=${CONCURRENCY}`,
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${pathToFileURL(REPORTER).href}`,
+    `--test-reporter-destination=${durationsOut}`,
+    ...entries,
+  ],
+  { cwd: ROOT, stdio: 'inherit', env: { ...process.env, TEST_RUN_ROOT: ROOT } },
+);
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+child.on('exit', (code, signal) => {
+  try {
+    const measured = JSON.parse(readFileSync(durationsOut, 'utf8'));
+    mkdirSync(dirname(DURATIONS), { recursive: true });
+    writeFileSync(DURATIONS, `${JSON.stringify({ ...known, ...measured }, null, 1)}\n`);
+  } catch {
+    // no durations (a run stopped early): keep the previous ones
+  }
+  rmSync(work, { recursive: true, force: true });
+  process.exit(code ?? (signal ? 1 : 0));
+});
