@@ -3,7 +3,7 @@
 // TypeScript's NodeNext resolution reads it), and a .ts file is served as esbuild's transform
 // of it, kept on disk by content hash so that a test run transforms each file once.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,11 +63,16 @@ async function transform(source, url) {
     tsconfigRaw: { compilerOptions: TSCONFIG.compilerOptions },
   });
   // Several test processes may write the same entry at once: each writes a file of its own,
-  // then renames it into place, so that a reader never sees half of one.
-  mkdirSync(CACHE, { recursive: true });
+  // then renames it into place, so that a reader never sees half of one. A process that may
+  // not write there (a server a test runs as another user) just goes without.
   const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}`;
-  writeFileSync(tmp, stamp + code);
-  renameSync(tmp, file);
+  try {
+    mkdirSync(CACHE, { recursive: true });
+    writeFileSync(tmp, stamp + code);
+    renameSync(tmp, file);
+  } catch {
+    rmSync(tmp, { force: true });
+  }
   return code;
 }
 

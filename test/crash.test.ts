@@ -12,6 +12,7 @@ import { migrateToLatest } from '../src/db/migrator.js';
 import { importData } from '../src/import/index.js';
 import { createIntegration } from '../src/modules/integration/integration.service.js';
 import { PG_URL, pgUrlFor } from './helpers.js';
+import { TS_NODE_ARGS } from './spawn-ts.js';
 
 /**
  * The server is killed (SIGKILL) while it takes idempotent writes, and started again: every
@@ -22,10 +23,10 @@ const LEASE_SECONDS = 2;
 const ROUNDS = 3;
 const CLIENTS = 12;
 
-/** The server as `npm start` runs it, one process: resolves once it listens. */
+/** The server as `npm start` runs it (src/server.ts, one process): resolves once it listens. */
 function start(databaseUrl: string): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    const child = spawn(process.execPath, [...TS_NODE_ARGS, 'src/server.ts'], {
       env: {
         ...process.env,
         DATABASE_URL: databaseUrl,

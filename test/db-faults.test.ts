@@ -25,6 +25,7 @@ import {
   pgUrlFor,
   testConfig,
 } from './helpers.js';
+import { TS_NODE_ARGS } from './spawn-ts.js';
 import { Receiver, sleep, waitFor } from './webhooks.support.js';
 
 // The suites are independent (a database each) and mostly wait on child processes: run them
@@ -275,7 +276,7 @@ describe('database faults', { concurrency: true }, () => {
 
   /** `npm start` (src/server.ts) as a process; resolves with its port once it serves. */
   function startServer(env: Record<string, string>, opts: { uid?: number; gid?: number } = {}) {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    const child = spawn(process.execPath, [...TS_NODE_ARGS, 'src/server.ts'], {
       env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', SEED_DEMO: 'false', ...env },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       ...opts,

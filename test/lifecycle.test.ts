@@ -15,6 +15,7 @@ import { importData } from '../src/import/index.js';
 import { createIntegration } from '../src/modules/integration/integration.service.js';
 import { loggerOptions, redactUrl } from '../src/shared/logging.js';
 import { Api } from './helpers.js';
+import { TS_NODE_ARGS } from './spawn-ts.js';
 import { Receiver, record, sleep, waitFor } from './webhooks.support.js';
 
 const SECRET_KEY = 'lifecycle-test-secret-key-0123456789abcdef';
@@ -321,9 +322,9 @@ describe('process lifecycle', () => {
       for (let i = 1; i <= 8; i++) await record(app.db, accountId, 'task:created', { id: i });
 
       const env = { DATABASE_URL: dbFile, WEBHOOK_ALLOW_PRIVATE: 'true' };
-      workers.push(new Proc(process.execPath, ['--import', 'tsx', 'src/worker.ts'], env));
+      workers.push(new Proc(process.execPath, [...TS_NODE_ARGS, 'src/worker.ts'], env));
       await waitFor('four deliveries, the last in flight', () => receiver.requests.length === 4, 60_000);
-      workers.push(new Proc(process.execPath, ['--import', 'tsx', 'src/worker.ts'], env));
+      workers.push(new Proc(process.execPath, [...TS_NODE_ARGS, 'src/worker.ts'], env));
       await workers[1]!.logLine(/webhook delivery worker started/);
       assert.equal(receiver.requests.length, 4, 'the second worker waits: the run is claimed');
 

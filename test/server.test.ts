@@ -11,6 +11,8 @@ import { migrateToLatest } from '../src/db/migrator.js';
 import { importData } from '../src/import/index.js';
 import { createIntegration } from '../src/modules/integration/integration.service.js';
 
+import { TS_NODE_ARGS } from './spawn-ts.js';
+
 /**
  * The rate-limit clock of the server processes stands still (see server.clock.ts), at a time
  * far from now: the window every process counted in shows that each one had it.
@@ -21,7 +23,7 @@ const FROZEN_AT = Date.UTC(2025, 0, 1, 0, 0, 1);
 /** `npm start` as a process: resolves with its port once every server process listens. */
 function start(env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...CLOCK, 'src/server.ts'], {
+    const child = spawn(process.execPath, [...TS_NODE_ARGS, ...CLOCK, 'src/server.ts'], {
       env: {
         ...process.env,
         PORT: '0',
