@@ -1,6 +1,10 @@
 import type { Db } from '../db/index.js';
 import { AccountProfilePatch } from '../modules/account/account.schemas.js';
-import { getAccountProfile, updateAccountProfile } from '../modules/account/account.service.js';
+import {
+  firstAccountId,
+  getAccountProfile,
+  updateAccountProfile,
+} from '../modules/account/account.service.js';
 import { type Command, type Ctx, positiveInt, UsageError } from './run.js';
 
 const INTEGERS = new Set(['payment_term_days']);
@@ -44,9 +48,9 @@ export function profilePatch(args: string[]): AccountProfilePatch {
 async function accountOf(db: Db, ctx: Ctx): Promise<number> {
   const given = positiveInt('--account', ctx.values.account);
   if (given) return given;
-  const first = await db.selectFrom('accounts').select('id').orderBy('id').executeTakeFirst();
-  if (!first) throw new UsageError('there is no account yet: import one first');
-  return first.id;
+  const first = await firstAccountId(db);
+  if (first === undefined) throw new UsageError('there is no account yet: import one first');
+  return first;
 }
 
 function show(ctx: Ctx, profile: Record<string, unknown>): void {

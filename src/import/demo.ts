@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Db } from '../db/index.js';
+import { firstAccountId } from '../modules/account/account.service.js';
 import { setPassword } from '../modules/users/passwords.service.js';
+import { firstAdminOf } from './demo.read-model.js';
 import { importData } from './index.js';
 
 export const DEMO_FILE = new URL('../../seed/demo.json', import.meta.url);
@@ -17,17 +19,10 @@ export async function seedDemoIfEmpty(
   db: Db,
   announce: (line: string) => void = toStderr,
 ): Promise<number | undefined> {
-  const any = await db.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
-  if (any) return undefined;
+  if ((await firstAccountId(db)) !== undefined) return undefined;
   const doc = JSON.parse(await readFile(DEMO_FILE, 'utf8'));
   const result = await importData(db, doc);
-  const admin = await db
-    .selectFrom('users')
-    .select(['id', 'email'])
-    .where('account_id', '=', result.account_id)
-    .where('role', '=', 'admin')
-    .orderBy('id')
-    .executeTakeFirst();
+  const admin = await firstAdminOf(db, result.account_id);
   if (admin) {
     const password = randomBytes(12).toString('base64url');
     await setPassword(db, admin.id, password);

@@ -1,10 +1,11 @@
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
-import { sql } from 'kysely';
 import { Type } from 'typebox';
 import type { Db } from '../db/index.js';
+import { refreshStatistics } from '../db/statistics.js';
 import { transact } from '../db/transact.js';
-import { AppError } from '../shared/errors.js';
+import { accountExists, createAccount } from '../modules/account/account.service.js';
+import { AppError, validationFailed } from '../shared/errors.js';
 import { CountryCode, CurrencyCode } from '../shared/schemas.js';
 import { ImportContext } from './context.js';
 import { SECTIONS } from './sections.js';
@@ -59,9 +60,7 @@ export async function importData(
       field: (e.instancePath || '/').slice(1).replace(/\//g, '.') || '(root)',
       message: `${e.message ?? 'is invalid'}${e.params && 'additionalProperty' in e.params ? `: ${e.params.additionalProperty}` : ''}`,
     }));
-    throw new AppError('validation_failed', errors.map((e) => `${e.field}: ${e.message}`).join('\n'), {
-      errors,
-    });
+    throw validationFailed(errors, errors.map((e) => `${e.field}: ${e.message}`).join('\n'));
   }
   const data = doc as Record<string, unknown> & {
     account?: { name: string; currency?: string; country_code?: string; settings?: object };
@@ -71,24 +70,9 @@ export async function importData(
     if (accountId === undefined) {
       if (!data.account)
         throw new AppError('validation_failed', 'account: required when no --account is given');
-      const row = await trx
-        .insertInto('accounts')
-        .values({
-          name: data.account.name,
-          currency: data.account.currency ?? 'EUR',
-          country_code: data.account.country_code ?? null,
-          settings: JSON.stringify(data.account.settings ?? {}),
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      accountId = row.id;
-    } else {
-      const exists = await trx
-        .selectFrom('accounts')
-        .select('id')
-        .where('id', '=', accountId)
-        .executeTakeFirst();
-      if (!exists) throw new AppError('not_found', `No account ${accountId}`);
+      accountId = await createAccount(trx, data.account);
+    } else if (!(await accountExists(trx, accountId))) {
+      throw new AppError('not_found', `No account ${accountId}`);
     }
     const ctx = new ImportContext(trx, accountId);
     for (const section of SECTIONS) {
@@ -97,8 +81,6 @@ export async function importData(
     }
     return { account_id: accountId, created: ctx.counts };
   });
-  // Fresh planner statistics: without them PostgreSQL plans the lists of a freshly filled
-  // table as a sort of every row (autovacuum catches up only later, and only when it is on).
-  if (Object.keys(result.created).length > 0) await sql`analyze`.execute(db);
+  if (Object.keys(result.created).length > 0) await refreshStatistics(db);
   return result;
 }

@@ -51,3 +51,16 @@ export async function insertLogo(
     .onConflict((oc) => oc.columns(['account_id', 'sha256']).doNothing())
     .execute();
 }
+
+export async function insertAccount(
+  db: Db,
+  values: { name: string; currency: string; country_code: string | null; settings: string },
+): Promise<number> {
+  const row = await db.insertInto('accounts').values(values).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function firstAccountId(db: Db): Promise<number | undefined> {
+  const row = await db.selectFrom('accounts').select('id').orderBy('id').limit(1).executeTakeFirst();
+  return row?.id;
+}

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import countries from 'i18n-iso-countries';
 import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
-import { AppError, type FieldError } from '../../shared/errors.js';
+import { AppError, type FieldError, validationFailed } from '../../shared/errors.js';
 import {
   compactId,
   isValidBic,
@@ -50,17 +50,47 @@ async function stored(db: Db, accountId: number, forUpdate = false) {
   return row;
 }
 
+/** Writes a changed profile (other settings keys kept) and its audit entry, in the caller's transaction. */
+async function saveProfile(
+  trx: Db,
+  accountId: number,
+  previousSettings: string | null,
+  next: StoredProfile,
+  actor: ProfileActor,
+  action: 'account.profile_update' | 'account.logo_set' | 'account.logo_remove',
+  detail?: Record<string, unknown>,
+): Promise<void> {
+  await repo.updateAccount(trx, accountId, {
+    name: next.name,
+    country_code: next.country_code,
+    settings: profileSettings(previousSettings, next),
+  });
+  await recordAudit(trx, {
+    accountId,
+    actorUserId: actor.userId,
+    actorKind: actor.kind,
+    action,
+    targetType: 'account',
+    targetId: accountId,
+    ...(detail ? { detail } : {}),
+  });
+}
+
 /** The account's company profile, as GET /account/profile answers it. */
 export async function getAccountProfile(db: Db, accountId: number): Promise<AccountProfile> {
   return toWire(accountProfile(await stored(db, accountId)));
 }
+
+/** Whether the user is an active admin of the account. */
+export const isAccountAdmin = async (db: Db, accountId: number, userId: number): Promise<boolean> =>
+  (await repo.userRole(db, accountId, userId)) === 'admin';
 
 /**
  * The API's rule for the profile (beyond the scope): the token's user must be an admin of the
  * account, as in the console. 403 `forbidden` otherwise.
  */
 export async function assertAccountAdmin(db: Db, accountId: number, userId: number): Promise<void> {
-  if ((await repo.userRole(db, accountId, userId)) !== 'admin')
+  if (!(await isAccountAdmin(db, accountId, userId)))
     throw new AppError(
       'forbidden',
       'Only an administrator of the account may do this; the token acts for a user who is not one',
@@ -141,10 +171,7 @@ export function applyProfilePatch(current: StoredProfile, patch: AccountProfileP
     if (problem) bad(`number_formats.${kind}`, `"${format}" ${problem}`);
     else next.number_formats[kind] = format.trim();
   }
-  if (errors.length > 0)
-    throw new AppError('validation_failed', errors.map((e) => `${e.field}: ${e.message}`).join('; '), {
-      errors,
-    });
+  if (errors.length > 0) throw validationFailed(errors);
   return next;
 }
 
@@ -223,20 +250,7 @@ export async function updateAccountProfile(
     const after = applyProfilePatch(before, patch);
     const changed = changedFields(before, after);
     if (changed.length === 0) return before;
-    await repo.updateAccount(trx, accountId, {
-      name: after.name,
-      country_code: after.country_code,
-      settings: profileSettings(row.settings, after),
-    });
-    await recordAudit(trx, {
-      accountId,
-      actorUserId: actor.userId,
-      actorKind: actor.kind,
-      action: 'account.profile_update',
-      targetType: 'account',
-      targetId: accountId,
-      detail: { changed },
-    });
+    await saveProfile(trx, accountId, row.settings, after, actor, 'account.profile_update', { changed });
     return after;
   });
   return toWire(profile);
@@ -263,9 +277,7 @@ export async function setAccountLogo(
   actor: ProfileActor,
 ): Promise<AccountProfile> {
   if (data.length === 0)
-    throw new AppError('validation_failed', 'The logo is empty', {
-      errors: [{ field: 'file', message: 'is empty' }],
-    });
+    throw validationFailed([{ field: 'file', message: 'is empty' }], 'The logo is empty');
   if (data.length > LOGO_MAX_BYTES)
     throw new AppError('payload_too_large', `The logo is larger than ${LOGO_MAX_BYTES / 1024} KB`);
   const type = logoType(data);
@@ -284,19 +296,10 @@ export async function setAccountLogo(
       ...accountProfile(row),
       logo: { sha256, content_type: type, byte_size: data.length, updated_at: nowIso() },
     };
-    await repo.updateAccount(trx, accountId, {
-      name: next.name,
-      country_code: next.country_code,
-      settings: profileSettings(row.settings, next),
-    });
-    await recordAudit(trx, {
-      accountId,
-      actorUserId: actor.userId,
-      actorKind: actor.kind,
-      action: 'account.logo_set',
-      targetType: 'account',
-      targetId: accountId,
-      detail: { content_type: type, byte_size: data.length, sha256 },
+    await saveProfile(trx, accountId, row.settings, next, actor, 'account.logo_set', {
+      content_type: type,
+      byte_size: data.length,
+      sha256,
     });
     return next;
   });
@@ -314,19 +317,7 @@ export async function removeAccountLogo(
     const current = accountProfile(row);
     if (!current.logo) return current;
     const next = { ...current, logo: null };
-    await repo.updateAccount(trx, accountId, {
-      name: next.name,
-      country_code: next.country_code,
-      settings: profileSettings(row.settings, next),
-    });
-    await recordAudit(trx, {
-      accountId,
-      actorUserId: actor.userId,
-      actorKind: actor.kind,
-      action: 'account.logo_remove',
-      targetType: 'account',
-      targetId: accountId,
-    });
+    await saveProfile(trx, accountId, row.settings, next, actor, 'account.logo_remove');
     return next;
   });
   return toWire(profile);
@@ -339,3 +330,24 @@ export async function getAccountLogo(db: Db, accountId: number, sha256?: string)
   if (!logo) throw new AppError('not_found', 'The account has no logo');
   return { content_type: logo.content_type, data: Buffer.from(logo.data), sha256: logo.sha256 };
 }
+
+// --- accounts (the import creates them; the CLI picks the first) -------------------------------
+
+/** A new account (the import's `account` entry); answers its id. */
+export async function createAccount(
+  db: Db,
+  input: { name: string; currency?: string; country_code?: string; settings?: object },
+): Promise<number> {
+  return repo.insertAccount(db, {
+    name: input.name,
+    currency: input.currency ?? 'EUR',
+    country_code: input.country_code ?? null,
+    settings: JSON.stringify(input.settings ?? {}),
+  });
+}
+
+export const accountExists = async (db: Db, accountId: number): Promise<boolean> =>
+  (await repo.findAccount(db, accountId)) !== undefined;
+
+/** The first account's id (the one of a single-account installation); undefined when there is none. */
+export const firstAccountId = (db: Db): Promise<number | undefined> => repo.firstAccountId(db);

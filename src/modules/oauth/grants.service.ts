@@ -5,20 +5,20 @@ import { type PageParams, paginate } from '../../shared/paging.js';
 import { describeScope } from '../../shared/scopes.js';
 import { nowIso } from '../../shared/time.js';
 import type { AuthContext } from '../../shared/tokens.js';
+import { isAccountAdmin } from '../account/account.service.js';
 import { recordAudit } from '../audit/audit.service.js';
 import * as repo from './oauth.repository.js';
 
-async function isAdmin(db: Db, userId: number): Promise<boolean> {
-  const u = await db.selectFrom('users').select('role').where('id', '=', userId).executeTakeFirst();
-  return u?.role === 'admin';
-}
+// The token's user is an active user of its account (plugins/auth.ts refuses any other).
+const isAdmin = (db: Db, auth: AuthContext): Promise<boolean> =>
+  isAccountAdmin(db, auth.accountId, auth.userId);
 
 /**
  * The apps users have authorized (OAuth grants): the token's user sees their own; with
  * `all`, an admin sees every grant of the account.
  */
 export async function listGrants(db: Db, auth: AuthContext, q: PageParams & { all?: boolean }) {
-  if (q.all && !(await isAdmin(db, auth.userId)))
+  if (q.all && !(await isAdmin(db, auth)))
     throw new AppError('forbidden', "Only an admin may list the account's grants");
   return paginate(repo.grantsQuery(db, auth.accountId, nowIso(), q.all ? undefined : auth.userId), q);
 }
@@ -40,32 +40,46 @@ export function toGrant(row: Awaited<ReturnType<ReturnType<typeof repo.grantsQue
   };
 }
 
+/** Deletes a grant and records who revoked it, in the caller's transaction. */
+async function deleteAudited(
+  trx: Db,
+  grantId: string,
+  row: { integration_id: number; user_id: number; email: string },
+  actor: { accountId: number; userId: number; kind: 'token' | 'user' },
+  more: Record<string, unknown> = {},
+): Promise<void> {
+  await repo.deleteGrant(trx, grantId, nowIso());
+  await recordAudit(trx, {
+    accountId: actor.accountId,
+    actorUserId: actor.userId,
+    actorKind: actor.kind,
+    action: 'grant.revoke',
+    targetType: 'integration',
+    targetId: row.integration_id,
+    detail: { grant_id: grantId, user_id: row.user_id, user_email: row.email, ...more },
+  });
+}
+
 /** Revokes a grant: its refresh tokens, codes and access tokens end at once. Own grants, or any as admin. */
 export async function revokeGrant(db: Db, auth: AuthContext, grantId: string): Promise<void> {
-  const admin = await isAdmin(db, auth.userId);
+  const admin = await isAdmin(db, auth);
   const rows = await repo
     .grantsQuery(db, auth.accountId, nowIso(), admin ? undefined : auth.userId)
     .where('g.id', '=', grantId)
     .execute();
   const [row] = rows;
   if (!row) throw new AppError('not_found', 'No such grant');
-  await transact(db, async (trx) => {
-    await repo.deleteGrant(trx, grantId, nowIso());
-    await recordAudit(trx, {
-      accountId: auth.accountId,
-      actorUserId: auth.userId,
-      actorKind: 'token',
-      action: 'grant.revoke',
-      targetType: 'integration',
-      targetId: row.integration_id,
-      detail: {
-        grant_id: grantId,
-        user_id: row.user_id,
-        user_email: row.email,
+  await transact(db, (trx) =>
+    deleteAudited(
+      trx,
+      grantId,
+      row,
+      { accountId: auth.accountId, userId: auth.userId, kind: 'token' },
+      {
         by_integration_id: auth.integrationId,
       },
-    });
-  });
+    ),
+  );
 }
 
 /** The console (an admin of the account): every live grant of the account, at most `limit`. */
@@ -86,15 +100,6 @@ export async function revokeAccountGrant(
       .where('g.id', '=', grantId)
       .execute();
     if (!row) throw new AppError('not_found', 'No such grant');
-    await repo.deleteGrant(trx, grantId, nowIso());
-    await recordAudit(trx, {
-      accountId: actor.accountId,
-      actorUserId: actor.userId,
-      actorKind: 'user',
-      action: 'grant.revoke',
-      targetType: 'integration',
-      targetId: row.integration_id,
-      detail: { grant_id: grantId, user_id: row.user_id, user_email: row.email },
-    });
+    await deleteAudited(trx, grantId, row, { ...actor, kind: 'user' });
   });
 }

@@ -76,11 +76,11 @@ async function signingKeys(db: Db) {
   const existing = await repo.findStored(db, 'Jwks', 'signing');
   if (!existing) {
     const jwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
-    await db
-      .insertInto('oauth_store')
-      .values({ model: 'Jwks', id: 'signing', payload: JSON.stringify({ ...jwk, alg: 'ES256', use: 'sig' }) })
-      .onConflict((oc) => oc.columns(['model', 'id']).doNothing())
-      .execute();
+    await repo.insertStoredIfAbsent(db, {
+      model: 'Jwks',
+      id: 'signing',
+      payload: JSON.stringify({ ...jwk, alg: 'ES256', use: 'sig' }),
+    });
   }
   const row = await repo.findStored(db, 'Jwks', 'signing');
   const key = JSON.parse(row!.payload) as Record<string, string>;

@@ -36,6 +36,14 @@ export const upsertStored = (db: Db, row: Insertable<OAuthStoreTable>) =>
     )
     .execute();
 
+/** Stores a row unless one with its model and id exists (the first of two racing writers wins). */
+export const insertStoredIfAbsent = (db: Db, row: Insertable<OAuthStoreTable>) =>
+  db
+    .insertInto('oauth_store')
+    .values(row)
+    .onConflict((oc) => oc.columns(['model', 'id']).doNothing())
+    .execute();
+
 /** Marks a code or refresh token used; true when this call was the first to. */
 export async function consumeStored(db: Db, model: string, id: string, at: string): Promise<boolean> {
   const r = await db
