@@ -10,7 +10,7 @@
  * the helper their repository operations (no SQL here).
  */
 import { type Static, Type } from 'typebox';
-import { AppError, type ErrorCode } from './errors.js';
+import { AppError, type ErrorCode, validationFailed } from './errors.js';
 import { Nullable } from './schemas.js';
 
 export const ExternalIdBody = Type.Object(
@@ -123,4 +123,21 @@ export async function applyExternalId<R>(
   }
   if (decision.clearHolder) await store.write(holderId!, null);
   return store.write(id, body.external_id);
+}
+
+/** Import files: refuses an external id used twice in one section, naming where (clearer than the DB error). */
+export function uniqueExternalIds(section: string, items: { external_id?: string }[]): void {
+  const seen = new Map<string, number>();
+  items.forEach((item, i) => {
+    if (item.external_id === undefined) return;
+    const first = seen.get(item.external_id);
+    if (first !== undefined) {
+      const field = `${section}.${i}.external_id`;
+      throw validationFailed(
+        [{ field, message: 'is used twice in the file' }],
+        `${field}: same as ${section}.${first}`,
+      );
+    }
+    seen.set(item.external_id, i);
+  });
 }

@@ -8,11 +8,11 @@ import {
   Nullable,
   optional,
   SortedPagingQuery,
+  Text,
   Timestamp,
   UpdatedSinceQuery,
 } from '../../shared/schemas.js';
-import { CustomFieldValues, CustomFieldValuesInput } from '../custom-fields/custom-fields.schemas.js';
-import { Text } from './contact-data.js';
+import { CustomFieldValues, CustomFieldValuesInput } from '../custom-fields/custom-fields.public.js';
 
 /** Fields a caller may write (create and update). */
 const writable = {

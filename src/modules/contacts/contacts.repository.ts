@@ -1,16 +1,14 @@
-import { type Insertable, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
-import { isPostgres } from '../../db/index.js';
-import type { Database } from '../../db/schema.js';
+import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
+import { type Db, isPostgres } from '../../db/index.js';
 import { keptTotal } from '../../shared/list-counts.js';
 import { idPages, paginate, type Sortable, unfiltered } from '../../shared/paging.js';
 import { fold } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
-import { idsContaining } from '../companies/contact-data.js';
+import { idsContaining } from '../companies/companies.public.js';
 import type { ContactListQuery } from './contacts.schemas.js';
 import type { ContactTable } from './contacts.tables.js';
 
 export type ContactRow = Selectable<ContactTable>;
-type Db = Kysely<Database>;
 
 /** The folded search column of a contact: "first last", a line break, the email. */
 export function contactSearch(c: { first_name?: string | null; last_name: string; email?: string | null }) {
