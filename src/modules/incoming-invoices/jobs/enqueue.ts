@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../../db/schema.js';
+import type { Db } from '../../../db/index.js';
 import { nowIso } from '../../../shared/time.js';
 import { insertJob } from './extraction-jobs.repository.js';
 
@@ -10,9 +9,6 @@ import { insertJob } from './extraction-jobs.repository.js';
  * Workers in this process pick it up as soon as the request has answered (worker-hooks.ts),
  * others at their next poll.
  */
-export function enqueueExtraction(
-  trx: Kysely<Database>,
-  job: { accountId: number; invoiceId: number },
-): Promise<number> {
+export function enqueueExtraction(trx: Db, job: { accountId: number; invoiceId: number }): Promise<number> {
   return insertJob(trx, { ...job, now: nowIso() });
 }

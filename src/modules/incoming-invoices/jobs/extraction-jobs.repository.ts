@@ -1,9 +1,6 @@
-import { type Kysely, sql, type Transaction } from 'kysely';
-import type { DbKind } from '../../../db/index.js';
-import type { Database } from '../../../db/schema.js';
+import { sql } from 'kysely';
+import type { Db, DbKind } from '../../../db/index.js';
 import './extraction-jobs.tables.js';
-
-type Db = Kysely<Database>;
 
 export interface ClaimedJob {
   id: number;
@@ -90,7 +87,7 @@ export async function renewLeases(
  * Runs in the caller's transaction, with the stored outcome.
  */
 export async function settleJob(
-  trx: Transaction<Database> | Db,
+  trx: Db,
   job: { id: number; token: string },
   outcome: { status: 'done' | 'failed' | 'pending'; error?: string; retryAt?: string; now: string },
 ): Promise<boolean> {

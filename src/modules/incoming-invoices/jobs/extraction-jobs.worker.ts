@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db, DbKind } from '../../../db/index.js';
 import { transact } from '../../../db/transact.js';
+import { JobLoop, silentLogger, type WorkerLogger } from '../../../shared/job-loop.js';
 import { readBlob } from '../../files/files.public.js';
 import type { ExtractionOutcome, ExtractionWarning } from '../extraction.model.js';
 import { fileIdOf } from '../incoming-invoices.repository.js';
@@ -14,11 +15,7 @@ const MINUTE = 60 * SECOND;
 /** Delays before the 2nd and 3rd attempt; after the 3rd the document is `failed`. */
 export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [30 * SECOND, 5 * MINUTE];
 
-export interface JobLogger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
+export type JobLogger = WorkerLogger;
 
 export interface ExtractionWorkerOptions {
   ocr: OcrReader;
@@ -33,8 +30,6 @@ export interface ExtractionWorkerOptions {
   retentionMs?: number;
   logger?: JobLogger;
 }
-
-const silent: JobLogger = { info() {}, warn() {}, error() {} };
 
 class AttemptFailed extends Error {}
 
@@ -56,14 +51,9 @@ export class ExtractionWorker {
   private readonly opts: Required<ExtractionWorkerOptions>;
   private readonly held = new Map<number, { token: string; lost: boolean }>();
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly loop: JobLoop;
   private heartbeat: NodeJS.Timeout | undefined;
   private renewing = false;
-  private running = false;
-  private loopDone: Promise<void> = Promise.resolve();
-  private woken = false;
-  private wakeUp: (() => void) | undefined;
-  private failures = 0;
-  private lastPrune = 0;
 
   constructor(
     private readonly db: Db,
@@ -75,9 +65,17 @@ export class ExtractionWorker {
       leaseMs: 5 * SECOND,
       retryDelaysMs: DEFAULT_RETRY_DELAYS_MS,
       retentionMs: 7 * 24 * 60 * MINUTE,
-      logger: silent,
+      logger: silentLogger,
       ...options,
     };
+    this.loop = new JobLoop({
+      label: 'extraction jobs',
+      pollIntervalMs: this.opts.pollIntervalMs,
+      logger: this.opts.logger,
+      hasRoom: () => this.inFlight.size < this.opts.concurrency,
+      round: () => this.fill(this.opts.concurrency - this.inFlight.size),
+      housekeeping: () => repo.pruneJobs(this.db, new Date(Date.now() - this.opts.retentionMs).toISOString()),
+    });
   }
 
   get maxAttempts(): number {
@@ -85,20 +83,17 @@ export class ExtractionWorker {
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
+    if (this.loop.isRunning) return;
     local.add(this);
     this.heartbeat = setInterval(() => void this.renew(), Math.max(10, this.opts.leaseMs / 5));
     this.heartbeat.unref();
-    this.loopDone = this.loop();
+    this.loop.start();
   }
 
   /** Stops claiming and waits for the jobs in flight (their OCR is bounded by its timeout). */
   async stop(): Promise<void> {
-    this.running = false;
     local.delete(this);
-    this.wake();
-    await this.loopDone;
+    await this.loop.stop();
     // OCR in flight is cut short (its threads end); those jobs are handed back, not failed.
     await this.opts.ocr.close();
     await Promise.allSettled([...this.inFlight]);
@@ -107,8 +102,7 @@ export class ExtractionWorker {
   }
 
   wake(): void {
-    this.woken = true;
-    this.wakeUp?.();
+    this.loop.wake();
   }
 
   /** Claims what is due (up to the concurrency) and runs it; for tests and tools. */
@@ -129,29 +123,6 @@ export class ExtractionWorker {
     });
   }
 
-  private async loop(): Promise<void> {
-    while (this.running) {
-      const free = this.opts.concurrency - this.inFlight.size;
-      if (free > 0) {
-        try {
-          await this.fill(free);
-          await this.maybePrune();
-          if (this.failures > 0)
-            this.opts.logger.info({ failures: this.failures }, 'extraction jobs: claiming works again');
-          this.failures = 0;
-        } catch (err) {
-          // The database is away: back off up to 5 s, log the first failure and then at doubling counts.
-          this.failures++;
-          if ((this.failures & (this.failures - 1)) === 0)
-            this.opts.logger.error({ err, failures: this.failures }, 'extraction jobs: claiming failed');
-        }
-      }
-      if (!this.running) break;
-      const backoff = Math.min(5 * SECOND, this.opts.pollIntervalMs * 2 ** Math.min(this.failures, 16));
-      await this.sleep(this.failures > 0 ? backoff : this.opts.pollIntervalMs);
-    }
-  }
-
   private async fill(free: number): Promise<void> {
     // Ask with a read first: an idle worker takes no write lock.
     if (!(await repo.hasDue(this.db, new Date().toISOString()))) return;
@@ -163,32 +134,7 @@ export class ExtractionWorker {
       });
       this.inFlight.add(p);
     }
-    if (jobs.length === free) this.woken = true;
-  }
-
-  private sleep(ms: number): Promise<void> {
-    if (this.woken) {
-      this.woken = false;
-      return Promise.resolve();
-    }
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      const self = this;
-      function done() {
-        clearTimeout(timer);
-        self.wakeUp = undefined;
-        self.woken = false;
-        resolve();
-      }
-      this.wakeUp = done;
-    });
-  }
-
-  private async maybePrune(): Promise<void> {
-    const now = Date.now();
-    if (now - this.lastPrune < 10 * MINUTE) return;
-    this.lastPrune = now;
-    await repo.pruneJobs(this.db, new Date(now - this.opts.retentionMs).toISOString());
+    if (jobs.length === free) this.wake();
   }
 
   /** Renews the leases of the jobs in flight; one that could not be renewed is lost. */
@@ -270,7 +216,7 @@ export class ExtractionWorker {
   private async failed(job: repo.ClaimedJob, error: string): Promise<void> {
     const now = new Date();
     const log = { jobId: job.id, invoiceId: job.incoming_invoice_id, attempt: job.attempts, error };
-    if (!this.running && error === 'OCR: closed') {
+    if (!this.loop.isRunning && error === 'OCR: closed') {
       await repo.releaseJob(this.db, { id: job.id, token: job.lease_token }, now.toISOString());
       this.opts.logger.info(log, 'extraction job handed back: the worker stops');
       return;

@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../../db/schema.js';
+import type { Db } from '../../../db/index.js';
 import type { ExtractionOutcome, ExtractionStatus, PageWords } from '../extraction.model.js';
 
 /**
@@ -11,7 +10,7 @@ import type { ExtractionOutcome, ExtractionStatus, PageWords } from '../extracti
 export interface JobSteps {
   fieldsFromLayout(pages: PageWords[], source: 'ocr'): ExtractionOutcome;
   store(
-    trx: Kysely<Database>,
+    trx: Db,
     accountId: number,
     invoiceId: number,
     outcome: ExtractionOutcome,
