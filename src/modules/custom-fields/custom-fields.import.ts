@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { ImportSection } from '../../import/context.js';
-import { AppError } from '../../shared/errors.js';
+import { validationFailed } from '../../shared/errors.js';
+import { insertDefinition } from './custom-fields.repository.js';
 import { CustomFieldEntity, CustomFieldKey, CustomFieldType } from './custom-fields.schemas.js';
 
 const CustomFieldItem = Type.Object(
@@ -36,23 +37,18 @@ export const customFieldsSection: ImportSection = {
       if ((f.type === 'select') !== (f.options !== undefined)) {
         const message =
           f.type === 'select' ? 'a select field needs options' : 'only select fields have options';
-        throw new AppError('validation_failed', `custom_fields.${i}.options: ${message}`, {
-          errors: [{ field: `custom_fields.${i}.options`, message }],
-        });
+        throw validationFailed([{ field: `custom_fields.${i}.options`, message }]);
       }
-      await ctx.trx
-        .insertInto('custom_field_definitions')
-        .values({
-          account_id: ctx.accountId,
-          entity: f.entity,
-          key: f.key,
-          label: f.label,
-          type: f.type,
-          options: JSON.stringify(f.options ?? []),
-          required: f.required ? 1 : 0,
-          position: f.position ?? i,
-        })
-        .execute();
+      await insertDefinition(ctx.trx, {
+        account_id: ctx.accountId,
+        entity: f.entity,
+        key: f.key,
+        label: f.label,
+        type: f.type,
+        options: JSON.stringify(f.options ?? []),
+        required: f.required ? 1 : 0,
+        position: f.position ?? i,
+      });
       ctx.remember('custom_fields', undefined, 0);
     }
   },

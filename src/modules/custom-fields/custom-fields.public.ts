@@ -3,18 +3,22 @@
  * contacts, projects, tasks): the value schemas of their bodies and answers, and the
  * functions that check and parse stored values.
  */
+import { CustomFieldValues as CustomFieldValuesSchema } from './custom-fields.schemas.js';
+import type { CustomFieldValues as CustomFieldValueMap } from './custom-fields.service.js';
+
 export {
   type CustomFieldEntity,
   CustomFieldValue,
-  CustomFieldValues,
   CustomFieldValuesInput,
 } from './custom-fields.schemas.js';
-/** The parsed values of a record, by key (the type of the `CustomFieldValues` schema's data). */
-export type { CustomFieldValues as CustomFieldValueMap } from './custom-fields.service.js';
+/** A record's custom field values by key: the schema, and the type of the parsed values. */
+export const CustomFieldValues = CustomFieldValuesSchema;
+export type CustomFieldValues = CustomFieldValueMap;
 export {
   checkCustomFieldValue,
   type FieldDefinitionLike,
   getDefinition,
   parseCustomFieldValues,
   validateCustomFields,
+  validateImportedCustomFields,
 } from './custom-fields.service.js';

@@ -1,12 +1,11 @@
-import type { Kysely, Selectable } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { Insertable, Selectable } from 'kysely';
+import type { Db } from '../../db/index.js';
 import { paginate } from '../../shared/paging.js';
 import { toIso } from '../../shared/time.js';
 import type { CustomFieldListQuery } from './custom-fields.schemas.js';
 import type { CustomFieldDefinitionTable } from './custom-fields.tables.js';
 
 export type CustomFieldRow = Selectable<CustomFieldDefinitionTable>;
-type Db = Kysely<Database>;
 
 export function findDefinition(db: Db, accountId: number, id: number) {
   return db
@@ -33,3 +32,10 @@ export const definitionsFor = (db: Db, accountId: number, entity: string) =>
     .orderBy('position')
     .orderBy('id')
     .execute();
+
+export async function insertDefinition(
+  db: Db,
+  values: Insertable<CustomFieldDefinitionTable>,
+): Promise<void> {
+  await db.insertInto('custom_field_definitions').values(values).execute();
+}

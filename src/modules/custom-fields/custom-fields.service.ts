@@ -1,6 +1,6 @@
 import type { Db } from '../../db/index.js';
-import type { AuthContext } from '../../plugins/auth.js';
-import { AppError, type FieldError, notFound } from '../../shared/errors.js';
+import { AppError, type FieldError, notFound, validationFailed } from '../../shared/errors.js';
+import type { AuthContext } from '../../shared/tokens.js';
 import type { CustomFieldRow } from './custom-fields.repository.js';
 import * as repo from './custom-fields.repository.js';
 import type {
@@ -127,9 +127,7 @@ export async function validateCustomFields(
     }
   }
   if (errors.length > 0) {
-    throw new AppError('validation_failed', errors.map((e) => `${e.field}: ${e.message}`).join('; '), {
-      errors,
-    });
+    throw validationFailed(errors);
   }
   // Defined fields first, in their order; values whose definition is gone stay as they were.
   const out: CustomFieldValues = {};
@@ -137,4 +135,24 @@ export async function validateCustomFields(
     if (merged[def.key] !== undefined) out[def.key] = merged[def.key] as CustomFieldValue;
   for (const [k, v] of Object.entries(merged)) if (!(k in out)) out[k] = v as CustomFieldValue;
   return out;
+}
+
+/**
+ * The custom field check of an import item: its errors name the field by the item's path in
+ * the file (`projects.0.custom_fields.x`).
+ */
+export async function validateImportedCustomFields(
+  db: Db,
+  accountId: number,
+  entity: CustomFieldEntity,
+  values: Record<string, unknown> | undefined,
+  path: string,
+): Promise<CustomFieldValues> {
+  try {
+    return await validateCustomFields(db, accountId, entity, values ?? {});
+  } catch (err) {
+    if (err instanceof AppError && err.errors)
+      throw validationFailed(err.errors.map((e) => ({ field: `${path}.${e.field}`, message: e.message })));
+    throw err;
+  }
 }

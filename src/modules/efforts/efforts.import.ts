@@ -1,7 +1,10 @@
 import { Type } from 'typebox';
 import type { ImportSection } from '../../import/context.js';
+import { validationFailed } from '../../shared/errors.js';
 import { DateString } from '../../shared/schemas.js';
-import { importError, userRef } from '../projects/import-refs.js';
+import { projectIdOfTask } from '../tasks/tasks.service.js';
+import { userRef } from '../users/users.public.js';
+import { insertEffort } from './efforts.repository.js';
 import { EffortType } from './efforts.schemas.js';
 
 const EffortItem = Type.Object(
@@ -40,30 +43,23 @@ export const effortsSection: ImportSection = {
       let projectId = ctx.optionalRef('projects', e.project, `${at}.project`);
       const taskId = ctx.optionalRef('tasks', e.task, `${at}.task`);
       if (taskId !== null) {
-        const task = await ctx.trx
-          .selectFrom('tasks')
-          .select('project_id')
-          .where('id', '=', taskId)
-          .executeTakeFirstOrThrow();
-        if (projectId !== null && projectId !== task.project_id)
-          throw importError([{ field: `${at}.task`, message: 'belongs to another project' }]);
-        projectId = task.project_id;
+        const taskProject = await projectIdOfTask(ctx.trx, ctx.accountId, taskId);
+        if (projectId !== null && projectId !== taskProject)
+          throw validationFailed([{ field: `${at}.task`, message: 'belongs to another project' }]);
+        projectId = taskProject;
       }
       const type = e.type ?? 'work';
-      await ctx.trx
-        .insertInto('efforts')
-        .values({
-          account_id: ctx.accountId,
-          user_id: await userRef(ctx, e.user, `${at}.user`),
-          project_id: projectId,
-          task_id: taskId,
-          date: e.date,
-          duration_minutes: e.duration_minutes,
-          billable: (e.billable ?? type !== 'admin') ? 1 : 0,
-          type,
-          description: e.description ?? null,
-        })
-        .execute();
+      await insertEffort(ctx.trx, {
+        account_id: ctx.accountId,
+        user_id: await userRef(ctx, e.user, `${at}.user`),
+        project_id: projectId,
+        task_id: taskId,
+        date: e.date,
+        duration_minutes: e.duration_minutes,
+        billable: (e.billable ?? type !== 'admin') ? 1 : 0,
+        type,
+        description: e.description ?? null,
+      });
       ctx.remember('efforts', undefined, 0);
     }
   },

@@ -1,5 +1,5 @@
-import type { Kysely, Selectable } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { Insertable, Selectable } from 'kysely';
+import type { Db } from '../../db/index.js';
 import { keptTotal } from '../../shared/list-counts.js';
 import { paginate, type Sortable, unfiltered } from '../../shared/paging.js';
 import { toIso } from '../../shared/time.js';
@@ -7,7 +7,6 @@ import type { EffortListQuery } from './efforts.schemas.js';
 import type { EffortTable } from './efforts.tables.js';
 
 export type EffortRow = Selectable<EffortTable>;
-type Db = Kysely<Database>;
 
 const EFFORT_SORTABLE: Sortable = {
   date: {},
@@ -42,4 +41,8 @@ export function listEfforts(db: Db, accountId: number, q: EffortListQuery, inclu
     sortable: EFFORT_SORTABLE,
     total: unfiltered(q) ? keptTotal(db, accountId, 'efforts', includeAdmin) : undefined,
   });
+}
+
+export async function insertEffort(db: Db, values: Insertable<EffortTable>): Promise<void> {
+  await db.insertInto('efforts').values(values).execute();
 }

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/index.js';
-import { type AuthContext, hasScope } from '../../plugins/auth.js';
 import { AppError, notFound } from '../../shared/errors.js';
+import { type AuthContext, hasScope } from '../../shared/tokens.js';
 import type { EffortRow } from './efforts.repository.js';
 import * as repo from './efforts.repository.js';
 import type { Effort, EffortListQuery, EffortType } from './efforts.schemas.js';

@@ -6,9 +6,14 @@
 import type { Db } from '../../db/index.js';
 import type { FileRow } from './files.repository.js';
 import * as repo from './files.repository.js';
+import { FileData as FileDataSchema } from './files.schemas.js';
+import type { FileData as FileDataOut } from './files.service.js';
 
 export type { FileRow } from './files.repository.js';
-export { Binary, FileData, UploadBody } from './files.schemas.js';
+export { Binary, UploadBody } from './files.schemas.js';
+/** A file as the API shows it: the schema, and the type of its data. */
+export const FileData = FileDataSchema;
+export type FileData = FileDataOut;
 export {
   bytesToUpload,
   getFile,

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../../db/index.js';
-import type { AuthContext } from '../../plugins/auth.js';
 import { AppError, invalidField, notFound } from '../../shared/errors.js';
+import type { AuthContext } from '../../shared/tokens.js';
 import type { FileRow } from './files.repository.js';
 import * as repo from './files.repository.js';
 

@@ -1,8 +1,11 @@
 import { Type } from 'typebox';
 import type { ImportContext, ImportSection } from '../../import/context.js';
+import { validationFailed } from '../../shared/errors.js';
 import { DateString, Email } from '../../shared/schemas.js';
-import { validateCustomFields } from '../custom-fields/custom-fields.service.js';
-import { clientRef, importError, userRef, withPath } from './import-refs.js';
+import { validateImportedCustomFields } from '../custom-fields/custom-fields.public.js';
+import { userRef } from '../users/users.public.js';
+import { clientIdByShortcode } from './import.read-model.js';
+import { insertLink, insertRow } from './projects.repository.js';
 import { EpicStatus, ProjectStatus } from './projects.schemas.js';
 
 const Key = Type.String({ minLength: 1, description: 'Reference used by later records of the file' });
@@ -124,6 +127,17 @@ interface ProjectItem extends Named {
   epics?: (Named & { status?: string; start_date?: string; end_date?: string })[];
 }
 
+/** A client: the key of a client earlier in the file, or the shortcode of an existing client. */
+async function clientRef(ctx: ImportContext, ref: string, where: string): Promise<number> {
+  try {
+    return ctx.ref('clients', ref, where);
+  } catch (err) {
+    const id = await clientIdByShortcode(ctx.trx, ctx.accountId, ref);
+    if (id !== undefined) return id;
+    throw err;
+  }
+}
+
 export const portfoliosSection: ImportSection = {
   key: 'portfolios',
   item: PortfolioItem,
@@ -131,17 +145,13 @@ export const portfoliosSection: ImportSection = {
   async run(ctx, items) {
     const now = new Date().toISOString();
     for (const p of items as (Named & { archived?: boolean })[]) {
-      const row = await ctx.trx
-        .insertInto('portfolios')
-        .values({
-          account_id: ctx.accountId,
-          name: p.name,
-          description: p.description ?? null,
-          archived_at: p.archived ? now : null,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      ctx.remember('portfolios', p.key, row.id);
+      const id = await insertRow(ctx.trx, 'portfolios', {
+        account_id: ctx.accountId,
+        name: p.name,
+        description: p.description ?? null,
+        archived_at: p.archived ? now : null,
+      });
+      ctx.remember('portfolios', p.key, id);
     }
   },
 };
@@ -152,12 +162,8 @@ export const projectGroupsSection: ImportSection = {
   description: 'Project groups; projects name the groups they belong to.',
   async run(ctx, items) {
     for (const g of items as Named[]) {
-      const row = await ctx.trx
-        .insertInto('project_groups')
-        .values({ account_id: ctx.accountId, name: g.name, description: g.description ?? null })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      ctx.remember('project_groups', g.key, row.id);
+      const values = { account_id: ctx.accountId, name: g.name, description: g.description ?? null };
+      ctx.remember('project_groups', g.key, await insertRow(ctx.trx, 'project_groups', values));
     }
   },
 };
@@ -165,102 +171,65 @@ export const projectGroupsSection: ImportSection = {
 async function importProject(ctx: ImportContext, p: ProjectItem, at: string): Promise<void> {
   const { trx, accountId } = ctx;
   if (p.start_date && p.end_date && p.end_date < p.start_date)
-    throw importError([{ field: `${at}.end_date`, message: 'must not be before start_date' }]);
-  const custom = await withPath(at, () =>
-    validateCustomFields(trx, accountId, 'project', p.custom_fields ?? {}),
-  );
+    throw validationFailed([{ field: `${at}.end_date`, message: 'must not be before start_date' }]);
+  const custom = await validateImportedCustomFields(trx, accountId, 'project', p.custom_fields, at);
   const now = new Date().toISOString();
-  const project = await trx
-    .insertInto('projects')
-    .values({
-      account_id: accountId,
-      client_id: await clientRef(ctx, p.client, `${at}.client`),
-      portfolio_id: ctx.optionalRef('portfolios', p.portfolio, `${at}.portfolio`),
-      identifier: p.identifier ?? null,
-      name: p.name,
-      description: p.description ?? null,
-      status: p.status ?? 'active',
-      billable: p.billable === false ? 0 : 1,
-      start_date: p.start_date ?? null,
-      end_date: p.end_date ?? null,
-      budget_minutes: p.budget_minutes ?? null,
-      custom_fields: JSON.stringify(custom),
-      archived_at: p.archived ? now : null,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  const project_id = project.id;
+  const project_id = await insertRow(trx, 'projects', {
+    account_id: accountId,
+    client_id: await clientRef(ctx, p.client, `${at}.client`),
+    portfolio_id: ctx.optionalRef('portfolios', p.portfolio, `${at}.portfolio`),
+    identifier: p.identifier ?? null,
+    name: p.name,
+    description: p.description ?? null,
+    status: p.status ?? 'active',
+    billable: p.billable === false ? 0 : 1,
+    start_date: p.start_date ?? null,
+    end_date: p.end_date ?? null,
+    budget_minutes: p.budget_minutes ?? null,
+    custom_fields: JSON.stringify(custom),
+    archived_at: p.archived ? now : null,
+  });
   ctx.remember('projects', p.key, project_id);
   for (const g of p.project_groups ?? []) {
     const groupId = ctx.ref('project_groups', g, `${at}.project_groups`);
-    await trx
-      .insertInto('project_group_projects')
-      .values({ project_group_id: groupId, project_id })
-      .execute();
+    await insertLink(trx, 'project_group_projects', { project_group_id: groupId, project_id });
   }
   for (const [j, m] of (p.team ?? []).entries()) {
     const user_id = await userRef(ctx, m.user, `${at}.team.${j}.user`);
-    await trx
-      .insertInto('project_members')
-      .values({ project_id, user_id, role: m.role ?? 'member' })
-      .execute();
+    await insertLink(trx, 'project_members', { project_id, user_id, role: m.role ?? 'member' });
   }
   for (const g of p.guests ?? []) {
-    await trx
-      .insertInto('project_guests')
-      .values({
-        account_id: accountId,
-        project_id,
-        name: g.name,
-        email: g.email ?? null,
-        contact_id: g.contact_id ?? null,
-      })
-      .execute();
+    await insertLink(trx, 'project_guests', {
+      account_id: accountId,
+      project_id,
+      name: g.name,
+      email: g.email ?? null,
+      contact_id: g.contact_id ?? null,
+    });
   }
   const base = { account_id: accountId, project_id };
+  const named = (n: Named) => ({ ...base, name: n.name, description: n.description ?? null });
   for (const [j, ph] of (p.phases ?? []).entries()) {
-    const row = await trx
-      .insertInto('project_phases')
-      .values({
-        ...base,
-        name: ph.name,
-        description: ph.description ?? null,
-        position: j,
-        start_date: ph.start_date ?? null,
-        end_date: ph.end_date ?? null,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    ctx.remember('phases', ph.key, row.id);
+    const values = {
+      ...named(ph),
+      position: j,
+      start_date: ph.start_date ?? null,
+      end_date: ph.end_date ?? null,
+    };
+    ctx.remember('phases', ph.key, await insertRow(trx, 'project_phases', values));
   }
   for (const m of p.milestones ?? []) {
-    const row = await trx
-      .insertInto('project_milestones')
-      .values({
-        ...base,
-        name: m.name,
-        description: m.description ?? null,
-        due_date: m.due_date ?? null,
-        completed_at: m.completed ? now : null,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    ctx.remember('milestones', m.key, row.id);
+    const values = { ...named(m), due_date: m.due_date ?? null, completed_at: m.completed ? now : null };
+    ctx.remember('milestones', m.key, await insertRow(trx, 'project_milestones', values));
   }
   for (const e of p.epics ?? []) {
-    const row = await trx
-      .insertInto('project_epics')
-      .values({
-        ...base,
-        name: e.name,
-        description: e.description ?? null,
-        status: e.status ?? 'open',
-        start_date: e.start_date ?? null,
-        end_date: e.end_date ?? null,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    ctx.remember('epics', e.key, row.id);
+    const values = {
+      ...named(e),
+      status: e.status ?? 'open',
+      start_date: e.start_date ?? null,
+      end_date: e.end_date ?? null,
+    };
+    ctx.remember('epics', e.key, await insertRow(trx, 'project_epics', values));
   }
 }
 

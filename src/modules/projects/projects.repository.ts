@@ -1,4 +1,5 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
+import type { Db } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
 import { keptTotal } from '../../shared/list-counts.js';
 import { idPages, type PageParams, paginate, type Sortable, unfiltered } from '../../shared/paging.js';
@@ -22,7 +23,6 @@ export type GuestRow = Selectable<ProjectGuestTable>;
 export type PhaseRow = Selectable<ProjectPhaseTable>;
 export type MilestoneRow = Selectable<ProjectMilestoneTable>;
 export type EpicRow = Selectable<ProjectEpicTable>;
-type Db = Kysely<Database>;
 
 export const findProject = (db: Db, accountId: number, id: number) =>
   db
@@ -168,4 +168,34 @@ export function listProjectGroups(db: Db, accountId: number, q: ProjectGroupList
   if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
   if (q.q) qb = qb.where((eb) => containsAny(eb, ['name'], q.q!));
   return paginate(qb.orderBy('id'), q);
+}
+
+/** The module's tables whose rows have an id (what imports create and later records name). */
+type RowsWithId =
+  | 'portfolios'
+  | 'project_groups'
+  | 'projects'
+  | 'project_phases'
+  | 'project_milestones'
+  | 'project_epics';
+/** The module's tables that hang off a project without an id of their own in import files. */
+type ProjectLinks = 'project_group_projects' | 'project_members' | 'project_guests';
+
+/** Inserts one row (imports), returning its id. */
+export async function insertRow<T extends RowsWithId>(db: Db, table: T, values: Insertable<Database[T]>) {
+  // One statement for six tables: the union of their insert types is not expressible per call.
+  const row = await db
+    .insertInto(table as RowsWithId)
+    .values(values as never)
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** Inserts a project's membership, guest or group link (imports). */
+export async function insertLink<T extends ProjectLinks>(db: Db, table: T, values: Insertable<Database[T]>) {
+  await db
+    .insertInto(table as ProjectLinks)
+    .values(values as never)
+    .execute();
 }

@@ -9,7 +9,7 @@ import {
   Timestamp,
   UpdatedSinceQuery,
 } from '../../shared/schemas.js';
-import { CustomFieldValues } from '../custom-fields/custom-fields.schemas.js';
+import { CustomFieldValues } from '../custom-fields/custom-fields.public.js';
 
 export const PROJECT_STATUSES = ['planned', 'active', 'on_hold', 'completed', 'cancelled'] as const;
 export type ProjectStatus = (typeof PROJECT_STATUSES)[number];

@@ -1,8 +1,8 @@
 import type { Db } from '../../db/index.js';
-import type { AuthContext } from '../../plugins/auth.js';
 import { notFound } from '../../shared/errors.js';
 import type { Page } from '../../shared/paging.js';
-import { parseCustomFieldValues } from '../custom-fields/custom-fields.service.js';
+import type { AuthContext } from '../../shared/tokens.js';
+import { parseCustomFieldValues } from '../custom-fields/custom-fields.public.js';
 import type {
   EpicRow,
   GuestRow,

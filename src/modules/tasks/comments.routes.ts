@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { listResponse } from '../../shared/paging.js';
 import { Data, IdParams, List, problemResponse } from '../../shared/schemas.js';
-import { receiveUpload } from '../files/files.service.js';
+import { receiveUpload } from '../files/files.public.js';
 import * as service from './comments.service.js';
 import { Comment, CommentCreate, CommentListQuery, CommentUpdate } from './tasks.schemas.js';
 import { uploadSchema, uploadValidatorCompiler } from './upload-route.js';

@@ -2,14 +2,20 @@ import type { Transaction } from 'kysely';
 import type { Db } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
 import { transact } from '../../db/transact.js';
-import type { AuthContext } from '../../plugins/auth.js';
 import { changesNothing } from '../../shared/changes.js';
-import { AppError, notFound } from '../../shared/errors.js';
+import { AppError, notFound, validationFailed } from '../../shared/errors.js';
 import { recordEvent } from '../../shared/events.js';
 import type { Page } from '../../shared/paging.js';
 import { nowIso } from '../../shared/time.js';
-import type { FileRow } from '../files/files.repository.js';
-import { type FileData, storeFile, toFileData, type Upload } from '../files/files.service.js';
+import type { AuthContext } from '../../shared/tokens.js';
+import {
+  deleteFilesOf,
+  type FileData,
+  type FileRow,
+  storeFile,
+  toFileData,
+  type Upload,
+} from '../files/files.public.js';
 import type { CommentRow } from './tasks.repository.js';
 import * as repo from './tasks.repository.js';
 import type { Comment, CommentCreate, CommentListQuery, CommentUpdate } from './tasks.schemas.js';
@@ -87,9 +93,7 @@ export function createComment(db: Db, auth: AuthContext, body: CommentCreate): P
   return transact(db, async (trx) => {
     const task = await repo.findTask(trx, auth.accountId, body.task_id);
     if (!task) {
-      throw new AppError('validation_failed', 'task_id: no such task', {
-        errors: [{ field: 'task_id', message: 'no such task' }],
-      });
+      throw validationFailed([{ field: 'task_id', message: 'no such task' }]);
     }
     if (task.archived_at)
       throw new AppError('conflict', `Task ${task.id} is archived: it takes no new comments`);
@@ -123,6 +127,8 @@ export function updateComment(db: Db, auth: AuthContext, id: number, body: Comme
 export function deleteComment(db: Db, auth: AuthContext, id: number): Promise<void> {
   return transact(db, async (trx) => {
     const comment = await withFiles(trx, await getOwnComment(trx, auth, id));
+    // The comment's files go with it (their bytes follow by the file_blobs cascade).
+    await deleteFilesOf(trx, auth.accountId, 'comment', id);
     await repo.deleteComment(trx, auth.accountId, id);
     await emit(trx, auth, 'comment:deleted', comment);
   });

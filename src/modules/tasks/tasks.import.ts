@@ -1,9 +1,11 @@
 import { Type } from 'typebox';
 import type { ImportContext, ImportSection } from '../../import/context.js';
+import { validationFailed } from '../../shared/errors.js';
 import { DateString } from '../../shared/schemas.js';
-import { validateCustomFields } from '../custom-fields/custom-fields.service.js';
-import { importError, userRef, withPath } from '../projects/import-refs.js';
-import { findPart } from '../projects/projects.repository.js';
+import { validateImportedCustomFields } from '../custom-fields/custom-fields.public.js';
+import { userRef } from '../users/users.public.js';
+import { linkChecks } from './project-links.read-model.js';
+import { insertComment, insertTask } from './tasks.repository.js';
 import { completedAt, dateErrors, type LinkField, linkErrors } from './tasks.rules.js';
 import { TaskPriority, TaskStatus } from './tasks.schemas.js';
 
@@ -65,61 +67,44 @@ interface TaskItem {
 }
 
 const LINKS = [
-  ['phase_id', 'phase', 'phases', 'project_phases'],
-  ['milestone_id', 'milestone', 'milestones', 'project_milestones'],
-  ['epic_id', 'epic', 'epics', 'project_epics'],
+  ['phase_id', 'phase', 'phases'],
+  ['milestone_id', 'milestone', 'milestones'],
+  ['epic_id', 'epic', 'epics'],
 ] as const;
 
 async function importTask(ctx: ImportContext, t: TaskItem, at: string): Promise<void> {
   const { trx, accountId } = ctx;
   const project_id = ctx.ref('projects', t.project, `${at}.project`);
   const ids = {} as Record<LinkField, number | null>;
-  const checks = [];
-  for (const [field, prop, kind, table] of LINKS) {
-    const id = ctx.optionalRef(kind, t[prop], `${at}.${prop}`);
-    ids[field] = id;
-    checks.push({ field, id, found: id === null ? undefined : await findPart(trx, accountId, table, id) });
-  }
+  for (const [field, prop, kind] of LINKS) ids[field] = ctx.optionalRef(kind, t[prop], `${at}.${prop}`);
+  const checks = await linkChecks(trx, accountId, ids);
   const errors = [...linkErrors(project_id, checks), ...dateErrors(t.start_date ?? null, t.due_date ?? null)];
-  if (errors.length > 0) throw importError(errors.map((e) => ({ ...e, field: `${at}.${e.field}` })));
-  const custom = await withPath(at, () =>
-    validateCustomFields(trx, accountId, 'task', t.custom_fields ?? {}),
-  );
+  if (errors.length > 0) throw validationFailed(errors.map((e) => ({ ...e, field: `${at}.${e.field}` })));
+  const custom = await validateImportedCustomFields(trx, accountId, 'task', t.custom_fields, at);
   const now = new Date().toISOString();
   const status = t.status ?? 'open';
-  const row = await trx
-    .insertInto('tasks')
-    .values({
-      account_id: accountId,
-      project_id,
-      ...ids,
-      name: t.name,
-      description: t.description ?? null,
-      status,
-      priority: t.priority ?? 'normal',
-      assignee_id: t.assignee ? await userRef(ctx, t.assignee, `${at}.assignee`) : null,
-      created_by_id: t.created_by ? await userRef(ctx, t.created_by, `${at}.created_by`) : null,
-      start_date: t.start_date ?? null,
-      due_date: t.due_date ?? null,
-      estimate_minutes: t.estimate_minutes ?? null,
-      external_id: t.external_id ?? null,
-      custom_fields: JSON.stringify(custom),
-      completed_at: completedAt(undefined, status, now),
-      archived_at: t.archived ? now : null,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const row = await insertTask(trx, {
+    account_id: accountId,
+    project_id,
+    ...ids,
+    name: t.name,
+    description: t.description ?? null,
+    status,
+    priority: t.priority ?? 'normal',
+    assignee_id: t.assignee ? await userRef(ctx, t.assignee, `${at}.assignee`) : null,
+    created_by_id: t.created_by ? await userRef(ctx, t.created_by, `${at}.created_by`) : null,
+    start_date: t.start_date ?? null,
+    due_date: t.due_date ?? null,
+    estimate_minutes: t.estimate_minutes ?? null,
+    external_id: t.external_id ?? null,
+    custom_fields: JSON.stringify(custom),
+    completed_at: completedAt(undefined, status, now),
+    archived_at: t.archived ? now : null,
+  });
   ctx.remember('tasks', t.key, row.id);
   for (const [j, c] of (t.comments ?? []).entries()) {
-    await trx
-      .insertInto('task_comments')
-      .values({
-        account_id: accountId,
-        task_id: row.id,
-        author_id: await userRef(ctx, c.author, `${at}.comments.${j}.author`),
-        content: c.content,
-      })
-      .execute();
+    const author_id = await userRef(ctx, c.author, `${at}.comments.${j}.author`);
+    await insertComment(trx, { account_id: accountId, task_id: row.id, author_id, content: c.content });
   }
 }
 

@@ -1,5 +1,5 @@
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db } from '../../db/index.js';
 import { keptTotal } from '../../shared/list-counts.js';
 import { idPages, paginate, type Sortable, unfiltered } from '../../shared/paging.js';
 import { containsAny } from '../../shared/search.js';
@@ -9,7 +9,6 @@ import type { TaskCommentTable, TaskTable } from './tasks.tables.js';
 
 export type TaskRow = Selectable<TaskTable>;
 export type CommentRow = Selectable<TaskCommentTable>;
-type Db = Kysely<Database>;
 
 export const findTask = (db: Db, accountId: number, id: number) =>
   db
@@ -79,14 +78,6 @@ export const updateTask = (db: Db, accountId: number, id: number, values: Update
     .returningAll()
     .executeTakeFirstOrThrow();
 
-export const userExists = async (db: Db, accountId: number, userId: number) =>
-  (await db
-    .selectFrom('users')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('id', '=', userId)
-    .executeTakeFirst()) !== undefined;
-
 export const findComment = (db: Db, accountId: number, id: number) =>
   db
     .selectFrom('task_comments')
@@ -124,12 +115,5 @@ export const updateComment = (db: Db, accountId: number, id: number, values: Upd
     .executeTakeFirstOrThrow();
 
 export async function deleteComment(db: Db, accountId: number, id: number): Promise<void> {
-  // The comment's files go with it (their bytes follow by the file_blobs cascade).
-  await db
-    .deleteFrom('files')
-    .where('account_id', '=', accountId)
-    .where('owner_type', '=', 'comment')
-    .where('owner_id', '=', id)
-    .execute();
   await db.deleteFrom('task_comments').where('account_id', '=', accountId).where('id', '=', id).execute();
 }

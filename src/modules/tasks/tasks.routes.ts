@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { listResponse } from '../../shared/paging.js';
 import { Data, IdParams, List, problemResponse } from '../../shared/schemas.js';
 import { ExternalIdBody } from '../clients/clients.schemas.js';
-import { receiveUpload } from '../files/files.service.js';
+import { receiveUpload } from '../files/files.public.js';
 import { Task, TaskCreate, TaskListQuery, TaskParams, TaskUpdate } from './tasks.schemas.js';
 import * as service from './tasks.service.js';
 import { uploadSchema, uploadValidatorCompiler } from './upload-route.js';

@@ -10,8 +10,8 @@ import {
   Timestamp,
   UpdatedSinceQuery,
 } from '../../shared/schemas.js';
-import { CustomFieldValues, CustomFieldValuesInput } from '../custom-fields/custom-fields.schemas.js';
-import { FileData } from '../files/files.schemas.js';
+import { CustomFieldValues, CustomFieldValuesInput } from '../custom-fields/custom-fields.public.js';
+import { FileData } from '../files/files.public.js';
 
 export const TASK_STATUSES = ['open', 'in_progress', 'done'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];

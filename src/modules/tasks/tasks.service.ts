@@ -2,23 +2,30 @@ import type { Transaction } from 'kysely';
 import type { Db } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
 import { transact } from '../../db/transact.js';
-import type { AuthContext } from '../../plugins/auth.js';
 import { changesNothing } from '../../shared/changes.js';
-import { AppError, type FieldError, notFound } from '../../shared/errors.js';
+import { AppError, type FieldError, notFound, validationFailed } from '../../shared/errors.js';
 import { recordEvent } from '../../shared/events.js';
 import type { Page } from '../../shared/paging.js';
 import { nowIso } from '../../shared/time.js';
+import type { AuthContext } from '../../shared/tokens.js';
 import {
   type CustomFieldValues,
   parseCustomFieldValues,
   validateCustomFields,
-} from '../custom-fields/custom-fields.service.js';
-import { type FileRow, filesOf } from '../files/files.repository.js';
-import { type FileData, storeFile, toFileData, type Upload } from '../files/files.service.js';
-import { findPart, findProject } from '../projects/projects.repository.js';
+} from '../custom-fields/custom-fields.public.js';
+import {
+  type FileData,
+  type FileRow,
+  filesOf,
+  storeFile,
+  toFileData,
+  type Upload,
+} from '../files/files.public.js';
+import { userExists } from '../users/users.public.js';
+import { findProject, linkChecks } from './project-links.read-model.js';
 import type { TaskRow } from './tasks.repository.js';
 import * as repo from './tasks.repository.js';
-import { completedAt, dateErrors, type LinkField, linkErrors } from './tasks.rules.js';
+import { completedAt, dateErrors, linkErrors } from './tasks.rules.js';
 import type {
   Task,
   TaskCreate,
@@ -76,6 +83,13 @@ export async function getTaskRow(db: Db, auth: AuthContext, id: number): Promise
   return row;
 }
 
+/** The project of one of the account's tasks (for records that name a task and a project). */
+export const projectIdOfTask = async (db: Db, accountId: number, taskId: number): Promise<number> => {
+  const row = await repo.findTask(db, accountId, taskId);
+  if (!row) throw notFound('Task');
+  return row.project_id;
+};
+
 export const getTask = async (db: Db, auth: AuthContext, id: number) =>
   withFiles(db, await getTaskRow(db, auth, id));
 
@@ -104,12 +118,6 @@ interface TaskState {
   due_date: string | null;
 }
 
-const LINK_TABLES = {
-  phase_id: 'project_phases',
-  milestone_id: 'project_milestones',
-  epic_id: 'project_epics',
-} as const satisfies Record<LinkField, string>;
-
 /** Everything about a task's references that can be wrong, as field errors. */
 async function stateErrors(
   db: Db,
@@ -123,15 +131,9 @@ async function stateErrors(
     if (!project) errors.push({ field: 'project_id', message: 'no such project' });
     else if (project.archived_at) errors.push({ field: 'project_id', message: 'project is archived' });
   }
-  const links = await Promise.all(
-    (Object.keys(LINK_TABLES) as LinkField[]).map(async (field) => {
-      const id = s[field];
-      const found = id === null ? undefined : await findPart(db, auth.accountId, LINK_TABLES[field], id);
-      return { field, id, found };
-    }),
-  );
+  const links = await linkChecks(db, auth.accountId, s);
   if (!errors.some((e) => e.field === 'project_id')) errors.push(...linkErrors(s.project_id, links));
-  if (check.assignee && s.assignee_id !== null && !(await repo.userExists(db, auth.accountId, s.assignee_id)))
+  if (check.assignee && s.assignee_id !== null && !(await userExists(db, auth.accountId, s.assignee_id)))
     errors.push({ field: 'assignee_id', message: 'no such user in this account' });
   errors.push(...dateErrors(s.start_date, s.due_date));
   return errors;
@@ -156,9 +158,7 @@ async function validate(
     errors.push(...err.errors);
   }
   if (errors.length > 0) {
-    throw new AppError('validation_failed', errors.map((e) => `${e.field}: ${e.message}`).join('; '), {
-      errors,
-    });
+    throw validationFailed(errors);
   }
   return custom;
 }

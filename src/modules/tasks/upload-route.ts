@@ -1,7 +1,7 @@
 import type { FastifySchemaCompiler } from 'fastify';
 import { Data, problemResponse } from '../../shared/schemas.js';
 import { validatorCompiler } from '../../shared/validation.js';
-import { FileData, UploadBody } from '../files/files.schemas.js';
+import { FileData, UploadBody } from '../files/files.public.js';
 
 /**
  * Schema pieces of an upload route. The multipart body is documented (`UploadBody`) but not

@@ -1,13 +1,12 @@
-import type { Kysely, Selectable } from 'kysely';
-import type { UserGroupTable, UserTable } from '../../db/core.tables.js';
-import type { Database } from '../../db/schema.js';
+import type { Selectable } from 'kysely';
+import type { UserGroupTable } from '../../db/core.tables.js';
+import type { Db } from '../../db/index.js';
 import { paginate } from '../../shared/paging.js';
 import { containsAny } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
 import type { UserGroupListQuery } from './user-group.schemas.js';
 
 export type UserGroupRow = Selectable<UserGroupTable>;
-type Db = Kysely<Database>;
 
 export const findGroup = (db: Db, accountId: number, id: number) =>
   db
@@ -30,21 +29,16 @@ export function listGroups(db: Db, accountId: number, q: UserGroupListQuery) {
   return paginate(qb.orderBy('id'), q);
 }
 
-/** Members of each group (users of the group's account), ordered by user id. */
-export async function membersOf(db: Db, groupIds: number[]): Promise<Map<number, Selectable<UserTable>[]>> {
-  const out = new Map<number, Selectable<UserTable>[]>(groupIds.map((id) => [id, []]));
+/** Member user ids of each group, ordered by user id. */
+export async function memberIdsOf(db: Db, groupIds: number[]): Promise<Map<number, number[]>> {
+  const out = new Map<number, number[]>(groupIds.map((id) => [id, []]));
   if (groupIds.length === 0) return out;
   const rows = await db
-    .selectFrom('user_group_members as m')
-    .innerJoin('user_groups as g', 'g.id', 'm.user_group_id')
-    .innerJoin('users as u', (j) =>
-      j.onRef('u.id', '=', 'm.user_id').onRef('u.account_id', '=', 'g.account_id'),
-    )
-    .selectAll('u')
-    .select('m.user_group_id')
-    .where('m.user_group_id', 'in', groupIds)
-    .orderBy('u.id')
+    .selectFrom('user_group_members')
+    .select(['user_group_id', 'user_id'])
+    .where('user_group_id', 'in', groupIds)
+    .orderBy('user_id')
     .execute();
-  for (const { user_group_id, ...user } of rows) out.get(user_group_id)?.push(user);
+  for (const r of rows) out.get(r.user_group_id)?.push(r.user_id);
   return out;
 }

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { Id, Nullable, PagingQuery, Timestamp, UpdatedSinceQuery } from '../../shared/schemas.js';
-import { UserBasic } from '../users/users.schemas.js';
+import { UserBasic } from '../users/users.public.js';
 
 export const UserGroup = Type.Object(
   {

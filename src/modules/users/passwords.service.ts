@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
-import { hashToken } from '../../plugins/auth.js';
 import { AppError, invalidField } from '../../shared/errors.js';
+import { hashToken } from '../../shared/tokens.js';
 import { clock, isoAt } from '../../web/clock.js';
 import { hashPassword, PASSWORD_MAX, PASSWORD_MIN, passwordProblem } from './passwords.js';
 import * as repo from './passwords.repository.js';

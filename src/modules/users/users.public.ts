@@ -27,3 +27,7 @@ export {
 /** Active users with this e-mail (one per account at most), with their password hash if set. */
 export const signinCandidates = (db: Db, email: string): Promise<passwordsRepo.SigninCandidate[]> =>
   passwordsRepo.signinCandidates(db, email);
+
+/** Users as other modules' records show and reference them. */
+export { UserBasic } from './users.schemas.js';
+export { toUserBasic, userExists, userIdByEmail, userRef, usersBasicByIds } from './users.service.js';

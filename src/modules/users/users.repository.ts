@@ -1,12 +1,11 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { UserTable } from '../../db/core.tables.js';
-import type { Database } from '../../db/schema.js';
+import type { Db } from '../../db/index.js';
 import { paginate, type Sortable } from '../../shared/paging.js';
 import { toIso } from '../../shared/time.js';
 import type { UserListQuery } from './users.schemas.js';
 
 export type UserRow = Selectable<UserTable>;
-type Db = Kysely<Database>;
 
 export function findUser(db: Db, accountId: number, id: number): Promise<UserRow | undefined> {
   return db
@@ -39,4 +38,27 @@ export async function groupIdsOf(db: Db, userIds: number[]): Promise<Map<number,
     .execute();
   for (const r of rows) out.get(r.user_id)?.push(r.user_group_id);
   return out;
+}
+
+/** Users of the account with these ids, ordered by id (ids of other accounts are left out). */
+export function findUsers(db: Db, accountId: number, ids: readonly number[]): Promise<UserRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', 'in', [...new Set(ids)])
+    .orderBy('id')
+    .execute();
+}
+
+/** The id of the account's user with this e-mail (stored lower-case). */
+export async function userIdByEmail(db: Db, accountId: number, email: string): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('email', '=', email.toLowerCase())
+    .executeTakeFirst();
+  return row?.id;
 }

@@ -1,7 +1,8 @@
 import type { Db } from '../../db/index.js';
-import { type AuthContext, hasScopePrefix } from '../../plugins/auth.js';
+import type { ImportContext } from '../../import/context.js';
 import { notFound } from '../../shared/errors.js';
 import type { Page } from '../../shared/paging.js';
+import { type AuthContext, hasScopePrefix } from '../../shared/tokens.js';
 import type { UserRow } from './users.repository.js';
 import * as repo from './users.repository.js';
 import type { UserBasic, UserFull, UserListQuery } from './users.schemas.js';
@@ -60,4 +61,35 @@ export async function withGroups(db: Db, page: Page<UserRow>): Promise<Page<User
     page.rows.map((r) => r.id),
   );
   return { ...page, rows: page.rows.map((r) => toUserFull(r, groups.get(r.id) ?? [])) };
+}
+
+/** Whether the user is one of the account's (for references to a user in other records). */
+export const userExists = async (db: Db, accountId: number, userId: number): Promise<boolean> =>
+  (await repo.findUser(db, accountId, userId)) !== undefined;
+
+/** The account's users with these ids, in basic form, by id (for lists that embed users). */
+export async function usersBasicByIds(
+  db: Db,
+  accountId: number,
+  ids: readonly number[],
+): Promise<Map<number, UserBasic>> {
+  return new Map((await repo.findUsers(db, accountId, ids)).map((r) => [r.id, toUserBasic(r)]));
+}
+
+/** The id of the account's user with this e-mail, if any. */
+export const userIdByEmail = (db: Db, accountId: number, email: string): Promise<number | undefined> =>
+  repo.userIdByEmail(db, accountId, email);
+
+/**
+ * A user named in an import file: the key of a user earlier in the file or, for imports
+ * into an existing account, the e-mail address of one of its users.
+ */
+export async function userRef(ctx: ImportContext, ref: string, where: string): Promise<number> {
+  try {
+    return ctx.ref('users', ref, where);
+  } catch (err) {
+    const id = await repo.userIdByEmail(ctx.trx, ctx.accountId, ref);
+    if (id !== undefined) return id;
+    throw err;
+  }
 }
