@@ -1,27 +1,9 @@
 import type { ExtractionOutcome } from '../extraction.model.js';
-import {
-  attr,
-  compact,
-  decimal,
-  isoDate,
-  joinLines,
-  list,
-  type Node,
-  obj,
-  type RawDocument,
-  str,
-  toOutcome,
-} from './common.js';
-import { perUnit } from './ubl.js';
+import { compact, inCurrency, joinLines, lineOf, type RawDocument, toOutcome } from './common.js';
+import { attr, decimal, isoDate, list, type Node, obj, str } from './tree.js';
 
 /** A CII date (`udt:DateTimeString format="102"`, or a plain date). */
 export const ciiDate = (v: unknown) => isoDate(obj(v).DateTimeString ?? v);
-
-/** The amount in the document currency where a total is repeated in the tax currency. */
-export const inCurrency = (v: unknown, currency: string | undefined) => {
-  const nodes = list(v);
-  return decimal(nodes.find((n) => currency !== undefined && attr(n, 'currencyID') === currency) ?? nodes[0]);
-};
 
 /** Seller fields of a CII-family TradeParty (CII D16B and ZUGFeRD 1 share its shape). */
 export function sellerFields(party: Node): RawDocument['fields'] {
@@ -68,61 +50,107 @@ export const tradeTaxes = (v: unknown): RawDocument['taxes'] =>
     }));
 
 /**
- * The header fields CII and ZUGFeRD 1 spell alike, once each syntax has found its own header
- * nodes (ZUGFeRD 1 names the trade agreement, delivery and settlement differently).
+ * The element names of a CII-family syntax. ZUGFeRD 1.0 (`rsm:CrossIndustryDocument`, CII
+ * D13B-based) has the parties, taxes and sums of CII D16B under other names.
  */
-export function ciiHeaderFields(doc: Node, agreement: Node, delivery: Node, settlement: Node) {
-  const period = obj(settlement.BillingSpecifiedPeriod);
-  return {
-    invoice_number: str(doc.ID),
-    date: ciiDate(doc.IssueDateTime),
-    due_date: list(settlement.SpecifiedTradePaymentTerms)
-      .map((t) => ciiDate(t.DueDateDateTime))
-      .find(Boolean),
-    delivery_date: ciiDate(obj(obj(delivery.ActualDeliverySupplyChainEvent).OccurrenceDateTime)),
-    service_period_start: ciiDate(period.StartDateTime),
-    service_period_end: ciiDate(period.EndDateTime),
-    currency: str(settlement.InvoiceCurrencyCode),
-    buyer_reference: str(agreement.BuyerReference),
-    ...sellerFields(obj(agreement.SellerTradeParty)),
-    ...paymentFields(settlement),
-  };
+interface CiiNames {
+  method: 'cii' | 'zugferd1';
+  document: string;
+  transaction: string;
+  agreement: string;
+  delivery: string;
+  settlement: string;
+  sums: string;
+  /** Rounding amount (BT-114): CII D16B only. */
+  rounding?: string;
+  lineAgreement: string;
+  lineDelivery: string;
+  lineSettlement: string;
+  lineSums: string;
+  lineRate: string;
 }
 
-/** UN/CEFACT CII D16B: XRechnung CII, Factur-X and ZUGFeRD 2.x. */
-export function readCii(root: Node): ExtractionOutcome {
-  const doc = obj(root.ExchangedDocument);
-  const trade = obj(root.SupplyChainTradeTransaction);
-  const agreement = obj(trade.ApplicableHeaderTradeAgreement);
-  const delivery = obj(trade.ApplicableHeaderTradeDelivery);
-  const settlement = obj(trade.ApplicableHeaderTradeSettlement);
-  const sums = obj(settlement.SpecifiedTradeSettlementHeaderMonetarySummation);
-  const fields = ciiHeaderFields(doc, agreement, delivery, settlement);
+const CII: CiiNames = {
+  method: 'cii',
+  document: 'ExchangedDocument',
+  transaction: 'SupplyChainTradeTransaction',
+  agreement: 'ApplicableHeaderTradeAgreement',
+  delivery: 'ApplicableHeaderTradeDelivery',
+  settlement: 'ApplicableHeaderTradeSettlement',
+  sums: 'SpecifiedTradeSettlementHeaderMonetarySummation',
+  rounding: 'RoundingAmount',
+  lineAgreement: 'SpecifiedLineTradeAgreement',
+  lineDelivery: 'SpecifiedLineTradeDelivery',
+  lineSettlement: 'SpecifiedLineTradeSettlement',
+  lineSums: 'SpecifiedTradeSettlementLineMonetarySummation',
+  lineRate: 'RateApplicablePercent',
+};
+
+const ZUGFERD1: CiiNames = {
+  method: 'zugferd1',
+  document: 'HeaderExchangedDocument',
+  transaction: 'SpecifiedSupplyChainTradeTransaction',
+  agreement: 'ApplicableSupplyChainTradeAgreement',
+  delivery: 'ApplicableSupplyChainTradeDelivery',
+  settlement: 'ApplicableSupplyChainTradeSettlement',
+  sums: 'SpecifiedTradeSettlementMonetarySummation',
+  lineAgreement: 'SpecifiedSupplyChainTradeAgreement',
+  lineDelivery: 'SpecifiedSupplyChainTradeDelivery',
+  lineSettlement: 'SpecifiedSupplyChainTradeSettlement',
+  lineSums: 'SpecifiedTradeSettlementMonetarySummation',
+  lineRate: 'ApplicablePercent',
+};
+
+function readCiiFamily(root: Node, n: CiiNames): ExtractionOutcome {
+  const doc = obj(root[n.document]);
+  const trade = obj(root[n.transaction]);
+  const agreement = obj(trade[n.agreement]);
+  const delivery = obj(trade[n.delivery]);
+  const settlement = obj(trade[n.settlement]);
+  const sums = obj(settlement[n.sums]);
+  const period = obj(settlement.BillingSpecifiedPeriod);
+  const currency = str(settlement.InvoiceCurrencyCode);
   return toOutcome({
-    method: 'cii',
+    method: n.method,
     typeCode: str(doc.TypeCode),
-    fields,
+    fields: {
+      invoice_number: str(doc.ID),
+      date: ciiDate(doc.IssueDateTime),
+      due_date: list(settlement.SpecifiedTradePaymentTerms)
+        .map((t) => ciiDate(t.DueDateDateTime))
+        .find(Boolean),
+      delivery_date: ciiDate(obj(obj(delivery.ActualDeliverySupplyChainEvent).OccurrenceDateTime)),
+      service_period_start: ciiDate(period.StartDateTime),
+      service_period_end: ciiDate(period.EndDateTime),
+      currency,
+      buyer_reference: str(agreement.BuyerReference),
+      ...sellerFields(obj(agreement.SellerTradeParty)),
+      ...paymentFields(settlement),
+    },
     net: decimal(sums.TaxBasisTotalAmount),
-    tax: inCurrency(sums.TaxTotalAmount, fields.currency),
+    tax: decimal(inCurrency(list(sums.TaxTotalAmount), currency)),
     gross: decimal(sums.GrandTotalAmount),
     prepaid: decimal(sums.TotalPrepaidAmount),
     due: decimal(sums.DuePayableAmount),
-    rounding: decimal(sums.RoundingAmount),
+    rounding: n.rounding === undefined ? undefined : decimal(sums[n.rounding]),
     taxes: tradeTaxes(settlement.ApplicableTradeTax),
     lines: list(trade.IncludedSupplyChainTradeLineItem).map((l) => {
-      const product = obj(l.SpecifiedTradeProduct);
-      const price = obj(obj(l.SpecifiedLineTradeAgreement).NetPriceProductTradePrice);
-      const quantity = obj(obj(l.SpecifiedLineTradeDelivery).BilledQuantity);
-      const lineSettlement = obj(l.SpecifiedLineTradeSettlement);
-      return {
-        title: str(product.Name),
-        description: str(product.Description),
-        quantity: decimal(quantity),
-        unit: attr(quantity, 'unitCode'),
-        unit_price: perUnit(decimal(price.ChargeAmount), decimal(price.BasisQuantity)),
-        net_total: decimal(obj(lineSettlement.SpecifiedTradeSettlementLineMonetarySummation).LineTotalAmount),
-        tax_rate: decimal(obj(list(lineSettlement.ApplicableTradeTax)[0]).RateApplicablePercent),
-      };
+      const price = obj(obj(l[n.lineAgreement]).NetPriceProductTradePrice);
+      const lineSettlement = obj(l[n.lineSettlement]);
+      return lineOf({
+        item: obj(l.SpecifiedTradeProduct),
+        quantity: obj(obj(l[n.lineDelivery]).BilledQuantity),
+        price: price.ChargeAmount,
+        baseQuantity: price.BasisQuantity,
+        net: obj(lineSettlement[n.lineSums]).LineTotalAmount,
+        rate: obj(list(lineSettlement.ApplicableTradeTax)[0])[n.lineRate],
+      });
     }),
   });
 }
+
+/** UN/CEFACT CII D16B: XRechnung CII, Factur-X and ZUGFeRD 2.x. */
+export const readCii = (root: Node): ExtractionOutcome => readCiiFamily(root, CII);
+
+/** ZUGFeRD 1.0: CII D13B element names. */
+export const readZugferd1 = (root: Node): ExtractionOutcome => readCiiFamily(root, ZUGFERD1);

@@ -1,5 +1,4 @@
 import { Decimal } from 'decimal.js';
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type {
   ExtractedFields,
   ExtractedLine,
@@ -9,43 +8,7 @@ import type {
   FieldName,
   TaxBreakdown,
 } from '../extraction.model.js';
-import { type XmlLimits, xmlProblem } from '../xml-guard.js';
-
-/** A parsed element: children by local name (namespace prefixes removed), attributes as `@name`. */
-export type Node = Record<string, unknown>;
-
-export const obj = (v: unknown): Node =>
-  v && typeof v === 'object' && !Array.isArray(v) ? (v as Node) : Array.isArray(v) ? obj(v[0]) : {};
-export const list = (v: unknown): Node[] =>
-  (v === undefined ? [] : Array.isArray(v) ? v : [v]).map((x) =>
-    typeof x === 'object' && x !== null ? (x as Node) : { '#text': x },
-  );
-export const str = (v: unknown): string | undefined => {
-  const first = Array.isArray(v) ? v[0] : v;
-  const s = typeof first === 'object' && first !== null ? (first as Node)['#text'] : first;
-  if (s === undefined || s === null) return undefined;
-  const t = String(s).replace(/\s+/g, ' ').trim();
-  return t === '' ? undefined : t;
-};
-export const attr = (v: unknown, name: string): string | undefined => str(obj(v)[`@${name}`]);
-
-/** An XML decimal ("-12.5", "+3") as a Decimal, or undefined when it is not one. */
-export const decimal = (v: unknown): Decimal | undefined => {
-  const s = str(v);
-  return s !== undefined && /^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(s) ? new Decimal(s) : undefined;
-};
-/** Plain decimal text without trailing zeros ("19", "5.5"). */
-export const plain = (d: Decimal | undefined) => (d === undefined ? undefined : d.toFixed());
-
-/** `YYYY-MM-DD` when the text is a real calendar date (UBL `2026-01-31`, CII 102 `20260131`). */
-export function isoDate(v: unknown): string | undefined {
-  const s = str(v);
-  const m = s ? (/^(\d{4})-?(\d{2})-?(\d{2})(?:$|T|Z|[+-]\d)/.exec(s) ?? null) : null;
-  if (!m) return undefined;
-  const iso = `${m[1]}-${m[2]}-${m[3]}`;
-  const t = new Date(`${iso}T00:00:00Z`);
-  return !Number.isNaN(t.getTime()) && t.toISOString().startsWith(iso) ? iso : undefined;
-}
+import { attr, decimal, type Node, plain, str } from './tree.js';
 
 /** UNTDID 1001 document types that are credit notes (EN 16931 allows 381, 396, 532, 261, 262, 81, 83, …). */
 export const CREDIT_CODES = new Set([
@@ -61,37 +24,6 @@ export const CREDIT_CODES = new Set([
   '458',
   '532',
 ]);
-
-export class MalformedXml extends Error {}
-export class XmlLimitHit extends Error {
-  constructor(readonly code: string) {
-    super(code);
-  }
-}
-
-/**
- * Parses an XML text after the guard's linear pre-scan (DOCTYPE, depth, attribute caps) and a
- * well-formedness check: a truncated file is `malformed_xml`, never a half-read document.
- */
-export function parseXml(xml: string, limits: XmlLimits): Node {
-  const problem = xmlProblem(xml, limits);
-  if (problem) throw new XmlLimitHit(problem);
-  const valid = XMLValidator.validate(xml);
-  if (valid !== true) throw new MalformedXml(`${valid.err.msg} (line ${valid.err.line})`);
-  const parser = new XMLParser({
-    ignoreAttributes: false,
-    attributeNamePrefix: '@',
-    removeNSPrefix: true,
-    parseTagValue: false,
-    parseAttributeValue: false,
-    // Only the five predefined entities (`&amp;` …) and character references: a DOCTYPE,
-    // the one place new entities could be declared, never gets here (xmlProblem).
-    processEntities: true,
-    htmlEntities: false,
-    maxNestedTags: limits.maxDepth,
-  });
-  return obj(parser.parse(xml));
-}
 
 /** What a syntax reader collects: signed amounts as read, before the credit rule and checks. */
 export interface RawDocument {
@@ -218,6 +150,36 @@ export const joinLines = (...parts: (string | undefined)[]) => {
   const kept = parts.filter((p): p is string => p !== undefined);
   return kept.length ? kept.join(', ') : undefined;
 };
+
+/** The amount in the document currency where a total is repeated in the tax currency (BT-111). */
+export const inCurrency = (nodes: Node[], currency: string | undefined): Node | undefined =>
+  nodes.find((n) => currency !== undefined && attr(n, 'currencyID') === currency) ?? nodes[0];
+
+/** Price per one unit: the price may be given for a base quantity (BT-149). */
+export const perUnit = (price: Decimal | undefined, base: Decimal | undefined) =>
+  price && base && !base.isZero() && !base.eq(1) ? price.div(base).toDecimalPlaces(6) : price;
+
+/** A document line from its nodes, which each syntax finds under its own names. */
+export function lineOf(l: {
+  /** The item or product: `Name` and `Description`. */
+  item: Node;
+  /** The quantity node, with its `unitCode`. */
+  quantity: Node;
+  price: unknown;
+  baseQuantity: unknown;
+  net: unknown;
+  rate: unknown;
+}): RawDocument['lines'][number] {
+  return {
+    title: str(l.item.Name),
+    description: str(l.item.Description),
+    quantity: decimal(l.quantity),
+    unit: attr(l.quantity, 'unitCode'),
+    unit_price: perUnit(decimal(l.price), decimal(l.baseQuantity)),
+    net_total: decimal(l.net),
+    tax_rate: decimal(l.rate),
+  };
+}
 
 /** Identifier text without inner blanks, upper case (VAT ids, IBAN, BIC). */
 export const compact = (v: string | undefined) => v?.replace(/\s+/g, '').toUpperCase();

@@ -1,10 +1,9 @@
 import type { ExtractionOutcome } from '../extraction.model.js';
 import type { XmlLimits } from '../xml-guard.js';
-import { readCii } from './cii.js';
-import { MalformedXml, type Node, obj, parseXml, XmlLimitHit } from './common.js';
+import { readCii, readZugferd1 } from './cii.js';
 import { NAMESPACES, sniffXml, type XmlSyntax } from './sniff.js';
+import { MalformedXml, type Node, obj, parseXml, XmlLimitHit } from './tree.js';
 import { readUbl } from './ubl.js';
-import { readZugferd1 } from './zugferd1.js';
 
 export { looksLikeXml, sniffXml } from './sniff.js';
 

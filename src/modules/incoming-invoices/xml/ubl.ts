@@ -1,22 +1,6 @@
-import type { Decimal } from 'decimal.js';
 import type { ExtractionOutcome } from '../extraction.model.js';
-import {
-  attr,
-  compact,
-  decimal,
-  isoDate,
-  joinLines,
-  list,
-  type Node,
-  obj,
-  type RawDocument,
-  str,
-  toOutcome,
-} from './common.js';
-
-/** An amount in the document currency: UBL may repeat TaxTotal in the tax currency (BT-111). */
-const inCurrency = (nodes: Node[], currency: string | undefined): Node | undefined =>
-  nodes.find((n) => currency !== undefined && attr(n, 'currencyID') === currency) ?? nodes[0];
+import { compact, inCurrency, joinLines, lineOf, type RawDocument, toOutcome } from './common.js';
+import { decimal, isoDate, list, type Node, obj, str } from './tree.js';
 
 /**
  * UBL 2.1 Invoice or CreditNote (XRechnung UBL, Peppol BIS Billing 3.0), EN 16931 business
@@ -86,21 +70,15 @@ export function readUbl(root: Node, creditNote: boolean): ExtractionOutcome {
     }),
     lines: lines.map((l) => {
       const item = obj(l.Item);
-      const quantity = obj(creditNote ? l.CreditedQuantity : l.InvoicedQuantity);
       const price = obj(l.Price);
-      return {
-        title: str(item.Name),
-        description: str(item.Description),
-        quantity: decimal(quantity),
-        unit: attr(quantity, 'unitCode'),
-        unit_price: perUnit(decimal(price.PriceAmount), decimal(price.BaseQuantity)),
-        net_total: decimal(l.LineExtensionAmount),
-        tax_rate: decimal(obj(list(item.ClassifiedTaxCategory)[0]).Percent),
-      };
+      return lineOf({
+        item,
+        quantity: obj(creditNote ? l.CreditedQuantity : l.InvoicedQuantity),
+        price: price.PriceAmount,
+        baseQuantity: price.BaseQuantity,
+        net: l.LineExtensionAmount,
+        rate: obj(list(item.ClassifiedTaxCategory)[0]).Percent,
+      });
     }),
   } satisfies RawDocument);
 }
-
-/** Price per one unit: the price may be given for a base quantity (BT-149). */
-export const perUnit = (price: Decimal | undefined, base: Decimal | undefined) =>
-  price && base && !base.isZero() && !base.eq(1) ? price.div(base).toDecimalPlaces(6) : price;
