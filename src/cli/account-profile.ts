@@ -1,10 +1,10 @@
 import type { Db } from '../db/index.js';
-import { AccountProfilePatch } from '../modules/account/account.schemas.js';
 import {
   firstAccountId,
   getAccountProfile,
   updateAccountProfile,
 } from '../modules/account/account.service.js';
+import { AccountProfilePatch } from '../modules/account/profile.public.js';
 import { type Command, type Ctx, positiveInt, UsageError } from './run.js';
 
 const INTEGERS = new Set(['payment_term_days']);

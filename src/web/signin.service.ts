@@ -1,6 +1,5 @@
 import type { Db } from '../db/index.js';
-import { verifyPassword } from '../modules/users/passwords.js';
-import { signinCandidates } from '../modules/users/passwords.repository.js';
+import { signinCandidates, verifyPassword } from '../modules/users/users.public.js';
 
 export const normalEmail = (email: string) => email.trim().toLowerCase();
 

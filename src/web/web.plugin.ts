@@ -2,9 +2,15 @@ import { readFileSync } from 'node:fs';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { HashingBusyError, PASSWORD_MAX, PASSWORD_MIN, passwordProblem } from '../modules/users/passwords.js';
-import { acceptInvite, openInvite } from '../modules/users/passwords.service.js';
-import { toAppError } from '../plugins/errors.js';
+import {
+  acceptInvite,
+  HashingBusyError,
+  openInvite,
+  PASSWORD_MAX,
+  PASSWORD_MIN,
+  passwordProblem,
+} from '../modules/users/users.public.js';
+import { toAppError } from '../shared/db-errors.js';
 import { AppError } from '../shared/errors.js';
 import { consolePages } from './console/index.js';
 import { useCookieCodec } from './cookies.js';

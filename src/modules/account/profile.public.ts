@@ -180,3 +180,6 @@ export function profilePaymentTerms(
     .replaceAll('{due_date}', due)
     .replaceAll('{days}', d.payment_term_days === null ? '' : String(d.payment_term_days));
 }
+
+/** The profile's patch schema and field limits, for the console's form and the CLI. */
+export { AccountProfilePatch, LIMITS } from './account.schemas.js';

@@ -1,4 +1,4 @@
-import '../../modules/oauth/consent.messages.js';
+import '../../modules/oauth/oauth.public.js';
 import { addMessages } from '../i18n.js';
 
 /**

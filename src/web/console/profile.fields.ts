@@ -1,4 +1,4 @@
-import { LIMITS } from '../../modules/account/account.schemas.js';
+import { LIMITS } from '../../modules/account/profile.public.js';
 import { addMessages } from '../i18n.js';
 
 /** One input of the company profile form; `name` is the API's field (number formats dotted). */

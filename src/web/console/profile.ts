@@ -2,7 +2,6 @@ import { createRequire } from 'node:module';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import countries from 'i18n-iso-countries';
-import type { AccountProfilePatch } from '../../modules/account/account.schemas.js';
 import {
   checkProfilePatch,
   getAccountLogo,
@@ -11,6 +10,7 @@ import {
   setAccountLogo,
   updateAccountProfile,
 } from '../../modules/account/account.service.js';
+import type { AccountProfilePatch } from '../../modules/account/profile.public.js';
 import { AppError } from '../../shared/errors.js';
 import { type Lang, langOf, translator } from '../i18n.js';
 import { checkCsrf } from '../session.js';

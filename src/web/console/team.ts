@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { PASSWORD_MAX, PASSWORD_MIN } from '../../modules/users/passwords.js';
 import {
   changeOwnPassword,
   inviteMember,
@@ -9,6 +8,7 @@ import {
   setMemberActive,
   setMemberRole,
 } from '../../modules/users/team.service.js';
+import { PASSWORD_MAX, PASSWORD_MIN } from '../../modules/users/users.public.js';
 import { AppError } from '../../shared/errors.js';
 import { IdParams } from '../../shared/schemas.js';
 import { langOf, translator } from '../i18n.js';
