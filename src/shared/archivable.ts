@@ -7,7 +7,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Transaction } from 'kysely';
-import { type TSchema, Type } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 import type { Db } from '../db/index.js';
 import type { Database } from '../db/schema.js';
 import { transact } from '../db/transact.js';
@@ -21,7 +21,8 @@ import {
   ExternalIdBody,
   type ExternalIdStore,
 } from './external-id.js';
-import { Data, IdParams, problemResponse } from './schemas.js';
+import { listResponse, type Page } from './paging.js';
+import { Data, IdParams, List, problemResponse } from './schemas.js';
 import { nowIso } from './time.js';
 
 type Trx = Transaction<Database>;
@@ -190,4 +191,87 @@ export function archivableRoutes<R>(app: App, s: ArchivableRoutesSpec<R>, texts:
     },
     async (req) => ({ data: s.toData(await s.setExternalId(app.db, req.auth, req.params.id, req.body)) }),
   );
+}
+
+/** An operation's texts. */
+interface Described {
+  summary: string;
+  description: string;
+}
+
+/** The whole HTTP surface of an archivable record with custom fields (companies, contacts). */
+export interface RecordRoutesSpec<R, Q extends TSchema, C extends TSchema, U extends TSchema>
+  extends ArchivableRoutesSpec<R> {
+  read: { scopes: string[] };
+  query: Q;
+  create: C;
+  update: U;
+  list: (db: Db, auth: AuthContext, q: Static<Q>) => Promise<Page<R>>;
+  insert: (db: Db, auth: AuthContext, body: Static<C>) => Promise<R>;
+  get: (db: Db, auth: AuthContext, id: number) => Promise<R>;
+  change: (db: Db, auth: AuthContext, id: number, body: Static<U>) => Promise<R>;
+}
+
+export interface RecordTexts extends ArchivableTexts {
+  list: Described;
+  create: Described & { conflict: string };
+  get: Described;
+  update: Described;
+}
+
+/** GET (list), POST, GET /{id}, PATCH /{id}, then archivableRoutes: in that order. */
+export function recordRoutes<
+  R extends { id: number },
+  Q extends TSchema,
+  C extends TSchema,
+  U extends TSchema,
+>(app: App, s: RecordRoutesSpec<R, Q, C, U>, texts: RecordTexts): void {
+  const { tags, read, write } = s;
+  app.get(
+    s.path,
+    {
+      config: read,
+      schema: { tags, ...texts.list, querystring: s.query, response: { 200: List(s.schema) } },
+    },
+    async (req, reply) =>
+      listResponse(req, reply, await s.list(app.db, req.auth, req.query as Static<Q>), s.toData),
+  );
+
+  const { conflict, ...create } = texts.create;
+  app.post(
+    s.path,
+    {
+      config: write,
+      schema: {
+        tags,
+        ...create,
+        body: s.create,
+        response: { 201: Data(s.schema), 409: problemResponse(conflict) },
+      },
+    },
+    async (req, reply) => {
+      const row = await s.insert(app.db, req.auth, req.body as Static<C>);
+      reply.code(201).header('location', `${app.prefix}${s.path}/${row.id}`);
+      return { data: s.toData(row) };
+    },
+  );
+
+  app.get(
+    `${s.path}/:id`,
+    { config: read, schema: { tags, ...texts.get, params: IdParams, response: { 200: Data(s.schema) } } },
+    async (req) => ({ data: s.toData(await s.get(app.db, req.auth, req.params.id)) }),
+  );
+
+  app.patch(
+    `${s.path}/:id`,
+    {
+      config: write,
+      schema: { tags, ...texts.update, params: IdParams, body: s.update, response: { 200: Data(s.schema) } },
+    },
+    async (req) => ({
+      data: s.toData(await s.change(app.db, req.auth, req.params.id, req.body as Static<U>)),
+    }),
+  );
+
+  archivableRoutes(app, s, texts);
 }
