@@ -5,17 +5,18 @@
 // TypeScript sources and the dependencies, and building the first app, whose schemas and code
 // paths are cold), and `node --test` starts one per file: over a hundred files made that the
 // largest single cost of a run. Here the files are packed into groups of about equal duration
-// (durations of the previous run, kept in node_modules/.cache/test-durations.*.json; a file
-// not seen yet counts as an average one). Each group is one process of `node --test`: the files
-// run one after another, each inside a suite named after the file, exactly as they would
-// alone (every file builds its own apps and databases, and restores what it changes). The
-// longest groups start first, two at a time as before.
+// (the durations of the previous run, kept in node_modules/.cache/test-durations.*.json, else
+// those in scripts/test-durations.json; a file not seen yet counts as an average one). Each
+// group is one process of `node --test`: its files run one after another, each inside a suite
+// named after the file, as they would alone (every file builds its own apps and databases,
+// and restores what it changes). The longest groups start first, two at a time as before.
 //
 //   node scripts/test-run.mjs                      every test file
 //   node scripts/test-run.mjs test/a.test.ts ...   only these
 //   TEST_GROUPS=0 node scripts/test-run.mjs        one process per file, as `node --test` does
 //
-// TEST_CONCURRENCY (default 2) sets how many processes run at once.
+// TEST_GROUPS (default 12) sets the number of processes, TEST_CONCURRENCY (default 2) how many
+// run at once.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,9 +34,11 @@ const DURATIONS = join(
   `test-durations.${process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite'}.json`,
 );
 const CONCURRENCY = Number(process.env.TEST_CONCURRENCY ?? 2);
-/** A group's target length in seconds of the previous run: a longer file runs alone. */
-const GROUP_SECONDS = Number(process.env.TEST_GROUP_SECONDS ?? 20);
-const GROUPED = process.env.TEST_GROUPS !== '0';
+/**
+ * How many processes the files are packed into. Each costs its start-up once; more of them
+ * balance better. A file longer than a group's share runs alone.
+ */
+const GROUPS = Number(process.env.TEST_GROUPS ?? 12);
 
 function testFiles(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -48,35 +51,35 @@ function testFiles(dir) {
 const args = process.argv.slice(2);
 const files = (args.length ? args.map((f) => resolve(f)) : testFiles(join(ROOT, 'test'))).sort();
 
-let known = {};
-try {
-  known = JSON.parse(readFileSync(DURATIONS, 'utf8'));
-} catch {
-  // first run: every file counts the same
-}
+/** Durations of a run on this machine, else of a run when the grouping was set up. */
+const readJson = (file) => {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return {};
+  }
+};
+const known = { ...readJson(join(ROOT, 'scripts', 'test-durations.json')), ...readJson(DURATIONS) };
 const name = (file) => relative(ROOT, file);
 const seen = Object.values(known);
 const average = seen.length ? seen.reduce((a, b) => a + b, 0) / seen.length : 3;
 const weight = (file) => known[name(file)] ?? average;
 
-/** Longest first, each into the group that is shortest so far (groups of at most GROUP_SECONDS). */
-function pack(list) {
-  const groups = [];
+/** Longest file first, each into the group that is shortest so far. */
+function pack(list, count) {
+  const groups = Array.from({ length: Math.min(count, list.length) }, () => ({ files: [], seconds: 0 }));
   for (const file of [...list].sort((a, b) => weight(b) - weight(a))) {
-    const open = groups.filter((g) => g.seconds + weight(file) <= GROUP_SECONDS);
-    const into = open.sort((a, b) => a.seconds - b.seconds)[0];
-    if (into) {
-      into.files.push(file);
-      into.seconds += weight(file);
-    } else groups.push({ files: [file], seconds: weight(file) });
+    const into = groups.reduce((a, b) => (b.seconds < a.seconds ? b : a));
+    into.files.push(file);
+    into.seconds += weight(file);
   }
   return groups.sort((a, b) => b.seconds - a.seconds);
 }
 
 const work = mkdtempSync(join(tmpdir(), 'test-run-'));
 let entries;
-if (GROUPED) {
-  entries = pack(files).map((group, i) => {
+if (GROUPS > 0) {
+  entries = pack(files, GROUPS).map((group, i) => {
     const entry = join(work, `group-${String(i + 1).padStart(2, '0')}.test.mjs`);
     const list = group.files.map((f) => [name(f), pathToFileURL(f).href]);
     // Each file's tests in a suite named after the file: a failure says where it is, and a
