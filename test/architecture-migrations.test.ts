@@ -50,6 +50,7 @@ const LANDED: ReadonlyArray<readonly [file: string, sha256: string]> = [
   ['2026_11_23_200_audit_log.ts', 'fedf7925db6fd77bf75f844ace08f1604796e4f95ccacb7743a1a8fe7a7d7e05'],
   ['2026_11_23_201_account_logos.ts', '5d47fe9df2ec17c1219dc9412f35f433bb1d2d9bf25b6617be6ffefac1f51586'],
   ['2026_11_23_300_change_log.ts', '05d47f9a99edb930882e6ffb881b8fe907f44369463f1361f89e0ed25091c2e7'],
+  ['2026_11_24_100_list_count_shards.ts', 'f3d9aaa4b492afdec56e41546a67786b8dab92976d3e361c93c604ba230419f9'],
 ];
 
 const dir = new URL('../src/db/migrations/', import.meta.url);

@@ -273,9 +273,10 @@ describeEachDb('list paging, sort and totals', (ctx) => {
           ).on('exit', resolve),
         );
       assert.deepEqual(await Promise.all([writer('a'), writer('b')]), [0, 0]);
+      // A count is the sum of its shards (one per PostgreSQL session that wrote it).
       const kept = await h.db
         .selectFrom('list_counts')
-        .select(['total', 'active'])
+        .select((eb) => [eb.fn.sum<number>('total').as('total'), eb.fn.sum<number>('active').as('active')])
         .where('account_id', '=', account)
         .where('resource', '=', 'clients')
         .executeTakeFirstOrThrow();

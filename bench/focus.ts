@@ -1,0 +1,132 @@
+// One write scenario, measured alone and repeatedly, for A/B comparisons on a busy machine
+// (issue 15): the bare route and the scenario alternate `--runs` times, and each row prints
+// median / min / max of requests/s and of the share of the bare route measured beside it.
+//
+//   tsx bench/focus.ts --url postgres://postgres@127.0.0.1:5432/h7 --path /clients --runs 3
+//
+// `--url`: a PostgreSQL database (created if missing, migrated, emptied of nothing: a new
+// account is made each run) or a SQLite file path. `--path`: /clients, /tasks or
+// /outgoing-invoices. BENCH_SECONDS sets each measurement's length (default 8, after 3 s of
+// warm-up), WORKERS the server processes.
+import { loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { loadConfig } from '../src/config.js';
+import { createDb } from '../src/db/index.js';
+import { migrateToLatest } from '../src/db/migrator.js';
+import { importData } from '../src/import/index.js';
+import { createIntegration } from '../src/modules/integration/integration.service.js';
+import { type LoadResult, load, startChild, startService, stopChild } from './lib.js';
+
+const { values } = parseArgs({
+  options: {
+    url: { type: 'string' },
+    path: { type: 'string', default: '/clients' },
+    runs: { type: 'string', default: '3' },
+  },
+});
+const url = values.url ?? process.env.BENCH_DATABASE_URL;
+if (!url) throw new Error('--url <postgres url or sqlite file> is required');
+
+async function ensurePgDatabase(u: string) {
+  const name = new URL(u).pathname.slice(1);
+  const admin = new URL(u);
+  admin.pathname = '/postgres';
+  const c = new pg.Client({ connectionString: admin.toString() });
+  await c.connect();
+  try {
+    const { rowCount } = await c.query('select 1 from pg_database where datname = $1', [name]);
+    if (!rowCount) await c.query(`create database "${name.replaceAll('"', '""')}"`);
+  } finally {
+    await c.end();
+  }
+}
+
+async function prepare() {
+  if (url!.startsWith('postgres')) await ensurePgDatabase(url!);
+  const handle = createDb(loadConfig({ DATABASE_URL: url! }).db);
+  try {
+    await migrateToLatest(handle.db);
+    const { account_id } = await importData(handle.db, {
+      account: { name: 'Focus' },
+      users: [
+        { email: `focus${Date.now()}@bench.example`, first_name: 'F', last_name: 'Ocus', role: 'admin' },
+      ],
+      clients: [{ key: 'c', name: 'Invoiced client' }],
+      projects: [{ key: 'p', client: 'c', name: 'Focus project' }],
+    });
+    const client = await handle.db
+      .selectFrom('clients')
+      .select('id')
+      .where('account_id', '=', account_id)
+      .executeTakeFirstOrThrow();
+    const project = await handle.db
+      .selectFrom('projects')
+      .select('id')
+      .where('account_id', '=', account_id)
+      .executeTakeFirstOrThrow();
+    const { access_token } = await createIntegration(handle.db, {
+      name: 'focus',
+      scopes: ['client:read', 'client:write', 'task-management:write', 'outgoing-invoice:write'],
+      accountId: account_id,
+    });
+    return { token: access_token, clientId: client.id, projectId: project.id };
+  } finally {
+    await handle.destroy();
+  }
+}
+
+const bodies: Record<string, (ids: { clientId: number; projectId: number }) => object> = {
+  '/clients': () => ({ name: 'Focus client', email: 'new@bench.example', country_code: 'DE' }),
+  '/tasks': ({ projectId }) => ({ project_id: projectId, name: 'Focus task' }),
+  '/outgoing-invoices': ({ clientId }) => ({
+    client_id: clientId,
+    title: 'Focus invoice',
+    line_items: [1, 2, 3].map((i) => ({
+      title: `Position ${i}`,
+      quantity: i,
+      unit: 'h',
+      unit_price: 95.5,
+      tax_rate: 19,
+    })),
+  }),
+};
+const body = bodies[values.path!];
+if (!body) throw new Error(`--path: one of ${Object.keys(bodies).join(', ')}`);
+
+const ids = await prepare();
+const bare = await startChild('child-bare.ts', {});
+const api = await startService({
+  DATABASE_URL: url,
+  RATE_LIMIT_PER_MINUTE: '100000000',
+  WORKERS: process.env.WORKERS ?? '1',
+});
+const rows: Array<{ bare: LoadResult; it: LoadResult; load: number }> = [];
+try {
+  for (let i = 0; i < Number(values.runs); i++) {
+    const b = await load({ url: `http://127.0.0.1:${bare.port}/bare` });
+    const it = await load({
+      url: `http://127.0.0.1:${api.port}/api/v1${values.path}`,
+      method: 'POST',
+      headers: { authorization: `Bearer ${ids.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body(ids)),
+    });
+    rows.push({ bare: b, it, load: loadavg()[0]! });
+    console.log(
+      `run ${i + 1}: bare ${b.rps}/s, POST ${values.path} ${it.rps}/s (p50 ${it.p50} ms, p99 ${it.p99} ms, ` +
+        `errors ${it.errors + it.non2xx}) = ${((it.rps / b.rps) * 100).toFixed(1)} %, load ${loadavg()[0]!.toFixed(1)}`,
+    );
+  }
+} finally {
+  await stopChild(api.child);
+  await stopChild(bare.child);
+}
+const stats = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const fmt = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(1));
+  return `median ${fmt(s[Math.floor((s.length - 1) / 2)]!)} min ${fmt(s[0]!)} max ${fmt(s.at(-1)!)}`;
+};
+console.log(`bare req/s: ${stats(rows.map((r) => r.bare.rps))}`);
+console.log(`POST ${values.path} req/s: ${stats(rows.map((r) => r.it.rps))}`);
+console.log(`share of bare %: ${stats(rows.map((r) => (r.it.rps / r.bare.rps) * 100))}`);
+console.log(`load average: ${stats(rows.map((r) => r.load))}`);
