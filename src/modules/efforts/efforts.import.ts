@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { ImportSection } from '../../import/context.js';
 import { validationFailed } from '../../shared/errors.js';
 import { DateString } from '../../shared/schemas.js';
-import { projectIdOfTask } from '../tasks/tasks.service.js';
+import { projectIdOfTask } from '../tasks/tasks.public.js';
 import { userRef } from '../users/users.public.js';
 import { insertEffort } from './efforts.repository.js';
 import { EffortType } from './efforts.schemas.js';

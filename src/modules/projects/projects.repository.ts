@@ -2,27 +2,22 @@ import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
 import { keptTotal } from '../../shared/list-counts.js';
-import { idPages, type PageParams, paginate, type Sortable, unfiltered } from '../../shared/paging.js';
+import {
+  idPages,
+  type Page,
+  type PageParams,
+  paginate,
+  type Sortable,
+  unfiltered,
+} from '../../shared/paging.js';
 import { containsAny } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
 import type { PortfolioListQuery, ProjectGroupListQuery, ProjectListQuery } from './projects.schemas.js';
-import type {
-  PortfolioTable,
-  ProjectEpicTable,
-  ProjectGroupTable,
-  ProjectGuestTable,
-  ProjectMilestoneTable,
-  ProjectPhaseTable,
-  ProjectTable,
-} from './projects.tables.js';
+import type { PortfolioTable, ProjectGroupTable, ProjectTable } from './projects.tables.js';
 
 export type ProjectRow = Selectable<ProjectTable>;
 export type PortfolioRow = Selectable<PortfolioTable>;
 export type ProjectGroupRow = Selectable<ProjectGroupTable>;
-export type GuestRow = Selectable<ProjectGuestTable>;
-export type PhaseRow = Selectable<ProjectPhaseTable>;
-export type MilestoneRow = Selectable<ProjectMilestoneTable>;
-export type EpicRow = Selectable<ProjectEpicTable>;
 
 export const findProject = (db: Db, accountId: number, id: number) =>
   db
@@ -109,48 +104,24 @@ export const listTeam = (db: Db, projectId: number, page: PageParams) =>
     page,
   );
 
-export const listGuests = (db: Db, projectId: number, page: PageParams) =>
-  paginate(
-    db.selectFrom('project_guests').selectAll().where('project_id', '=', projectId).orderBy('id'),
-    page,
-  );
+/** The tables of a project's parts: rows with a `project_id`, listed under the project. */
+export type PartTable = 'project_guests' | 'project_phases' | 'project_milestones' | 'project_epics';
 
-export const listPhases = (db: Db, projectId: number, page: PageParams) =>
-  paginate(
-    db
-      .selectFrom('project_phases')
-      .selectAll()
-      .where('project_id', '=', projectId)
-      .orderBy('position')
-      .orderBy('id'),
-    page,
-  );
-
-export const listMilestones = (db: Db, projectId: number, page: PageParams) =>
-  paginate(
-    db.selectFrom('project_milestones').selectAll().where('project_id', '=', projectId).orderBy('id'),
-    page,
-  );
-
-export const listEpics = (db: Db, projectId: number, page: PageParams) =>
-  paginate(
-    db.selectFrom('project_epics').selectAll().where('project_id', '=', projectId).orderBy('id'),
-    page,
-  );
-
-/** The project a phase, milestone or epic belongs to, within the account. */
-export const findPart = (
+/** One project's rows of a part table: phases in their order (`position`, then id), the others by id. */
+export function listParts<T extends PartTable>(
   db: Db,
-  accountId: number,
-  table: 'project_phases' | 'project_milestones' | 'project_epics',
-  id: number,
-) =>
-  db
-    .selectFrom(table)
-    .select(['id', 'project_id'])
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  table: T,
+  projectId: number,
+  page: PageParams,
+): Promise<Page<Selectable<Database[T]>>> {
+  // One query for four tables: Kysely cannot type a column of a table chosen at run time.
+  let qb = db
+    .selectFrom(table as PartTable)
+    .selectAll()
+    .where('project_id', '=', projectId);
+  if (table === 'project_phases') qb = qb.orderBy('position' as never);
+  return paginate(qb.orderBy('id'), page) as Promise<Page<Selectable<Database[T]>>>;
+}
 
 export function listPortfolios(db: Db, accountId: number, q: PortfolioListQuery) {
   let qb = db.selectFrom('portfolios').selectAll().where('account_id', '=', accountId);

@@ -1,31 +1,26 @@
+import type { Selectable } from 'kysely';
+import type { Static, TObject } from 'typebox';
 import type { Db } from '../../db/index.js';
+import type { Database } from '../../db/schema.js';
 import { notFound } from '../../shared/errors.js';
 import type { Page } from '../../shared/paging.js';
 import type { AuthContext } from '../../shared/tokens.js';
 import { parseCustomFieldValues } from '../custom-fields/custom-fields.public.js';
-import type {
-  EpicRow,
-  GuestRow,
-  MilestoneRow,
-  PhaseRow,
-  PortfolioRow,
-  ProjectGroupRow,
-  ProjectRow,
-} from './projects.repository.js';
+import type { PartTable, ProjectRow } from './projects.repository.js';
 import * as repo from './projects.repository.js';
-import type {
+import {
   Epic,
   Guest,
   Milestone,
   Phase,
   Portfolio,
-  PortfolioListQuery,
-  Project,
+  type PortfolioListQuery,
+  type Project,
   ProjectGroup,
-  ProjectGroupListQuery,
-  ProjectListQuery,
-  ProjectStatus,
-  SubListQuery,
+  type ProjectGroupListQuery,
+  type ProjectListQuery,
+  type ProjectStatus,
+  type SubListQuery,
   TeamMember,
 } from './projects.schemas.js';
 
@@ -71,99 +66,55 @@ export async function listProjects(db: Db, auth: AuthContext, q: ProjectListQuer
   return { ...page, rows: page.rows.map((r) => toProject(r, groups.get(r.id) ?? [])) };
 }
 
+/**
+ * The answer's fields picked out of a row, in the schema's order: the mapping of the lists
+ * whose rows hold those fields as they are.
+ */
+const pick =
+  <S extends TObject>(schema: S) =>
+  (row: object): Static<S> =>
+    Object.fromEntries(
+      Object.keys(schema.properties).map((k) => [k, (row as Record<string, unknown>)[k]]),
+    ) as Static<S>;
+
 /** A list under one project: the project must be the caller's (404 otherwise). */
 const inProject =
-  <T>(list: (db: Db, projectId: number, q: SubListQuery) => Promise<T>) =>
-  async (db: Db, auth: AuthContext, id: number, q: SubListQuery): Promise<T> => {
+  <Q, T>(list: (db: Db, projectId: number, q: Q) => Promise<T>) =>
+  async (db: Db, auth: AuthContext, id: number, q: Q): Promise<T> => {
     await getProjectRow(db, auth, id);
     return list(db, id, q);
   };
 
+const partsOf = <T extends PartTable>(table: T) =>
+  inProject((db, id, q: SubListQuery) => repo.listParts(db, table, id, q));
+
 export const listTeam = inProject(repo.listTeam);
 
-export function toTeamMember(r: Awaited<ReturnType<typeof repo.listTeam>>['rows'][number]): TeamMember {
-  return {
-    user_id: r.user_id,
-    first_name: r.first_name,
-    last_name: r.last_name,
-    position: r.position,
-    active: Boolean(r.active),
-    role: r.role,
-    added_at: r.created_at,
-  };
-}
-
-export const listGuests = inProject(repo.listGuests);
-
-export const toGuest = (r: GuestRow): Guest => ({
-  id: r.id,
-  contact_id: r.contact_id,
-  name: r.name,
-  email: r.email,
-  created_at: r.created_at,
+export const toTeamMember = (r: Awaited<ReturnType<typeof repo.listTeam>>['rows'][number]): TeamMember => ({
+  ...pick(TeamMember)(r),
+  active: Boolean(r.active),
+  added_at: r.created_at,
 });
 
-export const listPhases = inProject(repo.listPhases);
+export const listGuests = partsOf('project_guests');
+export const toGuest = pick(Guest);
 
-export const toPhase = (r: PhaseRow): Phase => ({
-  id: r.id,
-  project_id: r.project_id,
-  name: r.name,
-  description: r.description,
-  position: r.position,
-  start_date: r.start_date,
-  end_date: r.end_date,
-  created_at: r.created_at,
-  updated_at: r.updated_at,
-});
+export const listPhases = partsOf('project_phases');
+export const toPhase = pick(Phase);
 
-export const listMilestones = inProject(repo.listMilestones);
-
-export const toMilestone = (r: MilestoneRow): Milestone => ({
-  id: r.id,
-  project_id: r.project_id,
-  name: r.name,
-  description: r.description,
-  due_date: r.due_date,
+export const listMilestones = partsOf('project_milestones');
+export const toMilestone = (r: Selectable<Database['project_milestones']>): Milestone => ({
+  ...pick(Milestone)(r),
   completed: r.completed_at !== null,
-  completed_at: r.completed_at,
-  created_at: r.created_at,
-  updated_at: r.updated_at,
 });
 
-export const listEpics = inProject(repo.listEpics);
-
-export const toEpic = (r: EpicRow): Epic => ({
-  id: r.id,
-  project_id: r.project_id,
-  name: r.name,
-  description: r.description,
-  status: r.status as Epic['status'],
-  start_date: r.start_date,
-  end_date: r.end_date,
-  created_at: r.created_at,
-  updated_at: r.updated_at,
-});
+export const listEpics = partsOf('project_epics');
+export const toEpic = pick(Epic);
 
 export const listPortfolios = (db: Db, auth: AuthContext, q: PortfolioListQuery) =>
   repo.listPortfolios(db, auth.accountId, q);
-
-export const toPortfolio = (r: PortfolioRow): Portfolio => ({
-  id: r.id,
-  name: r.name,
-  description: r.description,
-  archived_at: r.archived_at,
-  created_at: r.created_at,
-  updated_at: r.updated_at,
-});
+export const toPortfolio = pick(Portfolio);
 
 export const listProjectGroups = (db: Db, auth: AuthContext, q: ProjectGroupListQuery) =>
   repo.listProjectGroups(db, auth.accountId, q);
-
-export const toProjectGroup = (r: ProjectGroupRow): ProjectGroup => ({
-  id: r.id,
-  name: r.name,
-  description: r.description,
-  created_at: r.created_at,
-  updated_at: r.updated_at,
-});
+export const toProjectGroup = pick(ProjectGroup);

@@ -1,0 +1,6 @@
+/**
+ * The front door of tasks for other modules: the task schemas a project's task list answers
+ * with, and the service functions other modules read tasks through.
+ */
+export { ProjectTaskListQuery, Task } from './tasks.schemas.js';
+export { getTask, listTasks, projectIdOfTask } from './tasks.service.js';
