@@ -7,7 +7,7 @@ import { renderDocumentPdf } from '../../shared/pdf/render.js';
 import {
   asDownload,
   documentParties,
-  type LineItem,
+  lineItemsOf,
   offerToPdf,
   toLineItem,
   totalsToWire,
@@ -69,16 +69,7 @@ export async function listOffers(db: Db, auth: AuthContext, q: OfferListQuery): 
   };
 }
 
-export async function listOfferItems(
-  db: Db,
-  auth: AuthContext,
-  id: number,
-  q: { page?: number; per_page?: number },
-): Promise<Page<LineItem>> {
-  await getRow(db, auth, id);
-  const page = await repo.offerItemsPage(db, auth.accountId, id, q);
-  return { ...page, rows: page.rows.map(toLineItem) };
-}
+export const listOfferItems = lineItemsOf(getRow, repo.offerItemsPage);
 
 export async function offerPdf(db: Db, auth: AuthContext, id: number) {
   const row = await getRow(db, auth, id);

@@ -18,11 +18,11 @@ import {
   formatInvoiceNumber,
   numberKind,
 } from './invoices.domain.js';
+import { findAccount, findClientRow } from './invoices.read-model.js';
 import type { InvoiceRow } from './invoices.repository.js';
 import * as repo from './invoices.repository.js';
 import { type BookBody, ExternalInvoiceData } from './invoices.schemas.js';
 import { documentDefaults } from './invoices.service.js';
-import { findAccount, findClientRow } from './invoices.read-model.js';
 import { checkDates, checkReferences, lockWithMaster } from './invoices.support.js';
 import { loadView, toInvoice } from './invoices.views.js';
 import { parseLineItems } from './line-items.js';

@@ -2,6 +2,7 @@ import { centsToString, type Totals } from '../../shared/money.js';
 import { formatterFor } from '../../shared/pdf/format.js';
 import type { PdfDocument, PdfParty, PdfTaxEntry } from '../../shared/pdf/types.js';
 import { type AccountProfile, profilePaymentTerms } from '../account/profile.public.js';
+import type { ClientRow } from './invoices.read-model.js';
 import type { StoredLine } from './line-items.js';
 
 /**
@@ -36,18 +37,20 @@ export const pdfLanguage = (language: string | null | undefined, sellerCountry?:
   return GERMAN_SPEAKING.has((sellerCountry ?? '').toUpperCase()) ? 'de' : 'en';
 };
 
-export interface BuyerRow {
-  name: string;
-  street: string | null;
-  zip: string | null;
-  city: string | null;
-  country_code: string | null;
-  vat_id: string | null;
-  tax_number: string | null;
-  email: string | null;
-  phone: string | null;
-  language: string | null;
-}
+/** What a document prints of its client. */
+export type BuyerRow = Pick<
+  ClientRow,
+  | 'name'
+  | 'street'
+  | 'zip'
+  | 'city'
+  | 'country_code'
+  | 'vat_id'
+  | 'tax_number'
+  | 'email'
+  | 'phone'
+  | 'language'
+>;
 
 /** "Dr. Mira Schulz" from a contact's name parts. */
 export const contactName = (c: { title: string | null; first_name: string | null; last_name: string }) =>
@@ -128,15 +131,9 @@ export function paymentTerms(
   return `Payable without deduction by ${due}${days ? ` (${days} days)` : ''}.`;
 }
 
-export interface InvoicePdfInput {
-  type: string;
-  status: string;
-  invoice_number: string | null;
+/** What offers and invoices print alike. */
+interface DocumentPdfInput {
   date: string | null;
-  due_date: string | null;
-  payment_term_days: number | null;
-  service_period_start: string | null;
-  service_period_end: string | null;
   currency: string;
   title: string | null;
   intro_text: string | null;
@@ -144,12 +141,22 @@ export interface InvoicePdfInput {
   items: readonly StoredLine[];
   /** What the document invoices (final invoices: after deductions). */
   totals: Totals;
+  /** The contact person the document is addressed to. */
+  attention?: string | null;
+}
+
+export interface InvoicePdfInput extends DocumentPdfInput {
+  type: string;
+  status: string;
+  invoice_number: string | null;
+  due_date: string | null;
+  payment_term_days: number | null;
+  service_period_start: string | null;
+  service_period_end: string | null;
   /** Final invoices: the plan total before deductions. */
   plan_total: Totals | null;
   deductions: { type: string; invoice_number: string | null; totals: Totals }[];
   credited_invoice_number?: string | null;
-  /** The contact person the document is addressed to. */
-  attention?: string | null;
   /** BT-10: the invoice's own, else the client's. */
   buyer_reference?: string | null;
   /** Set at booking when the supply date defaults to the invoice date. */
@@ -240,17 +247,9 @@ export function invoiceToPdf(
   };
 }
 
-export interface OfferPdfInput {
+export interface OfferPdfInput extends DocumentPdfInput {
   offer_number: string | null;
-  date: string | null;
   valid_until: string | null;
-  currency: string;
-  title: string | null;
-  intro_text: string | null;
-  closing_text: string | null;
-  items: readonly StoredLine[];
-  totals: Totals;
-  attention?: string | null;
 }
 
 export function offerToPdf(

@@ -2,9 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { sendBytes } from '../../shared/http.js';
 import { listResponse } from '../../shared/paging.js';
-import { Data, IdParams, List, PagingQuery, problemResponse } from '../../shared/schemas.js';
+import { Data, IdParams, List, problemResponse } from '../../shared/schemas.js';
 import { Binary, receiveUpload } from '../files/files.public.js';
 import * as booking from './booking.service.js';
+import { lineItemsRoute, pdfRoute } from './document.routes.js';
 import {
   BookBody,
   Invoice,
@@ -15,12 +16,12 @@ import {
   MasterListQuery,
 } from './invoices.schemas.js';
 import * as service from './invoices.service.js';
-import { LineItem } from './line-items.js';
 import { numberSeriesRoutes } from './number-series.routes.js';
 import { invoicePdf } from './pdf.service.js';
 import { plansRoutes } from './plans.routes.js';
 import { invoiceXml } from './xml.service.js';
 
+const path = '/outgoing-invoices';
 const tags = ['Outgoing invoices'];
 const read = { scopes: ['outgoing-invoice:read'] };
 const write = { scopes: ['outgoing-invoice:write'] };
@@ -168,20 +169,10 @@ export const invoicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.get(
-    '/outgoing-invoices/:id/line-items',
-    {
-      config: read,
-      schema: {
-        tags,
-        summary: 'Line items of an outgoing invoice',
-        params: IdParams,
-        querystring: Type.Object(PagingQuery, { additionalProperties: false }),
-        response: { 200: List(LineItem) },
-      },
-    },
-    async (req, reply) =>
-      listResponse(req, reply, await service.listLineItems(app.db, req.auth, req.params.id, req.query), same),
+  lineItemsRoute(
+    app,
+    { path, tags, config: read, summary: 'Line items of an outgoing invoice' },
+    service.listLineItems,
   );
 
   app.post(
@@ -244,27 +235,17 @@ export const invoicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.get(
-    '/outgoing-invoices/:id/pdf',
+  pdfRoute(
+    app,
     {
+      path,
+      tags,
       config: read,
-      schema: {
-        tags,
-        summary: 'PDF of an outgoing invoice',
-        description:
-          'Booked invoices embed the EN 16931 (Factur-X) XML and are rendered once: later downloads are byte-identical.',
-        params: IdParams,
-        response: {
-          200: Binary('The PDF', 'application/pdf'),
-          206: Binary('A byte range', 'application/pdf'),
-          416: problemResponse('Range not satisfiable'),
-        },
-      },
+      summary: 'PDF of an outgoing invoice',
+      description:
+        'Booked invoices embed the EN 16931 (Factur-X) XML and are rendered once: later downloads are byte-identical.',
     },
-    async (req, reply) => {
-      const pdf = await invoicePdf(app.db, req.auth, req.params.id);
-      return sendBytes(req, reply, { ...pdf, contentType: 'application/pdf' });
-    },
+    invoicePdf,
   );
 
   app.get(

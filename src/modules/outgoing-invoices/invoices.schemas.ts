@@ -7,6 +7,7 @@ import {
   optional,
   PagingQuery,
   SortedPagingQuery,
+  Text,
   Timestamp,
   UpdatedSinceQuery,
 } from '../../shared/schemas.js';
@@ -14,7 +15,6 @@ import { EXEMPTION_CATEGORIES } from './booking.rules.js';
 import { INVOICE_TYPES, MASTER_TYPES, RECURRING_TYPES, STATUSES } from './invoices.domain.js';
 import { Amount, LineItem, LineItemInput, LineItemsInput, MoneyInput, TotalsProps } from './line-items.js';
 
-const Text = (max: number) => Nullable(Type.String({ maxLength: max }));
 const Enum = <const T extends string[]>(values: readonly [...T], description?: string) =>
   Type.Enum(values, description ? { description } : {});
 
@@ -26,7 +26,7 @@ const header = {
   client_id: Nullable(Id),
   contact_id: Nullable(Id),
   project_id: Nullable(Id),
-  title: Text(255),
+  title: Text(),
   payment_term_days: Nullable(Type.Integer({ minimum: 0, maximum: 3650 })),
   currency: CurrencyCode,
   intro_text: Text(10000),

@@ -14,6 +14,7 @@ import {
   isRecurring,
   planSchedule,
 } from './invoices.domain.js';
+import { findAccount } from './invoices.read-model.js';
 import type { InvoiceRow } from './invoices.repository.js';
 import * as repo from './invoices.repository.js';
 import type {
@@ -24,11 +25,10 @@ import type {
   Master,
   MasterListQuery,
 } from './invoices.schemas.js';
-import { findAccount } from './invoices.read-model.js';
 import { assertWithinPlan, checkDates, checkReferences, lockWithMaster } from './invoices.support.js';
 import type { OutgoingInvoiceTable } from './invoices.tables.js';
 import { loadMasters, loadView, loadViews, toInvoice } from './invoices.views.js';
-import { type LineItem, type ParsedLine, parseLineItems, toLineItem } from './line-items.js';
+import { lineItemsOf, type ParsedLine, parseLineItems } from './line-items.js';
 
 export async function getRow(db: Db, auth: AuthContext, id: number, lock = false): Promise<InvoiceRow> {
   const row = await repo.findInvoice(db, auth.accountId, id, lock);
@@ -48,16 +48,7 @@ export async function listInvoices(db: Db, auth: AuthContext, q: InvoiceListQuer
   return { ...page, rows: (await loadViews(db, auth.accountId, page.rows, true)).map(toInvoice) };
 }
 
-export async function listLineItems(
-  db: Db,
-  auth: AuthContext,
-  id: number,
-  q: { page?: number; per_page?: number },
-): Promise<Page<LineItem>> {
-  await getRow(db, auth, id);
-  const page = await repo.itemsPage(db, auth.accountId, id, q);
-  return { ...page, rows: page.rows.map(toLineItem) };
-}
+export const listLineItems = lineItemsOf(getRow, repo.itemsPage);
 
 export async function getMaster(db: Db, auth: AuthContext, id: number): Promise<Master> {
   // A deleted plan stays readable: its booked invoices still name it as their master.

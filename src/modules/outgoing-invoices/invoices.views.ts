@@ -9,8 +9,8 @@ import {
   type PaymentState,
   paymentState,
 } from './invoices.domain.js';
-import type { InvoiceRow, ItemRow } from './invoices.repository.js';
 import { settledOn, usedCredits } from './invoices.read-model.js';
+import type { InvoiceRow, ItemRow } from './invoices.repository.js';
 import * as repo from './invoices.repository.js';
 import type { Invoice, Master } from './invoices.schemas.js';
 import { amountOf, toLineItem, totalsToWire } from './line-items.js';

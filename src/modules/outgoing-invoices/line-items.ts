@@ -1,4 +1,6 @@
 import { type Static, Type } from 'typebox';
+import type { Db } from '../../db/index.js';
+import type { AuthContext } from '../../plugins/auth.js';
 import { AppError, type FieldError } from '../../shared/errors.js';
 import {
   centsToString,
@@ -11,7 +13,9 @@ import {
   type Totals,
   toCents,
 } from '../../shared/money.js';
+import type { Page } from '../../shared/paging.js';
 import { Id, Nullable } from '../../shared/schemas.js';
+import type { DocumentItemColumns } from './invoices.tables.js';
 
 /**
  * Line items of invoice documents (outgoing invoices and offers): the wire schemas, exact
@@ -87,17 +91,8 @@ export const TotalsProps = {
   taxes: Type.Array(TaxEntrySchema, { description: 'One entry per tax rate, ascending' }),
 };
 
-/** A line as stored: exact strings and cents. */
-export interface ParsedLine {
-  title: string;
-  description: string | null;
-  quantity: string;
-  unit: string | null;
-  unit_price: number;
-  tax_rate: string;
-  discount: string | null;
-  net_total: number;
-}
+/** A line as stored: exact strings and cents (the item columns without ids and position). */
+export type ParsedLine = Omit<DocumentItemColumns, 'id' | 'account_id' | 'position'>;
 
 /** The stored columns of an item row that the domain needs. */
 export interface StoredLine extends ParsedLine {
@@ -194,6 +189,23 @@ export function toLineItem(r: StoredLine): LineItem {
     net_total: amountOf(Number(r.net_total)),
   };
 }
+
+type PageQuery = { page?: number; per_page?: number };
+
+/**
+ * The service function of GET …/{id}/line-items: `find` answers the 404 of a document that is
+ * not there, `page` reads its item rows.
+ */
+export const lineItemsOf =
+  (
+    find: (db: Db, auth: AuthContext, id: number) => Promise<unknown>,
+    page: (db: Db, accountId: number, id: number, q: PageQuery) => Promise<Page<StoredLine>>,
+  ) =>
+  async (db: Db, auth: AuthContext, id: number, q: PageQuery): Promise<Page<LineItem>> => {
+    await find(db, auth, id);
+    const items = await page(db, auth.accountId, id, q);
+    return { ...items, rows: items.rows.map(toLineItem) };
+  };
 
 export interface TotalsWire {
   net_total: number;

@@ -9,6 +9,7 @@ import { nowIso } from '../../shared/time.js';
 import * as repo from './invoices.repository.js';
 import { type InvoiceView, loadView } from './invoices.views.js';
 
+export { type DocumentRouteSpec, lineItemsRoute, pdfRoute } from './document.routes.js';
 export { isMaster, type PaymentState } from './invoices.domain.js';
 export { type ImportedPayment, type ImportedPaymentWriter, invoicesSection } from './invoices.import.js';
 export { offerToPdf } from './invoices.pdf.js';
@@ -21,6 +22,7 @@ export {
   LineItem,
   LineItemInput,
   LineItemsInput,
+  lineItemsOf,
   type ParsedLine,
   parseLineItems,
   positioned,

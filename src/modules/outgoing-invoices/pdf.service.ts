@@ -10,8 +10,8 @@ import { type AccountProfile, accountProfile } from '../account/profile.public.j
 import { bytesToUpload, getFileBytes, storeFile } from '../files/files.public.js';
 import { effectiveDueDate, isMaster } from './invoices.domain.js';
 import { contactName, invoiceToPdf } from './invoices.pdf.js';
-import type { InvoiceRow } from './invoices.repository.js';
 import { type ClientRow, findAccount, findClientRow, findContactName } from './invoices.read-model.js';
+import type { InvoiceRow } from './invoices.repository.js';
 import * as repo from './invoices.repository.js';
 import { getRow } from './invoices.service.js';
 import { type InvoiceView, loadView } from './invoices.views.js';

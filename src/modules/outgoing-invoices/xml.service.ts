@@ -6,7 +6,7 @@ import type { PdfDocument } from '../../shared/pdf/types.js';
 import { buildUblXml } from '../../shared/pdf/ubl.js';
 import { isMaster } from './invoices.domain.js';
 import { getRow } from './invoices.service.js';
-import { documentFor, type PdfBytes, asDownload } from './pdf.service.js';
+import { asDownload, documentFor, type PdfBytes } from './pdf.service.js';
 
 export type XmlSyntax = 'ubl' | 'cii';
 

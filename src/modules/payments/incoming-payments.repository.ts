@@ -1,9 +1,8 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { Insertable, Selectable } from 'kysely';
+import type { Db } from '../../db/index.js';
 import type { IncomingPaymentAllocationTable, IncomingPaymentTable } from './incoming-payments.tables.js';
 import { nextPaymentId } from './payments.repository.js';
 
-type Db = Kysely<Database>;
 export type IncomingPaymentRow = Selectable<IncomingPaymentTable>;
 export type AllocationRow = Selectable<IncomingPaymentAllocationTable>;
 

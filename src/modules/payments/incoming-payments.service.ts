@@ -1,10 +1,15 @@
 import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
-import { AppError, type FieldError } from '../../shared/errors.js';
-import { nowIso, todayIso } from '../../shared/time.js';
-import { fromCents, type InvoiceRow, toCents } from '../incoming-invoices/incoming-invoices.mappers.js';
-import { lockInvoice, updateInvoice } from '../incoming-invoices/incoming-invoices.repository.js';
+import { type FieldError, validationFailed } from '../../shared/errors.js';
+import { fromCents, toCentsRounded } from '../../shared/money.js';
+import { todayIso } from '../../shared/time.js';
+import {
+  addPaidCents,
+  type IncomingInvoiceRow,
+  lockIncomingInvoice,
+  openCentsOf,
+} from '../incoming-invoices/incoming-invoices.public.js';
 import * as repo from './incoming-payments.repository.js';
 import type {
   IncomingCreditCreate,
@@ -13,8 +18,8 @@ import type {
 } from './incoming-payments.schemas.js';
 import { findPaymentAccount } from './payments.repository.js';
 
-const openOf = (r: InvoiceRow) => Number(r.gross_total) - Number(r.paid_total);
-const fail = (errors: FieldError[]) => new AppError('validation_failed', errors[0]!.message, { errors });
+/** The 422s of incoming payments answer with the first field's message alone as their detail. */
+const invalid = (errors: FieldError[]) => validationFailed(errors, errors[0]!.message);
 
 function present(p: repo.IncomingPaymentRow, allocations: { incoming_invoice_id: number; amount: number }[]) {
   return {
@@ -32,37 +37,30 @@ function present(p: repo.IncomingPaymentRow, allocations: { incoming_invoice_id:
   };
 }
 
-/** Adds to a document's paid total; a document paid in full becomes `paid`. */
-async function applyPayment(trx: Db, auth: AuthContext, row: InvoiceRow, cents: number) {
-  const paid = Number(row.paid_total) + cents;
-  await updateInvoice(trx, auth.accountId, row.id, {
-    paid_total: paid,
-    status: paid >= Number(row.gross_total) ? 'paid' : row.status,
-    updated_at: nowIso(),
-  });
-}
-
 export function createPayment(
   db: Db,
   auth: AuthContext,
   body: IncomingPaymentCreate,
 ): Promise<IncomingPayment> {
-  const amount = toCents(body.amount);
+  const amount = toCentsRounded(body.amount);
   const shares =
-    body.invoices?.map((s) => ({ incoming_invoice_id: s.incoming_invoice_id, amount: toCents(s.amount) })) ??
-    (body.incoming_invoice_id ? [{ incoming_invoice_id: body.incoming_invoice_id, amount }] : []);
-  if (shares.length === 0) throw fail([{ field: 'invoices', message: 'name at least one incoming invoice' }]);
+    body.invoices?.map((s) => ({
+      incoming_invoice_id: s.incoming_invoice_id,
+      amount: toCentsRounded(s.amount),
+    })) ?? (body.incoming_invoice_id ? [{ incoming_invoice_id: body.incoming_invoice_id, amount }] : []);
+  if (shares.length === 0)
+    throw invalid([{ field: 'invoices', message: 'name at least one incoming invoice' }]);
   if (body.invoices && body.incoming_invoice_id)
-    throw fail([{ field: 'incoming_invoice_id', message: 'give either incoming_invoice_id or invoices' }]);
+    throw invalid([{ field: 'incoming_invoice_id', message: 'give either incoming_invoice_id or invoices' }]);
   const sum = shares.reduce((s, x) => s + x.amount, 0);
   if (sum !== amount)
-    throw fail([
+    throw invalid([
       { field: 'invoices', message: `shares sum to ${fromCents(sum)}, not the amount ${body.amount}` },
     ]);
   return transact(db, async (trx) => {
     const errors: FieldError[] = [];
     const seen = new Set<number>();
-    const rows: InvoiceRow[] = [];
+    const rows: IncomingInvoiceRow[] = [];
     for (const [i, s] of shares.entries()) {
       const field = body.invoices ? `invoices.${i}.incoming_invoice_id` : 'incoming_invoice_id';
       if (seen.has(s.incoming_invoice_id)) {
@@ -70,12 +68,12 @@ export function createPayment(
         continue;
       }
       seen.add(s.incoming_invoice_id);
-      const row = await lockInvoice(trx, auth.accountId, s.incoming_invoice_id);
+      const row = await lockIncomingInvoice(trx, auth.accountId, s.incoming_invoice_id);
       if (!row) errors.push({ field, message: 'no such incoming invoice' });
-      else if (s.amount > openOf(row))
+      else if (s.amount > openCentsOf(row))
         errors.push({
           field: body.invoices ? `invoices.${i}.amount` : 'amount',
-          message: `exceeds the open amount ${fromCents(openOf(row))}`,
+          message: `exceeds the open amount ${fromCents(openCentsOf(row))}`,
         });
       else rows.push(row);
     }
@@ -85,7 +83,7 @@ export function createPayment(
       !(await findPaymentAccount(trx, auth.accountId, body.payment_account_id))
     )
       errors.push({ field: 'payment_account_id', message: 'no such payment account' });
-    if (errors.length) throw fail(errors);
+    if (errors.length) throw invalid(errors);
     const payment = await repo.insertPayment(trx, {
       account_id: auth.accountId,
       type: 'payment',
@@ -98,7 +96,7 @@ export function createPayment(
       trx,
       shares.map((s) => ({ ...s, account_id: auth.accountId, incoming_payment_id: payment.id })),
     );
-    for (const [i, row] of rows.entries()) await applyPayment(trx, auth, row, shares[i]!.amount);
+    for (const [i, row] of rows.entries()) await addPaidCents(trx, auth.accountId, row, shares[i]!.amount);
     return present(payment, shares);
   });
 }
@@ -110,22 +108,22 @@ export function createCreditOffset(
 ): Promise<IncomingPayment> {
   return transact(db, async (trx) => {
     const errors: FieldError[] = [];
-    const invoice = await lockInvoice(trx, auth.accountId, body.invoice_id);
-    const credit = await lockInvoice(trx, auth.accountId, body.credit_id);
+    const invoice = await lockIncomingInvoice(trx, auth.accountId, body.invoice_id);
+    const credit = await lockIncomingInvoice(trx, auth.accountId, body.credit_id);
     if (!invoice) errors.push({ field: 'invoice_id', message: 'no such incoming invoice' });
     else if (invoice.document_type !== 'Invoice')
       errors.push({ field: 'invoice_id', message: 'must be a document of type Invoice' });
     if (!credit) errors.push({ field: 'credit_id', message: 'no such incoming credit' });
     else if (credit.document_type !== 'Credit')
       errors.push({ field: 'credit_id', message: 'must be a document of type Credit' });
-    if (errors.length) throw fail(errors);
-    const open = Math.min(openOf(invoice!), openOf(credit!));
-    const amount = body.amount === undefined ? open : toCents(body.amount);
+    if (errors.length) throw invalid(errors);
+    const open = Math.min(openCentsOf(invoice!), openCentsOf(credit!));
+    const amount = body.amount === undefined ? open : toCentsRounded(body.amount);
     if (amount <= 0 || amount > open)
-      throw fail([
+      throw invalid([
         {
           field: 'amount',
-          message: `must be positive and at most the open amounts (invoice ${fromCents(openOf(invoice!))}, credit ${fromCents(openOf(credit!))})`,
+          message: `must be positive and at most the open amounts (invoice ${fromCents(openCentsOf(invoice!))}, credit ${fromCents(openCentsOf(credit!))})`,
         },
       ]);
     const payment = await repo.insertPayment(trx, {
@@ -144,8 +142,8 @@ export function createCreditOffset(
       trx,
       shares.map((s) => ({ ...s, account_id: auth.accountId, incoming_payment_id: payment.id })),
     );
-    await applyPayment(trx, auth, invoice!, amount);
-    await applyPayment(trx, auth, credit!, amount);
+    await addPaidCents(trx, auth.accountId, invoice!, amount);
+    await addPaidCents(trx, auth.accountId, credit!, amount);
     return present(payment, shares);
   });
 }

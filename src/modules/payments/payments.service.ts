@@ -8,8 +8,8 @@ import { todayIso } from '../../shared/time.js';
 import * as invoices from '../outgoing-invoices/outgoing-invoices.public.js';
 import { invalidReference, isMaster } from '../outgoing-invoices/outgoing-invoices.public.js';
 import { allocationsOf } from './incoming-payments.repository.js';
-import * as ledger from './payments.read-model.js';
 import type { LedgerRow } from './payments.read-model.js';
+import * as ledger from './payments.read-model.js';
 import type { PaymentAccountRow, PaymentRow } from './payments.repository.js';
 import * as repo from './payments.repository.js';
 import type {
