@@ -7,7 +7,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Transaction } from 'kysely';
-import { type Static, type TSchema, Type } from 'typebox';
+import { type Static, type TProperties, type TSchema, Type } from 'typebox';
 import type { Db } from '../db/index.js';
 import type { Database } from '../db/schema.js';
 import { transact } from '../db/transact.js';
@@ -22,10 +22,40 @@ import {
   type ExternalIdStore,
 } from './external-id.js';
 import { listResponse, type Page } from './paging.js';
-import { Data, IdParams, List, problemResponse } from './schemas.js';
+import {
+  ArchivedQuery,
+  Data,
+  IdParams,
+  Ignored,
+  List,
+  Nullable,
+  problemResponse,
+  SortedPagingQuery,
+  Text,
+  Timestamp,
+  UpdatedSinceQuery,
+} from './schemas.js';
 import { nowIso } from './time.js';
 
 type Trx = Transaction<Database>;
+
+/** The last properties of every archivable record's answer. */
+export const ArchivableStamps = {
+  archived_at: Nullable(Timestamp),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+};
+
+/** The list query: paging and `sort` (by `sortable`), `archived` (include archived ones), `updated_since`, then `filters`. */
+export const ArchivableListQuery = <P extends TProperties>(sortable: readonly string[], filters: P) =>
+  Type.Object(
+    { ...SortedPagingQuery(sortable), ...ArchivedQuery, ...UpdatedSinceQuery, ...filters },
+    { additionalProperties: false },
+  );
+
+/** `external_id` in a PATCH body: it has its own endpoint, so PATCH accepts and ignores it. */
+export const IgnoredExternalId = (path: string) =>
+  Ignored(Text(), `Accepted and ignored: set it with PUT ${path}/{id}/external-identifier`);
 
 export interface ArchivableRow {
   id: number;

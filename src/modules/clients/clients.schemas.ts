@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
+import { ArchivableListQuery, ArchivableStamps, IgnoredExternalId } from '../../shared/archivable.js';
 import {
-  ArchivedQuery,
   CountryCode,
   CurrencyCode,
   Email,
@@ -9,10 +9,7 @@ import {
   Nullable,
   optional,
   pick,
-  SortedPagingQuery,
   Text,
-  Timestamp,
-  UpdatedSinceQuery,
 } from '../../shared/schemas.js';
 
 /** Fields a caller may write (create and update). */
@@ -54,9 +51,7 @@ const fullProps = {
   shortcode: Text(32),
   external_id: Text(),
   ...rest,
-  archived_at: Nullable(Timestamp),
-  created_at: Timestamp,
-  updated_at: Timestamp,
+  ...ArchivableStamps,
 };
 
 export const ClientFull = Type.Object(fullProps, { $id: 'ClientFullData', description: 'ClientFullData' });
@@ -77,42 +72,23 @@ export type ClientCreate = Static<typeof ClientCreate>;
 export const ClientUpdate = Type.Object(
   {
     ...optional(writable),
-    external_id: Ignored(Text(), 'Accepted and ignored: set it with PUT /clients/{id}/external-identifier'),
+    external_id: IgnoredExternalId('/clients'),
     shortcode: Ignored(Text(32), 'Accepted and ignored: set it with PUT /clients/{id}/shortcode'),
   },
   { additionalProperties: false, minProperties: 1 },
 );
 export type ClientUpdate = Omit<Static<typeof ClientUpdate>, 'external_id' | 'shortcode'>;
 
-/**
- * The old clients body (no `force` default). Clients use src/shared/external-id.ts; kept only
- * until tasks.routes.ts imports ExternalIdBody from there too (issue 17), then deleted.
- */
-export const ExternalIdBody = Type.Object(
-  {
-    external_id: Nullable(Type.String({ minLength: 1, maxLength: 255 })),
-    force: Type.Optional(
-      Type.Boolean({ description: 'Take the value over from another record that holds it' }),
-    ),
-  },
-  { additionalProperties: false },
-);
 export const ShortcodeBody = Type.Object(
   { shortcode: Nullable(Type.String({ minLength: 1, maxLength: 32, pattern: '^[A-Za-z0-9_-]+$' })) },
   { additionalProperties: false },
 );
 
-export const ClientListQuery = Type.Object(
-  {
-    ...SortedPagingQuery(['name', 'shortcode']),
-    ...ArchivedQuery,
-    ...UpdatedSinceQuery,
-    q: Type.Optional(
-      Type.String({ maxLength: 255, description: 'Case-insensitive match on name, shortcode or email' }),
-    ),
-    external_id: Type.Optional(Type.String({ maxLength: 255 })),
-    shortcode: Type.Optional(Type.String({ maxLength: 32 })),
-  },
-  { additionalProperties: false },
-);
+export const ClientListQuery = ArchivableListQuery(['name', 'shortcode'], {
+  q: Type.Optional(
+    Type.String({ maxLength: 255, description: 'Case-insensitive match on name, shortcode or email' }),
+  ),
+  external_id: Type.Optional(Type.String({ maxLength: 255 })),
+  shortcode: Type.Optional(Type.String({ maxLength: 32 })),
+});
 export type ClientListQuery = Static<typeof ClientListQuery>;

@@ -1,17 +1,6 @@
 import { type Static, Type } from 'typebox';
-import {
-  ArchivedQuery,
-  CountryCode,
-  Email,
-  Id,
-  Ignored,
-  Nullable,
-  optional,
-  SortedPagingQuery,
-  Text,
-  Timestamp,
-  UpdatedSinceQuery,
-} from '../../shared/schemas.js';
+import { ArchivableListQuery, ArchivableStamps, IgnoredExternalId } from '../../shared/archivable.js';
+import { CountryCode, Email, Id, Nullable, optional, Text } from '../../shared/schemas.js';
 import { CustomFieldValues, CustomFieldValuesInput } from '../custom-fields/custom-fields.public.js';
 
 /** Fields a caller may write (create and update). */
@@ -39,9 +28,7 @@ export const Company = Type.Object(
     external_id: Text(),
     ...rest,
     custom_fields: CustomFieldValues,
-    archived_at: Nullable(Timestamp),
-    created_at: Timestamp,
-    updated_at: Timestamp,
+    ...ArchivableStamps,
   },
   {
     $id: 'Company',
@@ -60,25 +47,19 @@ export type CompanyCreate = Static<typeof CompanyCreate>;
 export const CompanyUpdate = Type.Object(
   {
     ...optional(writable),
-    external_id: Ignored(Text(), 'Accepted and ignored: set it with PUT /companies/{id}/external-identifier'),
+    external_id: IgnoredExternalId('/companies'),
   },
   { additionalProperties: false },
 );
 export type CompanyUpdate = Omit<Static<typeof CompanyUpdate>, 'external_id'>;
 
-export const CompanyListQuery = Type.Object(
-  {
-    ...SortedPagingQuery(['name', 'city', 'country_code']),
-    ...ArchivedQuery,
-    ...UpdatedSinceQuery,
-    q: Type.Optional(
-      Type.String({
-        maxLength: 255,
-        description: 'Case-insensitive substring match on name or email (`%` and `_` are plain characters)',
-      }),
-    ),
-    external_id: Type.Optional(Type.String({ maxLength: 255 })),
-  },
-  { additionalProperties: false },
-);
+export const CompanyListQuery = ArchivableListQuery(['name', 'city', 'country_code'], {
+  q: Type.Optional(
+    Type.String({
+      maxLength: 255,
+      description: 'Case-insensitive substring match on name or email (`%` and `_` are plain characters)',
+    }),
+  ),
+  external_id: Type.Optional(Type.String({ maxLength: 255 })),
+});
 export type CompanyListQuery = Static<typeof CompanyListQuery>;

@@ -1,17 +1,6 @@
 import { type Static, Type } from 'typebox';
-import {
-  ArchivedQuery,
-  CountryCode,
-  Email,
-  Id,
-  Ignored,
-  Nullable,
-  optional,
-  SortedPagingQuery,
-  Text,
-  Timestamp,
-  UpdatedSinceQuery,
-} from '../../shared/schemas.js';
+import { ArchivableListQuery, ArchivableStamps, IgnoredExternalId } from '../../shared/archivable.js';
+import { CountryCode, Email, Id, Nullable, optional, Text } from '../../shared/schemas.js';
 import { CustomFieldValues, CustomFieldValuesInput } from '../custom-fields/custom-fields.public.js';
 
 /** Fields a caller may write (create and update). */
@@ -42,9 +31,7 @@ export const Contact = Type.Object(
     company_id: Nullable(Type.Integer({ description: 'The company the contact is attached to, if any' })),
     ...writable,
     custom_fields: CustomFieldValues,
-    archived_at: Nullable(Timestamp),
-    created_at: Timestamp,
-    updated_at: Timestamp,
+    ...ArchivableStamps,
   },
   { $id: 'Contact', description: 'A contact person; attached to at most one company.' },
 );
@@ -67,7 +54,7 @@ export type ContactCreate = Static<typeof ContactCreate>;
 export const ContactUpdate = Type.Object(
   {
     ...optional(writable),
-    external_id: Ignored(Text(), 'Accepted and ignored: set it with PUT /contacts/{id}/external-identifier'),
+    external_id: IgnoredExternalId('/contacts'),
   },
   { additionalProperties: false },
 );
@@ -79,21 +66,15 @@ export const AttachBody = Type.Object(
 );
 export type AttachBody = Static<typeof AttachBody>;
 
-export const ContactListQuery = Type.Object(
-  {
-    ...SortedPagingQuery(['last_name', 'first_name', 'company_id', 'city']),
-    ...ArchivedQuery,
-    ...UpdatedSinceQuery,
-    q: Type.Optional(
-      Type.String({
-        maxLength: 255,
-        description:
-          'Case-insensitive substring match on the name ("first last"), email or the company name (`%` and `_` are plain characters)',
-      }),
-    ),
-    external_id: Type.Optional(Type.String({ maxLength: 255 })),
-    company_id: Type.Optional(Id),
-  },
-  { additionalProperties: false },
-);
+export const ContactListQuery = ArchivableListQuery(['last_name', 'first_name', 'company_id', 'city'], {
+  q: Type.Optional(
+    Type.String({
+      maxLength: 255,
+      description:
+        'Case-insensitive substring match on the name ("first last"), email or the company name (`%` and `_` are plain characters)',
+    }),
+  ),
+  external_id: Type.Optional(Type.String({ maxLength: 255 })),
+  company_id: Type.Optional(Id),
+});
 export type ContactListQuery = Static<typeof ContactListQuery>;
