@@ -317,7 +317,7 @@ describeEachDb('tasks', (ctx) => {
     assert.equal((await reader.get(`/tasks/${w.tasks.shop}`)).body.data.archived_at, null);
   });
 
-  it('PUT /tasks/{id}/external-identifier needs client:write; clashes are 409 unless forced', async () => {
+  it('PUT /tasks/{id}/external-identifier needs client:write; replacing or taking a value is 409 unless forced', async () => {
     const a = await newTask({ name: 'Ext A' });
     const b = await newTask({ name: 'Ext B' });
     const p = expectProblem(
@@ -344,7 +344,25 @@ describeEachDb('tasks', (ctx) => {
     assert.equal((await reader.get(`/tasks/${a.id}`)).body.data.external_id, null);
     assert.equal((await eventsFor(ctx, 'task:updated', a.id)).at(-1)!.payload.external_id, null);
     assert.deepEqual(ids(await reader.get('/tasks?external_id=crm-1')), [b.id]);
-    const cleared = await ext.put(`/tasks/${b.id}/external-identifier`, { external_id: null });
+    // The contacts/companies rule (shared/external-id.ts): the same value again changes nothing;
+    // replacing or clearing the task's own value needs `force` too.
+    const eventsNow = await countRows(ctx.db, 'events');
+    const again = await ext.put(`/tasks/${b.id}/external-identifier`, { external_id: 'crm-1' });
+    assert.equal(again.status, 200, again.text);
+    assert.equal(again.body.data.updated_at, forced.body.data.updated_at);
+    assert.equal(await countRows(ctx.db, 'events'), eventsNow);
+    expectProblem(
+      await ext.put(`/tasks/${b.id}/external-identifier`, { external_id: 'crm-2' }),
+      409,
+      'external_id_set',
+    );
+    expectProblem(
+      await ext.put(`/tasks/${b.id}/external-identifier`, { external_id: null }),
+      409,
+      'external_id_set',
+    );
+    assert.equal(await countRows(ctx.db, 'events'), eventsNow);
+    const cleared = await ext.put(`/tasks/${b.id}/external-identifier`, { external_id: null, force: true });
     assert.equal(cleared.body.data.external_id, null);
     expectProblem(await ext.put(`/tasks/${b.id}/external-identifier`, { external_id: '' }), 422);
     expectProblem(await ext.put(`/tasks/${b.id}/external-identifier`, {}), 422);

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { EXTERNAL_ID_CONFLICT, ExternalIdBody, externalIdDescription } from '../../shared/external-id.js';
 import { listResponse } from '../../shared/paging.js';
 import { Data, IdParams, List, problemResponse } from '../../shared/schemas.js';
-import { ExternalIdBody } from '../clients/clients.schemas.js';
 import { receiveUpload } from '../files/files.public.js';
 import { Task, TaskCreate, TaskListQuery, TaskParams, TaskUpdate } from './tasks.schemas.js';
 import * as service from './tasks.service.js';
@@ -109,25 +109,13 @@ export const tasksRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'Set the external identifier of a task',
-        description:
-          'A value held by another task is refused with 409 `external_id_taken` unless `force` is true, which moves it here. `null` clears it. Records `task:updated`.',
+        description: externalIdDescription({ noun: 'task', event: 'task:updated' }),
         params: IdParams,
         body: ExternalIdBody,
-        response: {
-          200: Data(Task),
-          409: problemResponse('`external_id_taken`: another task holds this external_id (use `force`)'),
-        },
+        response: { 200: Data(Task), 409: problemResponse(EXTERNAL_ID_CONFLICT) },
       },
     },
-    async (req) => ({
-      data: await service.setExternalId(
-        app.db,
-        req.auth,
-        req.params.id,
-        req.body.external_id,
-        req.body.force,
-      ),
-    }),
+    async (req) => ({ data: await service.setExternalId(app.db, req.auth, req.params.id, req.body) }),
   );
 
   app.post(

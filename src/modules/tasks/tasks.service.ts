@@ -5,6 +5,12 @@ import { transact } from '../../db/transact.js';
 import { changesNothing } from '../../shared/changes.js';
 import { AppError, type FieldError, notFound, validationFailed } from '../../shared/errors.js';
 import { recordEvent } from '../../shared/events.js';
+import {
+  applyExternalId,
+  assertExternalIdFree,
+  type ExternalIdBody,
+  type ExternalIdStore,
+} from '../../shared/external-id.js';
 import type { Page } from '../../shared/paging.js';
 import { nowIso } from '../../shared/time.js';
 import type { AuthContext } from '../../shared/tokens.js';
@@ -163,15 +169,6 @@ async function validate(
   return custom;
 }
 
-async function assertExternalIdFree(db: Db, auth: AuthContext, value: string, selfId?: number) {
-  const other = await repo.findTaskByExternalId(db, auth.accountId, value);
-  if (other && other.id !== selfId) {
-    throw new AppError('external_id_taken', `Task ${other.id} already has external_id "${value}"`, {
-      errors: [{ field: 'external_id', message: 'is already in use' }],
-    });
-  }
-}
-
 async function emit(
   trx: Transaction<Database>,
   auth: AuthContext,
@@ -204,7 +201,7 @@ export function createTask(db: Db, auth: AuthContext, body: TaskCreate): Promise
     };
     const errors = await stateErrors(trx, auth, state, { project: true, assignee: true });
     const custom = await validate(trx, auth, errors, custom_fields, {}, true);
-    if (external_id) await assertExternalIdFree(trx, auth, external_id);
+    await assertExternalIdFree(externalIds(trx, auth), external_id);
     const now = nowIso();
     const row = await repo.insertTask(trx, {
       ...fields,
@@ -265,33 +262,25 @@ export function archiveTask(db: Db, auth: AuthContext, id: number): Promise<void
   });
 }
 
-/**
- * Sets (or with null clears) the external identifier. A value another task holds is a 409
- * unless `force`, which moves it here; both changed tasks record `task:updated`.
- */
-export function setExternalId(
-  db: Db,
-  auth: AuthContext,
-  id: number,
-  value: string | null,
-  force = false,
-): Promise<Task> {
-  return transact(db, async (trx) => {
-    await getTaskRow(trx, auth, id);
-    const now = nowIso();
-    if (value !== null) {
-      const other = await repo.findTaskByExternalId(trx, auth.accountId, value);
-      if (other && other.id !== id) {
-        if (!force) await assertExternalIdFree(trx, auth, value, id);
-        const cleared = await repo.updateTask(trx, auth.accountId, other.id, {
-          external_id: null,
-          updated_at: now,
-        });
-        await emit(trx, auth, 'task:updated', cleared);
-      }
-    }
-    const row = await repo.updateTask(trx, auth.accountId, id, { external_id: value, updated_at: now });
+/** Tasks under the one external-identifier rule (shared/external-id.ts); each write records `task:updated`. */
+const externalIds = (trx: Transaction<Database>, auth: AuthContext): ExternalIdStore<Task> => ({
+  noun: 'Task',
+  findHolder: (value) => repo.findTaskByExternalId(trx, auth.accountId, value),
+  write: async (id, value) => {
+    const row = await repo.updateTask(trx, auth.accountId, id, { external_id: value, updated_at: nowIso() });
     return emit(trx, auth, 'task:updated', row);
+  },
+});
+
+/**
+ * PUT /tasks/{id}/external-identifier: the rule of contacts and companies. Replacing or
+ * clearing a value the task has, or taking one another task holds, needs `force`; the same
+ * value again changes nothing.
+ */
+export function setExternalId(db: Db, auth: AuthContext, id: number, body: ExternalIdBody): Promise<Task> {
+  return transact(db, async (trx) => {
+    const row = await getTaskRow(trx, auth, id);
+    return (await applyExternalId(externalIds(trx, auth), row, body)) ?? withFiles(trx, row);
   });
 }
 
