@@ -145,7 +145,9 @@ function guard(client: pg.PoolClient): PostgresPoolClient {
     async query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
       if (broken) throw broken;
       try {
-        const name = statementName(sql);
+        // Without parameters (begin, commit, savepoints) a simple query: one message, and
+        // nothing kept on the server for texts that differ by a savepoint's name.
+        const name = parameters.length ? statementName(sql) : undefined;
         const result = name
           ? await client.query({ name, text: sql, values: parameters as unknown[] })
           : await client.query(sql, parameters as unknown[]);
