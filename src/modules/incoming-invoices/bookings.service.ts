@@ -18,6 +18,17 @@ export function bookingSumError(field: string, sum: number, gross: number): AppE
   );
 }
 
+/** The sum of a document's bookings in cents, without the booking `except` (one being changed). */
+export async function bookedCents(
+  db: Db,
+  accountId: number,
+  invoiceId: number,
+  except?: number,
+): Promise<number> {
+  const bookings = (await repo.bookingsOf(db, accountId, [invoiceId])).get(invoiceId) ?? [];
+  return bookings.filter((b) => b.id !== except).reduce((s, b) => s + Number(b.amount), 0);
+}
+
 /**
  * Resolves inline bookings of a new document to rows: accounts must exist in the account,
  * the account defaults to the supplier's, the tax rate to the account's.
@@ -81,9 +92,7 @@ export function updateBooking(
     if (body.chart_of_account_id !== undefined)
       chartTaxRate = (await requireChartOfAccount(trx, auth.accountId, body.chart_of_account_id)).tax_rate;
     if (body.amount !== undefined) {
-      const others = (await repo.bookingsOf(trx, auth.accountId, [invoiceId])).get(invoiceId) ?? [];
-      const sum = others.filter((b) => b.id !== bookingId).reduce((s, b) => s + Number(b.amount), 0);
-      const total = sum + toCents(body.amount)!;
+      const total = (await bookedCents(trx, auth.accountId, invoiceId, bookingId)) + toCents(body.amount)!;
       if (total > Number(invoice.gross_total))
         throw bookingSumError('amount', total, Number(invoice.gross_total));
     }

@@ -8,7 +8,7 @@ import { nowIso } from '../../shared/time.js';
 import type { AuthContext } from '../../shared/tokens.js';
 import { storeFile, type Upload } from '../files/files.public.js';
 import { findSupplier, findSupplierBySeller } from '../suppliers/suppliers.service.js';
-import { bookingSumError, resolveBookings } from './bookings.service.js';
+import { bookedCents, bookingSumError, resolveBookings } from './bookings.service.js';
 import { type Merged, mergeExtraction, TOTALS } from './extraction.merge.js';
 import type { ExtractionOutcome } from './extraction.model.js';
 import { checkFields, requestColumns, requestFieldsOf } from './incoming-invoices.fields.js';
@@ -87,12 +87,27 @@ const union = (...lists: string[][]) => [...new Set(lists.flat())].sort();
 /** Extraction stopped by a limit of the thread (time, memory, a crash): nothing was read. */
 const FAILED = new Set(['timeout', 'out_of_memory', 'unreadable']);
 
-/** The supplier a document's seller names (VAT id first, then exact name), if it is one of ours. */
-async function matchSupplier(db: Db, accountId: number, merged: Merged): Promise<number | undefined> {
+/**
+ * The supplier a document's seller names (VAT id first, then exact name), if it is one of
+ * ours; a match counts as an extracted field (`used`) with the provenance of the seller's.
+ */
+async function matchSupplier(
+  db: Db,
+  accountId: number,
+  merged: Merged,
+  used: string[],
+): Promise<number | undefined> {
   const vat = merged.values.supplier_vat_id as string | undefined;
   const name = merged.values.supplier_name as string | undefined;
   if (!vat && !name) return undefined;
-  return (await findSupplierBySeller(db, accountId, { vat_id: vat, name }))?.id;
+  const id = (await findSupplierBySeller(db, accountId, { vat_id: vat, name }))?.id;
+  if (id !== undefined) {
+    used.push('supplier_id');
+    // Matched, not read: as sure as the seller's VAT id or name it was matched by.
+    const seller = merged.provenance.supplier_vat_id ?? merged.provenance.supplier_name;
+    if (seller) merged.provenance.supplier_id = { ...seller, derived: true };
+  }
+  return id;
 }
 
 /** The fields stored as they are written (the others: requestColumns). */
@@ -140,16 +155,9 @@ export async function createInvoice(
     ? mergeExtraction(outcome, new Set(requestFields))
     : { values: {}, used: [], provenance: {}, warnings: [] };
   const used = [...merged.used];
-  let supplierId = body.supplier_id;
-  if (supplierId === undefined) {
-    supplierId = await matchSupplier(db, auth.accountId, merged);
-    if (supplierId !== undefined) {
-      used.push('supplier_id');
-      // Matched, not read: as sure as the seller's VAT id or name it was matched by.
-      const sellerProvenance = merged.provenance.supplier_vat_id ?? merged.provenance.supplier_name;
-      if (sellerProvenance) merged.provenance.supplier_id = { ...sellerProvenance, derived: true };
-    }
-  }
+  // An explicit null keeps the document without supplier: only an absent one is matched.
+  const supplierId =
+    body.supplier_id !== undefined ? body.supplier_id : await matchSupplier(db, auth.accountId, merged, used);
   await checkSupplier(db, auth, supplierId);
   // The caller's totals are checked (and completed) as always; extracted ones are stored as read.
   const givenTotals = TOTALS.some((k) => body[k] !== undefined);
@@ -218,10 +226,7 @@ export async function applyExtraction(
     const requestFields = new Set(JSON.parse(row.request_fields) as string[]);
     const merged = mergeExtraction(outcome, requestFields);
     const warnings = [...outcome.warnings, ...merged.warnings];
-    const booked = ((await repo.bookingsOf(trx, accountId, [invoiceId])).get(invoiceId) ?? []).reduce(
-      (s, b) => s + Number(b.amount),
-      0,
-    );
+    const booked = await bookedCents(trx, accountId, invoiceId);
     const gross = merged.values.gross_total as number | undefined;
     if (gross !== undefined && gross < Math.max(Number(row.paid_total), booked)) {
       for (const k of TOTALS) {
@@ -239,13 +244,8 @@ export async function applyExtraction(
     const used = [...merged.used];
     const values: Updateable<IncomingInvoiceTable> = { ...merged.values };
     if (row.supplier_id === null && !requestFields.has('supplier_id')) {
-      const supplierId = await matchSupplier(trx, accountId, merged);
-      if (supplierId !== undefined) {
-        values.supplier_id = supplierId;
-        used.push('supplier_id');
-        const seller = merged.provenance.supplier_vat_id ?? merged.provenance.supplier_name;
-        if (seller) merged.provenance.supplier_id = { ...seller, derived: true };
-      }
+      const supplierId = await matchSupplier(trx, accountId, merged, used);
+      if (supplierId !== undefined) values.supplier_id = supplierId;
     }
     return repo.updateInvoice(trx, accountId, invoiceId, {
       ...values,
@@ -283,10 +283,7 @@ export function updateInvoice(db: Db, auth: AuthContext, id: number, body: Incom
         [{ field: 'gross_total', message: `must be at least the paid total ${paid / 100}` }],
         'gross_total is below the amount already paid',
       );
-    const booked = ((await repo.bookingsOf(trx, auth.accountId, [id])).get(id) ?? []).reduce(
-      (s, b) => s + Number(b.amount),
-      0,
-    );
+    const booked = await bookedCents(trx, auth.accountId, id);
     if (booked > totals.gross_total) throw bookingSumError('gross_total', booked, totals.gross_total);
     const fullyPaid = paid > 0 && paid >= totals.gross_total;
     if (status !== undefined && fullyPaid)
