@@ -223,23 +223,83 @@ export function archivableRoutes<R>(app: App, s: ArchivableRoutesSpec<R>, texts:
   );
 }
 
-/** An operation's texts. */
+/** An operation's texts (`description` left out of the document when undefined). */
 interface Described {
   summary: string;
-  description: string;
+  description?: string;
+}
+
+type CreateSpec<R, C extends TSchema> = Pick<
+  ArchivableRoutesSpec<R>,
+  'path' | 'tags' | 'write' | 'schema' | 'toData'
+> & {
+  create: C;
+  insert: (db: Db, auth: AuthContext, body: Static<C>) => Promise<R>;
+};
+
+/** POST /<resource>: 201 with its location; `conflict` describes its 409, if it has one. */
+export function createRoute<R extends { id: number }, C extends TSchema>(
+  app: App,
+  s: CreateSpec<R, C>,
+  { conflict, ...texts }: Described & { conflict?: string },
+): void {
+  const created = { 201: Data(s.schema) };
+  app.post(
+    s.path,
+    {
+      config: s.write,
+      schema: {
+        tags: s.tags,
+        ...described(texts),
+        body: s.create,
+        response: conflict === undefined ? created : { ...created, 409: problemResponse(conflict) },
+      },
+    },
+    async (req, reply) => {
+      const row = await s.insert(app.db, req.auth, req.body as Static<C>);
+      reply.code(201).header('location', `${app.prefix}${s.path}/${row.id}`);
+      return { data: s.toData(row) };
+    },
+  );
+}
+
+type UpdateSpec<R, U extends TSchema> = Pick<
+  ArchivableRoutesSpec<R>,
+  'path' | 'tags' | 'write' | 'schema' | 'toData'
+> & {
+  update: U;
+  change: (db: Db, auth: AuthContext, id: number, body: Static<U>) => Promise<R>;
+};
+
+/** PATCH /<resource>/{id}. */
+export function updateRoute<R, U extends TSchema>(app: App, s: UpdateSpec<R, U>, texts: Described): void {
+  app.patch(
+    `${s.path}/:id`,
+    {
+      config: s.write,
+      schema: {
+        tags: s.tags,
+        ...described(texts),
+        params: IdParams,
+        body: s.update,
+        response: { 200: Data(s.schema) },
+      },
+    },
+    async (req) => ({
+      data: s.toData(await s.change(app.db, req.auth, req.params.id, req.body as Static<U>)),
+    }),
+  );
 }
 
 /** The whole HTTP surface of an archivable record with custom fields (companies, contacts). */
 export interface RecordRoutesSpec<R, Q extends TSchema, C extends TSchema, U extends TSchema>
-  extends ArchivableRoutesSpec<R> {
+  extends ArchivableRoutesSpec<R>,
+    CreateSpec<R, C>,
+    UpdateSpec<R, U> {
   read: { scopes: string[] };
   query: Q;
-  create: C;
-  update: U;
   list: (db: Db, auth: AuthContext, q: Static<Q>) => Promise<Page<R>>;
-  insert: (db: Db, auth: AuthContext, body: Static<C>) => Promise<R>;
   get: (db: Db, auth: AuthContext, id: number) => Promise<R>;
-  change: (db: Db, auth: AuthContext, id: number, body: Static<U>) => Promise<R>;
 }
 
 export interface RecordTexts extends ArchivableTexts {
@@ -256,52 +316,25 @@ export function recordRoutes<
   C extends TSchema,
   U extends TSchema,
 >(app: App, s: RecordRoutesSpec<R, Q, C, U>, texts: RecordTexts): void {
-  const { tags, read, write } = s;
+  const { tags, read } = s;
   app.get(
     s.path,
     {
       config: read,
-      schema: { tags, ...texts.list, querystring: s.query, response: { 200: List(s.schema) } },
+      schema: { tags, ...described(texts.list), querystring: s.query, response: { 200: List(s.schema) } },
     },
     async (req, reply) =>
       listResponse(req, reply, await s.list(app.db, req.auth, req.query as Static<Q>), s.toData),
   );
-
-  const { conflict, ...create } = texts.create;
-  app.post(
-    s.path,
-    {
-      config: write,
-      schema: {
-        tags,
-        ...create,
-        body: s.create,
-        response: { 201: Data(s.schema), 409: problemResponse(conflict) },
-      },
-    },
-    async (req, reply) => {
-      const row = await s.insert(app.db, req.auth, req.body as Static<C>);
-      reply.code(201).header('location', `${app.prefix}${s.path}/${row.id}`);
-      return { data: s.toData(row) };
-    },
-  );
-
+  createRoute(app, s, texts.create);
   app.get(
     `${s.path}/:id`,
-    { config: read, schema: { tags, ...texts.get, params: IdParams, response: { 200: Data(s.schema) } } },
+    {
+      config: read,
+      schema: { tags, ...described(texts.get), params: IdParams, response: { 200: Data(s.schema) } },
+    },
     async (req) => ({ data: s.toData(await s.get(app.db, req.auth, req.params.id)) }),
   );
-
-  app.patch(
-    `${s.path}/:id`,
-    {
-      config: write,
-      schema: { tags, ...texts.update, params: IdParams, body: s.update, response: { 200: Data(s.schema) } },
-    },
-    async (req) => ({
-      data: s.toData(await s.change(app.db, req.auth, req.params.id, req.body as Static<U>)),
-    }),
-  );
-
+  updateRoute(app, s, texts.update);
   archivableRoutes(app, s, texts);
 }

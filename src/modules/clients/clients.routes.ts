@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
-import { hasScopePrefix } from '../../plugins/auth.js';
-import { archivableRoutes } from '../../shared/archivable.js';
+import { type TSchema, Type } from 'typebox';
+import type { Db } from '../../db/index.js';
+import { type AuthContext, hasScopePrefix } from '../../plugins/auth.js';
+import { archivableRoutes, createRoute, updateRoute } from '../../shared/archivable.js';
 import { externalIdDescription } from '../../shared/external-id.js';
-import { listResponse } from '../../shared/paging.js';
+import { listResponse, type Page } from '../../shared/paging.js';
 import { Data, IdParams, List } from '../../shared/schemas.js';
 import {
   ClientBasic,
@@ -16,55 +17,57 @@ import {
 import * as service from './clients.service.js';
 
 const tags = ['Clients'];
+const write = { scopes: ['client:write'] };
+const spec = {
+  path: '/clients',
+  tags,
+  write,
+  schema: ClientFull,
+  toData: service.toClientFull,
+  create: ClientCreate,
+  insert: service.createClient,
+  update: ClientUpdate,
+  change: service.updateClient,
+  setArchived: service.setArchived,
+  setExternalId: service.setExternalId,
+};
 
 export const clientsRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get(
-    '/clients',
-    {
-      config: { scopes: [] },
-      schema: {
-        tags,
-        summary: 'List clients (basic data)',
-        querystring: ClientListQuery,
-        response: { 200: List(ClientBasic) },
+  /** The two lists: basic data for every token, ClientFullData with `client:read`. */
+  const listRoute = <T>(
+    path: string,
+    scopes: string[],
+    summary: string,
+    schema: TSchema,
+    list: (db: Db, auth: AuthContext, q: ClientListQuery) => Promise<Page<T>>,
+    map: (row: T) => unknown,
+  ) =>
+    app.get(
+      path,
+      {
+        config: { scopes },
+        schema: { tags, summary, querystring: ClientListQuery, response: { 200: List(schema) } },
       },
-    },
-    async (req, reply) =>
-      listResponse(req, reply, await service.listClients(app.db, req.auth, req.query), service.toClientBasic),
+      async (req, reply) => listResponse(req, reply, await list(app.db, req.auth, req.query), map),
+    );
+  listRoute(
+    '/clients',
+    [],
+    'List clients (basic data)',
+    ClientBasic,
+    service.listClients,
+    service.toClientBasic,
   );
-
-  app.get(
+  listRoute(
     '/clients/full',
-    {
-      config: { scopes: ['client:read'] },
-      schema: {
-        tags,
-        summary: 'List clients (ClientFullData)',
-        querystring: ClientListQuery,
-        response: { 200: List(ClientFull) },
-      },
-    },
-    async (req, reply) =>
-      listResponse(
-        req,
-        reply,
-        await service.listClientsFull(app.db, req.auth, req.query),
-        service.toClientFull,
-      ),
+    ['client:read'],
+    'List clients (ClientFullData)',
+    ClientFull,
+    service.listClientsFull,
+    service.toClientFull,
   );
 
-  app.post(
-    '/clients',
-    {
-      config: { scopes: ['client:write'] },
-      schema: { tags, summary: 'Create a client', body: ClientCreate, response: { 201: Data(ClientFull) } },
-    },
-    async (req, reply) => {
-      const row = await service.createClient(app.db, req.auth, req.body);
-      reply.code(201).header('location', `${app.prefix}/clients/${row.id}`);
-      return { data: service.toClientFull(row) };
-    },
-  );
+  createRoute(app, spec, { summary: 'Create a client' });
 
   app.get(
     '/clients/:id',
@@ -90,47 +93,22 @@ export const clientsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.patch(
-    '/clients/:id',
-    {
-      config: { scopes: ['client:write'] },
-      schema: {
-        tags,
-        summary: 'Update a client',
-        description:
-          '`external_id` and `shortcode` are not changed here (they have their own endpoints) and are ignored.',
-        params: IdParams,
-        body: ClientUpdate,
-        response: { 200: Data(ClientFull) },
-      },
-    },
-    async (req) => ({
-      data: service.toClientFull(await service.updateClient(app.db, req.auth, req.params.id, req.body)),
-    }),
-  );
+  updateRoute(app, spec, {
+    summary: 'Update a client',
+    description:
+      '`external_id` and `shortcode` are not changed here (they have their own endpoints) and are ignored.',
+  });
 
-  archivableRoutes(
-    app,
-    {
-      path: '/clients',
-      tags,
-      write: { scopes: ['client:write'] },
-      schema: ClientFull,
-      toData: service.toClientFull,
-      setArchived: service.setArchived,
-      setExternalId: service.setExternalId,
-    },
-    {
-      archive: { summary: 'Archive a client' },
-      restore: { summary: 'Restore an archived client' },
-      externalId: { description: externalIdDescription(null) },
-    },
-  );
+  archivableRoutes(app, spec, {
+    archive: { summary: 'Archive a client' },
+    restore: { summary: 'Restore an archived client' },
+    externalId: { description: externalIdDescription(null) },
+  });
 
   app.put(
     '/clients/:id/shortcode',
     {
-      config: { scopes: ['client:write'] },
+      config: write,
       schema: {
         tags,
         summary: 'Set the shortcode',
