@@ -6,9 +6,9 @@ import type {
   ExtractedFields,
   ExtractionOutcome,
 } from '../../src/modules/incoming-invoices/extraction.model.js';
-import { toCents } from '../../src/modules/incoming-invoices/incoming-invoices.mappers.js';
 import { completeTotals } from '../../src/modules/incoming-invoices/incoming-invoices.service.js';
 import { readXmlInvoice } from '../../src/modules/incoming-invoices/xml/index.js';
+import { toCents } from '../../src/shared/money.js';
 
 describe('CII XML extraction', () => {
   it('reads credit notes and amounts as written', () => {

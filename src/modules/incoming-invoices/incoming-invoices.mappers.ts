@@ -1,6 +1,6 @@
 import { Decimal } from 'decimal.js';
 import type { Selectable } from 'kysely';
-import { fromCents, toCentsRounded } from '../../shared/money.js';
+import { fromCents } from '../../shared/money.js';
 import { rateOut } from '../chart-of-accounts/chart-of-accounts.public.js';
 import type { ExtractedLine, Provenance, TaxBreakdown } from './extraction.model.js';
 import type { Booking, IncomingInvoice } from './incoming-invoices.schemas.js';
@@ -9,11 +9,6 @@ import type { IncomingInvoiceBookingTable, IncomingInvoiceTable } from './incomi
 export type InvoiceRow = Selectable<IncomingInvoiceTable>;
 export type BookingRow = Selectable<IncomingInvoiceBookingTable>;
 
-// Old names for payments (incoming-payments.service.ts) until it imports src/shared/money.ts.
-/** @deprecated use `toCents`/`toCentsRounded` of src/shared/money.ts */
-export const toCents = (amount: number | string): number => toCentsRounded(amount);
-/** @deprecated use `fromCents` of src/shared/money.ts */
-export { fromCents };
 export const rateIn = (rate: number | null | undefined): string | null | undefined =>
   rate === undefined ? undefined : rate === null ? null : new Decimal(String(rate)).toFixed();
 
