@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import {
   type AppInput,
@@ -16,10 +16,20 @@ import { AppError } from '../../shared/errors.js';
 import { IdParams } from '../../shared/schemas.js';
 import { ALL_SCOPES, USER_PROFILE_SCOPES } from '../../shared/scopes.js';
 import { langOf, type Translate, translator } from '../i18n.js';
-import { checkCsrf } from '../session.js';
 import './integrations.messages.js';
-import { CsrfField, CsrfOnly, consoleView, doneNotice, requireAdmin } from './shell.js';
-import { when } from './team.js';
+import {
+  adminChange,
+  adminForm,
+  CsrfField,
+  CsrfOnly,
+  consoleView,
+  doneNotice,
+  isConflict,
+  type PageAgain,
+  refusedOn,
+  requireAdmin,
+  when,
+} from './shell.js';
 
 /** Every scope an integration may be given, in the specification's order. */
 const SCOPES: readonly string[] = [...ALL_SCOPES, ...USER_PROFILE_SCOPES];
@@ -75,12 +85,7 @@ export async function integrationsPages(app: FastifyInstance): Promise<void> {
   const hide = true;
   const apiBase = `${app.config.publicUrl}/api/v1`;
 
-  const listPage = async (
-    req: FastifyRequest,
-    reply: FastifyReply,
-    extra: Record<string, unknown> = {},
-    status = 200,
-  ) => {
+  const listPage: PageAgain = async (req, reply, extra = {}, status = 200) => {
     const user = await requireAdmin(req);
     const t = translator(langOf(req));
     const [apps, grants] = await Promise.all([
@@ -118,13 +123,9 @@ export async function integrationsPages(app: FastifyInstance): Promise<void> {
     );
   };
 
-  const detailPage = async (
-    req: FastifyRequest,
-    reply: FastifyReply,
-    id: number,
-    extra: Record<string, unknown> = {},
-    status = 200,
-  ) => {
+  // The page of the integration the path names (`:id`).
+  const detailPage: PageAgain = async (req, reply, extra = {}, status = 200) => {
+    const { id } = req.params as IdParams;
     const user = await requireAdmin(req);
     const t = translator(langOf(req));
     const row = await getApp(app.db, user.accountId, id);
@@ -165,119 +166,95 @@ export async function integrationsPages(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.post('/console/integrations', { schema: { hide, body: AppForm } }, async (req, reply) => {
-    checkCsrf(req);
-    const user = await requireAdmin(req);
-    const t = translator(langOf(req));
-    const input = appInput(req.body as AppForm);
-    try {
-      const created = await createApp(app.db, user, input);
-      // Secrets on the page: no Referer with its URL, nothing cached (pageHeaders: no-store).
-      reply.header('referrer-policy', 'no-referrer');
-      return consoleView(req, reply, 'console-integrations-created', {
-        title: t('apps.created.title', { name: created.name }),
-        created,
-        apiBase,
-      });
-    } catch (err) {
-      const errors = formErrors(err, t);
-      return listPage(req, reply, { form: input, errors, error: t('console.fixErrors') }, 422);
-    }
-  });
+  app.post(
+    '/console/integrations',
+    { schema: { hide, body: AppForm } },
+    adminForm(async (user, req, reply) => {
+      const t = translator(langOf(req));
+      const input = appInput(req.body as AppForm);
+      try {
+        const created = await createApp(app.db, user, input);
+        // Secrets on the page: no Referer with its URL, nothing cached (pageHeaders: no-store).
+        reply.header('referrer-policy', 'no-referrer');
+        return consoleView(req, reply, 'console-integrations-created', {
+          title: t('apps.created.title', { name: created.name }),
+          created,
+          apiBase,
+        });
+      } catch (err) {
+        const errors = formErrors(err, t);
+        return listPage(req, reply, { form: input, errors, error: t('console.fixErrors') }, 422);
+      }
+    }),
+  );
 
   // Static segment before the `:id` routes: the grants users gave to apps.
   app.post(
     '/console/integrations/grants/:grant_id/revoke',
     { schema: { hide, params: GrantParams, body: CsrfOnly } },
-    async (req, reply) => {
-      checkCsrf(req);
-      const user = await requireAdmin(req);
-      await revokeAccountGrant(app.db, user, (req.params as { grant_id: string }).grant_id);
-      return reply.redirect('/console/integrations?done=grantRevoked#grants', 303);
-    },
+    adminChange<{ grant_id: string }>(
+      (user, { grant_id }) => revokeAccountGrant(app.db, user, grant_id),
+      () => '/console/integrations?done=grantRevoked#grants',
+    ),
   );
 
   app.get(
     '/console/integrations/:id',
     { schema: { hide, params: IdParams, querystring: Done('updated', 'tokenRevoked') } },
     async (req, reply) => {
-      return detailPage(req, reply, (req.params as IdParams).id, { notice: doneNotice(req, 'apps') });
+      return detailPage(req, reply, { notice: doneNotice(req, 'apps') });
     },
   );
 
   /** A change to a revoked integration: the page again, saying so. */
-  const revoked = (req: FastifyRequest, reply: FastifyReply, id: number, err: unknown) => {
-    if (!(err instanceof AppError) || err.code !== 'conflict') throw err;
-    return detailPage(req, reply, id, { error: translator(langOf(req))('apps.error.revoked') }, 409);
-  };
+  const revoked = refusedOn(detailPage, (t) => t('apps.error.revoked'));
 
   app.post(
     '/console/integrations/:id',
     { schema: { hide, params: IdParams, body: AppForm } },
-    async (req, reply) => {
-      checkCsrf(req);
-      const user = await requireAdmin(req);
+    adminForm(async (user, req, reply) => {
       const t = translator(langOf(req));
       const { id } = req.params as IdParams;
       const input = appInput(req.body as AppForm);
       try {
         await updateApp(app.db, user, id, input);
       } catch (err) {
-        if (err instanceof AppError && err.code === 'conflict') return revoked(req, reply, id, err);
+        if (isConflict(err)) throw err;
         const errors = formErrors(err, t);
-        return detailPage(req, reply, id, { form: input, errors, error: t('console.fixErrors') }, 422);
+        return detailPage(req, reply, { form: input, errors, error: t('console.fixErrors') }, 422);
       }
       return reply.redirect(`/console/integrations/${id}?done=updated`, 303);
-    },
+    }, revoked),
   );
 
   app.post(
     '/console/integrations/:id/revoke',
     { schema: { hide, params: IdParams, body: CsrfOnly } },
-    async (req, reply) => {
-      checkCsrf(req);
-      const user = await requireAdmin(req);
-      const { id } = req.params as IdParams;
-      try {
-        await revokeApp(app.db, user, id);
-      } catch (err) {
-        return revoked(req, reply, id, err);
-      }
-      return reply.redirect('/console/integrations?done=revoked', 303);
-    },
+    adminChange<IdParams>(
+      (user, { id }) => revokeApp(app.db, user, id),
+      () => '/console/integrations?done=revoked',
+      revoked,
+    ),
   );
 
   app.post(
     '/console/integrations/:id/tokens',
     { schema: { hide, params: IdParams, body: CsrfOnly } },
-    async (req, reply) => {
-      checkCsrf(req);
-      const user = await requireAdmin(req);
+    adminForm(async (user, req, reply) => {
       const { id } = req.params as IdParams;
-      let token: string;
-      try {
-        ({ token } = await issueAppToken(app.db, user, id));
-      } catch (err) {
-        return revoked(req, reply, id, err);
-      }
+      const { token } = await issueAppToken(app.db, user, id);
       reply.header('referrer-policy', 'no-referrer');
-      return detailPage(req, reply, id, { newToken: token });
-    },
+      return detailPage(req, reply, { newToken: token });
+    }, revoked),
   );
 
   app.post(
     '/console/integrations/:id/tokens/:token_id/revoke',
     { schema: { hide, params: TokenParams, body: CsrfOnly } },
-    async (req, reply) => {
-      checkCsrf(req);
-      const user = await requireAdmin(req);
-      const { id, token_id } = req.params as { id: number; token_id: number };
-      try {
-        await revokeAppToken(app.db, user, id, token_id);
-      } catch (err) {
-        return revoked(req, reply, id, err);
-      }
-      return reply.redirect(`/console/integrations/${id}?done=tokenRevoked`, 303);
-    },
+    adminChange<{ id: number; token_id: number }>(
+      (user, { id, token_id }) => revokeAppToken(app.db, user, id, token_id),
+      ({ id }) => `/console/integrations/${id}?done=tokenRevoked`,
+      revoked,
+    ),
   );
 }

@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../shared/errors.js';
-import { addMessages, langOf, translator } from '../i18n.js';
+import { addMessages, langOf, type Translate, translator } from '../i18n.js';
 import { renderWithin } from '../render.js';
-import { type SessionUser, sessionUser } from '../session.js';
+import { checkCsrf, type SessionUser, sessionUser } from '../session.js';
 import { accountName } from '../sessions.repository.js';
 
 /**
@@ -96,6 +96,69 @@ export async function requireAdmin(req: FastifyRequest): Promise<SessionUser> {
   if (user.role !== 'admin') throw new AppError('forbidden', 'admin only');
   return user;
 }
+
+/** `2026-11-23 14:05 UTC`: one unambiguous form for both languages. */
+export const when = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+
+/** A page of the console, shown again with more data (a message, a form) and a status. */
+export type PageAgain = (
+  req: FastifyRequest,
+  reply: FastifyReply,
+  extra?: Record<string, unknown>,
+  status?: number,
+) => Promise<FastifyReply>;
+
+/** Answers a refused change (409 `conflict`). */
+export type Refusal = (req: FastifyRequest, reply: FastifyReply, err: AppError) => Promise<FastifyReply>;
+
+export const isConflict = (err: unknown): err is AppError =>
+  err instanceof AppError && err.code === 'conflict';
+
+/**
+ * A refused change (a revoked integration, the last admin, a disabled webhook): `page` again,
+ * status 409, with `message` saying why (`reason`: the error's `extra.reason`).
+ */
+export const refusedOn =
+  (page: PageAgain, message: (t: Translate, reason: unknown) => string): Refusal =>
+  (req, reply, err) =>
+    page(req, reply, { error: message(translator(langOf(req)), err.extra?.reason) }, 409);
+
+/**
+ * The handler of a console form that changes something: the CSRF token checked, an admin
+ * required, then `act` (which answers, mostly with a redirect). A 409 `conflict` goes to
+ * `refused`, which shows the page again saying why; any other error propagates.
+ */
+export const adminForm =
+  (
+    act: (user: SessionUser, req: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>,
+    refused?: Refusal,
+  ) =>
+  async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    checkCsrf(req);
+    const user = await requireAdmin(req);
+    try {
+      return await act(user, req, reply);
+    } catch (err) {
+      if (!refused || !isConflict(err)) throw err;
+      return refused(req, reply, err);
+    }
+  };
+
+/**
+ * A console form that makes one change and redirects (303) to the page that shows it:
+ * `change` gets the path parameters and the form, `to` says where to go after it.
+ */
+export const adminChange = <P, B = unknown>(
+  change: (user: SessionUser, params: P, body: B) => Promise<unknown>,
+  to: (params: P, body: B) => string,
+  refused?: Refusal,
+) =>
+  adminForm(async (user, req, reply) => {
+    const params = req.params as P;
+    const body = req.body as B;
+    await change(user, params, body);
+    return reply.redirect(to(params, body), 303);
+  }, refused);
 
 const pathOf = (url: string) => url.split('?')[0] ?? '/';
 

@@ -14,7 +14,17 @@ import { IdParams } from '../../shared/schemas.js';
 import { langOf, translator } from '../i18n.js';
 import { checkCsrf, sessionUser, startSession } from '../session.js';
 import { clearFailures, recordFailure, throttledFor } from '../throttle.js';
-import { ActiveForm, CsrfField, consoleView, doneNotice, requireAdmin } from './shell.js';
+import {
+  ActiveForm,
+  adminChange,
+  CsrfField,
+  consoleView,
+  doneNotice,
+  type PageAgain,
+  refusedOn,
+  requireAdmin,
+  when,
+} from './shell.js';
 import './team.messages.js';
 
 const Role = Type.Union([Type.Literal('admin'), Type.Literal('member')]);
@@ -43,9 +53,6 @@ const ListQuery = Type.Object({
   ),
 });
 
-/** `2026-11-23 14:05 UTC`: one unambiguous form for both languages. */
-export const when = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
-
 type InviteValues = { email: string; first_name: string; last_name: string; role: string };
 const EMPTY_INVITE: InviteValues = { email: '', first_name: '', last_name: '', role: 'member' };
 
@@ -57,12 +64,7 @@ const EMPTY_INVITE: InviteValues = { email: '', first_name: '', last_name: '', r
 export async function teamPages(app: FastifyInstance): Promise<void> {
   const hide = true;
 
-  const listPage = async (
-    req: FastifyRequest,
-    reply: FastifyReply,
-    extra: Record<string, unknown> = {},
-    status = 200,
-  ) => {
+  const listPage: PageAgain = async (req, reply, extra = {}, status = 200) => {
     const user = await requireAdmin(req);
     const page = (req.query as { page?: number }).page ?? 1;
     const { members, hasMore } = await listTeam(app.db, user.accountId, page);
@@ -151,43 +153,26 @@ export async function teamPages(app: FastifyInstance): Promise<void> {
   );
 
   /** A refused change (oneself, the last admin): the list again, saying why. */
-  const refused = (req: FastifyRequest, reply: FastifyReply, err: unknown) => {
-    if (!(err instanceof AppError) || err.code !== 'conflict') throw err;
-    const t = translator(langOf(req));
-    return listPage(req, reply, { error: t(`team.refused.${String(err.extra?.reason ?? 'self')}`) }, 409);
-  };
+  const refused = refusedOn(listPage, (t, reason) => t(`team.refused.${String(reason ?? 'self')}`));
 
   app.post(
     '/console/users/:id/active',
     { schema: { hide, params: IdParams, body: ActiveForm } },
-    async (req, reply) => {
-      checkCsrf(req);
-      const user = await requireAdmin(req);
-      const { id } = req.params as IdParams;
-      const active = (req.body as { active: string }).active === '1';
-      try {
-        await setMemberActive(app.db, user, id, active);
-      } catch (err) {
-        return refused(req, reply, err);
-      }
-      return reply.redirect(`/console/users?done=${active ? 'reactivated' : 'deactivated'}`, 303);
-    },
+    adminChange<IdParams, { active: string }>(
+      (user, { id }, { active }) => setMemberActive(app.db, user, id, active === '1'),
+      (_, { active }) => `/console/users?done=${active === '1' ? 'reactivated' : 'deactivated'}`,
+      refused,
+    ),
   );
 
   app.post(
     '/console/users/:id/role',
     { schema: { hide, params: IdParams, body: RoleForm } },
-    async (req, reply) => {
-      checkCsrf(req);
-      const user = await requireAdmin(req);
-      const { id } = req.params as IdParams;
-      try {
-        await setMemberRole(app.db, user, id, (req.body as { role: 'admin' | 'member' }).role);
-      } catch (err) {
-        return refused(req, reply, err);
-      }
-      return reply.redirect('/console/users?done=role', 303);
-    },
+    adminChange<IdParams, { role: 'admin' | 'member' }>(
+      (user, { id }, { role }) => setMemberRole(app.db, user, id, role),
+      () => '/console/users?done=role',
+      refused,
+    ),
   );
 
   // Every signed-in user, not only admins: their own password.

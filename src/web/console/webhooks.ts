@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import {
   getAccountWebhook,
@@ -8,12 +8,20 @@ import {
   rotateAccountWebhookSecret,
   setWebhookActive,
 } from '../../modules/webhooks/webhooks.admin.service.js';
-import { AppError } from '../../shared/errors.js';
 import { IdParams } from '../../shared/schemas.js';
 import { langOf, translator } from '../i18n.js';
-import { checkCsrf } from '../session.js';
-import { ActiveForm, CsrfOnly, consoleView, doneNotice, requireAdmin } from './shell.js';
-import { when } from './team.js';
+import {
+  ActiveForm,
+  adminChange,
+  adminForm,
+  CsrfOnly,
+  consoleView,
+  doneNotice,
+  type PageAgain,
+  refusedOn,
+  requireAdmin,
+  when,
+} from './shell.js';
 import './webhooks.messages.js';
 
 const DeliveryParams = Type.Object({ id: IdParams.properties.id, delivery_id: IdParams.properties.id });
@@ -39,13 +47,9 @@ export async function webhooksPages(app: FastifyInstance): Promise<void> {
     });
   });
 
-  const detailPage = async (
-    req: FastifyRequest,
-    reply: FastifyReply,
-    id: number,
-    extra: Record<string, unknown> = {},
-    status = 200,
-  ) => {
+  // The page of the webhook the path names (`:id`).
+  const detailPage: PageAgain = async (req, reply, extra = {}, status = 200) => {
+    const { id } = req.params as IdParams;
     const user = await requireAdmin(req);
     const t = translator(langOf(req));
     const hook = await getAccountWebhook(app.db, user.accountId, id);
@@ -77,79 +81,51 @@ export async function webhooksPages(app: FastifyInstance): Promise<void> {
     '/console/webhooks/:id',
     { schema: { hide, params: IdParams, querystring: DetailQuery } },
     async (req, reply) => {
-      return detailPage(req, reply, (req.params as IdParams).id, { notice: doneNotice(req, 'hooks') });
+      return detailPage(req, reply, { notice: doneNotice(req, 'hooks') });
     },
   );
 
   /** A refused send (disabled, revoked integration, in flight): the page again, saying why. */
-  const refused = (req: FastifyRequest, reply: FastifyReply, id: number, err: unknown) => {
-    if (!(err instanceof AppError) || err.code !== 'conflict') throw err;
-    const t = translator(langOf(req));
-    return detailPage(
-      req,
-      reply,
-      id,
-      { error: t(`hooks.refused.${String(err.extra?.reason ?? 'disabled')}`) },
-      409,
-    );
-  };
+  const refused = refusedOn(detailPage, (t, reason) => t(`hooks.refused.${String(reason ?? 'disabled')}`));
 
   app.post(
     '/console/webhooks/:id/active',
     { schema: { hide, params: IdParams, body: ActiveForm } },
-    async (req, reply) => {
-      checkCsrf(req);
-      const user = await requireAdmin(req);
-      const { id } = req.params as IdParams;
-      const active = (req.body as { active: string }).active === '1';
-      await setWebhookActive(app.db, user, id, active);
-      return reply.redirect(`/console/webhooks/${id}?done=${active ? 'enabled' : 'disabled'}`, 303);
-    },
+    adminChange<IdParams, { active: string }>(
+      (user, { id }, { active }) => setWebhookActive(app.db, user, id, active === '1'),
+      ({ id }, { active }) => `/console/webhooks/${id}?done=${active === '1' ? 'enabled' : 'disabled'}`,
+    ),
   );
 
   app.post(
     '/console/webhooks/:id/rotate-secret',
     { schema: { hide, params: IdParams, body: CsrfOnly } },
-    async (req, reply) => {
-      checkCsrf(req);
-      const user = await requireAdmin(req);
+    adminForm(async (user, req, reply) => {
       const { id } = req.params as IdParams;
       const secret = await rotateAccountWebhookSecret(app.db, user, id, app.config.secretKey);
       // The secret is on the page: no Referer with its URL; pageHeaders forbid caching.
       reply.header('referrer-policy', 'no-referrer');
-      return detailPage(req, reply, id, { secret });
-    },
+      return detailPage(req, reply, { secret });
+    }),
   );
 
   app.post(
     '/console/webhooks/:id/ping',
     { schema: { hide, params: IdParams, body: CsrfOnly } },
-    async (req, reply) => {
-      checkCsrf(req);
-      const user = await requireAdmin(req);
-      const { id } = req.params as IdParams;
-      try {
-        await pingAccountWebhook(app.db, user, id);
-      } catch (err) {
-        return refused(req, reply, id, err);
-      }
-      return reply.redirect(`/console/webhooks/${id}?done=pinged`, 303);
-    },
+    adminChange<IdParams>(
+      (user, { id }) => pingAccountWebhook(app.db, user, id),
+      ({ id }) => `/console/webhooks/${id}?done=pinged`,
+      refused,
+    ),
   );
 
   app.post(
     '/console/webhooks/:id/deliveries/:delivery_id/resend',
     { schema: { hide, params: DeliveryParams, body: CsrfOnly } },
-    async (req, reply) => {
-      checkCsrf(req);
-      const user = await requireAdmin(req);
-      const { id, delivery_id } = req.params as { id: number; delivery_id: number };
-      try {
-        await resendAccountDelivery(app.db, user, id, delivery_id);
-      } catch (err) {
-        return refused(req, reply, id, err);
-      }
-      return reply.redirect(`/console/webhooks/${id}?done=resent`, 303);
-    },
+    adminChange<{ id: number; delivery_id: number }>(
+      (user, { id, delivery_id }) => resendAccountDelivery(app.db, user, id, delivery_id),
+      ({ id }) => `/console/webhooks/${id}?done=resent`,
+      refused,
+    ),
   );
 }
