@@ -1,5 +1,13 @@
-import { type Insertable, type RawBuilder, type Selectable, sql, type Updateable } from 'kysely';
+import {
+  type Insertable,
+  type OperandValueExpressionOrList,
+  type RawBuilder,
+  type Selectable,
+  sql,
+  type Updateable,
+} from 'kysely';
 import { type Db, isPostgres } from '../../db/index.js';
+import type { Database } from '../../db/schema.js';
 import { keptTotal } from '../../shared/list-counts.js';
 import { paginate, unfiltered } from '../../shared/paging.js';
 import { fold } from '../../shared/search.js';
@@ -45,27 +53,24 @@ export function companySearch(c: { name: string; email?: string | null }) {
   return { search_name: fold(c.name), search_text: `${fold(c.name)}\n${fold(c.email)}` };
 }
 
-export function findCompany(db: Db, accountId: number, id: number): Promise<CompanyRow | undefined> {
-  return db
-    .selectFrom('companies')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
-
-export function findCompanyByExternalId(
+/** The account's company whose `column` is `value` (its id, or its external id). */
+export function findCompanyBy<C extends 'id' | 'external_id'>(
   db: Db,
   accountId: number,
-  externalId: string,
+  column: C,
+  value: OperandValueExpressionOrList<Database, 'companies', C>,
 ): Promise<CompanyRow | undefined> {
   return db
     .selectFrom('companies')
     .selectAll()
     .where('account_id', '=', accountId)
-    .where('external_id', '=', externalId)
+    .where(column, '=', value)
     .executeTakeFirst();
 }
+
+export const findCompany = (db: Db, accountId: number, id: number) => findCompanyBy(db, accountId, 'id', id);
+export const findCompanyByExternalId = (db: Db, accountId: number, externalId: string) =>
+  findCompanyBy(db, accountId, 'external_id', externalId);
 
 export function listCompanies(db: Db, accountId: number, q: CompanyListQuery) {
   let qb = db.selectFrom('companies').selectAll().where('account_id', '=', accountId);

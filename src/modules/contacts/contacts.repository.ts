@@ -1,5 +1,12 @@
-import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
+import {
+  type Insertable,
+  type OperandValueExpressionOrList,
+  type Selectable,
+  sql,
+  type Updateable,
+} from 'kysely';
 import { type Db, isPostgres } from '../../db/index.js';
+import type { Database } from '../../db/schema.js';
 import { keptTotal } from '../../shared/list-counts.js';
 import { idPages, paginate, type Sortable, unfiltered } from '../../shared/paging.js';
 import { fold } from '../../shared/search.js';
@@ -16,27 +23,24 @@ export function contactSearch(c: { first_name?: string | null; last_name: string
   return { search_text: `${fold(name)}\n${fold(c.email)}` };
 }
 
-export function findContact(db: Db, accountId: number, id: number): Promise<ContactRow | undefined> {
-  return db
-    .selectFrom('contacts')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
-
-export function findContactByExternalId(
+/** The account's contact whose `column` is `value` (its id, or its external id). */
+export function findContactBy<C extends 'id' | 'external_id'>(
   db: Db,
   accountId: number,
-  externalId: string,
+  column: C,
+  value: OperandValueExpressionOrList<Database, 'contacts', C>,
 ): Promise<ContactRow | undefined> {
   return db
     .selectFrom('contacts')
     .selectAll()
     .where('account_id', '=', accountId)
-    .where('external_id', '=', externalId)
+    .where(column, '=', value)
     .executeTakeFirst();
 }
+
+export const findContact = (db: Db, accountId: number, id: number) => findContactBy(db, accountId, 'id', id);
+export const findContactByExternalId = (db: Db, accountId: number, externalId: string) =>
+  findContactBy(db, accountId, 'external_id', externalId);
 
 export const CONTACT_SORTABLE: Sortable = {
   last_name: {},
