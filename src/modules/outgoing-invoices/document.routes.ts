@@ -1,17 +1,19 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import type { FastifySchema } from 'fastify';
+import { type Static, type TSchema, Type } from 'typebox';
 import type { Db } from '../../db/index.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { sendBytes } from '../../shared/http.js';
 import { listResponse, type Page } from '../../shared/paging.js';
-import { IdParams, List, PagingQuery, problemResponse } from '../../shared/schemas.js';
+import { Data, IdParams, List, PagingQuery, problemResponse } from '../../shared/schemas.js';
 import { Binary } from '../files/files.public.js';
 import { LineItem } from './line-items.js';
 import type { PdfBytes } from './pdf.service.js';
 
 /**
- * The routes every document (outgoing invoice, offer) has alike: its line items, paged, and
- * its PDF. One builder each, so both resources answer and document them the same way.
+ * The routes documents (outgoing invoices, plans, offers) have alike: creation, line items
+ * (paged) and the PDF. One builder each, so every resource answers and documents them the
+ * same way.
  */
 
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
@@ -82,4 +84,42 @@ export function pdfRoute(
       return sendBytes(req, reply, { ...bytes, contentType: 'application/pdf' });
     },
   );
+}
+
+export interface CreateRouteSpec<B extends TSchema, R extends TSchema> extends DocumentRouteSpec {
+  description: string;
+  /** Path parameters (`IdParams` for …/{id}/…); none when absent. */
+  params?: TSchema;
+  body: B;
+  /** The answer's schema (`data` of the 201). */
+  response: R;
+  /** Where the created record lives: `Location` is this, a slash and its id. */
+  location: string;
+}
+
+/** POST that creates a record: 201 with it and its `Location`. */
+export function createRoute<B extends TSchema, R extends TSchema>(
+  app: App,
+  s: CreateRouteSpec<B, R>,
+  create: (
+    db: Db,
+    auth: AuthContext,
+    body: Static<B>,
+    params: { id: number },
+  ) => Promise<Static<R> & { id: number }>,
+): void {
+  // Typed by `create`: the schema here validates, serializes and documents.
+  const schema: FastifySchema = {
+    tags: s.tags,
+    summary: s.summary,
+    description: s.description,
+    ...(s.params === undefined ? {} : { params: s.params }),
+    body: s.body,
+    response: { 201: Data(s.response) },
+  };
+  app.post(s.path, { config: s.config, schema }, async (req, reply) => {
+    const data = await create(app.db, req.auth, req.body as Static<B>, req.params as { id: number });
+    reply.code(201).header('location', `${app.prefix}${s.location}/${data.id}`);
+    return { data };
+  });
 }

@@ -5,7 +5,7 @@ import { listResponse } from '../../shared/paging.js';
 import { Data, IdParams, List, problemResponse } from '../../shared/schemas.js';
 import { Binary, receiveUpload } from '../files/files.public.js';
 import * as booking from './booking.service.js';
-import { lineItemsRoute, pdfRoute } from './document.routes.js';
+import { createRoute, lineItemsRoute, pdfRoute } from './document.routes.js';
 import {
   BookBody,
   Invoice,
@@ -48,24 +48,20 @@ export const invoicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       listResponse(req, reply, await service.listInvoices(app.db, req.auth, req.query), same),
   );
 
-  app.post(
-    '/outgoing-invoices',
+  createRoute(
+    app,
     {
+      path,
+      tags,
       config: write,
-      schema: {
-        tags,
-        summary: 'Create a one-time invoice or credit',
-        description:
-          'With line items; nothing is booked. `status` is `open` (default) or `bookable`. Currency and payment term default to the client’s (then the account’s). Credits usually carry negative lines; `credited_invoice_id` names the booked invoice a credit corrects.',
-        body: InvoiceCreate,
-        response: { 201: Data(Invoice) },
-      },
+      summary: 'Create a one-time invoice or credit',
+      description:
+        'With line items; nothing is booked. `status` is `open` (default) or `bookable`. Currency and payment term default to the client’s (then the account’s). Credits usually carry negative lines; `credited_invoice_id` names the booked invoice a credit corrects.',
+      body: InvoiceCreate,
+      response: Invoice,
+      location: path,
     },
-    async (req, reply) => {
-      const data = await service.createInvoice(app.db, req.auth, req.body);
-      reply.code(201).header('location', `${app.prefix}/outgoing-invoices/${data.id}`);
-      return { data };
-    },
+    service.createInvoice,
   );
 
   app.get(

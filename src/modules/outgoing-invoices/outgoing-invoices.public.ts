@@ -9,7 +9,13 @@ import { nowIso } from '../../shared/time.js';
 import * as repo from './invoices.repository.js';
 import { type InvoiceView, loadView } from './invoices.views.js';
 
-export { type DocumentRouteSpec, lineItemsRoute, pdfRoute } from './document.routes.js';
+export {
+  type CreateRouteSpec,
+  createRoute,
+  type DocumentRouteSpec,
+  lineItemsRoute,
+  pdfRoute,
+} from './document.routes.js';
 export { isMaster, type PaymentState } from './invoices.domain.js';
 export { type ImportedPayment, type ImportedPaymentWriter, invoicesSection } from './invoices.import.js';
 export { offerToPdf } from './invoices.pdf.js';

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Data, IdParams } from '../../shared/schemas.js';
+import { createRoute } from './document.routes.js';
 import {
   Invoice,
   Master,
@@ -13,24 +14,20 @@ const tags = ['Outgoing invoices'];
 const write = { scopes: ['outgoing-invoice:write'] };
 
 export const plansRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.post(
-    '/outgoing-invoices/recurring-plans',
+  createRoute(
+    app,
     {
+      path: '/outgoing-invoices/recurring-plans',
+      tags,
       config: write,
-      schema: {
-        tags,
-        summary: 'Create a recurring-plan master',
-        description:
-          '`type` recurringN: one invoice every N months from `plan_start`; every period starting on or before `plan_end` gets one. Child invoices are not created here: see POST …/{id}/generate.',
-        body: RecurringPlanCreate,
-        response: { 201: Data(Master) },
-      },
+      summary: 'Create a recurring-plan master',
+      description:
+        '`type` recurringN: one invoice every N months from `plan_start`; every period starting on or before `plan_end` gets one. Child invoices are not created here: see POST …/{id}/generate.',
+      body: RecurringPlanCreate,
+      response: Master,
+      location: '/outgoing-invoices/master',
     },
-    async (req, reply) => {
-      const data = await plans.createRecurringPlan(app.db, req.auth, req.body);
-      reply.code(201).header('location', `${app.prefix}/outgoing-invoices/master/${data.id}`);
-      return { data };
-    },
+    plans.createRecurringPlan,
   );
 
   app.post(
@@ -49,44 +46,36 @@ export const plansRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req) => ({ data: await plans.generateChildren(app.db, req.auth, req.params.id) }),
   );
 
-  app.post(
-    '/outgoing-invoices/partial-plans',
+  createRoute(
+    app,
     {
+      path: '/outgoing-invoices/partial-plans',
+      tags,
       config: write,
-      schema: {
-        tags,
-        summary: 'Create a partial-plan master and its final invoice',
-        description:
-          'One transaction. The given `line_items` are the plan’s positions and attach to the final invoice, which shows the plan total and deducts every booked deposit, partial and credit invoice of the plan (net and tax per rate).',
-        body: PartialPlanCreate,
-        response: { 201: Data(Master) },
-      },
+      summary: 'Create a partial-plan master and its final invoice',
+      description:
+        'One transaction. The given `line_items` are the plan’s positions and attach to the final invoice, which shows the plan total and deducts every booked deposit, partial and credit invoice of the plan (net and tax per rate).',
+      body: PartialPlanCreate,
+      response: Master,
+      location: '/outgoing-invoices/master',
     },
-    async (req, reply) => {
-      const data = await plans.createPartialPlan(app.db, req.auth, req.body);
-      reply.code(201).header('location', `${app.prefix}/outgoing-invoices/master/${data.id}`);
-      return { data };
-    },
+    plans.createPartialPlan,
   );
 
-  app.post(
-    '/outgoing-invoices/:id/plan-invoices',
+  createRoute(
+    app,
     {
+      path: '/outgoing-invoices/:id/plan-invoices',
+      tags,
       config: write,
-      schema: {
-        tags,
-        summary: 'Add a deposit, partial or credit invoice to a partial plan',
-        description:
-          'Deposit: lump-sum `value`. Partial: `value` and/or `line_items`. Credit: `value` (credited, i.e. negative lines). Lump sums are net and are split over the plan’s tax rates in proportion to their net amounts. The plan never invoices more than its total (422); once the final invoice is booked the plan is closed (409).',
-        params: IdParams,
-        body: PlanInvoiceCreate,
-        response: { 201: Data(Invoice) },
-      },
+      summary: 'Add a deposit, partial or credit invoice to a partial plan',
+      description:
+        'Deposit: lump-sum `value`. Partial: `value` and/or `line_items`. Credit: `value` (credited, i.e. negative lines). Lump sums are net and are split over the plan’s tax rates in proportion to their net amounts. The plan never invoices more than its total (422); once the final invoice is booked the plan is closed (409).',
+      params: IdParams,
+      body: PlanInvoiceCreate,
+      response: Invoice,
+      location: '/outgoing-invoices',
     },
-    async (req, reply) => {
-      const data = await plans.addPlanInvoice(app.db, req.auth, req.params.id, req.body);
-      reply.code(201).header('location', `${app.prefix}/outgoing-invoices/${data.id}`);
-      return { data };
-    },
+    (db, auth, body, params) => plans.addPlanInvoice(db, auth, params.id, body),
   );
 };

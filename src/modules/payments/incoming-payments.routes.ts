@@ -1,48 +1,32 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Data } from '../../shared/schemas.js';
 import { IncomingCreditCreate, IncomingPayment, IncomingPaymentCreate } from './incoming-payments.schemas.js';
 import * as service from './incoming-payments.service.js';
-
-const tags = ['Payments'];
+import { paymentPost } from './payments.routes.js';
 
 export const incomingPaymentsRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.post(
-    '/payments/incoming-invoice',
+  paymentPost(
+    app,
     {
-      config: { scopes: ['payments:write'] },
-      schema: {
-        tags,
-        summary: 'Record a payment of incoming invoices',
-        description:
-          'One payment split over one or more incoming documents (`invoices`, or `incoming_invoice_id` for one). The shares must sum to `amount`; no document may be paid beyond its gross total (422). Paid documents get status `paid`. The payment shows in GET /payments (type `incoming_invoice`) and at its `Location`.',
-        body: IncomingPaymentCreate,
-        response: { 201: Data(IncomingPayment) },
-      },
+      path: '/payments/incoming-invoice',
+      summary: 'Record a payment of incoming invoices',
+      description:
+        'One payment split over one or more incoming documents (`invoices`, or `incoming_invoice_id` for one). The shares must sum to `amount`; no document may be paid beyond its gross total (422). Paid documents get status `paid`. The payment shows in GET /payments (type `incoming_invoice`) and at its `Location`.',
+      body: IncomingPaymentCreate,
+      response: IncomingPayment,
     },
-    async (req, reply) => {
-      const data = await service.createPayment(app.db, req.auth, req.body);
-      reply.code(201).header('location', `${app.prefix}/payments/${data.id}`);
-      return { data };
-    },
+    service.createPayment,
   );
 
-  app.post(
-    '/payments/incoming-invoice-credit',
+  paymentPost(
+    app,
     {
-      config: { scopes: ['payments:write'] },
-      schema: {
-        tags,
-        summary: 'Set an incoming credit off against an incoming invoice',
-        description:
-          'A reference booking between a document of type `Invoice` and one of type `Credit`: both paid totals rise by `amount`, which may not exceed the open amount of either (422). Shows in GET /payments as type `incoming_invoice_credit`.',
-        body: IncomingCreditCreate,
-        response: { 201: Data(IncomingPayment) },
-      },
+      path: '/payments/incoming-invoice-credit',
+      summary: 'Set an incoming credit off against an incoming invoice',
+      description:
+        'A reference booking between a document of type `Invoice` and one of type `Credit`: both paid totals rise by `amount`, which may not exceed the open amount of either (422). Shows in GET /payments as type `incoming_invoice_credit`.',
+      body: IncomingCreditCreate,
+      response: IncomingPayment,
     },
-    async (req, reply) => {
-      const data = await service.createCreditOffset(app.db, req.auth, req.body);
-      reply.code(201).header('location', `${app.prefix}/payments/${data.id}`);
-      return { data };
-    },
+    service.createCreditOffset,
   );
 };

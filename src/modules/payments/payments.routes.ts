@@ -1,6 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Static, TSchema } from 'typebox';
+import type { Db } from '../../db/index.js';
+import type { AuthContext } from '../../plugins/auth.js';
 import { listResponse } from '../../shared/paging.js';
 import { Data, List } from '../../shared/schemas.js';
+import { type CreateRouteSpec, createRoute } from '../outgoing-invoices/outgoing-invoices.public.js';
 import {
   CreditAssociationCreate,
   OutgoingPaymentCreate,
@@ -14,6 +18,20 @@ import {
 import * as service from './payments.service.js';
 
 const tags = ['Payments'];
+
+type App = Parameters<FastifyPluginAsyncTypebox>[0];
+
+/**
+ * A POST that records a payment of any kind: 201 with the payment, whose `Location` is its
+ * place in the one ledger (GET /payments/{id}).
+ */
+export function paymentPost<B extends TSchema, R extends TSchema>(
+  app: App,
+  s: Pick<CreateRouteSpec<B, R>, 'path' | 'summary' | 'description' | 'body' | 'response'>,
+  record: (db: Db, auth: AuthContext, body: Static<B>) => Promise<Static<R> & { id: number }>,
+): void {
+  createRoute<B, R>(app, { ...s, tags, config: { scopes: ['payments:write'] }, location: '/payments' }, record);
+}
 
 export const paymentsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -70,43 +88,29 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req) => ({ data: await service.getPayment(app.db, req.auth, req.params.id) }),
   );
 
-  app.post(
-    '/payments/outgoing-invoice',
+  paymentPost(
+    app,
     {
-      config: { scopes: ['payments:write'] },
-      schema: {
-        tags,
-        summary: 'Record a payment for an outgoing invoice',
-        description:
-          'The invoice must be booked and not a credit; the amount (in the invoice currency) may not exceed its open amount (422). Answers the payment with the invoice’s new payment state.',
-        body: OutgoingPaymentCreate,
-        response: { 201: Data(PaymentCreated) },
-      },
+      path: '/payments/outgoing-invoice',
+      summary: 'Record a payment for an outgoing invoice',
+      description:
+        'The invoice must be booked and not a credit; the amount (in the invoice currency) may not exceed its open amount (422). Answers the payment with the invoice’s new payment state.',
+      body: OutgoingPaymentCreate,
+      response: PaymentCreated,
     },
-    async (req, reply) => {
-      const data = await service.recordPayment(app.db, req.auth, req.body);
-      reply.code(201).header('location', `${app.prefix}/payments/${data.id}`);
-      return { data };
-    },
+    service.recordPayment,
   );
 
-  app.post(
-    '/payments/outgoing-invoice-credit',
+  paymentPost(
+    app,
     {
-      config: { scopes: ['payments:write'] },
-      schema: {
-        tags,
-        summary: 'Settle an outgoing invoice with an outgoing credit',
-        description:
-          'Both booked, same client and currency. The credit’s full amount counts as paid on the invoice (422 if it exceeds the open amount); a credit settles one invoice once (409 after that).',
-        body: CreditAssociationCreate,
-        response: { 201: Data(PaymentCreated) },
-      },
+      path: '/payments/outgoing-invoice-credit',
+      summary: 'Settle an outgoing invoice with an outgoing credit',
+      description:
+        'Both booked, same client and currency. The credit’s full amount counts as paid on the invoice (422 if it exceeds the open amount); a credit settles one invoice once (409 after that).',
+      body: CreditAssociationCreate,
+      response: PaymentCreated,
     },
-    async (req, reply) => {
-      const data = await service.associateCredit(app.db, req.auth, req.body);
-      reply.code(201).header('location', `${app.prefix}/payments/${data.id}`);
-      return { data };
-    },
+    service.associateCredit,
   );
 };
