@@ -2,10 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { listResponse } from '../../shared/paging.js';
 import { Data, IdParams, List, problemResponse } from '../../shared/schemas.js';
-import { receiveUpload } from '../files/files.public.js';
 import * as service from './comments.service.js';
 import { Comment, CommentCreate, CommentListQuery, CommentUpdate } from './tasks.schemas.js';
-import { uploadSchema, uploadValidatorCompiler } from './upload-route.js';
+import { uploadRoute } from './upload-route.js';
 
 const tags = ['Task comments'];
 const notAuthor = problemResponse(
@@ -104,26 +103,15 @@ export const commentsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.post(
+  uploadRoute(
+    app,
     '/tasks/comments/:id/upload',
     {
-      config: { scopes: ['task-management:write'] },
-      validatorCompiler: uploadValidatorCompiler,
-      schema: {
-        tags,
-        summary: 'Upload a file to a comment',
-        description: `${authorOnly} \`multipart/form-data\` with the file in the part named \`file\`; 413 beyond the upload limit, 415 for a refused type.`,
-        params: IdParams,
-        ...uploadSchema,
-        response: { ...uploadSchema.response, 403: notAuthor },
-      },
+      tags,
+      summary: 'Upload a file to a comment',
+      description: `${authorOnly} \`multipart/form-data\` with the file in the part named \`file\`; 413 beyond the upload limit, 415 for a refused type.`,
+      refused: { 403: notAuthor },
     },
-    async (req, reply) => {
-      await service.assertCanUpload(app.db, req.auth, req.params.id);
-      const upload = (await receiveUpload(req))!;
-      const file = await service.attachFile(app.db, req.auth, req.params.id, upload);
-      reply.code(201).header('location', `${app.prefix}/files/${file.id}`);
-      return { data: file };
-    },
+    service,
   );
 };

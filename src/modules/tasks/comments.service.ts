@@ -4,7 +4,6 @@ import type { Database } from '../../db/schema.js';
 import { transact } from '../../db/transact.js';
 import { changesNothing } from '../../shared/changes.js';
 import { AppError, notFound, validationFailed } from '../../shared/errors.js';
-import { recordEvent } from '../../shared/events.js';
 import type { Page } from '../../shared/paging.js';
 import { nowIso } from '../../shared/time.js';
 import type { AuthContext } from '../../shared/tokens.js';
@@ -16,10 +15,11 @@ import {
   toFileData,
   type Upload,
 } from '../files/files.public.js';
+import { recordChange, withFilesOf } from './owned-files.js';
 import type { CommentRow } from './tasks.repository.js';
 import * as repo from './tasks.repository.js';
 import type { Comment, CommentCreate, CommentListQuery, CommentUpdate } from './tasks.schemas.js';
-import { filesByOwner, getTaskRow } from './tasks.service.js';
+import { getTaskRow } from './tasks.service.js';
 
 export function toComment(r: CommentRow, files: FileRow[]): Comment {
   return {
@@ -34,7 +34,7 @@ export function toComment(r: CommentRow, files: FileRow[]): Comment {
 }
 
 async function withFiles(db: Db, row: CommentRow): Promise<Comment> {
-  return toComment(row, (await filesByOwner(db, row.account_id, 'comment', [row.id])).get(row.id) ?? []);
+  return (await withFilesOf(db, row.account_id, 'comment', [row], toComment))[0]!;
 }
 
 async function getCommentRow(db: Db, auth: AuthContext, id: number): Promise<CommentRow> {
@@ -63,31 +63,15 @@ export async function listComments(
 ): Promise<Page<Comment>> {
   await getTaskRow(db, auth, taskId);
   const page = await repo.listComments(db, auth.accountId, taskId, q);
-  const files = await filesByOwner(
-    db,
-    auth.accountId,
-    'comment',
-    page.rows.map((r) => r.id),
-  );
-  return { ...page, rows: page.rows.map((r) => toComment(r, files.get(r.id) ?? [])) };
+  return { ...page, rows: await withFilesOf(db, auth.accountId, 'comment', page.rows, toComment) };
 }
 
-async function emit(
+const emit = (
   trx: Transaction<Database>,
   auth: AuthContext,
   kind: 'comment:created' | 'comment:updated' | 'comment:deleted',
   comment: Comment,
-) {
-  await recordEvent(trx, {
-    accountId: auth.accountId,
-    kind,
-    resourceType: 'comment',
-    resourceId: comment.id,
-    data: comment,
-    integrationId: auth.integrationId,
-  });
-  return comment;
-}
+) => recordChange(trx, auth, kind, 'comment', comment);
 
 export function createComment(db: Db, auth: AuthContext, body: CommentCreate): Promise<Comment> {
   return transact(db, async (trx) => {

@@ -3,10 +3,9 @@ import { Type } from 'typebox';
 import { EXTERNAL_ID_CONFLICT, ExternalIdBody, externalIdDescription } from '../../shared/external-id.js';
 import { listResponse } from '../../shared/paging.js';
 import { Data, IdParams, List, problemResponse } from '../../shared/schemas.js';
-import { receiveUpload } from '../files/files.public.js';
 import { Task, TaskCreate, TaskListQuery, TaskParams, TaskUpdate } from './tasks.schemas.js';
 import * as service from './tasks.service.js';
-import { uploadSchema, uploadValidatorCompiler } from './upload-route.js';
+import { uploadRoute } from './upload-route.js';
 
 const tags = ['Tasks'];
 
@@ -118,27 +117,16 @@ export const tasksRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req) => ({ data: await service.setExternalId(app.db, req.auth, req.params.id, req.body) }),
   );
 
-  app.post(
+  uploadRoute(
+    app,
     '/tasks/:id/upload',
     {
-      config: { scopes: ['task-management:write'] },
-      validatorCompiler: uploadValidatorCompiler,
-      schema: {
-        tags,
-        summary: 'Upload a file to a task',
-        description:
-          '`multipart/form-data` with the file in the part named `file`. 413 beyond the upload limit, 415 for a refused type. The file then shows in the task’s `files`; its bytes are at `download_url`.',
-        params: IdParams,
-        ...uploadSchema,
-        response: { ...uploadSchema.response, 409: problemResponse('`conflict`: the task is archived') },
-      },
+      tags,
+      summary: 'Upload a file to a task',
+      description:
+        '`multipart/form-data` with the file in the part named `file`. 413 beyond the upload limit, 415 for a refused type. The file then shows in the task’s `files`; its bytes are at `download_url`.',
+      refused: { 409: problemResponse('`conflict`: the task is archived') },
     },
-    async (req, reply) => {
-      await service.assertCanUpload(app.db, req.auth, req.params.id);
-      const upload = (await receiveUpload(req))!;
-      const file = await service.attachFile(app.db, req.auth, req.params.id, upload);
-      reply.code(201).header('location', `${app.prefix}/files/${file.id}`);
-      return { data: file };
-    },
+    service,
   );
 };

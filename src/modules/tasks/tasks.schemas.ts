@@ -7,6 +7,7 @@ import {
   optional,
   PagingQuery,
   SortedPagingQuery,
+  Text,
   Timestamp,
   UpdatedSinceQuery,
 } from '../../shared/schemas.js';
@@ -19,8 +20,6 @@ export const TaskStatus = Type.Enum(TASK_STATUSES);
 export const TASK_PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
 export type TaskPriority = (typeof TASK_PRIORITIES)[number];
 export const TaskPriority = Type.Enum(TASK_PRIORITIES);
-
-const Text = (max: number) => Nullable(Type.String({ maxLength: max }));
 
 /** Fields a caller may write on create and update. */
 const writable = {

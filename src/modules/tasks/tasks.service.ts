@@ -4,7 +4,6 @@ import type { Database } from '../../db/schema.js';
 import { transact } from '../../db/transact.js';
 import { changesNothing } from '../../shared/changes.js';
 import { AppError, type FieldError, notFound, validationFailed } from '../../shared/errors.js';
-import { recordEvent } from '../../shared/events.js';
 import {
   applyExternalId,
   assertExternalIdFree,
@@ -19,15 +18,9 @@ import {
   parseCustomFieldValues,
   validateCustomFields,
 } from '../custom-fields/custom-fields.public.js';
-import {
-  type FileData,
-  type FileRow,
-  filesOf,
-  storeFile,
-  toFileData,
-  type Upload,
-} from '../files/files.public.js';
+import { type FileData, type FileRow, storeFile, toFileData, type Upload } from '../files/files.public.js';
 import { userExists } from '../users/users.public.js';
+import { recordChange, withFilesOf } from './owned-files.js';
 import { findProject, linkChecks } from './project-links.read-model.js';
 import type { TaskRow } from './tasks.repository.js';
 import * as repo from './tasks.repository.js';
@@ -67,20 +60,8 @@ export function toTask(r: TaskRow, files: FileRow[]): Task {
   };
 }
 
-/** Files of several owners at once, by owner id. */
-export async function filesByOwner(
-  db: Db,
-  accountId: number,
-  type: 'task' | 'comment',
-  ids: number[],
-): Promise<Map<number, FileRow[]>> {
-  const out = new Map<number, FileRow[]>(ids.map((id) => [id, []]));
-  for (const f of await filesOf(db, accountId, type, ids)) out.get(f.owner_id!)?.push(f);
-  return out;
-}
-
 async function withFiles(db: Db, row: TaskRow): Promise<Task> {
-  return toTask(row, (await filesByOwner(db, row.account_id, 'task', [row.id])).get(row.id) ?? []);
+  return (await withFilesOf(db, row.account_id, 'task', [row], toTask))[0]!;
 }
 
 export async function getTaskRow(db: Db, auth: AuthContext, id: number): Promise<TaskRow> {
@@ -101,13 +82,7 @@ export const getTask = async (db: Db, auth: AuthContext, id: number) =>
 
 export async function listTasks(db: Db, auth: AuthContext, q: TaskListQuery): Promise<Page<Task>> {
   const page = await repo.listTasks(db, auth.accountId, q);
-  const files = await filesByOwner(
-    db,
-    auth.accountId,
-    'task',
-    page.rows.map((r) => r.id),
-  );
-  return { ...page, rows: page.rows.map((r) => toTask(r, files.get(r.id) ?? [])) };
+  return { ...page, rows: await withFilesOf(db, auth.accountId, 'task', page.rows, toTask) };
 }
 
 function assertWritable(row: TaskRow): void {
@@ -169,23 +144,12 @@ async function validate(
   return custom;
 }
 
-async function emit(
+const emit = async (
   trx: Transaction<Database>,
   auth: AuthContext,
   kind: 'task:created' | 'task:updated' | 'task:deleted',
   row: TaskRow,
-): Promise<Task> {
-  const task = await withFiles(trx, row);
-  await recordEvent(trx, {
-    accountId: auth.accountId,
-    kind,
-    resourceType: 'task',
-    resourceId: row.id,
-    data: task,
-    integrationId: auth.integrationId,
-  });
-  return task;
-}
+): Promise<Task> => recordChange(trx, auth, kind, 'task', await withFiles(trx, row));
 
 export function createTask(db: Db, auth: AuthContext, body: TaskCreate): Promise<Task> {
   return transact(db, async (trx) => {
