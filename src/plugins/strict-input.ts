@@ -1,5 +1,5 @@
 import type { FastifyRequest, RouteOptions } from 'fastify';
-import { AppError } from '../shared/errors.js';
+import { validationFailed } from '../shared/errors.js';
 import { NO_PARAMETERS, strictSchema } from '../shared/strict-schema.js';
 import { addRouteHook } from './route-hooks.js';
 
@@ -24,7 +24,7 @@ async function refuseBody(req: FastifyRequest) {
   const names = typeof body === 'object' && !Array.isArray(body) ? Object.keys(body) : ['(root)'];
   if (names.length === 0) return;
   const errors = names.map((field) => ({ field, message: 'must NOT have additional properties' }));
-  throw new AppError('validation_failed', 'This operation takes no request body', { errors });
+  throw validationFailed(errors, 'This operation takes no request body');
 }
 
 /**
@@ -33,9 +33,10 @@ async function refuseBody(req: FastifyRequest) {
  */
 async function requireBody(req: FastifyRequest) {
   if (req.body === undefined && !req.isMultipart?.())
-    throw new AppError('validation_failed', 'A request body is required', {
-      errors: [{ field: 'body', message: 'is required: send application/json or multipart/form-data' }],
-    });
+    throw validationFailed(
+      [{ field: 'body', message: 'is required: send application/json or multipart/form-data' }],
+      'A request body is required',
+    );
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifyError } from 'fastify';
 import { dbFault } from '../db/faults.js';
-import { AppError, ERROR_CODES, type ErrorCode, type FieldError } from './errors.js';
+import { AppError, ERROR_CODES, type ErrorCode, type FieldError, validationFailed } from './errors.js';
 
 interface ValidationIssue {
   instancePath?: string;
@@ -71,10 +71,7 @@ export function toAppError(err: FastifyError | Error): AppError {
   if (err instanceof AppError) return err;
   const e = err as FastifyError & { validation?: ValidationIssue[]; validationContext?: string };
   if (e.validation) {
-    const errors = fieldErrors(e.validation, e.validationContext);
-    return new AppError('validation_failed', errors.map((x) => `${x.field}: ${x.message}`).join('; '), {
-      errors,
-    });
+    return validationFailed(fieldErrors(e.validation, e.validationContext));
   }
   switch (e.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':

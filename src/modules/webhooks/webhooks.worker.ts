@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Db, DbKind } from '../../db/index.js';
+import { JobLoop, silentLogger, type WorkerLogger } from '../../shared/job-loop.js';
 import { decryptSecret, signatureHeader } from './webhooks.crypto.js';
 import { LeaseKeeper } from './webhooks.leases.js';
 import type { AttemptOutcome, ClaimedDelivery, RunRecord } from './webhooks.queue.js';
@@ -27,11 +28,7 @@ export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [
   10 * HOUR,
 ];
 
-export interface WorkerLogger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
+export type { WorkerLogger } from '../../shared/job-loop.js';
 
 export interface WebhookWorkerOptions {
   /** SECRET_KEY: decrypts the signing secrets. */
@@ -64,10 +61,6 @@ export interface WebhookWorkerOptions {
 /** A killed worker's claims are taken over this soon; a live worker renews them (leases.ts). */
 export const DEFAULT_LEASE_MS = 5 * SECOND;
 
-const MAX_FAILURE_BACKOFF_MS = 5 * SECOND;
-
-const silent: WorkerLogger = { info() {}, warn() {}, error() {} };
-
 /** Workers of this process, woken right after a request committed (see worker-hooks.ts). */
 const local = new Set<WebhookWorker>();
 export function wakeWebhookWorkers(): void {
@@ -84,15 +77,10 @@ export class WebhookWorker {
   private readonly sender: Sender;
   private readonly leases: LeaseKeeper;
   private readonly inFlight = new Set<Promise<void>>();
-  private running = false;
+  /** Claims while a slot is free, polls, backs off while the database fails, prunes now and then. */
+  private readonly jobs: JobLoop;
   private stopping = false;
-  private loopDone: Promise<void> = Promise.resolve();
-  private woken = false;
-  private wakeUp: (() => void) | undefined;
   private idle = false;
-  private lastPrune = 0;
-  /** Consecutive failed claims (the database unreachable): the loop backs off. */
-  private failures = 0;
 
   constructor(
     private readonly db: Db,
@@ -107,7 +95,7 @@ export class WebhookWorker {
       retryDelaysMs: DEFAULT_RETRY_DELAYS_MS,
       disableAfterMs: 5 * DAY,
       retentionMs: 30 * DAY,
-      logger: silent,
+      logger: silentLogger,
       ...options,
       timeoutMs,
       leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
@@ -119,23 +107,31 @@ export class WebhookWorker {
       timeoutMs,
       ...(options.allowPrivate ? {} : { lookup: guardedLookup(options.resolve) }),
     });
+    this.jobs = new JobLoop({
+      label: 'webhook worker',
+      pollIntervalMs: this.opts.pollIntervalMs,
+      logger: this.opts.logger,
+      hasRoom: () => this.inFlight.size < this.opts.concurrency,
+      round: () => this.fill(this.opts.concurrency - this.inFlight.size),
+      housekeeping: () =>
+        queue
+          .pruneDeliveries(this.db, new Date(Date.now() - this.opts.retentionMs).toISOString())
+          .then(() => {}),
+    });
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
+    if (this.jobs.isRunning) return;
     this.stopping = false;
     local.add(this);
-    this.loopDone = this.loop();
+    this.jobs.start();
   }
 
   /** Stops claiming and waits for the attempts in flight to finish. */
   async stop(): Promise<void> {
-    this.running = false;
     this.stopping = true;
     local.delete(this);
-    this.wake();
-    await this.loopDone;
+    await this.jobs.stop();
     for (const r of await Promise.allSettled([...this.inFlight]))
       if (r.status === 'rejected') this.opts.logger.error({ err: r.reason }, 'webhook run failed');
     this.sender.close();
@@ -143,8 +139,7 @@ export class WebhookWorker {
 
   /** Look for due deliveries now rather than at the next poll. */
   wake(): void {
-    this.woken = true;
-    this.wakeUp?.();
+    this.jobs.wake();
   }
 
   /** Claims what is due now (up to the concurrency) and delivers it; for tests and tools. */
@@ -171,32 +166,6 @@ export class WebhookWorker {
     return queue.loadClaimed(this.db, ids, token);
   }
 
-  private async loop(): Promise<void> {
-    while (this.running) {
-      const free = this.opts.concurrency - this.inFlight.size;
-      if (free > 0) {
-        try {
-          await this.fill(free);
-          await this.maybePrune();
-          if (this.failures > 0)
-            this.opts.logger.info({ failures: this.failures }, 'webhook worker: claiming works again');
-          this.failures = 0;
-        } catch (err) {
-          // The database is away (an outage, a lock held long): try again less and less often,
-          // up to every 5 s, and log the first failure and then at doubling counts, not each poll.
-          this.failures++;
-          if ((this.failures & (this.failures - 1)) === 0)
-            this.opts.logger.error({ err, failures: this.failures }, 'webhook worker: claiming failed');
-        }
-      }
-      if (!this.running) break;
-      const backoff = this.opts.pollIntervalMs * 2 ** Math.min(this.failures, 16);
-      await this.sleep(
-        this.failures > 0 ? Math.min(MAX_FAILURE_BACKOFF_MS, backoff) : this.opts.pollIntervalMs,
-      );
-    }
-  }
-
   private async fill(free: number): Promise<void> {
     // An idle worker first asks with a read, and claims (a write) only when something is due.
     if (this.idle && !(await queue.hasDue(this.db, new Date().toISOString()))) return;
@@ -211,32 +180,7 @@ export class WebhookWorker {
       this.inFlight.add(p);
     }
     // More may be due than we had room for: look again right away.
-    if (runs.length === free) this.woken = true;
-  }
-
-  private sleep(ms: number): Promise<void> {
-    if (this.woken) {
-      this.woken = false;
-      return Promise.resolve();
-    }
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      const self = this;
-      function done() {
-        clearTimeout(timer);
-        self.wakeUp = undefined;
-        self.woken = false;
-        resolve();
-      }
-      this.wakeUp = done;
-    });
-  }
-
-  private async maybePrune(): Promise<void> {
-    const now = Date.now();
-    if (now - this.lastPrune < 10 * MINUTE) return;
-    this.lastPrune = now;
-    await queue.pruneDeliveries(this.db, new Date(now - this.opts.retentionMs).toISOString());
+    if (runs.length === free) this.jobs.wake();
   }
 
   private secretsOf(d: ClaimedDelivery, now: number): string[] {
