@@ -1,39 +1,36 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { listResponse } from '../../shared/paging.js';
-import { Data, IdParams, List } from '../../shared/schemas.js';
-import { lineItemsRoute, pdfRoute } from '../outgoing-invoices/outgoing-invoices.public.js';
+import {
+  getRoute,
+  lineItemsRoute,
+  listRoute,
+  pdfRoute,
+} from '../outgoing-invoices/outgoing-invoices.public.js';
 import { Offer, OfferListQuery } from './offers.schemas.js';
 import * as service from './offers.service.js';
 
 const path = '/offers';
 const tags = ['Offers'];
 const read = { scopes: ['offer:read'] };
-const same = <T>(x: T) => x;
 
 export const offersRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get(
-    '/offers',
+  listRoute(
+    app,
     {
+      path: '/offers',
+      tags,
       config: read,
-      schema: {
-        tags,
-        summary: 'List offers',
-        description: 'Offers come in through the import. `date_from`/`date_to` filter the offer date.',
-        querystring: OfferListQuery,
-        response: { 200: List(Offer) },
-      },
+      summary: 'List offers',
+      description: 'Offers come in through the import. `date_from`/`date_to` filter the offer date.',
+      querystring: OfferListQuery,
+      item: Offer,
     },
-    async (req, reply) =>
-      listResponse(req, reply, await service.listOffers(app.db, req.auth, req.query), same),
+    service.listOffers,
   );
 
-  app.get(
-    '/offers/:id',
-    {
-      config: read,
-      schema: { tags, summary: 'Retrieve an offer', params: IdParams, response: { 200: Data(Offer) } },
-    },
-    async (req) => ({ data: await service.getOffer(app.db, req.auth, req.params.id) }),
+  getRoute(
+    app,
+    { path: '/offers/:id', tags, config: read, summary: 'Retrieve an offer', item: Offer },
+    service.getOffer,
   );
 
   lineItemsRoute(

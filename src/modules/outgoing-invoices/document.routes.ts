@@ -29,6 +29,46 @@ export interface DocumentRouteSpec {
 
 const same = <T>(x: T) => x;
 
+/** Summary and, where there is one, description: in that order, as the document shows them. */
+const described = (s: DocumentRouteSpec) =>
+  s.description === undefined ? { summary: s.summary } : { summary: s.summary, description: s.description };
+
+/** GET <path>: a paged list, `{ data, meta }` with a `Link` header. */
+export function listRoute<Q extends TSchema, T>(
+  app: App,
+  s: DocumentRouteSpec & { querystring: Q; item: TSchema },
+  list: (db: Db, auth: AuthContext, q: Static<Q>) => Promise<Page<T>>,
+  toData: (row: T) => unknown = same,
+): void {
+  // Typed by `list`: the schema here validates, serializes and documents.
+  const schema: FastifySchema = {
+    tags: s.tags,
+    ...described(s),
+    querystring: s.querystring,
+    response: { 200: List(s.item) },
+  };
+  app.get(s.path, { config: s.config, schema }, async (req, reply) =>
+    listResponse(req, reply, await list(app.db, req.auth, req.query as Static<Q>), toData),
+  );
+}
+
+/** GET <path>: one record by the id in the path, `{ data }`. */
+export function getRoute(
+  app: App,
+  s: DocumentRouteSpec & { params?: TSchema; item: TSchema },
+  get: (db: Db, auth: AuthContext, id: number) => Promise<unknown>,
+): void {
+  const schema: FastifySchema = {
+    tags: s.tags,
+    ...described(s),
+    params: s.params ?? IdParams,
+    response: { 200: Data(s.item) },
+  };
+  app.get(s.path, { config: s.config, schema }, async (req) => ({
+    data: await get(app.db, req.auth, (req.params as { id: number }).id),
+  }));
+}
+
 /** GET <path>/{id}/line-items */
 export function lineItemsRoute(
   app: App,
@@ -69,8 +109,7 @@ export function pdfRoute(
       config: s.config,
       schema: {
         tags: s.tags,
-        summary: s.summary,
-        ...(s.description === undefined ? {} : { description: s.description }),
+        ...described(s),
         params: IdParams,
         response: {
           200: Binary('The PDF', 'application/pdf'),

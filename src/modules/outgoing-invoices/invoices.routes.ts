@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { sendBytes } from '../../shared/http.js';
-import { listResponse } from '../../shared/paging.js';
-import { Data, IdParams, List, problemResponse } from '../../shared/schemas.js';
+import { Data, IdParams, problemResponse } from '../../shared/schemas.js';
 import { Binary, receiveUpload } from '../files/files.public.js';
 import * as booking from './booking.service.js';
-import { createRoute, lineItemsRoute, pdfRoute } from './document.routes.js';
+import { createRoute, getRoute, lineItemsRoute, listRoute, pdfRoute } from './document.routes.js';
 import {
   BookBody,
   Invoice,
@@ -25,27 +24,24 @@ const path = '/outgoing-invoices';
 const tags = ['Outgoing invoices'];
 const read = { scopes: ['outgoing-invoice:read'] };
 const write = { scopes: ['outgoing-invoice:write'] };
-const same = <T>(x: T) => x;
 
 export const invoicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(plansRoutes);
   await app.register(numberSeriesRoutes);
 
-  app.get(
-    '/outgoing-invoices',
+  listRoute(
+    app,
     {
+      path: '/outgoing-invoices',
+      tags,
       config: read,
-      schema: {
-        tags,
-        summary: 'List outgoing invoices',
-        description:
-          'Documents (invoice, credit, deposit, partial, final), ids ascending; deleted ones are left out unless `deleted=true`, which lists them too (with `deleted_at`, `deleted_by`). Plan masters are listed only when `type` names a master type (see also /outgoing-invoices/master). `date_from`/`date_to` filter the invoice date.',
-        querystring: InvoiceListQuery,
-        response: { 200: List(Invoice) },
-      },
+      summary: 'List outgoing invoices',
+      description:
+        'Documents (invoice, credit, deposit, partial, final), ids ascending; deleted ones are left out unless `deleted=true`, which lists them too (with `deleted_at`, `deleted_by`). Plan masters are listed only when `type` names a master type (see also /outgoing-invoices/master). `date_from`/`date_to` filter the invoice date.',
+      querystring: InvoiceListQuery,
+      item: Invoice,
     },
-    async (req, reply) =>
-      listResponse(req, reply, await service.listInvoices(app.db, req.auth, req.query), same),
+    service.listInvoices,
   );
 
   createRoute(
@@ -64,50 +60,44 @@ export const invoicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     service.createInvoice,
   );
 
-  app.get(
-    '/outgoing-invoices/master',
+  listRoute(
+    app,
     {
+      path: '/outgoing-invoices/master',
+      tags,
       config: read,
-      schema: {
-        tags,
-        summary: 'List invoice master plans',
-        description: 'Recurring and partial plans with their child invoices.',
-        querystring: MasterListQuery,
-        response: { 200: List(Master) },
-      },
+      summary: 'List invoice master plans',
+      description: 'Recurring and partial plans with their child invoices.',
+      querystring: MasterListQuery,
+      item: Master,
     },
-    async (req, reply) =>
-      listResponse(req, reply, await service.listMasters(app.db, req.auth, req.query), same),
+    service.listMasters,
   );
 
-  app.get(
-    '/outgoing-invoices/master/:id',
+  getRoute(
+    app,
     {
+      path: '/outgoing-invoices/master/:id',
+      tags,
       config: read,
-      schema: {
-        tags,
-        summary: 'Retrieve an invoice master plan',
-        params: IdParams,
-        response: { 200: Data(Master) },
-      },
+      summary: 'Retrieve an invoice master plan',
+      item: Master,
     },
-    async (req) => ({ data: await service.getMaster(app.db, req.auth, req.params.id) }),
+    service.getMaster,
   );
 
-  app.get(
-    '/outgoing-invoices/:id',
+  getRoute(
+    app,
     {
+      path: '/outgoing-invoices/:id',
+      tags,
       config: read,
-      schema: {
-        tags,
-        summary: 'Retrieve an outgoing invoice',
-        description:
-          'With line items, totals per tax rate, deductions (final invoices) and payment state. Deleted invoices (booked ones included) stay readable here with `deleted_at` and `deleted_by`.',
-        params: IdParams,
-        response: { 200: Data(Invoice) },
-      },
+      summary: 'Retrieve an outgoing invoice',
+      description:
+        'With line items, totals per tax rate, deductions (final invoices) and payment state. Deleted invoices (booked ones included) stay readable here with `deleted_at` and `deleted_by`.',
+      item: Invoice,
     },
-    async (req) => ({ data: await service.getInvoice(app.db, req.auth, req.params.id) }),
+    service.getInvoice,
   );
 
   app.patch(

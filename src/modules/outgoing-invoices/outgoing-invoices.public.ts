@@ -13,7 +13,9 @@ export {
   type CreateRouteSpec,
   createRoute,
   type DocumentRouteSpec,
+  getRoute,
   lineItemsRoute,
+  listRoute,
   pdfRoute,
 } from './document.routes.js';
 export { isMaster, type PaymentState } from './invoices.domain.js';

@@ -2,9 +2,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static, TSchema } from 'typebox';
 import type { Db } from '../../db/index.js';
 import type { AuthContext } from '../../plugins/auth.js';
-import { listResponse } from '../../shared/paging.js';
-import { Data, List } from '../../shared/schemas.js';
-import { type CreateRouteSpec, createRoute } from '../outgoing-invoices/outgoing-invoices.public.js';
+import {
+  type CreateRouteSpec,
+  createRoute,
+  getRoute,
+  listRoute,
+} from '../outgoing-invoices/outgoing-invoices.public.js';
 import {
   CreditAssociationCreate,
   OutgoingPaymentCreate,
@@ -30,62 +33,57 @@ export function paymentPost<B extends TSchema, R extends TSchema>(
   s: Pick<CreateRouteSpec<B, R>, 'path' | 'summary' | 'description' | 'body' | 'response'>,
   record: (db: Db, auth: AuthContext, body: Static<B>) => Promise<Static<R> & { id: number }>,
 ): void {
-  createRoute<B, R>(app, { ...s, tags, config: { scopes: ['payments:write'] }, location: '/payments' }, record);
+  createRoute<B, R>(
+    app,
+    { ...s, tags, config: { scopes: ['payments:write'] }, location: '/payments' },
+    record,
+  );
 }
 
 export const paymentsRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get(
-    '/payment-accounts',
+  listRoute(
+    app,
     {
+      path: '/payment-accounts',
+      tags,
       config: { scopes: ['payments:read'] },
-      schema: {
-        tags,
-        summary: 'List payment accounts',
-        description: 'Bank and cash accounts payments are received on (maintained through the import).',
-        querystring: PaymentAccountListQuery,
-        response: { 200: List(PaymentAccount) },
-      },
+      summary: 'List payment accounts',
+      description: 'Bank and cash accounts payments are received on (maintained through the import).',
+      querystring: PaymentAccountListQuery,
+      item: PaymentAccount,
     },
-    async (req, reply) =>
-      listResponse(
-        req,
-        reply,
-        await service.listPaymentAccounts(app.db, req.auth, req.query),
-        service.toPaymentAccount,
-      ),
+    service.listPaymentAccounts,
+    service.toPaymentAccount,
   );
 
-  app.get(
-    '/payments',
+  listRoute(
+    app,
     {
+      path: '/payments',
+      tags,
       config: { scopes: ['payments:read'] },
-      schema: {
-        tags,
-        summary: 'List payments',
-        description:
-          'The one payments ledger: payments of all four kinds (`type`: money received for outgoing invoices, outgoing credits settling them, money paid for incoming invoices, incoming credits set off against them), in one id space, ordered by id. Filters: `type`, `outgoing_invoice_id` (as invoice or settling credit), `invoice_id`, `credit_id`, `incoming_invoice_id` (any share on it), `payment_account_id`, and `date_from`/`date_to` on the payment date.',
-        querystring: PaymentListQuery,
-        response: { 200: List(Payment) },
-      },
+      summary: 'List payments',
+      description:
+        'The one payments ledger: payments of all four kinds (`type`: money received for outgoing invoices, outgoing credits settling them, money paid for incoming invoices, incoming credits set off against them), in one id space, ordered by id. Filters: `type`, `outgoing_invoice_id` (as invoice or settling credit), `invoice_id`, `credit_id`, `incoming_invoice_id` (any share on it), `payment_account_id`, and `date_from`/`date_to` on the payment date.',
+      querystring: PaymentListQuery,
+      item: Payment,
     },
-    async (req, reply) =>
-      listResponse(req, reply, await service.listPayments(app.db, req.auth, req.query), (p) => p),
+    service.listPayments,
   );
 
-  app.get(
-    '/payments/:id',
+  getRoute(
+    app,
     {
+      path: '/payments/:id',
+      tags,
       config: { scopes: ['payments:read'] },
-      schema: {
-        tags,
-        summary: 'Read one payment',
-        description:
-          'Beyond the specification (which only lists payments): one payment of any kind by the id every payment-creating POST answers with (its `Location`).',
-        params: PaymentParams,
-        response: { 200: Data(Payment) },
-      },
+      summary: 'Read one payment',
+      description:
+        'Beyond the specification (which only lists payments): one payment of any kind by the id every payment-creating POST answers with (its `Location`).',
+      params: PaymentParams,
+      item: Payment,
     },
-    async (req) => ({ data: await service.getPayment(app.db, req.auth, req.params.id) }),
+    service.getPayment,
   );
 
   paymentPost(
