@@ -15,7 +15,7 @@
 //   node scripts/test-run.mjs test/a.test.ts ...   only these
 //   TEST_GROUPS=0 node scripts/test-run.mjs        one process per file, as `node --test` does
 //
-// TEST_GROUPS (default 12) sets the number of processes, TEST_CONCURRENCY (default 2) how many
+// TEST_GROUPS (default 8) sets the number of processes, TEST_CONCURRENCY (default 2) how many
 // run at once.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -38,7 +38,7 @@ const CONCURRENCY = Number(process.env.TEST_CONCURRENCY ?? 2);
  * How many processes the files are packed into. Each costs its start-up once; more of them
  * balance better. A file longer than a group's share runs alone.
  */
-const GROUPS = Number(process.env.TEST_GROUPS ?? 12);
+const GROUPS = Number(process.env.TEST_GROUPS ?? 8);
 
 function testFiles(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
