@@ -16,7 +16,7 @@ import { createDb } from '../src/db/index.js';
 import { migrateToLatest } from '../src/db/migrator.js';
 import { importData } from '../src/import/index.js';
 import { createIntegration } from '../src/modules/integration/integration.service.js';
-import { type LoadResult, load, startChild, startService, stopChild } from './lib.js';
+import { type LoadResult, load, startChild, startService, stopChild, WRITE_BODIES } from './lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -76,21 +76,7 @@ async function prepare() {
   }
 }
 
-const bodies: Record<string, (ids: { clientId: number; projectId: number }) => object> = {
-  '/clients': () => ({ name: 'Focus client', email: 'new@bench.example', country_code: 'DE' }),
-  '/tasks': ({ projectId }) => ({ project_id: projectId, name: 'Focus task' }),
-  '/outgoing-invoices': ({ clientId }) => ({
-    client_id: clientId,
-    title: 'Focus invoice',
-    line_items: [1, 2, 3].map((i) => ({
-      title: `Position ${i}`,
-      quantity: i,
-      unit: 'h',
-      unit_price: 95.5,
-      tax_rate: 19,
-    })),
-  }),
-};
+const bodies: Record<string, (ids: { clientId: number; projectId: number }) => object> = WRITE_BODIES;
 const body = bodies[values.path!];
 if (!body) throw new Error(`--path: one of ${Object.keys(bodies).join(', ')}`);
 

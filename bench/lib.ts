@@ -127,3 +127,20 @@ export async function load(opts: autocannon.Options): Promise<LoadResult> {
     non2xx: r.non2xx,
   };
 }
+
+/** The bodies of the write scenarios (writes.bench.ts, focus.ts): the same requests in both. */
+export const WRITE_BODIES = {
+  '/clients': () => ({ name: 'Bench client', email: 'new@bench.example', country_code: 'DE' }),
+  '/tasks': (ids: { projectId: number }) => ({ project_id: ids.projectId, name: 'Bench task' }),
+  '/outgoing-invoices': (ids: { clientId: number }) => ({
+    client_id: ids.clientId,
+    title: 'Bench invoice',
+    line_items: [1, 2, 3].map((i) => ({
+      title: `Position ${i}`,
+      quantity: i,
+      unit: 'h',
+      unit_price: 95.5,
+      tax_rate: 19,
+    })),
+  }),
+};

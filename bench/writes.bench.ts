@@ -23,6 +23,7 @@ import {
   startChild,
   startService,
   stopChild,
+  WRITE_BODIES,
   writeReport,
 } from './lib.js';
 
@@ -132,23 +133,13 @@ async function measureTarget(target: Target) {
         ],
       });
     }
-    out['POST /clients'] = await post('/clients', {
-      name: 'Bench client',
-      email: 'new@bench.example',
-      country_code: 'DE',
-    });
-    out['POST /outgoing-invoices (3 lines)'] = await post('/outgoing-invoices', {
-      client_id: clientIds[0],
-      title: 'Bench invoice',
-      line_items: [1, 2, 3].map((i) => ({
-        title: `Position ${i}`,
-        quantity: i,
-        unit: 'h',
-        unit_price: 95.5,
-        tax_rate: 19,
-      })),
-    });
-    out['POST /tasks'] = await post('/tasks', { project_id: projectId, name: 'Bench task' });
+    const ids = { clientId: clientIds[0]!, projectId };
+    out['POST /clients'] = await post('/clients', WRITE_BODIES['/clients']());
+    out['POST /outgoing-invoices (3 lines)'] = await post(
+      '/outgoing-invoices',
+      WRITE_BODIES['/outgoing-invoices'](ids),
+    );
+    out['POST /tasks'] = await post('/tasks', WRITE_BODIES['/tasks'](ids));
     return out;
   } finally {
     await stopChild(api.child);
