@@ -12,13 +12,14 @@
 // and restores what it changes). The longest groups start first, two at a time as before.
 //
 //   node scripts/test-run.mjs                      every test file
-//   node scripts/test-run.mjs test/a.test.ts ...   only these
+//   node scripts/test-run.mjs test/a.test.ts ...   only these (files or folders; options such as
+//                                                  --test-name-pattern=… go to node --test)
 //   TEST_GROUPS=0 node scripts/test-run.mjs        one process per file, as `node --test` does
 //
 // TEST_GROUPS (default 8) sets the number of processes, TEST_CONCURRENCY (default 2) how many
 // run at once.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -48,8 +49,13 @@ function testFiles(dir) {
   });
 }
 
+// Options (--test-name-pattern=…, --test-only) go to `node --test`; the rest are files or folders.
 const args = process.argv.slice(2);
-const files = (args.length ? args.map((f) => resolve(f)) : testFiles(join(ROOT, 'test'))).sort();
+const options = args.filter((a) => a.startsWith('--'));
+const paths = args.filter((a) => !a.startsWith('--')).map((a) => resolve(a));
+const files = (paths.length ? paths : [join(ROOT, 'test')])
+  .flatMap((p) => (statSync(p).isDirectory() ? testFiles(p) : [p]))
+  .sort();
 
 /** Durations of a run on this machine, else of a run when the grouping was set up. */
 const readJson = (file) => {
@@ -105,6 +111,7 @@ const child = spawn(
     '--test-reporter-destination=stdout',
     `--test-reporter=${pathToFileURL(REPORTER).href}`,
     `--test-reporter-destination=${durationsOut}`,
+    ...options,
     ...entries,
   ],
   { cwd: ROOT, stdio: 'inherit', env: { ...process.env, TEST_RUN_ROOT: ROOT } },
@@ -112,11 +119,13 @@ const child = spawn(
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
 child.on('exit', (code, signal) => {
   try {
+    // A run filtered by name says nothing about how long the files take.
+    if (options.some((o) => /^--test-(name-pattern|skip-pattern|only)/.test(o))) throw new Error('filtered');
     const measured = JSON.parse(readFileSync(durationsOut, 'utf8'));
     mkdirSync(dirname(DURATIONS), { recursive: true });
     writeFileSync(DURATIONS, `${JSON.stringify({ ...known, ...measured }, null, 1)}\n`);
   } catch {
-    // no durations (a run stopped early): keep the previous ones
+    // no durations (a run stopped early, or filtered): keep the previous ones
   }
   rmSync(work, { recursive: true, force: true });
   process.exit(code ?? (signal ? 1 : 0));
