@@ -2,10 +2,9 @@ import { Type } from 'typebox';
 import type { ImportSection } from '../../import/context.js';
 import { CurrencyCode, DateString } from '../../shared/schemas.js';
 import {
-  importDefaults,
+  forEachDocument,
   type LineItemInput,
   LineItemsInput,
-  parseLineItems,
 } from '../outgoing-invoices/outgoing-invoices.public.js';
 import { insertOffer, insertOfferItems } from './offers.repository.js';
 import { OFFER_STATUSES } from './offers.schemas.js';
@@ -50,19 +49,17 @@ export const offersSection: ImportSection = {
   item: OfferItem,
   description:
     'Offers with their line items (`quantity`, `unit_price`, `tax_rate`, `discount` as in the API). Currency defaults to the client’s, then the account’s.',
-  async run(ctx, items) {
-    const defaultsOf = await importDefaults(ctx.trx, ctx.accountId);
-    for (const [i, o] of (items as OfferItem[]).entries()) {
-      const lines = parseLineItems(o.line_items, `offers.${i}.line_items`);
-      const clientId = ctx.optionalRef('clients', o.client, `offers.${i}.client`);
+  run: (ctx, items) =>
+    forEachDocument<OfferItem>(ctx, 'offers', items, async (o, at, lines, defaultsOf) => {
+      const clientId = ctx.optionalRef('clients', o.client, `${at}.client`);
       const { currency } = await defaultsOf(clientId);
       const row = await insertOffer(ctx.trx, {
         account_id: ctx.accountId,
         offer_number: o.offer_number ?? null,
         status: o.status ?? 'created',
         client_id: clientId,
-        contact_id: ctx.optionalRef('contacts', o.contact, `offers.${i}.contact`),
-        project_id: ctx.optionalRef('projects', o.project, `offers.${i}.project`),
+        contact_id: ctx.optionalRef('contacts', o.contact, `${at}.contact`),
+        project_id: ctx.optionalRef('projects', o.project, `${at}.project`),
         title: o.title ?? null,
         date: o.date ?? null,
         valid_until: o.valid_until ?? null,
@@ -72,6 +69,5 @@ export const offersSection: ImportSection = {
       });
       await insertOfferItems(ctx.trx, ctx.accountId, row.id, lines);
       ctx.remember('offers', o.key, row.id);
-    }
-  },
+    }),
 };

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { Db } from '../../db/index.js';
-import type { ImportSection } from '../../import/context.js';
+import type { ImportContext, ImportSection } from '../../import/context.js';
 import { validationFailed } from '../../shared/errors.js';
 import { documentTotals, toCents } from '../../shared/money.js';
 import { CurrencyCode, DateString } from '../../shared/schemas.js';
@@ -8,7 +8,7 @@ import { CurrencyCode, DateString } from '../../shared/schemas.js';
 import { insertPayment } from '../payments/payments.repository.js';
 import { importDefaults } from './invoices.read-model.js';
 import { insertInvoice, insertItems } from './invoices.repository.js';
-import { type LineItemInput, LineItemsInput, parseLineItems } from './line-items.js';
+import { type LineItemInput, LineItemsInput, type ParsedLine, parseLineItems } from './line-items.js';
 
 const PaymentItem = Type.Object(
   {
@@ -69,6 +69,26 @@ interface InvoiceItem {
   payments?: { amount: number; date: string; payment_account: string; description?: string }[];
 }
 
+type DefaultsOf = Awaited<ReturnType<typeof importDefaults>>;
+
+/**
+ * The loop of a section of documents (invoices, offers): each item with its place in the file
+ * (`offers.2`), its line items parsed exactly (a 422 names the bad field) and the reader of the
+ * defaults its client gives (the account read once for the section).
+ */
+export async function forEachDocument<T extends { line_items: LineItemInput[] }>(
+  ctx: ImportContext,
+  key: string,
+  items: unknown[],
+  each: (doc: T, at: string, lines: ParsedLine[], defaultsOf: DefaultsOf) => Promise<void>,
+): Promise<void> {
+  const defaultsOf = await importDefaults(ctx.trx, ctx.accountId);
+  for (const [i, doc] of (items as T[]).entries()) {
+    const at = `${key}.${i}`;
+    await each(doc, at, parseLineItems(doc.line_items, `${at}.line_items`), defaultsOf);
+  }
+}
+
 /** A payment received for an imported booked invoice, in cents. */
 export interface ImportedPayment {
   account_id: number;
@@ -98,11 +118,8 @@ export const invoicesSection = (recordPayment: ImportedPaymentWriter): ImportSec
   item: InvoiceItem,
   description:
     'One-time invoices and credits. `status: booked` needs `invoice_number`, `client`, `date` and line items; `payments` (booked invoices only) refer to payment accounts by key.',
-  async run(ctx, items) {
-    const defaultsOf = await importDefaults(ctx.trx, ctx.accountId);
-    for (const [i, inv] of (items as InvoiceItem[]).entries()) {
-      const at = `outgoing_invoices.${i}`;
-      const lines = parseLineItems(inv.line_items, `${at}.line_items`);
+  run: (ctx, items) =>
+    forEachDocument<InvoiceItem>(ctx, 'outgoing_invoices', items, async (inv, at, lines, defaultsOf) => {
       const booked = inv.status === 'booked';
       if (booked && (!inv.invoice_number || !inv.client || !inv.date || lines.length === 0)) {
         throw validationFailed([
@@ -138,7 +155,7 @@ export const invoicesSection = (recordPayment: ImportedPaymentWriter): ImportSec
       });
       await insertItems(ctx.trx, ctx.accountId, row.id, lines);
       ctx.remember('outgoing_invoices', inv.key, row.id);
-      if (!inv.payments?.length) continue;
+      if (!inv.payments?.length) return;
       if (!booked || inv.type === 'credit') {
         throw validationFailed([{ field: `${at}.payments`, message: 'only booked invoices take payments' }]);
       }
@@ -169,8 +186,7 @@ export const invoicesSection = (recordPayment: ImportedPaymentWriter): ImportSec
           description: p.description ?? null,
         });
       }
-    }
-  },
+    }),
 });
 
 /**

@@ -161,6 +161,16 @@ export function toInvoice(v: InvoiceView): Invoice {
   };
 }
 
+/** The header of a plan that its answers show and its invoices take over. */
+export const planHeader = (m: InvoiceRow) => ({
+  client_id: m.client_id,
+  contact_id: m.contact_id,
+  project_id: m.project_id,
+  title: m.title,
+  currency: m.currency,
+  payment_term_days: m.payment_term_days,
+});
+
 /** Plan masters with their children, with a fixed number of queries. */
 export async function loadMasters(db: Db, accountId: number, masters: InvoiceRow[]): Promise<Master[]> {
   const children = await repo.childrenOf(
@@ -192,12 +202,7 @@ export async function loadMasters(db: Db, accountId: number, masters: InvoiceRow
     return {
       id: m.id,
       type: m.type as Master['type'],
-      client_id: m.client_id,
-      contact_id: m.contact_id,
-      project_id: m.project_id,
-      title: m.title,
-      currency: m.currency,
-      payment_term_days: m.payment_term_days,
+      ...planHeader(m),
       plan_start: m.plan_start,
       plan_end: m.plan_end,
       intro_text: m.intro_text,

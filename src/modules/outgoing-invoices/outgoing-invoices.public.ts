@@ -19,7 +19,12 @@ export {
   pdfRoute,
 } from './document.routes.js';
 export { isMaster, type PaymentState } from './invoices.domain.js';
-export { type ImportedPayment, type ImportedPaymentWriter, invoicesSection } from './invoices.import.js';
+export {
+  forEachDocument,
+  type ImportedPayment,
+  type ImportedPaymentWriter,
+  invoicesSection,
+} from './invoices.import.js';
 export { offerToPdf } from './invoices.pdf.js';
 export { importDefaults } from './invoices.read-model.js';
 export type { InvoiceRow } from './invoices.repository.js';

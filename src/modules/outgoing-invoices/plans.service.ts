@@ -16,7 +16,7 @@ import type {
 } from './invoices.schemas.js';
 import { documentDefaults } from './invoices.service.js';
 import { assertWithinPlan, checkDates, checkReferences } from './invoices.support.js';
-import { loadMasters, loadView, toInvoice } from './invoices.views.js';
+import { loadMasters, loadView, planHeader, toInvoice } from './invoices.views.js';
 import { type ParsedLine, parseLineItems } from './line-items.js';
 
 const masterView = async (db: Db, auth: AuthContext, row: InvoiceRow): Promise<Master> =>
@@ -26,12 +26,7 @@ const masterView = async (db: Db, auth: AuthContext, row: InvoiceRow): Promise<M
 const inherited = (m: InvoiceRow) => ({
   account_id: m.account_id,
   master_id: m.id,
-  client_id: m.client_id,
-  contact_id: m.contact_id,
-  project_id: m.project_id,
-  title: m.title,
-  currency: m.currency,
-  payment_term_days: m.payment_term_days,
+  ...planHeader(m),
   intro_text: m.intro_text,
   closing_text: m.closing_text,
   // What makes each child legally complete the way the plan is (Leitweg-ID, 0 % reason).
