@@ -3,7 +3,7 @@
  * suppliers and incoming invoices reference its accounts and use its tax-rate schema; it
  * imports neither of them (its booking list reads through bookings.read-model.ts).
  */
-export { TaxRate } from './chart-of-accounts.schemas.js';
+export { InvoiceDateRange, TaxRate } from './chart-of-accounts.schemas.js';
 export {
   type ChartOfAccountRow,
   findChartOfAccount,

@@ -58,13 +58,18 @@ export const BookingOut = Type.Object(
 );
 export type BookingOut = Static<typeof BookingOut>;
 
+/** Filters on the date of incoming invoices (their bookings are listed by it too). */
+export const InvoiceDateRange = {
+  date_from: Type.Optional(Type.String({ format: 'date', description: 'Invoice date on or after' })),
+  date_to: Type.Optional(Type.String({ format: 'date', description: 'Invoice date on or before' })),
+};
+
 export const BookingListQuery = Type.Object(
   {
     ...PagingQuery,
     chart_of_account_id: Type.Optional(Id),
     incoming_invoice_id: Type.Optional(Id),
-    date_from: Type.Optional(Type.String({ format: 'date', description: 'Invoice date on or after' })),
-    date_to: Type.Optional(Type.String({ format: 'date', description: 'Invoice date on or before' })),
+    ...InvoiceDateRange,
   },
   { additionalProperties: false },
 );

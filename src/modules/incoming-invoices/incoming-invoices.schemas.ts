@@ -12,7 +12,7 @@ import {
   Timestamp,
   UpdatedSinceQuery,
 } from '../../shared/schemas.js';
-import { TaxRate } from '../chart-of-accounts/chart-of-accounts.public.js';
+import { InvoiceDateRange, TaxRate } from '../chart-of-accounts/chart-of-accounts.public.js';
 
 const Amount = { ...Money, minimum: 0, maximum: 1e11 };
 const PositiveAmount = { ...Money, exclusiveMinimum: 0, maximum: 1e11 };
@@ -295,8 +295,7 @@ export const IncomingInvoiceListQuery = Type.Object(
     document_type: Type.Optional(DocumentType),
     supplier_id: Type.Optional(Id),
     status: Type.Optional(Status),
-    date_from: Type.Optional(Type.String({ format: 'date', description: 'Invoice date on or after' })),
-    date_to: Type.Optional(Type.String({ format: 'date', description: 'Invoice date on or before' })),
+    ...InvoiceDateRange,
   },
   { additionalProperties: false },
 );
