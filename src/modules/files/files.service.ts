@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
+import type { Static } from 'typebox';
 import type { Db } from '../../db/index.js';
 import { AppError, invalidField, notFound } from '../../shared/errors.js';
 import type { AuthContext } from '../../shared/tokens.js';
 import type { FileRow } from './files.repository.js';
 import * as repo from './files.repository.js';
+import type { FileData as FileDataSchema } from './files.schemas.js';
 
 /**
  * Types accepted by default: documents, images, text and archives an agency exchanges.
@@ -133,18 +135,8 @@ async function readParts(
   return upload;
 }
 
-export interface FileData {
-  id: number;
-  name: string;
-  content_type: string;
-  size: number;
-  sha256: string;
-  md5: string;
-  owner_type: string | null;
-  owner_id: number | null;
-  download_url: string;
-  created_at: string;
-}
+/** A file as the API shows it (the data of the `File` schema). */
+export type FileData = Static<typeof FileDataSchema>;
 
 export function toFileData(r: FileRow): FileData {
   return {

@@ -85,22 +85,14 @@ export async function groupIdsOf(db: Db, projectIds: number[]): Promise<Map<numb
   return out;
 }
 
+/** The project's members (user id, role in the project, since when), by user id. */
 export const listTeam = (db: Db, projectId: number, page: PageParams) =>
   paginate(
     db
-      .selectFrom('project_members as m')
-      .innerJoin('users as u', 'u.id', 'm.user_id')
-      .select([
-        'm.user_id',
-        'm.role',
-        'm.created_at',
-        'u.first_name',
-        'u.last_name',
-        'u.position',
-        'u.active',
-      ])
-      .where('m.project_id', '=', projectId)
-      .orderBy('m.user_id'),
+      .selectFrom('project_members')
+      .select(['user_id', 'role', 'created_at'])
+      .where('project_id', '=', projectId)
+      .orderBy('user_id'),
     page,
   );
 

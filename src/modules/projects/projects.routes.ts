@@ -95,7 +95,7 @@ const LISTS: ListDef[] = [
     query: SubListQuery,
     item: TeamMember,
     list: service.listTeam,
-    map: service.toTeamMember,
+    map: same,
   }),
   def({
     url: '/projects/:id/guests',

@@ -23,24 +23,27 @@ const Search = Type.Optional(
   Type.String({ maxLength: 255, description: 'Case-insensitive match on the name' }),
 );
 
+/** The fields every named record of the module starts with (parts of a project add `project_id`). */
+const named = { name: Type.String(), description: Nullable(Type.String()) };
+const part = { id: Id, project_id: Id, ...named };
+const stamps = { created_at: Timestamp, updated_at: Timestamp };
+const period = { start_date: Nullable(DateString), end_date: Nullable(DateString) };
+
 export const Project = Type.Object(
   {
     id: Id,
     identifier: Nullable(Type.String({ description: 'Project number, unique in the account' })),
-    name: Type.String(),
-    description: Nullable(Type.String()),
+    ...named,
     client_id: Id,
     portfolio_id: Nullable(Id),
     project_group_ids: Type.Array(Id),
     status: ProjectStatus,
     billable: Type.Boolean(),
-    start_date: Nullable(DateString),
-    end_date: Nullable(DateString),
+    ...period,
     budget_minutes: Nullable(Type.Integer({ description: 'Time budget in minutes' })),
     custom_fields: CustomFieldValues,
     archived_at: Nullable(Timestamp),
-    created_at: Timestamp,
-    updated_at: Timestamp,
+    ...stamps,
   },
   { $id: 'Project' },
 );
@@ -99,15 +102,10 @@ export type Guest = Static<typeof Guest>;
 
 export const Phase = Type.Object(
   {
-    id: Id,
-    project_id: Id,
-    name: Type.String(),
-    description: Nullable(Type.String()),
+    ...part,
     position: Type.Integer(),
-    start_date: Nullable(DateString),
-    end_date: Nullable(DateString),
-    created_at: Timestamp,
-    updated_at: Timestamp,
+    ...period,
+    ...stamps,
   },
   { $id: 'ProjectPhase' },
 );
@@ -115,15 +113,11 @@ export type Phase = Static<typeof Phase>;
 
 export const Milestone = Type.Object(
   {
-    id: Id,
-    project_id: Id,
-    name: Type.String(),
-    description: Nullable(Type.String()),
+    ...part,
     due_date: Nullable(DateString),
     completed: Type.Boolean(),
     completed_at: Nullable(Timestamp),
-    created_at: Timestamp,
-    updated_at: Timestamp,
+    ...stamps,
   },
   { $id: 'ProjectMilestone' },
 );
@@ -131,15 +125,10 @@ export type Milestone = Static<typeof Milestone>;
 
 export const Epic = Type.Object(
   {
-    id: Id,
-    project_id: Id,
-    name: Type.String(),
-    description: Nullable(Type.String()),
+    ...part,
     status: EpicStatus,
-    start_date: Nullable(DateString),
-    end_date: Nullable(DateString),
-    created_at: Timestamp,
-    updated_at: Timestamp,
+    ...period,
+    ...stamps,
   },
   { $id: 'ProjectEpic' },
 );
@@ -148,11 +137,9 @@ export type Epic = Static<typeof Epic>;
 export const Portfolio = Type.Object(
   {
     id: Id,
-    name: Type.String(),
-    description: Nullable(Type.String()),
+    ...named,
     archived_at: Nullable(Timestamp),
-    created_at: Timestamp,
-    updated_at: Timestamp,
+    ...stamps,
   },
   { $id: 'Portfolio' },
 );
@@ -167,10 +154,8 @@ export type PortfolioListQuery = Static<typeof PortfolioListQuery>;
 export const ProjectGroup = Type.Object(
   {
     id: Id,
-    name: Type.String(),
-    description: Nullable(Type.String()),
-    created_at: Timestamp,
-    updated_at: Timestamp,
+    ...named,
+    ...stamps,
   },
   { $id: 'ProjectGroup' },
 );

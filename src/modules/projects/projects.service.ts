@@ -6,6 +6,7 @@ import { notFound } from '../../shared/errors.js';
 import type { Page } from '../../shared/paging.js';
 import type { AuthContext } from '../../shared/tokens.js';
 import { parseCustomFieldValues } from '../custom-fields/custom-fields.public.js';
+import { usersBasicByIds } from '../users/users.public.js';
 import type { PartTable, ProjectRow } from './projects.repository.js';
 import * as repo from './projects.repository.js';
 import {
@@ -21,7 +22,7 @@ import {
   type ProjectListQuery,
   type ProjectStatus,
   type SubListQuery,
-  TeamMember,
+  type TeamMember,
 } from './projects.schemas.js';
 
 export function toProject(r: ProjectRow, groupIds: number[]): Project {
@@ -79,21 +80,36 @@ const pick =
 
 /** A list under one project: the project must be the caller's (404 otherwise). */
 const inProject =
-  <Q, T>(list: (db: Db, projectId: number, q: Q) => Promise<T>) =>
+  <Q, T>(list: (db: Db, accountId: number, projectId: number, q: Q) => Promise<T>) =>
   async (db: Db, auth: AuthContext, id: number, q: Q): Promise<T> => {
     await getProjectRow(db, auth, id);
-    return list(db, id, q);
+    return list(db, auth.accountId, id, q);
   };
 
 const partsOf = <T extends PartTable>(table: T) =>
-  inProject((db, id, q: SubListQuery) => repo.listParts(db, table, id, q));
+  inProject((db, _, id, q: SubListQuery) => repo.listParts(db, table, id, q));
 
-export const listTeam = inProject(repo.listTeam);
-
-export const toTeamMember = (r: Awaited<ReturnType<typeof repo.listTeam>>['rows'][number]): TeamMember => ({
-  ...pick(TeamMember)(r),
-  active: Boolean(r.active),
-  added_at: r.created_at,
+/** The team of a project: its members with their user data (read through the users module). */
+export const listTeam = inProject(async (db, accountId, id, q: SubListQuery): Promise<Page<TeamMember>> => {
+  const page = await repo.listTeam(db, id, q);
+  const users = await usersBasicByIds(
+    db,
+    accountId,
+    page.rows.map((m) => m.user_id),
+  );
+  const rows = page.rows.map((m) => {
+    const { first_name, last_name, position, active } = users.get(m.user_id)!;
+    return {
+      user_id: m.user_id,
+      first_name,
+      last_name,
+      position,
+      active,
+      role: m.role,
+      added_at: m.created_at,
+    };
+  });
+  return { ...page, rows };
 });
 
 export const listGuests = partsOf('project_guests');

@@ -30,6 +30,24 @@ export interface TeamMember {
   created_at: string;
 }
 
+/** Audits a change to user `targetId` by `actor`, in the change's transaction. */
+const auditUserChange = (
+  trx: Db,
+  actor: Actor,
+  action: string,
+  targetId: number,
+  detail?: Record<string, unknown>,
+) =>
+  recordAudit(trx, {
+    accountId: actor.accountId,
+    actorUserId: actor.userId,
+    actorKind: 'user',
+    action,
+    targetType: 'user',
+    targetId,
+    detail,
+  });
+
 export async function listTeam(
   db: Db,
   accountId: number,
@@ -84,19 +102,11 @@ export async function inviteMember(
       { email, accountId: actor.accountId, role: input.role, firstName, lastName },
       publicUrl,
     );
-    await recordAudit(trx, {
-      accountId: actor.accountId,
-      actorUserId: actor.userId,
-      actorKind: 'user',
-      action: 'user.invite',
-      targetType: 'user',
-      targetId: invitation.user_id,
-      // Never the link: it is a password in all but name.
-      detail: {
-        email: invitation.email,
-        created: invitation.created_user,
-        expires_at: invitation.expires_at,
-      },
+    // Never the link: it is a password in all but name.
+    await auditUserChange(trx, actor, 'user.invite', invitation.user_id, {
+      email: invitation.email,
+      created: invitation.created_user,
+      expires_at: invitation.expires_at,
     });
     return invitation;
   });
@@ -113,14 +123,10 @@ export async function reinviteMember(
     const user = await repo.findMember(trx, actor.accountId, userId);
     if (!user) throw new AppError('not_found', 'No such user');
     const invitation = await inviteUser(trx, { email: user.email, accountId: actor.accountId }, publicUrl);
-    await recordAudit(trx, {
-      accountId: actor.accountId,
-      actorUserId: actor.userId,
-      actorKind: 'user',
-      action: 'user.invite',
-      targetType: 'user',
-      targetId: userId,
-      detail: { email: invitation.email, created: false, expires_at: invitation.expires_at },
+    await auditUserChange(trx, actor, 'user.invite', userId, {
+      email: invitation.email,
+      created: false,
+      expires_at: invitation.expires_at,
     });
     return invitation;
   });
@@ -155,14 +161,8 @@ export async function setMemberActive(db: Db, actor: Actor, userId: number, acti
     if (!active) await keepAnAdmin(trx, actor, user);
     await repo.updateMember(trx, actor.accountId, userId, { active: active ? 1 : 0 }, isoAt(clock.now()));
     if (!active) await passwords.deleteSessionsOfUser(trx, userId);
-    await recordAudit(trx, {
-      accountId: actor.accountId,
-      actorUserId: actor.userId,
-      actorKind: 'user',
-      action: active ? 'user.reactivate' : 'user.deactivate',
-      targetType: 'user',
-      targetId: userId,
-      detail: { email: user.email },
+    await auditUserChange(trx, actor, active ? 'user.reactivate' : 'user.deactivate', userId, {
+      email: user.email,
     });
   });
 }
@@ -178,14 +178,10 @@ export async function setMemberRole(
     if (user.role === role) return;
     if (role !== 'admin') await keepAnAdmin(trx, actor, user);
     await repo.updateMember(trx, actor.accountId, userId, { role }, isoAt(clock.now()));
-    await recordAudit(trx, {
-      accountId: actor.accountId,
-      actorUserId: actor.userId,
-      actorKind: 'user',
-      action: 'user.change_role',
-      targetType: 'user',
-      targetId: userId,
-      detail: { email: user.email, from: user.role, to: role },
+    await auditUserChange(trx, actor, 'user.change_role', userId, {
+      email: user.email,
+      from: user.role,
+      to: role,
     });
   });
 }
@@ -212,14 +208,7 @@ export async function changeOwnPassword(
   await transact(db, async (trx) => {
     await passwords.upsertPasswordHash(trx, actor.userId, hash, isoAt(clock.now()));
     await passwords.deleteSessionsOfUser(trx, actor.userId);
-    await recordAudit(trx, {
-      accountId: actor.accountId,
-      actorUserId: actor.userId,
-      actorKind: 'user',
-      action: 'user.change_password',
-      targetType: 'user',
-      targetId: actor.userId,
-    });
+    await auditUserChange(trx, actor, 'user.change_password', actor.userId);
   });
   return null;
 }
