@@ -25,6 +25,25 @@ const tags = ['Outgoing invoices'];
 const read = { scopes: ['outgoing-invoice:read'] };
 const write = { scopes: ['outgoing-invoice:write'] };
 
+const DELETES = [
+  {
+    path: '/outgoing-invoices/:id',
+    config: write,
+    force: false,
+    summary: 'Delete an outgoing invoice (soft)',
+    description:
+      'Soft delete: the invoice stays readable by id and listed with `deleted=true`, with `deleted_at` and `deleted_by`. Booked invoices cannot be deleted here: 409 `invoice_booked` (see DELETE …/force); nor plans with booked invoices: 409 `plan_has_booked_invoices`. A partial plan’s final invoice goes only with its plan: 409 `plan_final_invoice`. A deleted plan takes its unbooked invoices along.',
+  },
+  {
+    path: '/outgoing-invoices/:id/force',
+    config: { scopes: ['outgoing-invoice:force-delete'] },
+    force: true,
+    summary: 'Delete any outgoing invoice, booked ones included (soft)',
+    description:
+      'Its number stays taken and it stays readable by id (see GET /outgoing-invoices/number-series for the gap it leaves). A plan deleted so stays readable for its booked invoices; a partial plan’s final invoice goes only with its plan (409 `plan_final_invoice`).',
+  },
+];
+
 export const invoicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(plansRoutes);
   await app.register(numberSeriesRoutes);
@@ -117,43 +136,26 @@ export const invoicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req) => ({ data: await service.updateInvoice(app.db, req.auth, req.params.id, req.body) }),
   );
 
-  app.delete(
-    '/outgoing-invoices/:id',
-    {
-      config: write,
-      schema: {
-        tags,
-        summary: 'Delete an outgoing invoice (soft)',
-        description:
-          'Soft delete: the invoice stays readable by id and listed with `deleted=true`, with `deleted_at` and `deleted_by`. Booked invoices cannot be deleted here: 409 `invoice_booked` (see DELETE …/force); nor plans with booked invoices: 409 `plan_has_booked_invoices`. A partial plan’s final invoice goes only with its plan: 409 `plan_final_invoice`. A deleted plan takes its unbooked invoices along.',
-        params: IdParams,
-        response: { 204: Type.Null({ description: 'Deleted' }) },
+  // DELETE and DELETE …/force: one soft delete, the second also for booked invoices.
+  for (const d of DELETES) {
+    app.delete(
+      d.path,
+      {
+        config: d.config,
+        schema: {
+          tags,
+          summary: d.summary,
+          description: d.description,
+          params: IdParams,
+          response: { 204: Type.Null({ description: 'Deleted' }) },
+        },
       },
-    },
-    async (req, reply) => {
-      await service.deleteInvoice(app.db, req.auth, req.params.id, false);
-      return reply.code(204).send(null);
-    },
-  );
-
-  app.delete(
-    '/outgoing-invoices/:id/force',
-    {
-      config: { scopes: ['outgoing-invoice:force-delete'] },
-      schema: {
-        tags,
-        summary: 'Delete any outgoing invoice, booked ones included (soft)',
-        description:
-          'Its number stays taken and it stays readable by id (see GET /outgoing-invoices/number-series for the gap it leaves). A plan deleted so stays readable for its booked invoices; a partial plan’s final invoice goes only with its plan (409 `plan_final_invoice`).',
-        params: IdParams,
-        response: { 204: Type.Null({ description: 'Deleted' }) },
+      async (req, reply) => {
+        await service.deleteInvoice(app.db, req.auth, req.params.id, d.force);
+        return reply.code(204).send(null);
       },
-    },
-    async (req, reply) => {
-      await service.deleteInvoice(app.db, req.auth, req.params.id, true);
-      return reply.code(204).send(null);
-    },
-  );
+    );
+  }
 
   lineItemsRoute(
     app,
