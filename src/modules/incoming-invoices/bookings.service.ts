@@ -6,7 +6,7 @@ import { toCents } from '../../shared/money.js';
 import { nowIso } from '../../shared/time.js';
 import type { AuthContext } from '../../shared/tokens.js';
 import { findChartOfAccount, requireChartOfAccount } from '../chart-of-accounts/chart-of-accounts.public.js';
-import { findSupplier } from '../suppliers/suppliers.service.js';
+import { findSupplier } from '../suppliers/suppliers.public.js';
 import { type BookingRow, type InvoiceRow, rateIn } from './incoming-invoices.mappers.js';
 import * as repo from './incoming-invoices.repository.js';
 import type { BookingCreate, BookingUpdate } from './incoming-invoices.schemas.js';

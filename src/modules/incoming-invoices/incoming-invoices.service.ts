@@ -7,7 +7,7 @@ import { toCents } from '../../shared/money.js';
 import { nowIso } from '../../shared/time.js';
 import type { AuthContext } from '../../shared/tokens.js';
 import { storeFile, type Upload } from '../files/files.public.js';
-import { findSupplier, findSupplierBySeller } from '../suppliers/suppliers.service.js';
+import { findSupplier, findSupplierBySeller } from '../suppliers/suppliers.public.js';
 import { bookedCents, bookingSumError, resolveBookings } from './bookings.service.js';
 import { type Merged, mergeExtraction, TOTALS } from './extraction.merge.js';
 import type { ExtractionOutcome } from './extraction.model.js';
