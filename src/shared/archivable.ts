@@ -12,26 +12,25 @@ import type { Db } from '../db/index.js';
 import type { Database } from '../db/schema.js';
 import { transact } from '../db/transact.js';
 import type { AuthContext } from '../plugins/auth.js';
+import { changesNothing } from './changes.js';
 import { notFound } from './errors.js';
 import { type EventKind, recordEvent } from './events.js';
 import {
   applyExternalId,
   assertExternalIdFree,
-  EXTERNAL_ID_CONFLICT,
-  ExternalIdBody,
+  type ExternalIdBody,
   type ExternalIdStore,
+  externalIdRoute,
 } from './external-id.js';
 import { listResponse, type Page } from './paging.js';
 import {
   ArchivedQuery,
   Data,
   IdParams,
-  Ignored,
   List,
   Nullable,
   problemResponse,
   SortedPagingQuery,
-  Text,
   Timestamp,
   UpdatedSinceQuery,
 } from './schemas.js';
@@ -53,22 +52,10 @@ export const ArchivableListQuery = <P extends TProperties>(sortable: readonly st
     { additionalProperties: false },
   );
 
-/** `external_id` in a PATCH body: it has its own endpoint, so PATCH accepts and ignores it. */
-export const IgnoredExternalId = (path: string) =>
-  Ignored(Text(), `Accepted and ignored: set it with PUT ${path}/{id}/external-identifier`);
-
-export interface ArchivableRow {
-  id: number;
-  external_id: string | null;
-  archived_at: string | null;
-}
+export type ArchivableRow = { id: number; external_id: string | null; archived_at: string | null };
 
 /** The columns the helper writes itself. */
-interface Stamp {
-  archived_at?: string | null;
-  external_id?: string | null;
-  updated_at?: string;
-}
+type Stamp = { archived_at?: string | null; external_id?: string | null; updated_at?: string };
 
 export interface ArchivableSpec<R extends ArchivableRow, V extends Stamp> {
   /** The resource as messages name it: 'Client', 'Company', 'Contact'. */
@@ -152,6 +139,91 @@ export function archivable<R extends ArchivableRow, V extends Stamp>(spec: Archi
   };
 }
 
+/** custom-fields' check of values (its `validateCustomFields`), given by the resource. */
+type ValidateCustomFields<E, M> = (
+  db: Db,
+  accountId: number,
+  entity: E,
+  values: Record<string, unknown> | null | undefined,
+  options?: { current?: M },
+) => Promise<M>;
+
+type CustomFieldsBody = { custom_fields?: Record<string, unknown>; external_id?: string | null };
+
+export interface CustomFieldRecordSpec<
+  R extends ArchivableRow & { custom_fields: string },
+  V extends Stamp,
+  I,
+  E,
+  M,
+> extends ArchivableSpec<R, V> {
+  /** Its custom-field entity ('company') and custom-fields' check and parser of stored values. */
+  entity: E;
+  validate: ValidateCustomFields<E, M>;
+  parse: (text: string) => M;
+  /** The search columns of a record with these fields. */
+  search: (row: R) => Partial<R>;
+  insert: (db: Db, values: I) => Promise<R>;
+  created: EventKind;
+}
+
+/**
+ * An archivable record with custom fields and search columns (companies, contacts): create
+ * (custom fields always checked, so that required ones are enforced; `external_id` free) and
+ * update (custom fields checked over the current values; nothing written or recorded when
+ * nothing differs) on top of archivable().
+ */
+export function customFieldRecords<
+  R extends ArchivableRow & { custom_fields: string },
+  V extends Stamp,
+  I,
+  E,
+  M,
+>(spec: CustomFieldRecordSpec<R, V, I, E, M>) {
+  const records = archivable(spec);
+  return {
+    ...records,
+    /** `check` runs after the generic checks, before the insert (contacts: their company). */
+    create: <B extends CustomFieldsBody>(
+      db: Db,
+      auth: AuthContext,
+      body: B,
+      check?: (trx: Trx) => Promise<unknown>,
+    ) =>
+      transact(db, async (trx) => {
+        const { custom_fields, ...fields } = body;
+        const custom = await spec.validate(trx, auth.accountId, spec.entity, custom_fields);
+        await records.assertExternalIdFree(trx, auth, body.external_id);
+        await check?.(trx);
+        const values = { ...fields, custom_fields: JSON.stringify(custom), account_id: auth.accountId };
+        const row = await spec.insert(trx, values as I);
+        await records.emit(trx, auth, spec.created, row);
+        return row;
+      }),
+
+    update: <B extends CustomFieldsBody>(db: Db, auth: AuthContext, id: number, body: B) =>
+      transact(db, async (trx) => {
+        const current = await records.get(trx, auth, id);
+        const { custom_fields, ...fields } = body;
+        const custom =
+          custom_fields === undefined
+            ? undefined
+            : await spec.validate(trx, auth.accountId, spec.entity, custom_fields, {
+                current: spec.parse(current.custom_fields),
+              });
+        const values = {
+          ...fields,
+          ...(custom ? { custom_fields: JSON.stringify(custom) } : {}),
+          ...spec.search({ ...current, ...fields }),
+        };
+        // Nothing that differs (only ignored keys, or the current values): nothing is written or recorded.
+        if (changesNothing(current, values)) return current;
+        // The body's fields are columns of the record (its schema is the table's writable part).
+        return records.change(trx, auth, id, values as unknown as V);
+      }),
+  };
+}
+
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
 
 /** What the route builders need from a resource: where it lives and how it answers. */
@@ -206,21 +278,7 @@ export function archivableRoutes<R>(app: App, s: ArchivableRoutesSpec<R>, texts:
     async (req) => ({ data: s.toData(await s.setArchived(app.db, req.auth, req.params.id, false)) }),
   );
 
-  app.put(
-    `${s.path}/:id/external-identifier`,
-    {
-      config,
-      schema: {
-        tags,
-        summary: 'Set the external identifier',
-        description: texts.externalId.description,
-        params: IdParams,
-        body: ExternalIdBody,
-        response: { 200: Data(s.schema), 409: problemResponse(EXTERNAL_ID_CONFLICT) },
-      },
-    },
-    async (req) => ({ data: s.toData(await s.setExternalId(app.db, req.auth, req.params.id, req.body)) }),
-  );
+  externalIdRoute(app, s, texts.externalId.description);
 }
 
 /** An operation's texts (`description` left out of the document when undefined). */

@@ -9,9 +9,12 @@
  * `force` the value is moved in one transaction. The rule is a pure function; the services give
  * the helper their repository operations (no SQL here).
  */
-import { type Static, Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { type Static, type TSchema, Type } from 'typebox';
+import type { Db } from '../db/index.js';
+import type { AuthContext } from '../plugins/auth.js';
 import { AppError, type ErrorCode, validationFailed } from './errors.js';
-import { Nullable } from './schemas.js';
+import { Data, IdParams, Ignored, Nullable, problemResponse, Text } from './schemas.js';
 
 export const ExternalIdBody = Type.Object(
   {
@@ -27,6 +30,10 @@ export const ExternalIdBody = Type.Object(
   { additionalProperties: false },
 );
 export type ExternalIdBody = Static<typeof ExternalIdBody>;
+
+/** `external_id` in a PATCH body: it has its own endpoint, so PATCH accepts and ignores it. */
+export const IgnoredExternalId = (path: string) =>
+  Ignored(Text(), `Accepted and ignored: set it with PUT ${path}/{id}/external-identifier`);
 
 const RULES = [
   'Sets `external_id` (`null` clears it). Setting the value the record already has changes nothing.',
@@ -140,4 +147,34 @@ export function uniqueExternalIds(section: string, items: { external_id?: string
     }
     seen.set(item.external_id, i);
   });
+}
+
+/** PUT /<resource>/{id}/external-identifier (`path`: '/clients'), answering the changed record. */
+export function externalIdRoute<R>(
+  app: Parameters<FastifyPluginAsyncTypebox>[0],
+  s: {
+    path: string;
+    tags: string[];
+    write: { scopes: string[] };
+    schema: TSchema;
+    toData: (row: R) => unknown;
+    setExternalId: (db: Db, auth: AuthContext, id: number, body: ExternalIdBody) => Promise<R>;
+  },
+  description: string,
+): void {
+  app.put(
+    `${s.path}/:id/external-identifier`,
+    {
+      config: s.write,
+      schema: {
+        tags: s.tags,
+        summary: 'Set the external identifier',
+        description,
+        params: IdParams,
+        body: ExternalIdBody,
+        response: { 200: Data(s.schema), 409: problemResponse(EXTERNAL_ID_CONFLICT) },
+      },
+    },
+    async (req) => ({ data: s.toData(await s.setExternalId(app.db, req.auth, req.params.id, req.body)) }),
+  );
 }

@@ -1,8 +1,6 @@
 import type { Db } from '../../db/index.js';
-import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
-import { archivable } from '../../shared/archivable.js';
-import { changesNothing } from '../../shared/changes.js';
+import { customFieldRecords } from '../../shared/archivable.js';
 import { AppError } from '../../shared/errors.js';
 import { parseCustomFieldValues, validateCustomFields } from '../custom-fields/custom-fields.public.js';
 import type { CompanyRow } from './companies.repository.js';
@@ -31,17 +29,23 @@ export function toCompany(r: CompanyRow): Company {
   };
 }
 
-const companies = archivable({
+const companies = customFieldRecords({
   noun: 'Company',
   find: repo.findCompany,
   findByExternalId: repo.findCompanyByExternalId,
   update: repo.updateCompany,
+  insert: repo.insertCompany,
   events: {
     resourceType: 'company',
     toData: toCompany,
     updated: 'company:updated',
     deleted: 'company:deleted',
   },
+  created: 'company:created',
+  entity: 'company',
+  validate: validateCustomFields,
+  parse: parseCustomFieldValues,
+  search: repo.companySearch,
 });
 
 export const getCompany = companies.get;
@@ -77,44 +81,14 @@ export async function attachableCompany(
   return company;
 }
 
-export function createCompany(db: Db, auth: AuthContext, body: CompanyCreate): Promise<CompanyRow> {
-  return transact(db, async (trx) => {
-    const { custom_fields, ...fields } = body;
-    // Always validated on create, so that required custom fields are enforced.
-    const custom = await validateCustomFields(trx, auth.accountId, 'company', custom_fields);
-    await companies.assertExternalIdFree(trx, auth, body.external_id);
-    const row = await repo.insertCompany(trx, {
-      ...fields,
-      custom_fields: JSON.stringify(custom),
-      account_id: auth.accountId,
-    });
-    await companies.emit(trx, auth, 'company:created', row);
-    return row;
-  });
-}
+/** Records `company:created`; an `external_id` another company holds is refused (409). */
+export const createCompany = (db: Db, auth: AuthContext, body: CompanyCreate): Promise<CompanyRow> =>
+  companies.create(db, auth, body);
 
-export function updateCompany(
+/** Records `company:updated`, unless nothing differs. */
+export const updateCompany = (
   db: Db,
   auth: AuthContext,
   id: number,
   body: CompanyUpdate,
-): Promise<CompanyRow> {
-  return transact(db, async (trx) => {
-    const current = await getCompany(trx, auth, id);
-    const { custom_fields, ...fields } = body;
-    const custom =
-      custom_fields === undefined
-        ? undefined
-        : await validateCustomFields(trx, auth.accountId, 'company', custom_fields, {
-            current: parseCustomFieldValues(current.custom_fields),
-          });
-    const values = {
-      ...fields,
-      ...(custom ? { custom_fields: JSON.stringify(custom) } : {}),
-      ...repo.companySearch({ ...current, ...fields }),
-    };
-    // Nothing that differs (only ignored keys, or the current values): nothing is written or recorded.
-    if (changesNothing(current, values)) return current;
-    return companies.change(trx, auth, id, values);
-  });
-}
+): Promise<CompanyRow> => companies.update(db, auth, id, body);

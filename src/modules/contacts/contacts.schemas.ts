@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
-import { ArchivableListQuery, ArchivableStamps, IgnoredExternalId } from '../../shared/archivable.js';
+import { ArchivableListQuery, ArchivableStamps } from '../../shared/archivable.js';
+import { IgnoredExternalId } from '../../shared/external-id.js';
 import { CountryCode, Email, Id, Nullable, optional, Text } from '../../shared/schemas.js';
 import { CustomFieldValues, CustomFieldValuesInput } from '../custom-fields/custom-fields.public.js';
 

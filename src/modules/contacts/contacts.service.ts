@@ -1,8 +1,7 @@
 import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
-import { archivable } from '../../shared/archivable.js';
-import { changesNothing } from '../../shared/changes.js';
+import { customFieldRecords } from '../../shared/archivable.js';
 import { AppError } from '../../shared/errors.js';
 import { attachableCompany } from '../companies/companies.service.js';
 import { parseCustomFieldValues, validateCustomFields } from '../custom-fields/custom-fields.public.js';
@@ -36,17 +35,23 @@ export function toContact(r: Omit<ContactRow, 'search_text'>): Contact {
   };
 }
 
-const contacts = archivable({
+const contacts = customFieldRecords({
   noun: 'Contact',
   find: repo.findContact,
   findByExternalId: repo.findContactByExternalId,
   update: repo.updateContact,
+  insert: repo.insertContact,
   events: {
     resourceType: 'contact',
     toData: toContact,
     updated: 'contact:update',
     deleted: 'contact:deleted',
   },
+  created: 'contact:created',
+  entity: 'contact',
+  validate: validateCustomFields,
+  parse: parseCustomFieldValues,
+  search: repo.contactSearch,
 });
 
 export const getContact = contacts.get;
@@ -59,48 +64,19 @@ const change = contacts.change;
 export const listContacts = (db: Db, auth: AuthContext, q: ContactListQuery) =>
   repo.listContacts(db, auth.accountId, q);
 
-export function createContact(db: Db, auth: AuthContext, body: ContactCreate): Promise<ContactRow> {
-  return transact(db, async (trx) => {
-    const { custom_fields, ...fields } = body;
-    // Always validated on create, so that required custom fields are enforced.
-    const custom = await validateCustomFields(trx, auth.accountId, 'contact', custom_fields);
-    await contacts.assertExternalIdFree(trx, auth, body.external_id);
+/** Records `contact:created`; `company_id` must be an active company of the account. */
+export const createContact = (db: Db, auth: AuthContext, body: ContactCreate): Promise<ContactRow> =>
+  contacts.create(db, auth, body, async (trx) => {
     if (body.company_id) await attachableCompany(trx, auth, body.company_id);
-    const row = await repo.insertContact(trx, {
-      ...fields,
-      custom_fields: JSON.stringify(custom),
-      account_id: auth.accountId,
-    });
-    await contacts.emit(trx, auth, 'contact:created', row);
-    return row;
   });
-}
 
-export function updateContact(
+/** Records `contact:update`, unless nothing differs. */
+export const updateContact = (
   db: Db,
   auth: AuthContext,
   id: number,
   body: ContactUpdate,
-): Promise<ContactRow> {
-  return transact(db, async (trx) => {
-    const current = await getContact(trx, auth, id);
-    const { custom_fields, ...fields } = body;
-    const custom =
-      custom_fields === undefined
-        ? undefined
-        : await validateCustomFields(trx, auth.accountId, 'contact', custom_fields, {
-            current: parseCustomFieldValues(current.custom_fields),
-          });
-    const values = {
-      ...fields,
-      ...(custom ? { custom_fields: JSON.stringify(custom) } : {}),
-      ...repo.contactSearch({ ...current, ...fields }),
-    };
-    // Nothing that differs (only ignored keys, or the current values): nothing is written or recorded.
-    if (changesNothing(current, values)) return current;
-    return change(trx, auth, id, values);
-  });
-}
+): Promise<ContactRow> => contacts.update(db, auth, id, body);
 
 /**
  * Attaches the contact to an active company of the account, replacing the company it had
