@@ -50,30 +50,46 @@ async function stored(db: Db, accountId: number, forUpdate = false) {
   return row;
 }
 
-/** Writes a changed profile (other settings keys kept) and its audit entry, in the caller's transaction. */
-async function saveProfile(
-  trx: Db,
+/** What a change makes of the profile, and the audit entry that records it. */
+interface ProfileChange {
+  next: StoredProfile;
+  action: 'account.profile_update' | 'account.logo_set' | 'account.logo_remove';
+  detail?: Record<string, unknown>;
+}
+
+/**
+ * One change of the profile in one transaction, the account row locked: `change` answers the
+ * next profile (undefined: nothing changes), which is written (other settings keys kept) and
+ * audited. Answers the profile as GET does.
+ */
+async function changeProfile(
+  db: Db,
   accountId: number,
-  previousSettings: string | null,
-  next: StoredProfile,
   actor: ProfileActor,
-  action: 'account.profile_update' | 'account.logo_set' | 'account.logo_remove',
-  detail?: Record<string, unknown>,
-): Promise<void> {
-  await repo.updateAccount(trx, accountId, {
-    name: next.name,
-    country_code: next.country_code,
-    settings: profileSettings(previousSettings, next),
+  change: (current: StoredProfile, trx: Db) => Promise<ProfileChange | undefined>,
+): Promise<AccountProfile> {
+  const profile = await transact(db, async (trx) => {
+    const row = await stored(trx, accountId, true);
+    const current = accountProfile(row);
+    const c = await change(current, trx);
+    if (!c) return current;
+    await repo.updateAccount(trx, accountId, {
+      name: c.next.name,
+      country_code: c.next.country_code,
+      settings: profileSettings(row.settings, c.next),
+    });
+    await recordAudit(trx, {
+      accountId,
+      actorUserId: actor.userId,
+      actorKind: actor.kind,
+      action: c.action,
+      targetType: 'account',
+      targetId: accountId,
+      ...(c.detail ? { detail: c.detail } : {}),
+    });
+    return c.next;
   });
-  await recordAudit(trx, {
-    accountId,
-    actorUserId: actor.userId,
-    actorKind: actor.kind,
-    action,
-    targetType: 'account',
-    targetId: accountId,
-    ...(detail ? { detail } : {}),
-  });
+  return toWire(profile);
 }
 
 /** The account's company profile, as GET /account/profile answers it. */
@@ -244,16 +260,13 @@ export async function updateAccountProfile(
   patch: AccountProfilePatch,
   actor: ProfileActor,
 ): Promise<AccountProfile> {
-  const profile = await transact(db, async (trx) => {
-    const row = await stored(trx, accountId, true);
-    const before = accountProfile(row);
+  return changeProfile(db, accountId, actor, async (before) => {
     const after = applyProfilePatch(before, patch);
     const changed = changedFields(before, after);
-    if (changed.length === 0) return before;
-    await saveProfile(trx, accountId, row.settings, after, actor, 'account.profile_update', { changed });
-    return after;
+    return changed.length === 0
+      ? undefined
+      : { next: after, action: 'account.profile_update', detail: { changed } };
   });
-  return toWire(profile);
 }
 
 // --- logo -----------------------------------------------------------------------------------
@@ -283,8 +296,7 @@ export async function setAccountLogo(
   const type = logoType(data);
   if (!type) throw new AppError('unsupported_media_type', 'The logo must be a PNG or JPEG image');
   const sha256 = createHash('sha256').update(data).digest('hex');
-  const profile = await transact(db, async (trx) => {
-    const row = await stored(trx, accountId, true);
+  return changeProfile(db, accountId, actor, async (current, trx) => {
     await repo.insertLogo(trx, {
       account_id: accountId,
       sha256,
@@ -292,18 +304,15 @@ export async function setAccountLogo(
       byte_size: data.length,
       data,
     });
-    const next = {
-      ...accountProfile(row),
-      logo: { sha256, content_type: type, byte_size: data.length, updated_at: nowIso() },
+    return {
+      next: {
+        ...current,
+        logo: { sha256, content_type: type, byte_size: data.length, updated_at: nowIso() },
+      },
+      action: 'account.logo_set',
+      detail: { content_type: type, byte_size: data.length, sha256 },
     };
-    await saveProfile(trx, accountId, row.settings, next, actor, 'account.logo_set', {
-      content_type: type,
-      byte_size: data.length,
-      sha256,
-    });
-    return next;
   });
-  return toWire(profile);
 }
 
 /** Removes the logo from the profile (invoices booked with it keep it), audited. */
@@ -312,15 +321,9 @@ export async function removeAccountLogo(
   accountId: number,
   actor: ProfileActor,
 ): Promise<AccountProfile> {
-  const profile = await transact(db, async (trx) => {
-    const row = await stored(trx, accountId, true);
-    const current = accountProfile(row);
-    if (!current.logo) return current;
-    const next = { ...current, logo: null };
-    await saveProfile(trx, accountId, row.settings, next, actor, 'account.logo_remove');
-    return next;
-  });
-  return toWire(profile);
+  return changeProfile(db, accountId, actor, async (current) =>
+    current.logo ? { next: { ...current, logo: null }, action: 'account.logo_remove' } : undefined,
+  );
 }
 
 /** The bytes of the account's current logo (or of the one with `sha256`); 404 without one. */
