@@ -7,9 +7,10 @@
 // largest single cost of a run. Here the files are packed into groups of about equal duration
 // (the durations of the previous run, kept in node_modules/.cache/test-durations.*.json, else
 // those in scripts/test-durations.json; a file not seen yet counts as an average one). Each
-// group is one process of `node --test`: its files run one after another, each inside a suite
-// named after the file, as they would alone (every file builds its own apps and databases,
-// and restores what it changes). The longest groups start first, two at a time as before.
+// group is one process of `node --test`: its files are loaded and run one after another, each
+// inside a suite named after the file, as they would alone (every file builds its own apps and
+// databases, and restores what it changes). The longest groups start first, two at a time as
+// before.
 //
 //   node scripts/test-run.mjs                      every test file
 //   node scripts/test-run.mjs test/a.test.ts ...   only these (files or folders; options such as
@@ -89,11 +90,20 @@ if (GROUPS > 0) {
     const entry = join(work, `group-${String(i + 1).padStart(2, '0')}.test.mjs`);
     const list = group.files.map((f) => [name(f), pathToFileURL(f).href]);
     // Each file's tests in a suite named after the file: a failure says where it is, and a
-    // file that does not even load fails its own suite, not the group.
+    // file that does not even load fails its own suite, not the group. A file is loaded only
+    // when the one before it is done, as if it ran alone: what its suites compute as they are
+    // declared (a timestamp, say) is as fresh when its tests run.
     writeFileSync(
       entry,
-      `import { describe } from 'node:test';\n` +
-        `for (const [name, url] of ${JSON.stringify(list)}) describe(name, async () => { await import(url); });\n`,
+      `import { after, describe } from 'node:test';\n` +
+        `for (const [name, url] of ${JSON.stringify(list)}) {\n` +
+        `  await new Promise((done) =>\n` +
+        `    describe(name, async () => {\n` +
+        `      after(done);\n` +
+        `      await import(url).catch((err) => { done(); throw err; });\n` +
+        `    }),\n` +
+        `  );\n` +
+        `}\n`,
     );
     return entry;
   });
