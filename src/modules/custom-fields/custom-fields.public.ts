@@ -14,6 +14,8 @@ export {
 /** A record's custom field values by key: the schema, and the type of the parsed values. */
 export const CustomFieldValues = CustomFieldValuesSchema;
 export type CustomFieldValues = CustomFieldValueMap;
+/** The import section of custom field definitions. */
+export { customFieldsSection } from './custom-fields.import.js';
 export {
   checkCustomFieldValue,
   type FieldDefinitionLike,
