@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { type TProperties, Type } from 'typebox';
 import type { ImportContext, ImportSection } from '../../import/context.js';
 import { validationFailed } from '../../shared/errors.js';
 import { DateString, Email } from '../../shared/schemas.js';
@@ -13,95 +13,44 @@ const Name = Type.String({ minLength: 1 });
 const Str = Type.Optional(Type.String());
 const Day = Type.Optional(DateString);
 
-const PortfolioItem = Type.Object(
-  { key: Type.Optional(Key), name: Name, description: Str, archived: Type.Optional(Type.Boolean()) },
-  { additionalProperties: false },
-);
+/** Objects of exactly these fields, and an optional list of them (the parts of a project). */
+const Strict = (props: TProperties) => Type.Object(props, { additionalProperties: false });
+const ListOf = (props: TProperties) => Type.Optional(Type.Array(Strict(props)));
+/** What every named record of the file has: a key for later records, a name, a description. */
+const keyed = { key: Type.Optional(Key), name: Name, description: Str };
 
-const ProjectGroupItem = Type.Object(
-  { key: Type.Optional(Key), name: Name, description: Str },
-  { additionalProperties: false },
-);
+const PortfolioItem = Strict({ ...keyed, archived: Type.Optional(Type.Boolean()) });
 
-const ProjectItem = Type.Object(
-  {
-    key: Type.Optional(Key),
-    client: Type.String({ description: 'Key of a client in the file, or shortcode of an existing client' }),
-    portfolio: Type.Optional(Type.String({ description: 'Key of a portfolio' })),
-    project_groups: Type.Optional(Type.Array(Type.String(), { description: 'Keys of project groups' })),
-    identifier: Str,
+const ProjectGroupItem = Strict(keyed);
+
+const ProjectItem = Strict({
+  key: Type.Optional(Key),
+  client: Type.String({ description: 'Key of a client in the file, or shortcode of an existing client' }),
+  portfolio: Type.Optional(Type.String({ description: 'Key of a portfolio' })),
+  project_groups: Type.Optional(Type.Array(Type.String(), { description: 'Keys of project groups' })),
+  identifier: Str,
+  name: Name,
+  description: Str,
+  status: Type.Optional(ProjectStatus),
+  billable: Type.Optional(Type.Boolean()),
+  start_date: Day,
+  end_date: Day,
+  budget_minutes: Type.Optional(Type.Integer({ minimum: 0 })),
+  custom_fields: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  archived: Type.Optional(Type.Boolean()),
+  team: ListOf({
+    user: Type.String({ description: 'Key of a user in the file, or e-mail of an existing user' }),
+    role: Type.Optional(Type.String({ minLength: 1 })),
+  }),
+  guests: ListOf({
     name: Name,
-    description: Str,
-    status: Type.Optional(ProjectStatus),
-    billable: Type.Optional(Type.Boolean()),
-    start_date: Day,
-    end_date: Day,
-    budget_minutes: Type.Optional(Type.Integer({ minimum: 0 })),
-    custom_fields: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-    archived: Type.Optional(Type.Boolean()),
-    team: Type.Optional(
-      Type.Array(
-        Type.Object(
-          {
-            user: Type.String({ description: 'Key of a user in the file, or e-mail of an existing user' }),
-            role: Type.Optional(Type.String({ minLength: 1 })),
-          },
-          { additionalProperties: false },
-        ),
-      ),
-    ),
-    guests: Type.Optional(
-      Type.Array(
-        Type.Object(
-          {
-            name: Name,
-            email: Type.Optional(Email),
-            contact_id: Type.Optional(Type.Integer({ minimum: 1 })),
-          },
-          { additionalProperties: false },
-        ),
-      ),
-    ),
-    phases: Type.Optional(
-      Type.Array(
-        Type.Object(
-          { key: Type.Optional(Key), name: Name, description: Str, start_date: Day, end_date: Day },
-          { additionalProperties: false },
-        ),
-      ),
-    ),
-    milestones: Type.Optional(
-      Type.Array(
-        Type.Object(
-          {
-            key: Type.Optional(Key),
-            name: Name,
-            description: Str,
-            due_date: Day,
-            completed: Type.Optional(Type.Boolean()),
-          },
-          { additionalProperties: false },
-        ),
-      ),
-    ),
-    epics: Type.Optional(
-      Type.Array(
-        Type.Object(
-          {
-            key: Type.Optional(Key),
-            name: Name,
-            description: Str,
-            status: Type.Optional(EpicStatus),
-            start_date: Day,
-            end_date: Day,
-          },
-          { additionalProperties: false },
-        ),
-      ),
-    ),
-  },
-  { additionalProperties: false },
-);
+    email: Type.Optional(Email),
+    contact_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  }),
+  phases: ListOf({ ...keyed, start_date: Day, end_date: Day }),
+  milestones: ListOf({ ...keyed, due_date: Day, completed: Type.Optional(Type.Boolean()) }),
+  epics: ListOf({ ...keyed, status: Type.Optional(EpicStatus), start_date: Day, end_date: Day }),
+});
 
 interface Named {
   key?: string;
