@@ -19,6 +19,7 @@ import {
   applyExternalId,
   assertExternalIdFree,
   type ExternalIdBody,
+  type ExternalIdRouteSpec,
   type ExternalIdStore,
   externalIdRoute,
 } from './external-id.js';
@@ -45,7 +46,10 @@ export const ArchivableStamps = {
   updated_at: Timestamp,
 };
 
-/** The list query: paging and `sort` (by `sortable`), `archived` (include archived ones), `updated_since`, then `filters`. */
+/**
+ * The list query: paging and `sort` (by `sortable`), `archived` (include archived ones),
+ * `updated_since`, then the resource's own `filters`.
+ */
 export const ArchivableListQuery = <P extends TProperties>(sortable: readonly string[], filters: P) =>
   Type.Object(
     { ...SortedPagingQuery(sortable), ...ArchivedQuery, ...UpdatedSinceQuery, ...filters },
@@ -226,17 +230,8 @@ export function customFieldRecords<
 
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
 
-/** What the route builders need from a resource: where it lives and how it answers. */
-export interface ArchivableRoutesSpec<R> {
-  /** '/companies' */
-  path: string;
-  tags: string[];
-  write: { scopes: string[] };
-  /** The answer's schema (`data` of the 200s). */
-  schema: TSchema;
-  toData: (row: R) => unknown;
+export interface ArchivableRoutesSpec<R> extends ExternalIdRouteSpec<R> {
   setArchived: (db: Db, auth: AuthContext, id: number, archived: boolean) => Promise<R>;
-  setExternalId: (db: Db, auth: AuthContext, id: number, body: ExternalIdBody) => Promise<R>;
 }
 
 /** Texts of the archive, restore and external-identifier operations. */

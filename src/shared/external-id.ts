@@ -132,7 +132,10 @@ export async function applyExternalId<R>(
   return store.write(id, body.external_id);
 }
 
-/** Import files: refuses an external id used twice in one section, naming where (clearer than the DB error). */
+/**
+ * Import files: an external id used twice in one section is refused, naming where (clearer
+ * than the database's error).
+ */
 export function uniqueExternalIds(section: string, items: { external_id?: string }[]): void {
   const seen = new Map<string, number>();
   items.forEach((item, i) => {
@@ -149,17 +152,22 @@ export function uniqueExternalIds(section: string, items: { external_id?: string
   });
 }
 
-/** PUT /<resource>/{id}/external-identifier (`path`: '/clients'), answering the changed record. */
+/** What a route builder needs from a resource: where it lives and how it answers. */
+export interface ExternalIdRouteSpec<R> {
+  /** '/clients' */
+  path: string;
+  tags: string[];
+  write: { scopes: string[] };
+  /** The answer's schema (`data` of the 200s). */
+  schema: TSchema;
+  toData: (row: R) => unknown;
+  setExternalId: (db: Db, auth: AuthContext, id: number, body: ExternalIdBody) => Promise<R>;
+}
+
+/** PUT /<resource>/{id}/external-identifier, answering the changed record. */
 export function externalIdRoute<R>(
   app: Parameters<FastifyPluginAsyncTypebox>[0],
-  s: {
-    path: string;
-    tags: string[];
-    write: { scopes: string[] };
-    schema: TSchema;
-    toData: (row: R) => unknown;
-    setExternalId: (db: Db, auth: AuthContext, id: number, body: ExternalIdBody) => Promise<R>;
-  },
+  s: ExternalIdRouteSpec<R>,
   description: string,
 ): void {
   app.put(

@@ -53,11 +53,11 @@ const clients = archivable({
   update: repo.updateClient,
 });
 
-export const getClient = clients.get;
-/** Archive (DELETE) or restore; clients record no events. */
-export const setArchived = clients.setArchived;
-/** PUT …/external-identifier: the rule of contacts and companies (src/shared/external-id.ts). */
-export const setExternalId = clients.setExternalId;
+/**
+ * Read (404 when not in the account), archive (DELETE) or restore, PUT …/external-identifier:
+ * clients record no events.
+ */
+export const { get: getClient, setArchived, setExternalId } = clients;
 
 export const listClients = (db: Db, auth: AuthContext, q: ClientListQuery) =>
   repo.listClientsBasic(db, auth.accountId, q);

@@ -48,11 +48,11 @@ const companies = customFieldRecords({
   search: repo.companySearch,
 });
 
-export const getCompany = companies.get;
-/** Archive (DELETE, emits `company:deleted`) or restore (emits `company:updated`). */
-export const setArchived = companies.setArchived;
-/** PUT …/external-identifier; each changed company records `company:updated`. */
-export const setExternalId = companies.setExternalId;
+/**
+ * Read (404 when not in the account), archive (DELETE) or restore, PUT …/external-identifier:
+ * archiving records `company:deleted`, restore and each external-identifier change `company:updated`.
+ */
+export const { get: getCompany, setArchived, setExternalId } = companies;
 
 export const listCompanies = (db: Db, auth: AuthContext, q: CompanyListQuery) =>
   repo.listCompanies(db, auth.accountId, q);

@@ -54,11 +54,11 @@ const contacts = customFieldRecords({
   search: repo.contactSearch,
 });
 
-export const getContact = contacts.get;
-/** Archive (DELETE, emits `contact:deleted`) or restore (emits `contact:update`). */
-export const setArchived = contacts.setArchived;
-/** PUT …/external-identifier; each changed contact records `contact:update`. */
-export const setExternalId = contacts.setExternalId;
+/**
+ * Read (404 when not in the account), archive (DELETE) or restore, PUT …/external-identifier:
+ * archiving records `contact:deleted`, restore and each external-identifier change `contact:update`.
+ */
+export const { get: getContact, setArchived, setExternalId } = contacts;
 const change = contacts.change;
 
 export const listContacts = (db: Db, auth: AuthContext, q: ContactListQuery) =>
