@@ -43,6 +43,18 @@ export function pageHeaders(reply: FastifyReply): void {
   for (const [name, value] of Object.entries(headers)) if (!reply.hasHeader(name)) reply.header(name, value);
 }
 
+/** What every view gets: `t` (texts in the browser's language), `lang`, `csrf` and `data`. */
+function viewData(req: FastifyRequest, data: Record<string, unknown>) {
+  const lang = langOf(req);
+  return { lang, t: translator(lang), csrf: csrfToken(req), ...data };
+}
+
+function sendPage(req: FastifyRequest, reply: FastifyReply, html: string, status: number): FastifyReply {
+  commitCsrfCookie(req, reply);
+  pageHeaders(reply);
+  return reply.code(status).type('text/html; charset=utf-8').send(html);
+}
+
 /**
  * Renders a page of views/ (or a registered `@view`) with the layout's data: `t` (texts in
  * the browser's language), `lang`, `csrf` (the form token) and whatever `data` adds.
@@ -54,11 +66,7 @@ export function render(
   data: Record<string, unknown> = {},
   status = 200,
 ): FastifyReply {
-  const lang = langOf(req);
-  const html = eta.render(view, { lang, t: translator(lang), csrf: csrfToken(req), ...data });
-  commitCsrfCookie(req, reply);
-  pageHeaders(reply);
-  return reply.code(status).type('text/html; charset=utf-8').send(html);
+  return sendPage(req, reply, eta.render(view, viewData(req, data)), status);
 }
 
 /**
@@ -73,11 +81,6 @@ export function renderWithin(
   data: Record<string, unknown> = {},
   status = 200,
 ): FastifyReply {
-  const lang = langOf(req);
-  const it = { lang, t: translator(lang), csrf: csrfToken(req), ...data };
-  const body = eta.render(view, it);
-  const html = eta.render(layout, { ...it, body });
-  commitCsrfCookie(req, reply);
-  pageHeaders(reply);
-  return reply.code(status).type('text/html; charset=utf-8').send(html);
+  const it = viewData(req, data);
+  return sendPage(req, reply, eta.render(layout, { ...it, body: eta.render(view, it) }), status);
 }
