@@ -1,4 +1,4 @@
-import { AppError } from '../../shared/errors.js';
+import { AppError, validationFailed } from '../../shared/errors.js';
 import { allocate, subtractTotals, sumTotals, type Totals } from '../../shared/money.js';
 import {
   DEFAULT_NUMBER_FORMATS,
@@ -105,9 +105,10 @@ export function planSchedule(start: string, end: string, months: number): Period
     const s = addMonths(start, i * months);
     if (s > end) break;
     if (out.length >= MAX_PLAN_PERIODS) {
-      throw new AppError('validation_failed', `A plan may have at most ${MAX_PLAN_PERIODS} intervals`, {
-        errors: [{ field: 'plan_end', message: `gives more than ${MAX_PLAN_PERIODS} intervals` }],
-      });
+      throw validationFailed(
+        [{ field: 'plan_end', message: `gives more than ${MAX_PLAN_PERIODS} intervals` }],
+        `A plan may have at most ${MAX_PLAN_PERIODS} intervals`,
+      );
     }
     const next = (i + 1) * months;
     out.push({
@@ -190,11 +191,7 @@ export function bookingRefusal(doc: BookingView): AppError | null {
     errors.push({ field: 'line_items', message: 'a credit must total less than zero' });
   else if (doc.type !== 'credit' && doc.gross < 0)
     errors.push({ field: 'line_items', message: 'an invoice cannot total less than zero; book a credit' });
-  if (errors.length > 0) {
-    return new AppError('validation_failed', errors.map((e) => `${e.field}: ${e.message}`).join('; '), {
-      errors,
-    });
-  }
+  if (errors.length > 0) return validationFailed(errors);
   if (doc.type === 'final' && (doc.unbooked_plan_invoices ?? 0) > 0) {
     return new AppError(
       'conflict',

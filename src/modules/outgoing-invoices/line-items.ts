@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import type { Db } from '../../db/index.js';
 import type { AuthContext } from '../../plugins/auth.js';
-import { AppError, type FieldError } from '../../shared/errors.js';
+import { type FieldError, validationFailed } from '../../shared/errors.js';
 import {
   centsToString,
   exactDecimal,
@@ -142,11 +142,7 @@ export function parseLineItems(items: readonly LineItemInput[], field = 'line_it
       field,
       message: `the line nets add up to more than ${centsToString(MAX_DOCUMENT_NET_CENTS)}`,
     });
-  if (errors.length > 0) {
-    throw new AppError('validation_failed', errors.map((e) => `${e.field}: ${e.message}`).join('; '), {
-      errors,
-    });
-  }
+  if (errors.length > 0) throw validationFailed(errors);
   return out;
 }
 
