@@ -3,8 +3,8 @@ import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import type { TSchema } from 'typebox';
 import { Type } from 'typebox';
 import { invalidField } from '../../shared/errors.js';
-import { listResponse } from '../../shared/paging.js';
-import { Data, IdParams, List, problemResponse } from '../../shared/schemas.js';
+import { getRoute, listRoute, updateRoute } from '../../shared/route-builders.js';
+import { Data, problemResponse } from '../../shared/schemas.js';
 import { validatorCompiler } from '../../shared/validation.js';
 import { receiveUpload, type Upload } from '../files/files.public.js';
 import * as bookings from './bookings.service.js';
@@ -25,6 +25,8 @@ import {
 import * as service from './incoming-invoices.service.js';
 
 const tags = ['Incoming invoices'];
+const read = { tags, config: { scopes: ['incoming-invoice:read'] } };
+const write = { tags, config: { scopes: ['incoming-invoice:write'] } };
 const BOOKING_SCOPES = ['incoming-invoice:write', 'chart-of-accounts:write'];
 
 /** JSON bodies are validated as usual; multipart bodies are streamed and checked in the handler. */
@@ -66,26 +68,23 @@ export const incomingInvoicesRoutes: FastifyPluginAsyncTypebox = async (app) => 
     return outcome;
   };
 
-  app.get(
-    '/incoming-invoices',
+  listRoute(
+    app,
     {
-      config: { scopes: ['incoming-invoice:read'] },
-      schema: {
-        tags,
-        summary: 'List incoming invoices and credits',
-        description: 'Documents of `document_type` `Invoice` and `Credit`; the date range applies to `date`.',
-        querystring: IncomingInvoiceListQuery,
-        response: { 200: List(IncomingInvoice) },
-      },
+      ...read,
+      path: '/incoming-invoices',
+      summary: 'List incoming invoices and credits',
+      description: 'Documents of `document_type` `Invoice` and `Credit`; the date range applies to `date`.',
+      querystring: IncomingInvoiceListQuery,
+      item: IncomingInvoice,
     },
-    async (req, reply) =>
-      listResponse(req, reply, await service.listInvoices(app.db, req.auth, req.query), (r) => r),
+    service.listInvoices,
   );
 
   app.post(
     '/incoming-invoices',
     {
-      config: { scopes: ['incoming-invoice:write'] },
+      config: write.config,
       validatorCompiler: jsonOrMultipartCompiler,
       schema: {
         tags,
@@ -157,7 +156,7 @@ export const incomingInvoicesRoutes: FastifyPluginAsyncTypebox = async (app) => 
   app.post(
     '/incoming-invoices/check-duplicate',
     {
-      config: { scopes: ['incoming-invoice:read'] },
+      config: read.config,
       validatorCompiler: jsonOrMultipartCompiler,
       schema: {
         tags,
@@ -182,47 +181,31 @@ export const incomingInvoicesRoutes: FastifyPluginAsyncTypebox = async (app) => 
     },
   );
 
-  app.get(
-    '/incoming-invoices/:id',
+  getRoute(
+    app,
     {
-      config: { scopes: ['incoming-invoice:read'] },
-      schema: {
-        tags,
-        summary: 'Retrieve an incoming invoice or credit',
-        params: IdParams,
-        response: { 200: Data(IncomingInvoice) },
-      },
+      ...read,
+      path: '/incoming-invoices/:id',
+      summary: 'Retrieve an incoming invoice or credit',
+      item: IncomingInvoice,
     },
-    async (req) => ({
-      data: await service.presentOne(
-        app.db,
-        req.auth,
-        await service.getInvoice(app.db, req.auth, req.params.id),
-      ),
-    }),
+    async (db, auth, id) => service.presentOne(db, auth, await service.getInvoice(db, auth, id)),
   );
 
-  app.patch(
-    '/incoming-invoices/:id',
+  updateRoute(
+    app,
     {
-      config: { scopes: ['incoming-invoice:write'] },
-      schema: {
-        tags,
-        summary: 'Update document fields',
-        description:
-          'Document fields only: bookings and payments are untouched. Totals must add up, stay at or above the paid total and the sum of bookings (422). A field written here counts as the clerk’s: a later extraction job does not overwrite it.',
-        params: IdParams,
-        body: IncomingInvoiceUpdate,
-        response: {
-          200: Data(IncomingInvoice),
-          409: problemResponse('`conflict`: status of a paid document'),
-        },
-      },
+      ...write,
+      path: '/incoming-invoices/:id',
+      summary: 'Update document fields',
+      description:
+        'Document fields only: bookings and payments are untouched. Totals must add up, stay at or above the paid total and the sum of bookings (422). A field written here counts as the clerk’s: a later extraction job does not overwrite it.',
+      body: IncomingInvoiceUpdate,
+      item: IncomingInvoice,
+      responses: { 409: problemResponse('`conflict`: status of a paid document') },
     },
-    async (req) => {
-      const row = await service.updateInvoice(app.db, req.auth, req.params.id, req.body);
-      return { data: await service.presentOne(app.db, req.auth, row) };
-    },
+    async (db, auth, id, body) =>
+      service.presentOne(db, auth, await service.updateInvoice(db, auth, id, body)),
   );
 
   app.patch(

@@ -1,63 +1,51 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { listResponse } from '../../shared/paging.js';
-import { Data, IdParams, List } from '../../shared/schemas.js';
+import { createRoute, getRoute, listRoute, updateRoute } from '../../shared/route-builders.js';
 import { Supplier, SupplierCreate, SupplierListQuery, SupplierUpdate } from './suppliers.schemas.js';
 import * as service from './suppliers.service.js';
 
 const tags = ['Suppliers'];
+const read = { tags, config: { scopes: ['incoming-invoice:read'] } };
+const write = { tags, config: { scopes: ['incoming-invoice:write'] } };
 
 export const suppliersRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get(
-    '/suppliers',
+  listRoute(
+    app,
     {
-      config: { scopes: ['incoming-invoice:read'] },
-      schema: {
-        tags,
-        summary: 'List suppliers',
-        querystring: SupplierListQuery,
-        response: { 200: List(Supplier) },
-      },
+      ...read,
+      path: '/suppliers',
+      summary: 'List suppliers',
+      querystring: SupplierListQuery,
+      item: Supplier,
     },
-    async (req, reply) =>
-      listResponse(req, reply, await service.listSuppliers(app.db, req.auth, req.query), service.toSupplier),
+    service.listSuppliers,
+    service.toSupplier,
   );
 
-  app.post(
-    '/suppliers',
+  createRoute(
+    app,
     {
-      config: { scopes: ['incoming-invoice:write'] },
-      schema: { tags, summary: 'Create a supplier', body: SupplierCreate, response: { 201: Data(Supplier) } },
+      ...write,
+      path: '/suppliers',
+      summary: 'Create a supplier',
+      body: SupplierCreate,
+      response: Supplier,
+      location: '/suppliers',
     },
-    async (req, reply) => {
-      const row = await service.createSupplier(app.db, req.auth, req.body);
-      reply.code(201).header('location', `${app.prefix}/suppliers/${row.id}`);
-      return { data: service.toSupplier(row) };
-    },
+    service.createSupplier,
+    service.toSupplier,
   );
 
-  app.get(
-    '/suppliers/:id',
-    {
-      config: { scopes: ['incoming-invoice:read'] },
-      schema: { tags, summary: 'Retrieve a supplier', params: IdParams, response: { 200: Data(Supplier) } },
-    },
-    async (req) => ({ data: service.toSupplier(await service.getSupplier(app.db, req.auth, req.params.id)) }),
+  getRoute(
+    app,
+    { ...read, path: '/suppliers/:id', summary: 'Retrieve a supplier', item: Supplier },
+    service.getSupplier,
+    service.toSupplier,
   );
 
-  app.patch(
-    '/suppliers/:id',
-    {
-      config: { scopes: ['incoming-invoice:write'] },
-      schema: {
-        tags,
-        summary: 'Update a supplier',
-        params: IdParams,
-        body: SupplierUpdate,
-        response: { 200: Data(Supplier) },
-      },
-    },
-    async (req) => ({
-      data: service.toSupplier(await service.updateSupplier(app.db, req.auth, req.params.id, req.body)),
-    }),
+  updateRoute(
+    app,
+    { ...write, path: '/suppliers/:id', summary: 'Update a supplier', body: SupplierUpdate, item: Supplier },
+    service.updateSupplier,
+    service.toSupplier,
   );
 };
