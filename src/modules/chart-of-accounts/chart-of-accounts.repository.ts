@@ -1,5 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/index.js';
+import { findOwned } from '../../shared/owned.js';
 import { paginate } from '../../shared/paging.js';
 import { containsAny } from '../../shared/search.js';
 import type { ChartOfAccountListQuery } from './chart-of-accounts.schemas.js';
@@ -7,14 +8,8 @@ import type { ChartOfAccountTable } from './chart-of-accounts.tables.js';
 
 export type ChartOfAccountRow = Selectable<ChartOfAccountTable>;
 
-export function findChartOfAccount(db: Db, accountId: number, id: number) {
-  return db
-    .selectFrom('chart_of_accounts')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
+export const findChartOfAccount = (db: Db, accountId: number, id: number) =>
+  findOwned(db, 'chart_of_accounts', accountId, id);
 
 export function listChartOfAccounts(db: Db, accountId: number, q: ChartOfAccountListQuery) {
   let qb = db.selectFrom('chart_of_accounts').selectAll().where('account_id', '=', accountId);

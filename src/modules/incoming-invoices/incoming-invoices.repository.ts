@@ -1,19 +1,14 @@
 import type { Insertable, Updateable } from 'kysely';
 import { type Db, isPostgres } from '../../db/index.js';
+import { findOwned, insertReturning, ownedRowQuery, updateOwnedOrThrow } from '../../shared/owned.js';
 import { paginate, type Sortable } from '../../shared/paging.js';
 import { toIso } from '../../shared/time.js';
 import type { BookingRow, InvoiceRow } from './incoming-invoices.mappers.js';
 import type { IncomingInvoiceListQuery } from './incoming-invoices.schemas.js';
 import type { IncomingInvoiceBookingTable, IncomingInvoiceTable } from './incoming-invoices.tables.js';
 
-export function findInvoice(db: Db, accountId: number, id: number): Promise<InvoiceRow | undefined> {
-  return db
-    .selectFrom('incoming_invoices')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
+export const findInvoice = (db: Db, accountId: number, id: number): Promise<InvoiceRow | undefined> =>
+  findOwned(db, 'incoming_invoices', accountId, id);
 
 /** The stored file of a document (undefined: no such document; null: it has no file). */
 export async function fileIdOf(db: Db, accountId: number, id: number): Promise<number | null | undefined> {
@@ -27,14 +22,10 @@ export async function fileIdOf(db: Db, accountId: number, id: number): Promise<n
 }
 
 /** Row lock on PostgreSQL so that concurrent payments or bookings see each other's sums. */
-export function lockInvoice(db: Db, accountId: number, id: number) {
-  let qb = db
-    .selectFrom('incoming_invoices')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id);
+export function lockInvoice(db: Db, accountId: number, id: number): Promise<InvoiceRow | undefined> {
+  let qb = ownedRowQuery(db, 'incoming_invoices', accountId, id);
   if (isPostgres(db)) qb = qb.forUpdate();
-  return qb.executeTakeFirst();
+  return qb.executeTakeFirst() as Promise<InvoiceRow | undefined>;
 }
 
 const INCOMING_SORTABLE: Sortable = {
@@ -73,24 +64,15 @@ export async function bookingsOf(db: Db, accountId: number, invoiceIds: number[]
   return byInvoice;
 }
 
-export function insertInvoice(db: Db, values: Insertable<IncomingInvoiceTable>) {
-  return db.insertInto('incoming_invoices').values(values).returningAll().executeTakeFirstOrThrow();
-}
+export const insertInvoice = (db: Db, values: Insertable<IncomingInvoiceTable>) =>
+  insertReturning(db, 'incoming_invoices', values);
 
-export function updateInvoice(
+export const updateInvoice = (
   db: Db,
   accountId: number,
   id: number,
   values: Updateable<IncomingInvoiceTable>,
-) {
-  return db
-    .updateTable('incoming_invoices')
-    .set(values)
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
+) => updateOwnedOrThrow(db, 'incoming_invoices', accountId, id, values);
 
 export function findByMd5(db: Db, accountId: number, md5: string) {
   return db

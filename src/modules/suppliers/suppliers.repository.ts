@@ -1,6 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
 import { keptTotal } from '../../shared/list-counts.js';
+import { findOwned, insertReturning, updateOwned } from '../../shared/owned.js';
 import { paginate, type Sortable, unfiltered } from '../../shared/paging.js';
 import { containsAny } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
@@ -9,14 +10,8 @@ import type { SupplierTable } from './suppliers.tables.js';
 
 export type SupplierRow = Selectable<SupplierTable>;
 
-export function findSupplier(db: Db, accountId: number, id: number) {
-  return db
-    .selectFrom('suppliers')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
+export const findSupplier = (db: Db, accountId: number, id: number) =>
+  findOwned(db, 'suppliers', accountId, id);
 
 /** The supplier a document's seller is, by VAT id (case and spaces ignored) or else exact name. */
 export async function findSupplierBySeller(
@@ -47,16 +42,8 @@ export function listSuppliers(db: Db, accountId: number, q: SupplierListQuery) {
   });
 }
 
-export function insertSupplier(db: Db, values: Insertable<SupplierTable>) {
-  return db.insertInto('suppliers').values(values).returningAll().executeTakeFirstOrThrow();
-}
+export const insertSupplier = (db: Db, values: Insertable<SupplierTable>) =>
+  insertReturning(db, 'suppliers', values);
 
-export function updateSupplier(db: Db, accountId: number, id: number, values: Updateable<SupplierTable>) {
-  return db
-    .updateTable('suppliers')
-    .set(values)
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
-}
+export const updateSupplier = (db: Db, accountId: number, id: number, values: Updateable<SupplierTable>) =>
+  updateOwned(db, 'suppliers', accountId, id, values);
