@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import type { ImportSection } from '../../import/context.js';
+import type { ImportContext, ImportSection } from '../../import/context.js';
+import { keyedSection } from '../../shared/keyed-section.js';
 import { insertChartOfAccount } from './chart-of-accounts.repository.js';
 import { AccountType, TaxRate } from './chart-of-accounts.schemas.js';
 
@@ -26,22 +27,20 @@ interface Item {
   active?: boolean;
 }
 
-export const chartOfAccountsSection: ImportSection = {
+export const chartOfAccountsSection: ImportSection = keyedSection<ImportContext, Item>({
   key: 'chart_of_accounts',
   item: Item,
   description:
     'Chart of accounts (e.g. SKR03): `number`, `name`, `type` (expense, revenue, asset, liability), default `tax_rate`. Referenced later by key or number.',
-  async run(ctx, items) {
-    for (const a of items as Item[]) {
-      const id = await insertChartOfAccount(ctx.trx, {
-        account_id: ctx.accountId,
-        number: a.number,
-        name: a.name,
-        type: a.type,
-        tax_rate: a.tax_rate === undefined ? null : String(a.tax_rate),
-        active: a.active === false ? 0 : 1,
-      });
-      ctx.remember('chart_of_accounts', a.key ?? a.number, id);
-    }
-  },
-};
+  insert: async (ctx, a) => ({
+    key: a.key ?? a.number,
+    id: await insertChartOfAccount(ctx.trx, {
+      account_id: ctx.accountId,
+      number: a.number,
+      name: a.name,
+      type: a.type,
+      tax_rate: a.tax_rate === undefined ? null : String(a.tax_rate),
+      active: a.active === false ? 0 : 1,
+    }),
+  }),
+});

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import type { ImportSection } from '../../import/context.js';
+import type { ImportContext, ImportSection } from '../../import/context.js';
+import { keyedSection } from '../../shared/keyed-section.js';
 import { insertSupplier } from './suppliers.repository.js';
 import { SupplierCreate } from './suppliers.schemas.js';
 
@@ -22,24 +23,18 @@ interface Item {
   [field: string]: unknown;
 }
 
-export const suppliersSection: ImportSection = {
+export const suppliersSection: ImportSection = keyedSection<ImportContext, Item>({
   key: 'suppliers',
   item: Item,
   description:
     'Suppliers of incoming invoices; `chart_of_account` names the default account by key or number.',
-  async run(ctx, items) {
-    for (const [i, s] of (items as Item[]).entries()) {
-      const { key, chart_of_account, chart_of_account_id: _ignored, ...fields } = s;
-      const row = await insertSupplier(ctx.trx, {
-        ...(fields as { name: string }),
-        account_id: ctx.accountId,
-        chart_of_account_id: ctx.optionalRef(
-          'chart_of_accounts',
-          chart_of_account,
-          `suppliers.${i}.chart_of_account`,
-        ),
-      });
-      ctx.remember('suppliers', key, row.id);
-    }
+  async insert(ctx, s, at) {
+    const { key, chart_of_account, chart_of_account_id: _ignored, ...fields } = s;
+    const row = await insertSupplier(ctx.trx, {
+      ...(fields as { name: string }),
+      account_id: ctx.accountId,
+      chart_of_account_id: ctx.optionalRef('chart_of_accounts', chart_of_account, `${at}.chart_of_account`),
+    });
+    return { key, id: row.id };
   },
-};
+});
