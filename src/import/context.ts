@@ -1,7 +1,13 @@
 import type { Transaction } from 'kysely';
-import type { TSchema } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import type { Database } from '../db/schema.js';
 import { AppError } from '../shared/errors.js';
+
+/** The optional `key` of an item, by which later records of the file refer to it. */
+export const ImportKey = Type.String({
+  minLength: 1,
+  description: 'Reference used by later records of the file',
+});
 
 /** State shared by the sections of one import: the transaction, the account, and key -> id maps. */
 export class ImportContext {

@@ -1,8 +1,8 @@
-import { chartOfAccountsSection } from '../modules/chart-of-accounts/chart-of-accounts.import.js';
-import { companiesSection } from '../modules/companies/companies.import.js';
-import { contactsSection } from '../modules/contacts/contacts.import.js';
-import { customFieldsSection } from '../modules/custom-fields/custom-fields.import.js';
-import { effortsSection } from '../modules/efforts/efforts.import.js';
+import { chartOfAccountsSection } from '../modules/chart-of-accounts/chart-of-accounts.public.js';
+import { companiesSection } from '../modules/companies/companies.public.js';
+import { contactsSection } from '../modules/contacts/contacts.public.js';
+import { customFieldsSection } from '../modules/custom-fields/custom-fields.public.js';
+import { effortsSection } from '../modules/efforts/efforts.public.js';
 import { offersSection } from '../modules/offers/offers.import.js';
 import { outgoingInvoicesSection } from '../modules/outgoing-invoices/invoices.import.js';
 import { paymentAccountsSection } from '../modules/payments/payments.import.js';
@@ -10,11 +10,13 @@ import {
   portfoliosSection,
   projectGroupsSection,
   projectsSection,
-} from '../modules/projects/projects.import.js';
-import { suppliersSection } from '../modules/suppliers/suppliers.import.js';
-import { tasksSection } from '../modules/tasks/tasks.import.js';
+} from '../modules/projects/projects.public.js';
+import { suppliersSection } from '../modules/suppliers/suppliers.public.js';
+import { tasksSection } from '../modules/tasks/tasks.public.js';
+import { userGroupsSection } from '../modules/user-group/user-group.public.js';
+import { usersSection } from '../modules/users/users.public.js';
 import type { ImportSection } from './context.js';
-import { clientsSection, userGroupsSection, usersSection } from './core.sections.js';
+import { clientsSection } from './core.sections.js';
 
 /**
  * The sections of the import format, in the order they run: a section may refer by key to

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type { UserGroupTable } from '../../db/core.tables.js';
 import type { Db } from '../../db/index.js';
 import { paginate } from '../../shared/paging.js';
@@ -41,4 +41,13 @@ export async function memberIdsOf(db: Db, groupIds: number[]): Promise<Map<numbe
     .execute();
   for (const r of rows) out.get(r.user_group_id)?.push(r.user_id);
   return out;
+}
+
+export async function insertGroup(db: Db, values: Insertable<UserGroupTable>): Promise<number> {
+  const row = await db.insertInto('user_groups').values(values).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function insertMember(db: Db, groupId: number, userId: number): Promise<void> {
+  await db.insertInto('user_group_members').values({ user_group_id: groupId, user_id: userId }).execute();
 }

@@ -1,3 +1,5 @@
+import type { Insertable } from 'kysely';
+import type { UserTable } from '../../db/core.tables.js';
 import type { Db } from '../../db/index.js';
 import '../../web/web.tables.js';
 
@@ -85,10 +87,8 @@ export async function accountIds(db: Db): Promise<number[]> {
   return rows.map((r) => r.id);
 }
 
-export async function insertUser(
-  db: Db,
-  values: { account_id: number; email: string; first_name: string; last_name: string; role: string },
-): Promise<number> {
+/** A new user (an invitation or an imported one); its id. */
+export async function insertUser(db: Db, values: Insertable<UserTable>): Promise<number> {
   const row = await db.insertInto('users').values(values).returning('id').executeTakeFirstOrThrow();
   return row.id;
 }

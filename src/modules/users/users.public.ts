@@ -28,6 +28,8 @@ export {
 export const signinCandidates = (db: Db, email: string): Promise<passwordsRepo.SigninCandidate[]> =>
   passwordsRepo.signinCandidates(db, email);
 
+/** The users section of the import file. */
+export { usersSection } from './users.import.js';
 /** Users as other modules' records show and reference them. */
 export { UserBasic } from './users.schemas.js';
 export { toUserBasic, userExists, userIdByEmail, userRef, usersBasicByIds } from './users.service.js';

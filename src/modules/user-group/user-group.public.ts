@@ -1,0 +1,2 @@
+/** The front door of user groups for the import (src/import/sections.ts). */
+export { userGroupsSection } from './user-group.import.js';
