@@ -8,6 +8,7 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { Db } from '../db/index.js';
 import type { Database } from '../db/schema.js';
+import { notFound } from './errors.js';
 
 /** Tables whose rows carry `id` and `account_id`. */
 export type OwnedTable = {
@@ -89,4 +90,10 @@ export function insertReturning<T extends OwnedTable>(
     .values(values as Insertable<Loose[string]>)
     .returningAll()
     .executeTakeFirstOrThrow() as Promise<Row<T>>;
+}
+
+/** The row a lookup found, or 404 `<noun> not found`: the check after every find by id. */
+export function orNotFound<R>(row: R | undefined, noun: string): R {
+  if (!row) throw notFound(noun);
+  return row;
 }

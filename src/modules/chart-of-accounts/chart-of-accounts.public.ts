@@ -5,7 +5,7 @@
  * reads its section here.
  */
 export { chartOfAccountsSection } from './chart-of-accounts.import.js';
-export { InvoiceDateRange, TaxRate } from './chart-of-accounts.schemas.js';
+export { BookingFields, InvoiceDateRange, TaxRate } from './chart-of-accounts.schemas.js';
 export {
   type ChartOfAccountRow,
   findChartOfAccount,

@@ -41,15 +41,23 @@ export const ChartOfAccountListQuery = Type.Object(
 );
 export type ChartOfAccountListQuery = Static<typeof ChartOfAccountListQuery>;
 
+/**
+ * What a booking on an incoming invoice says, in the order every answer lists it: this list's
+ * and the incoming invoice's own (`IncomingInvoiceBooking`).
+ */
+export const BookingFields = {
+  chart_of_account_id: Id,
+  cost_center: Nullable(Type.String()),
+  amount: Money,
+  tax_rate: Nullable(TaxRate),
+  description: Nullable(Type.String()),
+};
+
 export const BookingOut = Type.Object(
   {
     id: Id,
     incoming_invoice_id: Id,
-    chart_of_account_id: Id,
-    cost_center: Nullable(Type.String()),
-    amount: Money,
-    tax_rate: Nullable(TaxRate),
-    description: Nullable(Type.String()),
+    ...BookingFields,
     date: Nullable(DateString),
     created_at: Timestamp,
     updated_at: Timestamp,

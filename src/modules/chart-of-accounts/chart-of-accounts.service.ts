@@ -1,6 +1,7 @@
 import type { Db } from '../../db/index.js';
-import { AppError, notFound } from '../../shared/errors.js';
+import { AppError } from '../../shared/errors.js';
 import { fromCents } from '../../shared/money.js';
+import { orNotFound } from '../../shared/owned.js';
 import type { AuthContext } from '../../shared/tokens.js';
 import type { ChartBookingRow } from './bookings.read-model.js';
 import * as bookings from './bookings.read-model.js';
@@ -35,11 +36,8 @@ export const listChartOfAccounts = (db: Db, auth: AuthContext, q: ChartOfAccount
   repo.listChartOfAccounts(db, auth.accountId, q);
 
 /** One account of the chart, as `GET /chart-of-accounts/{id}` answers it. */
-export async function getChartOfAccount(db: Db, auth: AuthContext, id: number): Promise<ChartOfAccount> {
-  const row = await repo.findChartOfAccount(db, auth.accountId, id);
-  if (!row) throw notFound('Chart of account');
-  return toChartOfAccount(row);
-}
+export const getChartOfAccount = async (db: Db, auth: AuthContext, id: number): Promise<ChartOfAccount> =>
+  toChartOfAccount(orNotFound(await repo.findChartOfAccount(db, auth.accountId, id), 'Chart of account'));
 
 /** The account of the chart with this id, or undefined (for references from other modules). */
 export const findChartOfAccount = (

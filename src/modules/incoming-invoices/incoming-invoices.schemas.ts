@@ -12,7 +12,7 @@ import {
   Timestamp,
   UpdatedSinceQuery,
 } from '../../shared/schemas.js';
-import { InvoiceDateRange, TaxRate } from '../chart-of-accounts/chart-of-accounts.public.js';
+import { BookingFields, InvoiceDateRange, TaxRate } from '../chart-of-accounts/chart-of-accounts.public.js';
 
 const Amount = { ...Money, minimum: 0, maximum: 1e11 };
 const PositiveAmount = { ...Money, exclusiveMinimum: 0, maximum: 1e11 };
@@ -136,11 +136,7 @@ export const Extraction = Type.Object(
 export const Booking = Type.Object(
   {
     id: Id,
-    chart_of_account_id: Id,
-    cost_center: Nullable(Type.String()),
-    amount: Money,
-    tax_rate: Nullable(TaxRate),
-    description: Nullable(Type.String()),
+    ...BookingFields,
     created_at: Timestamp,
     updated_at: Timestamp,
   },

@@ -2,8 +2,9 @@ import type { Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
 import { changesNothing } from '../../shared/changes.js';
-import { AppError, type FieldError, notFound, validationFailed } from '../../shared/errors.js';
+import { AppError, type FieldError, validationFailed } from '../../shared/errors.js';
 import { toCents } from '../../shared/money.js';
+import { orNotFound } from '../../shared/owned.js';
 import { nowIso } from '../../shared/time.js';
 import type { AuthContext } from '../../shared/tokens.js';
 import { storeFile, type Upload } from '../files/files.public.js';
@@ -41,11 +42,8 @@ export async function listInvoices(db: Db, auth: AuthContext, q: IncomingInvoice
   return { ...page, rows: await present(db, auth, page.rows) };
 }
 
-export async function getInvoice(db: Db, auth: AuthContext, id: number): Promise<InvoiceRow> {
-  const row = await repo.findInvoice(db, auth.accountId, id);
-  if (!row) throw notFound('Incoming invoice');
-  return row;
-}
+export const getInvoice = async (db: Db, auth: AuthContext, id: number): Promise<InvoiceRow> =>
+  orNotFound(await repo.findInvoice(db, auth.accountId, id), 'Incoming invoice');
 
 async function checkSupplier(db: Db, auth: AuthContext, id: number | null | undefined) {
   if (id === null || id === undefined) return;
@@ -264,8 +262,7 @@ export async function applyExtraction(
 
 export function updateInvoice(db: Db, auth: AuthContext, id: number, body: IncomingInvoiceUpdate) {
   return transact(db, async (trx) => {
-    const row = await repo.lockInvoice(trx, auth.accountId, id);
-    if (!row) throw notFound('Incoming invoice');
+    const row = orNotFound(await repo.lockInvoice(trx, auth.accountId, id), 'Incoming invoice');
     checkFields(body, row);
     await checkSupplier(trx, auth, body.supplier_id);
     const { net_total, tax_total, gross_total, status, ...fields } = body;

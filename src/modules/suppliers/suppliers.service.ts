@@ -1,6 +1,6 @@
 import type { Db } from '../../db/index.js';
 import { changesNothing } from '../../shared/changes.js';
-import { notFound } from '../../shared/errors.js';
+import { orNotFound } from '../../shared/owned.js';
 import { nowIso } from '../../shared/time.js';
 import type { AuthContext } from '../../shared/tokens.js';
 import { requireChartOfAccount } from '../chart-of-accounts/chart-of-accounts.public.js';
@@ -31,11 +31,8 @@ export const findSupplierBySeller = (
 export const listSuppliers = (db: Db, auth: AuthContext, q: SupplierListQuery) =>
   repo.listSuppliers(db, auth.accountId, q);
 
-export async function getSupplier(db: Db, auth: AuthContext, id: number): Promise<SupplierRow> {
-  const row = await repo.findSupplier(db, auth.accountId, id);
-  if (!row) throw notFound('Supplier');
-  return row;
-}
+export const getSupplier = async (db: Db, auth: AuthContext, id: number): Promise<SupplierRow> =>
+  orNotFound(await repo.findSupplier(db, auth.accountId, id), 'Supplier');
 
 export async function createSupplier(db: Db, auth: AuthContext, body: SupplierCreate): Promise<SupplierRow> {
   await checkChartOfAccount(db, auth, body.chart_of_account_id);
@@ -47,7 +44,8 @@ export async function updateSupplier(db: Db, auth: AuthContext, id: number, body
   await checkChartOfAccount(db, auth, body.chart_of_account_id);
   // A PATCH that changes nothing keeps updated_at (shared rule: src/shared/changes.ts).
   if (changesNothing(current, body)) return current;
-  const row = await repo.updateSupplier(db, auth.accountId, id, { ...body, updated_at: nowIso() });
-  if (!row) throw notFound('Supplier');
-  return row;
+  return orNotFound(
+    await repo.updateSupplier(db, auth.accountId, id, { ...body, updated_at: nowIso() }),
+    'Supplier',
+  );
 }
