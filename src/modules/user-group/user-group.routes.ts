@@ -1,39 +1,25 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { listResponse } from '../../shared/paging.js';
-import { Data, IdParams, List } from '../../shared/schemas.js';
+import { getRoute, listRoute } from '../../shared/route-builders.js';
 import { UserGroup, UserGroupListQuery } from './user-group.schemas.js';
 import * as service from './user-group.service.js';
 
-const tags = ['User groups'];
+const spec = { tags: ['User groups'], config: { scopes: ['user_group:read'] }, item: UserGroup };
 
 export const userGroupRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get(
-    '/user-group',
+  listRoute(
+    app,
     {
-      config: { scopes: ['user_group:read'] },
-      schema: {
-        tags,
-        summary: 'List user groups',
-        description: 'Each group with its members (basic user data).',
-        querystring: UserGroupListQuery,
-        response: { 200: List(UserGroup) },
-      },
+      ...spec,
+      path: '/user-group',
+      summary: 'List user groups',
+      description: 'Each group with its members (basic user data).',
+      querystring: UserGroupListQuery,
     },
-    async (req, reply) =>
-      listResponse(req, reply, await service.listGroups(app.db, req.auth, req.query), (g) => g),
+    service.listGroups,
   );
-
-  app.get(
-    '/user-group/:id',
-    {
-      config: { scopes: ['user_group:read'] },
-      schema: {
-        tags,
-        summary: 'Retrieve a user group with its members',
-        params: IdParams,
-        response: { 200: Data(UserGroup) },
-      },
-    },
-    async (req) => ({ data: await service.getGroup(app.db, req.auth, req.params.id) }),
+  getRoute(
+    app,
+    { ...spec, path: '/user-group/:id', summary: 'Retrieve a user group with its members' },
+    service.getGroup,
   );
 };

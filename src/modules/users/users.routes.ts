@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { listResponse } from '../../shared/paging.js';
-import { Data, IdParams, List } from '../../shared/schemas.js';
+import { listRoute } from '../../shared/route-builders.js';
+import { Data, IdParams } from '../../shared/schemas.js';
 import { UserBasic, UserFull, UserListQuery } from './users.schemas.js';
 import * as service from './users.service.js';
 
@@ -17,36 +17,23 @@ export const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req) => ({ data: await service.getUserFull(app.db, req.auth, req.auth.userId) }),
   );
 
-  app.get(
-    '/users',
-    {
-      config: { scopes: [] },
-      schema: {
-        tags,
-        summary: 'List users (basic data)',
-        querystring: UserListQuery,
-        response: { 200: List(UserBasic) },
-      },
-    },
-    async (req, reply) =>
-      listResponse(req, reply, await service.listUsers(app.db, req.auth, req.query), service.toUserBasic),
+  const users = { path: '/users', tags, querystring: UserListQuery };
+  listRoute(
+    app,
+    { ...users, config: { scopes: [] }, summary: 'List users (basic data)', item: UserBasic },
+    service.listUsers,
+    service.toUserBasic,
   );
-
-  app.get(
-    '/users/full',
+  listRoute(
+    app,
     {
+      ...users,
+      path: '/users/full',
       config: { scopes: ['user:read'] },
-      schema: {
-        tags,
-        summary: 'List users (UserFullData)',
-        querystring: UserListQuery,
-        response: { 200: List(UserFull) },
-      },
+      summary: 'List users (UserFullData)',
+      item: UserFull,
     },
-    async (req, reply) => {
-      const page = await service.withGroups(app.db, await service.listUsers(app.db, req.auth, req.query));
-      return listResponse(req, reply, page, (u) => u);
-    },
+    async (db, auth, q) => service.withGroups(db, await service.listUsers(db, auth, q)),
   );
 
   app.get(
