@@ -8,17 +8,15 @@ import {
 } from './chart-of-accounts.schemas.js';
 import * as service from './chart-of-accounts.service.js';
 
-const tags = ['Chart of accounts'];
 // The chart is read-only over the API: accounts come from the import.
-const config = { scopes: ['chart-of-accounts:read'] };
+const read = { tags: ['Chart of accounts'], config: { scopes: ['chart-of-accounts:read'] } };
 
 export const chartOfAccountsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   listRoute(
     app,
     {
+      ...read,
       path: '/chart-of-accounts',
-      tags,
-      config,
       summary: 'List the chart of accounts',
       description: 'Accounts come in through the CLI import (section `chart_of_accounts`).',
       querystring: ChartOfAccountListQuery,
@@ -31,9 +29,8 @@ export const chartOfAccountsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   listRoute(
     app,
     {
+      ...read,
       path: '/chart-of-accounts/bookings',
-      tags,
-      config,
       summary: 'List bookings on incoming invoices',
       description:
         'Every chart-of-account booking of incoming invoices; the date range applies to the invoice date.',
@@ -46,7 +43,7 @@ export const chartOfAccountsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   getRoute(
     app,
-    { path: '/chart-of-accounts/:id', tags, config, summary: 'Retrieve an account', item: ChartOfAccount },
+    { ...read, path: '/chart-of-accounts/:id', summary: 'Retrieve an account', item: ChartOfAccount },
     service.getChartOfAccount,
   );
 };
