@@ -2,6 +2,7 @@ import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
 import { prepared } from '../../db/prepared.js';
 import { keptTotal } from '../../shared/list-counts.js';
+import { insertReturning, updateOwned } from '../../shared/owned.js';
 import { idPages, paginate, type Sortable } from '../../shared/paging.js';
 import { containsAny } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
@@ -78,21 +79,8 @@ export function listClientsFull(db: Db, accountId: number, q: ClientListQuery) {
   return paginate(qb.selectAll(), q, { ...options, pages });
 }
 
-export async function insertClient(db: Db, values: Insertable<ClientTable>): Promise<ClientRow> {
-  return db.insertInto('clients').values(values).returningAll().executeTakeFirstOrThrow();
-}
+export const insertClient = (db: Db, values: Insertable<ClientTable>): Promise<ClientRow> =>
+  insertReturning(db, 'clients', values);
 
-export async function updateClient(
-  db: Db,
-  accountId: number,
-  id: number,
-  values: Updateable<ClientTable>,
-): Promise<ClientRow | undefined> {
-  return db
-    .updateTable('clients')
-    .set(values)
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
-}
+export const updateClient = (db: Db, accountId: number, id: number, values: Updateable<ClientTable>) =>
+  updateOwned(db, 'clients', accountId, id, values);

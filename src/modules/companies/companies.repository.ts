@@ -1,14 +1,7 @@
-import {
-  type Insertable,
-  type OperandValueExpressionOrList,
-  type RawBuilder,
-  type Selectable,
-  sql,
-  type Updateable,
-} from 'kysely';
+import { type Insertable, type RawBuilder, type Selectable, sql, type Updateable } from 'kysely';
 import { type Db, isPostgres } from '../../db/index.js';
-import type { Database } from '../../db/schema.js';
 import { keptTotal } from '../../shared/list-counts.js';
+import { findOwned, insertReturning, updateOwned } from '../../shared/owned.js';
 import { paginate, unfiltered } from '../../shared/paging.js';
 import { fold } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
@@ -53,24 +46,22 @@ export function companySearch(c: { name: string; email?: string | null }) {
   return { search_name: fold(c.name), search_text: `${fold(c.name)}\n${fold(c.email)}` };
 }
 
-/** The account's company whose `column` is `value` (its id, or its external id). */
-export function findCompanyBy<C extends 'id' | 'external_id'>(
+export const findCompany = (db: Db, accountId: number, id: number) =>
+  findOwned(db, 'companies', accountId, id);
+
+/** The account's company holding this external id, if any. */
+export function findCompanyByExternalId(
   db: Db,
   accountId: number,
-  column: C,
-  value: OperandValueExpressionOrList<Database, 'companies', C>,
+  externalId: string,
 ): Promise<CompanyRow | undefined> {
   return db
     .selectFrom('companies')
     .selectAll()
     .where('account_id', '=', accountId)
-    .where(column, '=', value)
+    .where('external_id', '=', externalId)
     .executeTakeFirst();
 }
-
-export const findCompany = (db: Db, accountId: number, id: number) => findCompanyBy(db, accountId, 'id', id);
-export const findCompanyByExternalId = (db: Db, accountId: number, externalId: string) =>
-  findCompanyBy(db, accountId, 'external_id', externalId);
 
 export function listCompanies(db: Db, accountId: number, q: CompanyListQuery) {
   let qb = db.selectFrom('companies').selectAll().where('account_id', '=', accountId);
@@ -87,28 +78,10 @@ export function listCompanies(db: Db, accountId: number, q: CompanyListQuery) {
   });
 }
 
-export function insertCompany(
+export const insertCompany = (
   db: Db,
   values: Omit<Insertable<CompanyTable>, 'search_name' | 'search_text'>,
-): Promise<CompanyRow> {
-  return db
-    .insertInto('companies')
-    .values({ ...values, ...companySearch(values) })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
+): Promise<CompanyRow> => insertReturning(db, 'companies', { ...values, ...companySearch(values) });
 
-export function updateCompany(
-  db: Db,
-  accountId: number,
-  id: number,
-  values: Updateable<CompanyTable>,
-): Promise<CompanyRow | undefined> {
-  return db
-    .updateTable('companies')
-    .set(values)
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
-}
+export const updateCompany = (db: Db, accountId: number, id: number, values: Updateable<CompanyTable>) =>
+  updateOwned(db, 'companies', accountId, id, values);

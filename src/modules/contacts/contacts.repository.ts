@@ -1,13 +1,7 @@
-import {
-  type Insertable,
-  type OperandValueExpressionOrList,
-  type Selectable,
-  sql,
-  type Updateable,
-} from 'kysely';
+import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import { type Db, isPostgres } from '../../db/index.js';
-import type { Database } from '../../db/schema.js';
 import { keptTotal } from '../../shared/list-counts.js';
+import { findOwned, insertReturning, updateOwned } from '../../shared/owned.js';
 import { idPages, paginate, type Sortable, unfiltered } from '../../shared/paging.js';
 import { fold } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
@@ -23,24 +17,22 @@ export function contactSearch(c: { first_name?: string | null; last_name: string
   return { search_text: `${fold(name)}\n${fold(c.email)}` };
 }
 
-/** The account's contact whose `column` is `value` (its id, or its external id). */
-export function findContactBy<C extends 'id' | 'external_id'>(
+export const findContact = (db: Db, accountId: number, id: number) =>
+  findOwned(db, 'contacts', accountId, id);
+
+/** The account's contact holding this external id, if any. */
+export function findContactByExternalId(
   db: Db,
   accountId: number,
-  column: C,
-  value: OperandValueExpressionOrList<Database, 'contacts', C>,
+  externalId: string,
 ): Promise<ContactRow | undefined> {
   return db
     .selectFrom('contacts')
     .selectAll()
     .where('account_id', '=', accountId)
-    .where(column, '=', value)
+    .where('external_id', '=', externalId)
     .executeTakeFirst();
 }
-
-export const findContact = (db: Db, accountId: number, id: number) => findContactBy(db, accountId, 'id', id);
-export const findContactByExternalId = (db: Db, accountId: number, externalId: string) =>
-  findContactBy(db, accountId, 'external_id', externalId);
 
 export const CONTACT_SORTABLE: Sortable = {
   last_name: {},
@@ -113,28 +105,10 @@ export async function listContacts(db: Db, accountId: number, q: ContactListQuer
   });
 }
 
-export function insertContact(
+export const insertContact = (
   db: Db,
   values: Omit<Insertable<ContactTable>, 'search_text'>,
-): Promise<ContactRow> {
-  return db
-    .insertInto('contacts')
-    .values({ ...values, ...contactSearch(values) })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
+): Promise<ContactRow> => insertReturning(db, 'contacts', { ...values, ...contactSearch(values) });
 
-export function updateContact(
-  db: Db,
-  accountId: number,
-  id: number,
-  values: Updateable<ContactTable>,
-): Promise<ContactRow | undefined> {
-  return db
-    .updateTable('contacts')
-    .set(values)
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
-}
+export const updateContact = (db: Db, accountId: number, id: number, values: Updateable<ContactTable>) =>
+  updateOwned(db, 'contacts', accountId, id, values);
