@@ -152,15 +152,30 @@ export function itemsPage(
   );
 }
 
-/** Replaces every line of an invoice (positions 1…n in the given order). */
+/**
+ * Replaces every line of an invoice (positions 1…n in the given order) and its stored totals.
+ * A caller that writes the row anyway puts `lineTotalsColumns` into that write and calls
+ * `replaceLines` instead: one statement fewer, and no second change-log entry.
+ */
 export async function replaceItems(
   db: Db,
   accountId: number,
   invoiceId: number,
   lines: readonly ParsedLine[],
 ): Promise<void> {
+  await replaceLines(db, accountId, invoiceId, lines);
+  await storeLineTotals(db, accountId, invoiceId, lines);
+}
+
+/** Replaces every line of an invoice whose row already holds their totals; returns the new items. */
+export async function replaceLines(
+  db: Db,
+  accountId: number,
+  invoiceId: number,
+  lines: readonly ParsedLine[],
+): Promise<ItemRow[]> {
   await db.deleteFrom('outgoing_invoice_items').where('invoice_id', '=', invoiceId).execute();
-  await insertItems(db, accountId, invoiceId, lines);
+  return addLines(db, accountId, invoiceId, lines);
 }
 
 /** Adds the lines of a new invoice (positions 1…n in the given order) with their totals. */
@@ -170,12 +185,34 @@ export async function insertItems(
   invoiceId: number,
   lines: readonly ParsedLine[],
 ): Promise<void> {
-  if (lines.length > 0)
-    await db
-      .insertInto('outgoing_invoice_items')
-      .values(positioned(lines, { account_id: accountId, invoice_id: invoiceId }))
-      .execute();
+  await addLines(db, accountId, invoiceId, lines);
   await storeLineTotals(db, accountId, invoiceId, lines);
+}
+
+/**
+ * Adds lines (positions 1…n in the given order) to an invoice whose row already holds their
+ * totals (`lineTotalsColumns`); returns the stored items in position order, as `itemsOf` reads them.
+ */
+export async function addLines(
+  db: Db,
+  accountId: number,
+  invoiceId: number,
+  lines: readonly ParsedLine[],
+): Promise<ItemRow[]> {
+  if (lines.length === 0) return [];
+  const items = await db
+    .insertInto('outgoing_invoice_items')
+    .values(positioned(lines, { account_id: accountId, invoice_id: invoiceId }))
+    .returningAll()
+    .execute();
+  // RETURNING promises no order: sort as the read does.
+  return items.sort((a, b) => Number(a.position) - Number(b.position));
+}
+
+/** The columns that keep the totals of an invoice's own lines on its row. */
+export function lineTotalsColumns(lines: readonly { net_total: number; tax_rate: string }[]) {
+  const t = documentTotals(lines.map((l) => ({ net: l.net_total, tax_rate: l.tax_rate })));
+  return { lines_net: t.net, lines_tax: t.tax, lines_gross: t.gross, lines_taxes: JSON.stringify(t.taxes) };
 }
 
 /** The totals of an invoice's own lines, kept on its row (written with the lines, never apart). */
@@ -185,10 +222,9 @@ export async function storeLineTotals(
   invoiceId: number,
   lines: readonly { net_total: number; tax_rate: string }[],
 ): Promise<void> {
-  const t = documentTotals(lines.map((l) => ({ net: l.net_total, tax_rate: l.tax_rate })));
   await db
     .updateTable('outgoing_invoices')
-    .set({ lines_net: t.net, lines_tax: t.tax, lines_gross: t.gross, lines_taxes: JSON.stringify(t.taxes) })
+    .set(lineTotalsColumns(lines))
     .where('account_id', '=', accountId)
     .where('id', '=', invoiceId)
     .execute();

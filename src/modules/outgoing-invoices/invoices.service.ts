@@ -27,7 +27,7 @@ import type {
 } from './invoices.schemas.js';
 import { assertWithinPlan, checkDates, checkReferences, lockWithMaster } from './invoices.support.js';
 import type { OutgoingInvoiceTable } from './invoices.tables.js';
-import { loadMasters, loadView, loadViews, toInvoice } from './invoices.views.js';
+import { loadMasters, loadView, loadViews, newView, toInvoice } from './invoices.views.js';
 import { lineItemsOf, type ParsedLine, parseLineItems } from './line-items.js';
 
 export async function getRow(db: Db, auth: AuthContext, id: number, lock = false): Promise<InvoiceRow> {
@@ -83,7 +83,9 @@ export async function createInvoice(db: Db, auth: AuthContext, body: InvoiceCrea
   if (type !== 'credit' && body.credited_invoice_id)
     throw validationFailed([{ field: 'credited_invoice_id', message: 'only credits refer to an invoice' }]);
   checkDates(body);
-  const row = await transact(db, async (trx) => {
+  // The totals go in with the row and a new invoice has no lines to delete: one INSERT per
+  // table, and one change-log entry (`created`) instead of a second (`updated`).
+  const view = await transact(db, async (trx) => {
     const client = await checkReferences(trx, auth.accountId, body);
     const row = await repo.insertInvoice(trx, {
       account_id: auth.accountId,
@@ -105,11 +107,12 @@ export async function createInvoice(db: Db, auth: AuthContext, body: InvoiceCrea
       tax_exemption_reason_code: body.tax_exemption_reason_code ?? null,
       tax_exemption_reason: body.tax_exemption_reason ?? null,
       ...(await documentDefaults(trx, auth.accountId, body, client)),
+      ...repo.lineTotalsColumns(lines),
     });
-    await repo.replaceItems(trx, auth.accountId, row.id, lines);
-    return row;
+    return newView(row, await repo.addLines(trx, auth.accountId, row.id, lines));
   });
-  return toInvoice(await loadView(db, auth.accountId, row));
+  // Answered from what was written: reading it back gives the same (see `newView`).
+  return toInvoice(view);
 }
 
 /** Which PATCH fields a kind of document takes; the rest are refused by name. */
@@ -165,10 +168,15 @@ export async function updateInvoice(
     // A PATCH that changes nothing keeps updated_at (shared rule: src/shared/changes.ts).
     if (changesNothing(current, scalars) && (!lines || (await sameItems(trx, auth, id, lines))))
       return current;
-    const values: Updateable<OutgoingInvoiceTable> = { ...scalars, updated_at: nowIso() };
+    // New lines' totals go in with the row's one UPDATE (one change-log entry, not two).
+    const values: Updateable<OutgoingInvoiceTable> = {
+      ...scalars,
+      updated_at: nowIso(),
+      ...(lines ? repo.lineTotalsColumns(lines) : {}),
+    };
     const row = await repo.updateInvoice(trx, auth.accountId, id, values);
     if (lines) {
-      await repo.replaceItems(trx, auth.accountId, id, lines);
+      await repo.replaceLines(trx, auth.accountId, id, lines);
       if (master?.type === 'partial_plan')
         await assertWithinPlan(trx, auth.accountId, master.id, 'line_items');
     }

@@ -69,6 +69,22 @@ export async function loadViews(
       rows.filter((r) => r.type === 'credit').map((r) => r.id),
     ),
   ]);
+  return assembleViews(rows, fresh, { siblings, items, settled, credits });
+}
+
+/** What `loadViews` reads besides the rows themselves. */
+interface ViewData {
+  /** The other invoices of the plans of final invoices. */
+  siblings: InvoiceRow[];
+  /** The items of the rows and of the siblings. */
+  items: ItemRow[];
+  /** Payments by invoice id; credits used by credit id. */
+  settled: Map<number, number>;
+  credits: Map<number, number>;
+}
+
+function assembleViews(rows: InvoiceRow[], fresh: boolean, d: ViewData): InvoiceView[] {
+  const { siblings, items, settled, credits } = d;
   const byInvoice = groupItems(items);
   // The totals stored with the lines; added up from the lines only where none are stored.
   const rowsById = new Map<number, InvoiceRow>();
@@ -103,6 +119,13 @@ export async function loadViews(
     };
   });
 }
+
+/**
+ * The view of an invoice just created from `items`, without reading anything back: a new
+ * document has no payments, no credit use and no plan (`loadView` would read exactly that).
+ */
+export const newView = (row: InvoiceRow, items: ItemRow[]): InvoiceView =>
+  assembleViews([row], true, { siblings: [], items, settled: new Map(), credits: new Map() })[0]!;
 
 export async function loadView(db: Db, accountId: number, row: InvoiceRow): Promise<InvoiceView> {
   return (await loadViews(db, accountId, [row]))[0]!;
