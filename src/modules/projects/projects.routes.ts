@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifySchema } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import type { Db } from '../../db/index.js';
 import { listResponse, type Page } from '../../shared/paging.js';
-import { Data, IdParams, List } from '../../shared/schemas.js';
+import { type App, described, getRoute, listRoute } from '../../shared/route-builders.js';
+import { IdParams, List } from '../../shared/schemas.js';
 import type { AuthContext } from '../../shared/tokens.js';
 import { listTasks, ProjectTaskListQuery, Task } from '../tasks/tasks.public.js';
 import {
@@ -22,72 +23,49 @@ import {
 } from './projects.schemas.js';
 import * as service from './projects.service.js';
 
-const same = <T>(x: T) => x;
+const tags = ['Projects'];
 
 /**
- * One GET list route of the module: its document (tags, summary, description, query, item) and
- * how it reads (`list`, with the project's id for the lists under `/projects/{id}`) and maps a
- * page. Every list of the module is a row of the tables below, registered by `listRoute`.
+ * One GET list under `/projects/{id}` (404 when the project is not the caller's): the shape of
+ * shared/route-builders.ts's listRoute with the project's id in the path, which that builder
+ * does not take. Every such list is a row of the table below, registered by `subListRoute`.
  */
-interface ListDef {
+interface SubList {
   url: string;
-  tags: string[];
   scopes: readonly string[];
   summary: string;
   description?: string;
   query: TSchema;
   item: TSchema;
   list: (db: Db, auth: AuthContext, projectId: number, query: never) => Promise<Page<unknown>>;
-  map: (row: never) => unknown;
+  map?: (row: never) => unknown;
 }
 
-/** A row of a table, type-checked: `list`, `map` and the query schema agree. */
-const def = <Q extends TSchema, R>(
-  d: Omit<ListDef, 'query' | 'list' | 'map' | 'tags'> & {
-    tags?: string[];
+/** A row of the table, type-checked: `list`, `map` and the query schema agree. */
+const sub = <Q extends TSchema, R>(
+  d: Omit<SubList, 'query' | 'list' | 'map'> & {
     query: Q;
     list: (db: Db, auth: AuthContext, projectId: number, query: Static<Q>) => Promise<Page<R>>;
-    map: (row: R) => unknown;
+    map?: (row: R) => unknown;
   },
-): ListDef => ({ tags: ['Projects'], ...d });
+): SubList => d;
 
-function listRoute(app: FastifyInstance, d: ListDef): void {
-  const underProject = d.url.includes(':id');
-  app.get(
-    d.url,
-    {
-      config: { scopes: d.scopes },
-      schema: {
-        tags: d.tags,
-        summary: d.summary,
-        ...(d.description === undefined ? {} : { description: d.description }),
-        ...(underProject ? { params: IdParams } : {}),
-        querystring: d.query,
-        response: { 200: List(d.item) },
-      },
-    },
-    async (req, reply) => {
-      const { id } = req.params as { id: number };
-      const page = await d.list(app.db, req.auth, id, req.query as never);
-      return listResponse(req, reply, page, d.map as (row: unknown) => unknown);
-    },
-  );
+function subListRoute(app: App, d: SubList): void {
+  const schema: FastifySchema = {
+    ...described({ tags, summary: d.summary, description: d.description }),
+    params: IdParams,
+    querystring: d.query,
+    response: { 200: List(d.item) },
+  };
+  app.get(d.url, { config: { scopes: d.scopes }, schema }, async (req, reply) => {
+    const { id } = req.params as { id: number };
+    const page = await d.list(app.db, req.auth, id, req.query as never);
+    return listResponse(req, reply, page, (d.map ?? ((x) => x)) as (row: unknown) => unknown);
+  });
 }
 
-const PROJECTS = def({
-  url: '/projects',
-  scopes: [],
-  summary: 'List projects',
-  description: 'Archived projects are left out unless `archived=true`.',
-  query: ProjectListQuery,
-  item: Project,
-  list: (db, auth, _, q) => service.listProjects(db, auth, q),
-  map: same,
-});
-
-/** The lists under one project (404 when the project is not the caller's), then the groupings. */
-const LISTS: ListDef[] = [
-  def({
+const SUB_LISTS: SubList[] = [
+  sub({
     url: '/projects/:id/team',
     scopes: [],
     summary: 'Team of a project',
@@ -95,9 +73,8 @@ const LISTS: ListDef[] = [
     query: SubListQuery,
     item: TeamMember,
     list: service.listTeam,
-    map: same,
   }),
-  def({
+  sub({
     url: '/projects/:id/guests',
     scopes: [],
     summary: 'Guests of a project',
@@ -107,7 +84,7 @@ const LISTS: ListDef[] = [
     list: service.listGuests,
     map: service.toGuest,
   }),
-  def({
+  sub({
     url: '/projects/:id/phases',
     scopes: ['task-management:read'],
     summary: 'Phases of a project',
@@ -117,7 +94,7 @@ const LISTS: ListDef[] = [
     list: service.listPhases,
     map: service.toPhase,
   }),
-  def({
+  sub({
     url: '/projects/:id/milestones',
     scopes: ['task-management:read'],
     summary: 'Milestones of a project',
@@ -126,7 +103,7 @@ const LISTS: ListDef[] = [
     list: service.listMilestones,
     map: service.toMilestone,
   }),
-  def({
+  sub({
     url: '/projects/:id/epics',
     scopes: ['task-management:read'],
     summary: 'Epics of a project',
@@ -135,7 +112,7 @@ const LISTS: ListDef[] = [
     list: service.listEpics,
     map: service.toEpic,
   }),
-  def({
+  sub({
     url: '/projects/:id/tasks',
     scopes: ['task-management:read'],
     summary: 'Tasks of a project',
@@ -146,48 +123,57 @@ const LISTS: ListDef[] = [
       await service.getProjectRow(db, auth, id);
       return listTasks(db, auth, { ...q, project_id: id });
     },
-    map: same,
-  }),
-  def({
-    url: '/portfolios',
-    tags: ['Portfolios'],
-    scopes: [],
-    summary: 'List portfolios',
-    description:
-      'Archived portfolios are left out unless `archived=true`. Filter projects with `?portfolio_id=`.',
-    query: PortfolioListQuery,
-    item: Portfolio,
-    list: (db, auth, _, q) => service.listPortfolios(db, auth, q),
-    map: service.toPortfolio,
-  }),
-  def({
-    url: '/project-groups',
-    tags: ['Project groups'],
-    scopes: [],
-    summary: 'List project groups',
-    description:
-      'Filter projects with `?project_group_id=`; a project lists its groups in `project_group_ids`.',
-    query: ProjectGroupListQuery,
-    item: ProjectGroup,
-    list: (db, auth, _, q) => service.listProjectGroups(db, auth, q),
-    map: service.toProjectGroup,
   }),
 ];
 
 export const projectsRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  listRoute(app, PROJECTS);
-  app.get(
-    '/projects/:id',
+  listRoute(
+    app,
     {
+      path: '/projects',
+      tags,
       config: { scopes: [] },
-      schema: {
-        tags: ['Projects'],
-        summary: 'Retrieve a project',
-        params: IdParams,
-        response: { 200: Data(Project) },
-      },
+      summary: 'List projects',
+      description: 'Archived projects are left out unless `archived=true`.',
+      querystring: ProjectListQuery,
+      item: Project,
     },
-    async (req) => ({ data: await service.getProject(app.db, req.auth, req.params.id) }),
+    service.listProjects,
   );
-  for (const d of LISTS) listRoute(app, d);
+  getRoute(
+    app,
+    { path: '/projects/:id', tags, config: { scopes: [] }, summary: 'Retrieve a project', item: Project },
+    service.getProject,
+  );
+  for (const d of SUB_LISTS) subListRoute(app, d);
+  listRoute(
+    app,
+    {
+      path: '/portfolios',
+      tags: ['Portfolios'],
+      config: { scopes: [] },
+      summary: 'List portfolios',
+      description:
+        'Archived portfolios are left out unless `archived=true`. Filter projects with `?portfolio_id=`.',
+      querystring: PortfolioListQuery,
+      item: Portfolio,
+    },
+    service.listPortfolios,
+    service.toPortfolio,
+  );
+  listRoute(
+    app,
+    {
+      path: '/project-groups',
+      tags: ['Project groups'],
+      config: { scopes: [] },
+      summary: 'List project groups',
+      description:
+        'Filter projects with `?project_group_id=`; a project lists its groups in `project_group_ids`.',
+      querystring: ProjectGroupListQuery,
+      item: ProjectGroup,
+    },
+    service.listProjectGroups,
+    service.toProjectGroup,
+  );
 };
