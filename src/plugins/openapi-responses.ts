@@ -23,7 +23,7 @@ type Codes = Partial<Record<number, ErrorCode[]>>;
  */
 export const DOMAIN_ERRORS: Record<string, Codes> = {
   createClient: { 409: ['external_id_taken', 'shortcode_taken'] },
-  setClientExternalIdentifier: { 409: ['external_id_taken'] },
+  setClientExternalIdentifier: { 409: ['external_id_taken', 'external_id_set'] },
   setClientShortcode: { 409: ['shortcode_taken'] },
   createCompany: { 409: ['external_id_taken'] },
   setCompanyExternalIdentifier: { 409: ['external_id_taken', 'external_id_set'] },
@@ -35,7 +35,7 @@ export const DOMAIN_ERRORS: Record<string, Codes> = {
   createTask: { 409: ['external_id_taken'] },
   updateTask: { 409: ['conflict'] },
   deleteTask: { 409: ['conflict'] },
-  setTaskExternalIdentifier: { 409: ['external_id_taken', 'conflict'] },
+  setTaskExternalIdentifier: { 409: ['external_id_taken', 'external_id_set', 'conflict'] },
   uploadTaskFile: { 409: ['conflict'] },
   createTaskComment: { 409: ['conflict'] },
   updateTaskComment: { 403: ['not_author'] },

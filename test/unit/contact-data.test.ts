@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decideExternalId } from '../../src/modules/companies/contact-data.js';
+import { decideExternalId } from '../../src/shared/external-id.js';
 import { fold } from '../../src/shared/search.js';
 
 describe('decideExternalId', () => {
