@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { listResponse } from '../../shared/paging.js';
+import { getRoute, listRoute } from '../../shared/route-builders.js';
 import { Data, IdParams, List, problemResponse } from '../../shared/schemas.js';
 import { decryptSecret, encryptSecret } from './webhooks.crypto.js';
 import {
@@ -53,20 +54,19 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   };
 
-  app.get(
-    '/webhooks',
+  listRoute(
+    app,
     {
+      path: '/webhooks',
+      tags,
       config: { scopes },
-      schema: {
-        tags,
-        summary: 'List registered webhooks',
-        description: "The calling integration's webhooks. The signing secret is never listed.",
-        querystring: WebhookListQuery,
-        response: { 200: List(Webhook) },
-      },
+      summary: 'List registered webhooks',
+      description: "The calling integration's webhooks. The signing secret is never listed.",
+      querystring: WebhookListQuery,
+      item: Webhook,
     },
-    async (req, reply) =>
-      listResponse(req, reply, await service.listWebhooks(app.db, req.auth, req.query), service.toWebhook),
+    service.listWebhooks,
+    service.toWebhook,
   );
 
   app.post(
@@ -90,13 +90,11 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.get(
-    '/webhooks/:id',
-    {
-      config: { scopes },
-      schema: { tags, summary: 'Retrieve a webhook', params: IdParams, response: { 200: Data(Webhook) } },
-    },
-    async (req) => ({ data: service.toWebhook(await service.getWebhook(app.db, req.auth, req.params.id)) }),
+  getRoute(
+    app,
+    { path: '/webhooks/:id', tags, config: { scopes }, summary: 'Retrieve a webhook', item: Webhook },
+    service.getWebhook,
+    service.toWebhook,
   );
 
   app.delete(
