@@ -1,7 +1,7 @@
 // `npm test`: every test/**/*.test.ts under Node's test runner, in a few processes instead of
 // one per file.
 //
-// Why: a test process spends about 1.5 CPU-seconds before its first test (loading the
+// Why: a test process spends about 2.4 CPU-seconds before its first test (loading the
 // TypeScript sources and the dependencies, and building the first app, whose schemas and code
 // paths are cold), and `node --test` starts one per file: over a hundred files made that the
 // largest single cost of a run. Here the files are packed into groups of about equal duration
