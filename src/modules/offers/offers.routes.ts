@@ -1,10 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import {
-  getRoute,
-  lineItemsRoute,
-  listRoute,
-  pdfRoute,
-} from '../outgoing-invoices/outgoing-invoices.public.js';
+import { getRoute, listRoute } from '../../shared/route-builders.js';
+import { lineItemsRoute, pdfRoute } from '../outgoing-invoices/outgoing-invoices.public.js';
 import { Offer, OfferListQuery } from './offers.schemas.js';
 import * as service from './offers.service.js';
 

@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { sendBytes } from '../../shared/http.js';
+import { createRoute, getRoute, listRoute } from '../../shared/route-builders.js';
 import { Data, IdParams, problemResponse } from '../../shared/schemas.js';
 import { Binary, receiveUpload } from '../files/files.public.js';
 import * as booking from './booking.service.js';
-import { createRoute, getRoute, lineItemsRoute, listRoute, pdfRoute } from './document.routes.js';
+import { lineItemsRoute, pdfRoute } from './document.routes.js';
 import {
   BookBody,
   Invoice,

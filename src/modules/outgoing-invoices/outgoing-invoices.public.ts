@@ -9,15 +9,7 @@ import { nowIso } from '../../shared/time.js';
 import * as repo from './invoices.repository.js';
 import { type InvoiceView, loadView } from './invoices.views.js';
 
-export {
-  type CreateRouteSpec,
-  createRoute,
-  type DocumentRouteSpec,
-  getRoute,
-  lineItemsRoute,
-  listRoute,
-  pdfRoute,
-} from './document.routes.js';
+export { lineItemsRoute, pdfRoute } from './document.routes.js';
 export { isMaster, type PaymentState } from './invoices.domain.js';
 export {
   forEachDocument,

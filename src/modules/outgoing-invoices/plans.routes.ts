@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { createRoute } from '../../shared/route-builders.js';
 import { Data, IdParams } from '../../shared/schemas.js';
-import { createRoute } from './document.routes.js';
 import {
   Invoice,
   Master,

@@ -3,11 +3,12 @@ import type { Static, TSchema } from 'typebox';
 import type { Db } from '../../db/index.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import {
+  type App,
   type CreateRouteSpec,
   createRoute,
   getRoute,
   listRoute,
-} from '../outgoing-invoices/outgoing-invoices.public.js';
+} from '../../shared/route-builders.js';
 import {
   CreditAssociationCreate,
   OutgoingPaymentCreate,
@@ -21,8 +22,6 @@ import {
 import * as service from './payments.service.js';
 
 const tags = ['Payments'];
-
-type App = Parameters<FastifyPluginAsyncTypebox>[0];
 
 /**
  * A POST that records a payment of any kind: 201 with the payment, whose `Location` is its
