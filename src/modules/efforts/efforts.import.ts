@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
-import type { ImportSection } from '../../import/context.js';
+import type { ImportContext, ImportSection } from '../../import/context.js';
 import { validationFailed } from '../../shared/errors.js';
+import { keyedSection } from '../../shared/keyed-section.js';
 import { DateString } from '../../shared/schemas.js';
 import { projectIdOfTask } from '../tasks/tasks.public.js';
 import { userRef } from '../users/users.public.js';
@@ -32,35 +33,33 @@ interface EffortItem {
   description?: string;
 }
 
-export const effortsSection: ImportSection = {
+export const effortsSection: ImportSection = keyedSection<ImportContext, EffortItem>({
   key: 'efforts',
   item: EffortItem,
   description:
     'Efforts (time entries) of users on projects and tasks. `type` work (default), travel or admin; admin time is not billable by default.',
-  async run(ctx, items) {
-    for (const [i, e] of (items as EffortItem[]).entries()) {
-      const at = `efforts.${i}`;
-      let projectId = ctx.optionalRef('projects', e.project, `${at}.project`);
-      const taskId = ctx.optionalRef('tasks', e.task, `${at}.task`);
-      if (taskId !== null) {
-        const taskProject = await projectIdOfTask(ctx.trx, ctx.accountId, taskId);
-        if (projectId !== null && projectId !== taskProject)
-          throw validationFailed([{ field: `${at}.task`, message: 'belongs to another project' }]);
-        projectId = taskProject;
-      }
-      const type = e.type ?? 'work';
-      await insertEffort(ctx.trx, {
-        account_id: ctx.accountId,
-        user_id: await userRef(ctx, e.user, `${at}.user`),
-        project_id: projectId,
-        task_id: taskId,
-        date: e.date,
-        duration_minutes: e.duration_minutes,
-        billable: (e.billable ?? type !== 'admin') ? 1 : 0,
-        type,
-        description: e.description ?? null,
-      });
-      ctx.remember('efforts', undefined, 0);
+  async insert(ctx, e, at) {
+    let projectId = ctx.optionalRef('projects', e.project, `${at}.project`);
+    const taskId = ctx.optionalRef('tasks', e.task, `${at}.task`);
+    if (taskId !== null) {
+      const taskProject = await projectIdOfTask(ctx.trx, ctx.accountId, taskId);
+      if (projectId !== null && projectId !== taskProject)
+        throw validationFailed([{ field: `${at}.task`, message: 'belongs to another project' }]);
+      projectId = taskProject;
     }
+    const type = e.type ?? 'work';
+    await insertEffort(ctx.trx, {
+      account_id: ctx.accountId,
+      user_id: await userRef(ctx, e.user, `${at}.user`),
+      project_id: projectId,
+      task_id: taskId,
+      date: e.date,
+      duration_minutes: e.duration_minutes,
+      billable: (e.billable ?? type !== 'admin') ? 1 : 0,
+      type,
+      description: e.description ?? null,
+    });
+    // Nothing refers to an effort: only counted.
+    return { key: undefined, id: 0 };
   },
-};
+});

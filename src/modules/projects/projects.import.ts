@@ -1,6 +1,7 @@
 import { type TProperties, Type } from 'typebox';
-import type { ImportContext, ImportSection } from '../../import/context.js';
+import { type ImportContext, ImportKey, type ImportSection } from '../../import/context.js';
 import { validationFailed } from '../../shared/errors.js';
+import { keyedSection } from '../../shared/keyed-section.js';
 import { DateString, Email } from '../../shared/schemas.js';
 import { validateImportedCustomFields } from '../custom-fields/custom-fields.public.js';
 import { userRef } from '../users/users.public.js';
@@ -8,7 +9,6 @@ import { clientIdByShortcode } from './import.read-model.js';
 import { insertLink, insertRow } from './projects.repository.js';
 import { EpicStatus, ProjectStatus } from './projects.schemas.js';
 
-const Key = Type.String({ minLength: 1, description: 'Reference used by later records of the file' });
 const Name = Type.String({ minLength: 1 });
 const Str = Type.Optional(Type.String());
 const Day = Type.Optional(DateString);
@@ -17,14 +17,14 @@ const Day = Type.Optional(DateString);
 const Strict = (props: TProperties) => Type.Object(props, { additionalProperties: false });
 const ListOf = (props: TProperties) => Type.Optional(Type.Array(Strict(props)));
 /** What every named record of the file has: a key for later records, a name, a description. */
-const keyed = { key: Type.Optional(Key), name: Name, description: Str };
+const keyed = { key: Type.Optional(ImportKey), name: Name, description: Str };
 
 const PortfolioItem = Strict({ ...keyed, archived: Type.Optional(Type.Boolean()) });
 
 const ProjectGroupItem = Strict(keyed);
 
 const ProjectItem = Strict({
-  key: Type.Optional(Key),
+  key: Type.Optional(ImportKey),
   client: Type.String({ description: 'Key of a client in the file, or shortcode of an existing client' }),
   portfolio: Type.Optional(Type.String({ description: 'Key of a portfolio' })),
   project_groups: Type.Optional(Type.Array(Type.String(), { description: 'Keys of project groups' })),
@@ -87,35 +87,30 @@ async function clientRef(ctx: ImportContext, ref: string, where: string): Promis
   }
 }
 
-export const portfoliosSection: ImportSection = {
+export const portfoliosSection: ImportSection = keyedSection<ImportContext, Named & { archived?: boolean }>({
   key: 'portfolios',
   item: PortfolioItem,
   description: 'Portfolios (groupings of projects). `archived: true` imports them archived.',
-  async run(ctx, items) {
-    const now = new Date().toISOString();
-    for (const p of items as (Named & { archived?: boolean })[]) {
-      const id = await insertRow(ctx.trx, 'portfolios', {
-        account_id: ctx.accountId,
-        name: p.name,
-        description: p.description ?? null,
-        archived_at: p.archived ? now : null,
-      });
-      ctx.remember('portfolios', p.key, id);
-    }
+  async insert(ctx, p) {
+    const id = await insertRow(ctx.trx, 'portfolios', {
+      account_id: ctx.accountId,
+      name: p.name,
+      description: p.description ?? null,
+      archived_at: p.archived ? new Date().toISOString() : null,
+    });
+    return { key: p.key, id };
   },
-};
+});
 
-export const projectGroupsSection: ImportSection = {
+export const projectGroupsSection: ImportSection = keyedSection<ImportContext, Named>({
   key: 'project_groups',
   item: ProjectGroupItem,
   description: 'Project groups; projects name the groups they belong to.',
-  async run(ctx, items) {
-    for (const g of items as Named[]) {
-      const values = { account_id: ctx.accountId, name: g.name, description: g.description ?? null };
-      ctx.remember('project_groups', g.key, await insertRow(ctx.trx, 'project_groups', values));
-    }
+  async insert(ctx, g) {
+    const values = { account_id: ctx.accountId, name: g.name, description: g.description ?? null };
+    return { key: g.key, id: await insertRow(ctx.trx, 'project_groups', values) };
   },
-};
+});
 
 async function importProject(ctx: ImportContext, p: ProjectItem, at: string): Promise<void> {
   const { trx, accountId } = ctx;

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { type ImportContext, ImportKey, type ImportSection } from '../../import/context.js';
+import { keyedSection } from '../../shared/keyed-section.js';
 import { Email } from '../../shared/schemas.js';
 import { insertUser, upsertPasswordHash } from './passwords.repository.js';
 
@@ -41,21 +42,19 @@ interface UserItem {
   password_hash?: string;
 }
 
-export const usersSection: ImportSection = {
+export const usersSection: ImportSection = keyedSection<ImportContext, UserItem>({
   key: 'users',
   item: UserItem,
   description: 'Users of the account. `role` admin or member (default member).',
-  async run(ctx: ImportContext, items) {
-    for (const { key, active, password_hash, ...rest } of items as UserItem[]) {
-      const id = await insertUser(ctx.trx, {
-        ...rest,
-        email: rest.email.toLowerCase(),
-        account_id: ctx.accountId,
-        active: active === false ? 0 : 1,
-      });
-      ctx.remember('users', key, id);
-      // A fresh user has no password yet, so this only inserts.
-      if (password_hash) await upsertPasswordHash(ctx.trx, id, password_hash, new Date().toISOString());
-    }
+  async insert(ctx, { key, active, password_hash, ...rest }) {
+    const id = await insertUser(ctx.trx, {
+      ...rest,
+      email: rest.email.toLowerCase(),
+      account_id: ctx.accountId,
+      active: active === false ? 0 : 1,
+    });
+    // A fresh user has no password yet, so this only inserts.
+    if (password_hash) await upsertPasswordHash(ctx.trx, id, password_hash, new Date().toISOString());
+    return { key, id };
   },
-};
+});
