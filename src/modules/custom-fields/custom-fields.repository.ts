@@ -1,5 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/index.js';
+import { findOwned } from '../../shared/owned.js';
 import { paginate } from '../../shared/paging.js';
 import { toIso } from '../../shared/time.js';
 import type { CustomFieldListQuery } from './custom-fields.schemas.js';
@@ -7,14 +8,8 @@ import type { CustomFieldDefinitionTable } from './custom-fields.tables.js';
 
 export type CustomFieldRow = Selectable<CustomFieldDefinitionTable>;
 
-export function findDefinition(db: Db, accountId: number, id: number) {
-  return db
-    .selectFrom('custom_field_definitions')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
+export const findDefinition = (db: Db, accountId: number, id: number) =>
+  findOwned(db, 'custom_field_definitions', accountId, id);
 
 export function listDefinitions(db: Db, accountId: number, q: CustomFieldListQuery) {
   let qb = db.selectFrom('custom_field_definitions').selectAll().where('account_id', '=', accountId);

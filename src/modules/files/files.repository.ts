@@ -1,5 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/index.js';
+import { findOwned } from '../../shared/owned.js';
 import type { FileTable } from './files.tables.js';
 
 export type FileRow = Selectable<FileTable>;
@@ -10,13 +11,7 @@ export async function insertFile(db: Db, values: Insertable<FileTable>, data: Bu
   return row;
 }
 
-export const findFile = (db: Db, accountId: number, id: number) =>
-  db
-    .selectFrom('files')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+export const findFile = (db: Db, accountId: number, id: number) => findOwned(db, 'files', accountId, id);
 
 export async function readBlob(db: Db, fileId: number): Promise<Buffer | undefined> {
   const row = await db

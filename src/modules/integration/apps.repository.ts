@@ -1,4 +1,5 @@
 import type { Db } from '../../db/index.js';
+import { findOwned } from '../../shared/owned.js';
 
 /** Tokens the console lists per integration: the newest ones, the rest counted. */
 export const TOKENS_SHOWN = 50;
@@ -29,12 +30,7 @@ export function appsOfAccount(db: Db, accountId: number) {
 }
 
 export const findAppOfAccount = (db: Db, accountId: number, id: number) =>
-  db
-    .selectFrom('integrations')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  findOwned(db, 'integrations', accountId, id);
 
 /**
  * Live tokens of an integration that no user's grant stands behind (personal access tokens

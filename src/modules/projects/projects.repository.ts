@@ -2,6 +2,7 @@ import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
 import { keptTotal } from '../../shared/list-counts.js';
+import { findOwned } from '../../shared/owned.js';
 import {
   idPages,
   type Page,
@@ -20,12 +21,7 @@ export type PortfolioRow = Selectable<PortfolioTable>;
 export type ProjectGroupRow = Selectable<ProjectGroupTable>;
 
 export const findProject = (db: Db, accountId: number, id: number) =>
-  db
-    .selectFrom('projects')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  findOwned(db, 'projects', accountId, id);
 
 export const PROJECT_SORTABLE: Sortable = {
   name: {},

@@ -1,6 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
 import { keptTotal } from '../../shared/list-counts.js';
+import { findOwned } from '../../shared/owned.js';
 import { idPages, paginate, type Sortable, unfiltered } from '../../shared/paging.js';
 import { containsAny } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
@@ -10,13 +11,7 @@ import type { TaskCommentTable, TaskTable } from './tasks.tables.js';
 export type TaskRow = Selectable<TaskTable>;
 export type CommentRow = Selectable<TaskCommentTable>;
 
-export const findTask = (db: Db, accountId: number, id: number) =>
-  db
-    .selectFrom('tasks')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+export const findTask = (db: Db, accountId: number, id: number) => findOwned(db, 'tasks', accountId, id);
 
 export const findTaskByExternalId = (db: Db, accountId: number, externalId: string) =>
   db

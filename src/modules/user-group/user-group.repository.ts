@@ -1,6 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { UserGroupTable } from '../../db/core.tables.js';
 import type { Db } from '../../db/index.js';
+import { findOwned } from '../../shared/owned.js';
 import { paginate } from '../../shared/paging.js';
 import { containsAny } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
@@ -9,12 +10,7 @@ import type { UserGroupListQuery } from './user-group.schemas.js';
 export type UserGroupRow = Selectable<UserGroupTable>;
 
 export const findGroup = (db: Db, accountId: number, id: number) =>
-  db
-    .selectFrom('user_groups')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  findOwned(db, 'user_groups', accountId, id);
 
 export function listGroups(db: Db, accountId: number, q: UserGroupListQuery) {
   let qb = db.selectFrom('user_groups').selectAll().where('account_id', '=', accountId);

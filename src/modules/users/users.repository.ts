@@ -1,20 +1,15 @@
 import type { Selectable } from 'kysely';
 import type { UserTable } from '../../db/core.tables.js';
 import type { Db } from '../../db/index.js';
+import { findOwned } from '../../shared/owned.js';
 import { paginate, type Sortable } from '../../shared/paging.js';
 import { toIso } from '../../shared/time.js';
 import type { UserListQuery } from './users.schemas.js';
 
 export type UserRow = Selectable<UserTable>;
 
-export function findUser(db: Db, accountId: number, id: number): Promise<UserRow | undefined> {
-  return db
-    .selectFrom('users')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
+export const findUser = (db: Db, accountId: number, id: number): Promise<UserRow | undefined> =>
+  findOwned(db, 'users', accountId, id);
 
 const USER_SORTABLE: Sortable = { last_name: {}, first_name: {}, email: {} };
 
