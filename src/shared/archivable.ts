@@ -23,12 +23,17 @@ import {
   type ExternalIdStore,
   externalIdRoute,
 } from './external-id.js';
-import { listResponse, type Page } from './paging.js';
+import type { Page } from './paging.js';
+import {
+  getRoute,
+  listRoute,
+  createRoute as sharedCreateRoute,
+  updateRoute as sharedUpdateRoute,
+} from './route-builders.js';
 import {
   ArchivedQuery,
   Data,
   IdParams,
-  List,
   Nullable,
   problemResponse,
   SortedPagingQuery,
@@ -296,23 +301,20 @@ export function createRoute<R extends { id: number }, C extends TSchema>(
   s: CreateSpec<R, C>,
   { conflict, ...texts }: Described & { conflict?: string },
 ): void {
-  const created = { 201: Data(s.schema) };
-  app.post(
-    s.path,
+  sharedCreateRoute(
+    app,
     {
+      path: s.path,
+      tags: s.tags,
       config: s.write,
-      schema: {
-        tags: s.tags,
-        ...described(texts),
-        body: s.create,
-        response: conflict === undefined ? created : { ...created, 409: problemResponse(conflict) },
-      },
+      ...texts,
+      body: s.create,
+      response: s.schema,
+      location: s.path,
+      responses: conflict === undefined ? undefined : { 409: problemResponse(conflict) },
     },
-    async (req, reply) => {
-      const row = await s.insert(app.db, req.auth, req.body as Static<C>);
-      reply.code(201).header('location', `${app.prefix}${s.path}/${row.id}`);
-      return { data: s.toData(row) };
-    },
+    (db, auth, body: Static<C>) => s.insert(db, auth, body),
+    s.toData,
   );
 }
 
@@ -326,21 +328,11 @@ type UpdateSpec<R, U extends TSchema> = Pick<
 
 /** PATCH /<resource>/{id}. */
 export function updateRoute<R, U extends TSchema>(app: App, s: UpdateSpec<R, U>, texts: Described): void {
-  app.patch(
-    `${s.path}/:id`,
-    {
-      config: s.write,
-      schema: {
-        tags: s.tags,
-        ...described(texts),
-        params: IdParams,
-        body: s.update,
-        response: { 200: Data(s.schema) },
-      },
-    },
-    async (req) => ({
-      data: s.toData(await s.change(app.db, req.auth, req.params.id, req.body as Static<U>)),
-    }),
+  sharedUpdateRoute(
+    app,
+    { path: `${s.path}/:id`, tags: s.tags, config: s.write, ...texts, body: s.update, item: s.schema },
+    s.change,
+    s.toData,
   );
 }
 
@@ -369,25 +361,15 @@ export function recordRoutes<
   C extends TSchema,
   U extends TSchema,
 >(app: App, s: RecordRoutesSpec<R, Q, C, U>, texts: RecordTexts): void {
-  const { tags, read } = s;
-  app.get(
-    s.path,
-    {
-      config: read,
-      schema: { tags, ...described(texts.list), querystring: s.query, response: { 200: List(s.schema) } },
-    },
-    async (req, reply) =>
-      listResponse(req, reply, await s.list(app.db, req.auth, req.query as Static<Q>), s.toData),
+  const read = { tags: s.tags, config: s.read };
+  listRoute(
+    app,
+    { ...read, path: s.path, ...texts.list, querystring: s.query, item: s.schema },
+    s.list,
+    s.toData,
   );
   createRoute(app, s, texts.create);
-  app.get(
-    `${s.path}/:id`,
-    {
-      config: read,
-      schema: { tags, ...described(texts.get), params: IdParams, response: { 200: Data(s.schema) } },
-    },
-    async (req) => ({ data: s.toData(await s.get(app.db, req.auth, req.params.id)) }),
-  );
+  getRoute(app, { ...read, path: `${s.path}/:id`, ...texts.get, item: s.schema }, s.get, s.toData);
   updateRoute(app, s, texts.update);
   archivableRoutes(app, s, texts);
 }
