@@ -19,6 +19,10 @@ interface UserGroupItem {
   members?: string[];
 }
 
+/**
+ * A loop of its own rather than shared/keyed-section.ts: the group's key is remembered before
+ * its members are resolved, so a key used twice is reported before an unknown member (as ever).
+ */
 export const userGroupsSection: ImportSection = {
   key: 'user_groups',
   item: UserGroupItem,
