@@ -1,6 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/index.js';
 import { keptTotal } from '../../shared/list-counts.js';
+import { findOwned } from '../../shared/owned.js';
 import { paginate, type Sortable, unfiltered } from '../../shared/paging.js';
 import { toIso } from '../../shared/time.js';
 import { type ParsedLine, positioned } from '../outgoing-invoices/outgoing-invoices.public.js';
@@ -10,14 +11,8 @@ import type { OfferItemTable, OfferTable } from './offers.tables.js';
 export type OfferRow = Selectable<OfferTable>;
 export type OfferItemRow = Selectable<OfferItemTable>;
 
-export function findOffer(db: Db, accountId: number, id: number): Promise<OfferRow | undefined> {
-  return db
-    .selectFrom('offers')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
+export const findOffer = (db: Db, accountId: number, id: number): Promise<OfferRow | undefined> =>
+  findOwned(db, 'offers', accountId, id);
 
 const OFFER_SORTABLE: Sortable = {
   date: { nullable: true },

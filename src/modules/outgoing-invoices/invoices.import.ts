@@ -2,12 +2,12 @@ import { Type } from 'typebox';
 import type { Db } from '../../db/index.js';
 import type { ImportContext, ImportSection } from '../../import/context.js';
 import { validationFailed } from '../../shared/errors.js';
-import { documentTotals, toCents } from '../../shared/money.js';
+import { toCents } from '../../shared/money.js';
 import { CurrencyCode, DateString } from '../../shared/schemas.js';
 // TRANSITIONAL (issue 17): only for `outgoingInvoicesSection` below, see there.
 import { insertPayment } from '../payments/payments.repository.js';
 import { importDefaults } from './invoices.read-model.js';
-import { insertInvoice, insertItems } from './invoices.repository.js';
+import { addLines, insertInvoice, lineTotalsColumns } from './invoices.repository.js';
 import { type LineItemInput, LineItemsInput, type ParsedLine, parseLineItems } from './line-items.js';
 
 const PaymentItem = Type.Object(
@@ -129,6 +129,7 @@ export const invoicesSection = (recordPayment: ImportedPaymentWriter): ImportSec
       const clientId = ctx.optionalRef('clients', inv.client, `${at}.client`);
       const defaults = await defaultsOf(clientId);
       const now = new Date().toISOString();
+      const totals = lineTotalsColumns(lines);
       const row = await insertInvoice(ctx.trx, {
         account_id: ctx.accountId,
         type: inv.type ?? 'invoice',
@@ -152,14 +153,15 @@ export const invoicesSection = (recordPayment: ImportedPaymentWriter): ImportSec
         intro_text: inv.intro_text ?? null,
         closing_text: inv.closing_text ?? null,
         booked_at: booked ? now : null,
+        ...totals,
       });
-      await insertItems(ctx.trx, ctx.accountId, row.id, lines);
+      await addLines(ctx.trx, ctx.accountId, row.id, lines);
       ctx.remember('outgoing_invoices', inv.key, row.id);
       if (!inv.payments?.length) return;
       if (!booked || inv.type === 'credit') {
         throw validationFailed([{ field: `${at}.payments`, message: 'only booked invoices take payments' }]);
       }
-      let open = documentTotals(lines.map((l) => ({ net: l.net_total, tax_rate: l.tax_rate }))).gross;
+      let open = totals.lines_gross;
       for (const [n, p] of inv.payments.entries()) {
         const amount = toCents(p.amount);
         if (amount === undefined || amount > open) {

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/index.js';
+import { findOwned } from '../../shared/owned.js';
 
 /**
  * What outgoing invoices (and offers, through outgoing-invoices.public.ts) read from tables
@@ -24,14 +25,8 @@ export function findAccount(db: Db, accountId: number) {
 }
 
 /** The client a document is addressed to: its defaults (currency, terms) and the buyer it prints. */
-export function findClientRow(db: Db, accountId: number, id: number) {
-  return db
-    .selectFrom('clients')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
+export const findClientRow = (db: Db, accountId: number, id: number) =>
+  findOwned(db, 'clients', accountId, id);
 
 export type ClientRow = NonNullable<Awaited<ReturnType<typeof findClientRow>>>;
 

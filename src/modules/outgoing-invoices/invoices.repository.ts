@@ -2,6 +2,7 @@ import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import { type Db, isPostgres } from '../../db/index.js';
 import { keptTotal } from '../../shared/list-counts.js';
 import { documentTotals, type Totals } from '../../shared/money.js';
+import { insertReturning, updateOwnedOrThrow } from '../../shared/owned.js';
 import { idPages, paginate, type Sortable, unfiltered } from '../../shared/paging.js';
 import { toIso } from '../../shared/time.js';
 import { DOCUMENT_TYPES, MASTER_TYPES, type NumberKind } from './invoices.domain.js';
@@ -103,24 +104,15 @@ export function childrenOf(db: Db, accountId: number, masterIds: number[], withD
   return qb.orderBy('id').execute();
 }
 
-export function insertInvoice(db: Db, values: Insertable<OutgoingInvoiceTable>): Promise<InvoiceRow> {
-  return db.insertInto('outgoing_invoices').values(values).returningAll().executeTakeFirstOrThrow();
-}
+export const insertInvoice = (db: Db, values: Insertable<OutgoingInvoiceTable>): Promise<InvoiceRow> =>
+  insertReturning(db, 'outgoing_invoices', values);
 
-export function updateInvoice(
+export const updateInvoice = (
   db: Db,
   accountId: number,
   id: number,
   values: Updateable<OutgoingInvoiceTable>,
-): Promise<InvoiceRow> {
-  return db
-    .updateTable('outgoing_invoices')
-    .set(values)
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
+): Promise<InvoiceRow> => updateOwnedOrThrow(db, 'outgoing_invoices', accountId, id, values);
 
 /** Items of several invoices, in position order. */
 export function itemsOf(db: Db, accountId: number, invoiceIds: number[]): Promise<ItemRow[]> {
@@ -176,17 +168,6 @@ export async function replaceLines(
 ): Promise<ItemRow[]> {
   await db.deleteFrom('outgoing_invoice_items').where('invoice_id', '=', invoiceId).execute();
   return addLines(db, accountId, invoiceId, lines);
-}
-
-/** Adds the lines of a new invoice (positions 1…n in the given order) with their totals. */
-export async function insertItems(
-  db: Db,
-  accountId: number,
-  invoiceId: number,
-  lines: readonly ParsedLine[],
-): Promise<void> {
-  await addLines(db, accountId, invoiceId, lines);
-  await storeLineTotals(db, accountId, invoiceId, lines);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/index.js';
+import { insertReturning } from '../../shared/owned.js';
 import type { IncomingPaymentAllocationTable, IncomingPaymentTable } from './incoming-payments.tables.js';
 import { nextPaymentId } from './payments.repository.js';
 
@@ -8,12 +9,7 @@ export type AllocationRow = Selectable<IncomingPaymentAllocationTable>;
 
 /** Ids come from the one payment id space shared with outgoing payments (migration 950). */
 export async function insertPayment(db: Db, values: Insertable<IncomingPaymentTable>) {
-  const id = await nextPaymentId(db);
-  return db
-    .insertInto('incoming_payments')
-    .values({ ...values, id })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  return insertReturning(db, 'incoming_payments', { ...values, id: await nextPaymentId(db) });
 }
 
 export function insertAllocations(db: Db, rows: Insertable<IncomingPaymentAllocationTable>[]) {

@@ -1,5 +1,6 @@
 import { type Insertable, type Selectable, sql } from 'kysely';
 import { type Db, isPostgres } from '../../db/index.js';
+import { findOwned, insertReturning } from '../../shared/owned.js';
 import { paginate } from '../../shared/paging.js';
 import { toIso } from '../../shared/time.js';
 import type { PaymentAccountListQuery } from './payments.schemas.js';
@@ -19,14 +20,8 @@ export function insertPaymentAccount(db: Db, values: Insertable<PaymentAccountTa
   return db.insertInto('payment_accounts').values(values).returning('id').executeTakeFirstOrThrow();
 }
 
-export function findPaymentAccount(db: Db, accountId: number, id: number) {
-  return db
-    .selectFrom('payment_accounts')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
+export const findPaymentAccount = (db: Db, accountId: number, id: number) =>
+  findOwned(db, 'payment_accounts', accountId, id);
 
 /**
  * The next id of the one payment id space: PostgreSQL's sequence of `payments.id` (the default
@@ -46,12 +41,7 @@ export async function nextPaymentId(db: Db): Promise<number> {
 }
 
 export async function insertPayment(db: Db, values: Insertable<PaymentTable>): Promise<PaymentRow> {
-  const id = await nextPaymentId(db);
-  return db
-    .insertInto('payments')
-    .values({ ...values, id })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  return insertReturning(db, 'payments', { ...values, id: await nextPaymentId(db) });
 }
 
 export function creditUse(db: Db, accountId: number, creditId: number) {
