@@ -4,6 +4,7 @@ import type { AuthContext } from '../../plugins/auth.js';
 import { archivable } from '../../shared/archivable.js';
 import { changesNothing } from '../../shared/changes.js';
 import { AppError, notFound } from '../../shared/errors.js';
+import { partyOf } from '../../shared/party.js';
 import { nowIso } from '../../shared/time.js';
 import type { ClientBasicRow, ClientRow } from './clients.repository.js';
 import * as repo from './clients.repository.js';
@@ -21,15 +22,7 @@ export function toClientFull(r: ClientRow): ClientFull {
     name: r.name,
     shortcode: r.shortcode,
     external_id: r.external_id,
-    email: r.email,
-    phone: r.phone,
-    website: r.website,
-    street: r.street,
-    zip: r.zip,
-    city: r.city,
-    country_code: r.country_code,
-    vat_id: r.vat_id,
-    tax_number: r.tax_number,
+    ...partyOf(r),
     language: r.language,
     buyer_reference: r.buyer_reference,
     currency: r.currency,

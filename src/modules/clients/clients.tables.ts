@@ -1,20 +1,12 @@
 import type { Generated } from 'kysely';
+import type { PartyColumns } from '../../shared/party.js';
 
-export interface ClientTable {
+export interface ClientTable extends PartyColumns {
   id: Generated<number>;
   account_id: number;
   name: string;
   shortcode: string | null;
   external_id: string | null;
-  email: string | null;
-  phone: string | null;
-  website: string | null;
-  street: string | null;
-  zip: string | null;
-  city: string | null;
-  country_code: string | null;
-  vat_id: string | null;
-  tax_number: string | null;
   language: string | null;
   /** BT-10 of e-invoices (Leitweg-ID); an invoice's own value wins. */
   buyer_reference: string | null;

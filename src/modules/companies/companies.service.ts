@@ -2,6 +2,7 @@ import type { Db } from '../../db/index.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { customFieldRecords } from '../../shared/archivable.js';
 import { AppError } from '../../shared/errors.js';
+import { partyOf } from '../../shared/party.js';
 import { parseCustomFieldValues, validateCustomFields } from '../custom-fields/custom-fields.public.js';
 import type { CompanyRow } from './companies.repository.js';
 import * as repo from './companies.repository.js';
@@ -12,15 +13,7 @@ export function toCompany(r: CompanyRow): Company {
     id: r.id,
     name: r.name,
     external_id: r.external_id,
-    email: r.email,
-    phone: r.phone,
-    website: r.website,
-    street: r.street,
-    zip: r.zip,
-    city: r.city,
-    country_code: r.country_code,
-    vat_id: r.vat_id,
-    tax_number: r.tax_number,
+    ...partyOf(r),
     notes: r.notes,
     custom_fields: parseCustomFieldValues(r.custom_fields),
     archived_at: r.archived_at,

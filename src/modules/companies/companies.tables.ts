@@ -1,19 +1,11 @@
 import type { Generated } from 'kysely';
+import type { PartyColumns } from '../../shared/party.js';
 
-export interface CompanyTable {
+export interface CompanyTable extends PartyColumns {
   id: Generated<number>;
   account_id: number;
   name: string;
   external_id: string | null;
-  email: string | null;
-  phone: string | null;
-  website: string | null;
-  street: string | null;
-  zip: string | null;
-  city: string | null;
-  country_code: string | null;
-  vat_id: string | null;
-  tax_number: string | null;
   notes: string | null;
   /** JSON object of custom field values. */
   custom_fields: Generated<string>;

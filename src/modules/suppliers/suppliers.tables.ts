@@ -1,15 +1,10 @@
 import type { Generated } from 'kysely';
+import type { AddressColumns } from '../../shared/party.js';
 
-export interface SupplierTable {
+export interface SupplierTable extends AddressColumns {
   id: Generated<number>;
   account_id: number;
   name: string;
-  street: string | null;
-  zip: string | null;
-  city: string | null;
-  country_code: string | null;
-  vat_id: string | null;
-  tax_number: string | null;
   iban: string | null;
   bic: string | null;
   email: string | null;
