@@ -1,4 +1,5 @@
 import { chartOfAccountsSection } from '../modules/chart-of-accounts/chart-of-accounts.public.js';
+import { clientsSection } from '../modules/clients/clients.public.js';
 import { companiesSection } from '../modules/companies/companies.public.js';
 import { contactsSection } from '../modules/contacts/contacts.public.js';
 import { customFieldsSection } from '../modules/custom-fields/custom-fields.public.js';
@@ -16,7 +17,6 @@ import { tasksSection } from '../modules/tasks/tasks.public.js';
 import { userGroupsSection } from '../modules/user-group/user-group.public.js';
 import { usersSection } from '../modules/users/users.public.js';
 import type { ImportSection } from './context.js';
-import { clientsSection } from './core.sections.js';
 
 /**
  * The sections of the import format, in the order they run: a section may refer by key to

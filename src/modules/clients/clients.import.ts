@@ -1,6 +1,8 @@
 import { Type } from 'typebox';
-import { CountryCode, CurrencyCode, Email } from '../shared/schemas.js';
-import { ImportKey, type ImportSection } from './context.js';
+import { type ImportContext, ImportKey, type ImportSection } from '../../import/context.js';
+import { keyedSection } from '../../shared/keyed-section.js';
+import { CountryCode, CurrencyCode, Email } from '../../shared/schemas.js';
+import { insertClient } from './clients.repository.js';
 
 const ClientItem = Type.Object(
   {
@@ -26,28 +28,19 @@ const ClientItem = Type.Object(
   { additionalProperties: false },
 );
 
-export const clientsSection: ImportSection = {
+type Item = Record<string, unknown> & { key?: string; archived?: boolean; name: string };
+
+export const clientsSection: ImportSection = keyedSection<ImportContext, Item>({
   key: 'clients',
   item: ClientItem,
   description: 'Clients. `archived: true` imports them archived.',
-  async run(ctx, items) {
-    const now = new Date().toISOString();
-    for (const c of items as (Record<string, unknown> & {
-      key?: string;
-      archived?: boolean;
-      name: string;
-    })[]) {
-      const { key, archived, ...rest } = c;
-      const row = await ctx.trx
-        .insertInto('clients')
-        .values({
-          ...(rest as { name: string }),
-          account_id: ctx.accountId,
-          archived_at: archived ? now : null,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      ctx.remember('clients', key, row.id);
-    }
+  async insert(ctx, c) {
+    const { key, archived, ...rest } = c;
+    const row = await insertClient(ctx.trx, {
+      ...(rest as { name: string }),
+      account_id: ctx.accountId,
+      archived_at: archived ? new Date().toISOString() : null,
+    });
+    return { key, id: row.id };
   },
-};
+});
