@@ -16,6 +16,31 @@ export interface AuditEvent {
   detail?: Record<string, unknown>;
 }
 
+/** A signed-in user acting in their account (the console's changes). */
+export interface Actor {
+  accountId: number;
+  userId: number;
+}
+
+/** Records what a signed-in user did to one target, in the transaction of the change. */
+export const auditByUser = (
+  db: Kysely<Database> | Transaction<Database>,
+  actor: Actor,
+  targetType: string,
+  action: string,
+  targetId: number,
+  detail?: Record<string, unknown>,
+) =>
+  recordAudit(db, {
+    accountId: actor.accountId,
+    actorUserId: actor.userId,
+    actorKind: 'user',
+    action,
+    targetType,
+    targetId,
+    ...(detail ? { detail } : {}),
+  });
+
 /** Largest stored detail: an entry says what changed, it is not a copy of the data. */
 const DETAIL_MAX = 8000;
 

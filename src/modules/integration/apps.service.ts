@@ -3,7 +3,7 @@ import { transact } from '../../db/transact.js';
 import { AppError, invalidField } from '../../shared/errors.js';
 import { nowIso } from '../../shared/time.js';
 import { parseScopes } from '../../shared/tokens.js';
-import { recordAudit } from '../audit/audit.service.js';
+import { type Actor, auditByUser } from '../audit/audit.service.js';
 import * as repo from './apps.repository.js';
 import {
   assertKnownScopes,
@@ -20,10 +20,7 @@ import {
  * shown once), makes it an OAuth app with redirect URIs, issues and revokes tokens and revokes
  * the integration. Every change is audited in the transaction that makes it.
  */
-export interface Actor {
-  accountId: number;
-  userId: number;
-}
+export type { Actor } from '../audit/audit.service.js';
 
 export const NAME_MAX = 100;
 export const REDIRECT_URIS_MAX = 10;
@@ -50,15 +47,7 @@ function checkInput(input: AppInput): AppInput {
 }
 
 const audit = (trx: Db, actor: Actor, action: string, targetId: number, detail?: Record<string, unknown>) =>
-  recordAudit(trx, {
-    accountId: actor.accountId,
-    actorUserId: actor.userId,
-    actorKind: 'user',
-    action,
-    targetType: 'integration',
-    targetId,
-    ...(detail ? { detail } : {}),
-  });
+  auditByUser(trx, actor, 'integration', action, targetId, detail);
 
 export async function listApps(db: Db, accountId: number) {
   const rows = await repo.appsOfAccount(db, accountId);

@@ -2,7 +2,7 @@ import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
 import { AppError, invalidField } from '../../shared/errors.js';
 import { clock, isoAt } from '../../web/clock.js';
-import { recordAudit } from '../audit/audit.service.js';
+import { type Actor, auditByUser } from '../audit/audit.service.js';
 import { hashPassword, PASSWORD_MAX, PASSWORD_MIN, passwordProblem, verifyPassword } from './passwords.js';
 import * as passwords from './passwords.repository.js';
 import { type Invitation, inviteUser } from './passwords.service.js';
@@ -14,10 +14,7 @@ import * as repo from './team.repository.js';
  * change is audited in its own transaction. An account always keeps an active admin, and an
  * admin never locks themself out (no deactivating or demoting oneself).
  */
-export interface Actor {
-  accountId: number;
-  userId: number;
-}
+export type { Actor } from '../audit/audit.service.js';
 
 export interface TeamMember {
   id: number;
@@ -37,16 +34,7 @@ const auditUserChange = (
   action: string,
   targetId: number,
   detail?: Record<string, unknown>,
-) =>
-  recordAudit(trx, {
-    accountId: actor.accountId,
-    actorUserId: actor.userId,
-    actorKind: 'user',
-    action,
-    targetType: 'user',
-    targetId,
-    detail,
-  });
+) => auditByUser(trx, actor, 'user', action, targetId, detail);
 
 export async function listTeam(
   db: Db,

@@ -3,7 +3,7 @@ import { transact } from '../../db/transact.js';
 import { AppError } from '../../shared/errors.js';
 import { EVENT_SUBSCRIPTION, type EventKind } from '../../shared/events.js';
 import { nowIso } from '../../shared/time.js';
-import { recordAudit } from '../audit/audit.service.js';
+import { type Actor, auditByUser } from '../audit/audit.service.js';
 import * as admin from './webhooks.admin.repository.js';
 import { encryptSecret, newSigningSecret } from './webhooks.crypto.js';
 import * as repo from './webhooks.repository.js';
@@ -16,24 +16,13 @@ import { wakeWebhookWorkers } from './webhooks.worker.js';
  * disables and enables a webhook, rotates its secret (the new one shown once) and sends a
  * test ping. Every change is audited in the transaction that makes it.
  */
-export interface Actor {
-  accountId: number;
-  userId: number;
-}
+export type { Actor } from '../audit/audit.service.js';
 
 /** Why a webhook an admin switched off is off (the API shows it as `disabled_reason`). */
 export const DISABLED_BY_ADMIN = 'Disabled by an administrator';
 
 const audit = (trx: Db, actor: Actor, action: string, targetId: number, detail?: Record<string, unknown>) =>
-  recordAudit(trx, {
-    accountId: actor.accountId,
-    actorUserId: actor.userId,
-    actorKind: 'user',
-    action,
-    targetType: 'webhook',
-    targetId,
-    ...(detail ? { detail } : {}),
-  });
+  auditByUser(trx, actor, 'webhook', action, targetId, detail);
 
 const subscriptions = (kinds: string) =>
   kinds
