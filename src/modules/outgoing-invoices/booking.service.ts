@@ -3,7 +3,6 @@ import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { toAppError } from '../../shared/db-errors.js';
 import { AppError, validationFailed } from '../../shared/errors.js';
-import { documentTotals } from '../../shared/money.js';
 import type { PdfDocument, PdfParty } from '../../shared/pdf/types.js';
 import { nowIso, todayIso } from '../../shared/time.js';
 import { validatorCompiler } from '../../shared/validation.js';
@@ -23,7 +22,7 @@ import type { InvoiceRow } from './invoices.repository.js';
 import * as repo from './invoices.repository.js';
 import { type BookBody, ExternalInvoiceData } from './invoices.schemas.js';
 import { documentDefaults } from './invoices.service.js';
-import { checkDates, checkReferences, lockWithMaster } from './invoices.support.js';
+import { checkDates, checkReferences, lockWithMaster, optionalHeader } from './invoices.support.js';
 import { loadView, toInvoice } from './invoices.views.js';
 import { parseLineItems } from './line-items.js';
 import { documentFor } from './pdf.service.js';
@@ -200,8 +199,14 @@ export async function createExternal(db: Db, auth: AuthContext, upload: Upload) 
     ]);
   checkDates(data, 'data.');
   // Stored booked, so checked as booking checks: a credit totals below zero, an invoice not.
-  const gross = documentTotals(lines.map((l) => ({ net: l.net_total, tax_rate: l.tax_rate }))).gross;
-  const view = { type, status: 'open', client_id: data.client_id, line_count: lines.length, gross };
+  const totals = repo.lineTotalsColumns(lines);
+  const view = {
+    type,
+    status: 'open',
+    client_id: data.client_id,
+    line_count: lines.length,
+    gross: totals.lines_gross,
+  };
   const refusal = bookingRefusal(view);
   if (refusal?.errors)
     throw validationFailed(refusal.errors.map((e) => ({ ...e, field: `data.${e.field}` })));
@@ -219,24 +224,13 @@ export async function createExternal(db: Db, auth: AuthContext, upload: Upload) 
         external: 1,
         invoice_number: data.invoice_number,
         client_id: data.client_id,
-        contact_id: data.contact_id ?? null,
-        project_id: data.project_id ?? null,
-        credited_invoice_id: data.credited_invoice_id ?? null,
-        title: data.title ?? null,
         date: data.date,
-        due_date: data.due_date ?? null,
-        service_period_start: data.service_period_start ?? null,
-        service_period_end: data.service_period_end ?? null,
-        intro_text: data.intro_text ?? null,
-        closing_text: data.closing_text ?? null,
-        buyer_reference: data.buyer_reference ?? null,
-        tax_exemption_category: data.tax_exemption_category ?? null,
-        tax_exemption_reason_code: data.tax_exemption_reason_code ?? null,
-        tax_exemption_reason: data.tax_exemption_reason ?? null,
+        ...optionalHeader(data),
         booked_at: now,
         ...(await documentDefaults(trx, auth.accountId, data, client)),
+        ...totals,
       });
-      await repo.replaceItems(trx, auth.accountId, inserted.id, lines);
+      await repo.addLines(trx, auth.accountId, inserted.id, lines);
       const file = await storeFile(trx, auth, upload, { type: 'outgoing_invoice', id: inserted.id });
       // The parties as they are now: what an uploaded invoice was issued to, for every later read.
       const document = await documentFor(trx, auth.accountId, inserted);

@@ -25,7 +25,13 @@ import type {
   Master,
   MasterListQuery,
 } from './invoices.schemas.js';
-import { assertWithinPlan, checkDates, checkReferences, lockWithMaster } from './invoices.support.js';
+import {
+  assertWithinPlan,
+  checkDates,
+  checkReferences,
+  lockWithMaster,
+  optionalHeader,
+} from './invoices.support.js';
 import type { OutgoingInvoiceTable } from './invoices.tables.js';
 import { loadMasters, loadView, loadViews, newView, toInvoice } from './invoices.views.js';
 import { lineItemsOf, type ParsedLine, parseLineItems } from './line-items.js';
@@ -92,20 +98,8 @@ export async function createInvoice(db: Db, auth: AuthContext, body: InvoiceCrea
       type,
       status: body.status ?? 'open',
       client_id: body.client_id ?? null,
-      contact_id: body.contact_id ?? null,
-      project_id: body.project_id ?? null,
-      credited_invoice_id: body.credited_invoice_id ?? null,
-      title: body.title ?? null,
       date: body.date ?? null,
-      due_date: body.due_date ?? null,
-      service_period_start: body.service_period_start ?? null,
-      service_period_end: body.service_period_end ?? null,
-      intro_text: body.intro_text ?? null,
-      closing_text: body.closing_text ?? null,
-      buyer_reference: body.buyer_reference ?? null,
-      tax_exemption_category: body.tax_exemption_category ?? null,
-      tax_exemption_reason_code: body.tax_exemption_reason_code ?? null,
-      tax_exemption_reason: body.tax_exemption_reason ?? null,
+      ...optionalHeader(body),
       ...(await documentDefaults(trx, auth.accountId, body, client)),
       ...repo.lineTotalsColumns(lines),
     });

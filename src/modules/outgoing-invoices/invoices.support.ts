@@ -4,6 +4,7 @@ import { documentTotals } from '../../shared/money.js';
 import { exceedsPlan, isMaster } from './invoices.domain.js';
 import * as parties from './invoices.read-model.js';
 import * as repo from './invoices.repository.js';
+import type { InvoiceCreate } from './invoices.schemas.js';
 
 /** Transactional checks shared by the invoice services. */
 
@@ -49,6 +50,23 @@ export async function checkReferences(trx: Db, accountId: number, refs: Referenc
   if (errors.length > 0) throw invalidReference(errors);
   return client;
 }
+
+/** The optional header fields of a new invoice or credit (POST, external upload) as its row stores them. */
+export const optionalHeader = (b: Partial<Omit<InvoiceCreate, 'line_items'>>) => ({
+  contact_id: b.contact_id ?? null,
+  project_id: b.project_id ?? null,
+  credited_invoice_id: b.credited_invoice_id ?? null,
+  title: b.title ?? null,
+  due_date: b.due_date ?? null,
+  service_period_start: b.service_period_start ?? null,
+  service_period_end: b.service_period_end ?? null,
+  intro_text: b.intro_text ?? null,
+  closing_text: b.closing_text ?? null,
+  buyer_reference: b.buyer_reference ?? null,
+  tax_exemption_category: b.tax_exemption_category ?? null,
+  tax_exemption_reason_code: b.tax_exemption_reason_code ?? null,
+  tax_exemption_reason: b.tax_exemption_reason ?? null,
+});
 
 /** Date pairs must not run backwards. */
 export function checkDates(
