@@ -48,11 +48,54 @@ export interface SqlUse {
   queries: number;
 }
 
+export interface TableUse {
+  file: string;
+  /** Table named as the first argument of a query builder or a join (alias stripped). */
+  table: string;
+}
+
 export interface ModuleGraph {
   files: string[];
   edges: ImportEdge[];
   sql: SqlUse[];
+  /** Every table a file names in a query. */
+  tableUses: TableUse[];
+  /** Table → the file whose `interface Database` declares it. */
+  tableOwners: Map<string, string>;
 }
+
+/**
+ * Tables declared in src/db/core.tables.ts (the auth plugin and every module need them) still
+ * have an owning module: the one whose service changes them.
+ */
+const CORE_TABLE_OWNERS: Record<string, string> = {
+  accounts: 'account',
+  users: 'users',
+  user_groups: 'user-group',
+  user_group_members: 'user-group',
+  integrations: 'integration',
+  access_tokens: 'integration',
+};
+
+/** The module owning a table, if any (tables of src/db and src/shared infrastructure have none). */
+export function tableModule(graph: ModuleGraph, table: string): string | undefined {
+  const owner = graph.tableOwners.get(table);
+  return CORE_TABLE_OWNERS[table] ?? (owner === undefined ? undefined : moduleOf(owner));
+}
+
+/** Calls whose first argument names a table. */
+const TABLE_ARGUMENTS = new Set([
+  'selectFrom',
+  'insertInto',
+  'replaceInto',
+  'updateTable',
+  'deleteFrom',
+  'mergeInto',
+  'innerJoin',
+  'leftJoin',
+  'rightJoin',
+  'fullJoin',
+]);
 
 const QUERY_BUILDERS = new Set([
   'selectFrom',
@@ -91,6 +134,8 @@ export function analyze(root = process.cwd()): ModuleGraph {
   const known = new Set(filesAbs);
   const edges: ImportEdge[] = [];
   const sql: SqlUse[] = [];
+  const tableUses: TableUse[] = [];
+  const tableOwners = new Map<string, string>();
   for (const abs of filesAbs) {
     const from = posix(relative(root, abs));
     const source = ts.createSourceFile(abs, readFileSync(abs, 'utf8'), ts.ScriptTarget.Latest, false);
@@ -135,6 +180,24 @@ export function analyze(root = process.cwd()): ModuleGraph {
         QUERY_BUILDERS.has(node.expression.name.text)
       ) {
         queries++;
+      }
+      if (
+        ts.isCallExpression(node) &&
+        ts.isPropertyAccessExpression(node.expression) &&
+        TABLE_ARGUMENTS.has(node.expression.name.text) &&
+        node.arguments[0] &&
+        ts.isStringLiteralLike(node.arguments[0])
+      ) {
+        tableUses.push({ file: from, table: node.arguments[0].text.split(/\s+as\s+/)[0]!.trim() });
+      } else if (
+        ts.isInterfaceDeclaration(node) &&
+        node.name.text === 'Database' &&
+        !from.startsWith('src/db/migrations/')
+      ) {
+        for (const m of node.members) {
+          if (m.name && (ts.isIdentifier(m.name) || ts.isStringLiteral(m.name)))
+            tableOwners.set(m.name.text, from);
+        }
       } else if (ts.isTaggedTemplateExpression(node)) {
         const tag = node.tag;
         const name = ts.isIdentifier(tag)
@@ -149,7 +212,7 @@ export function analyze(root = process.cwd()): ModuleGraph {
     visit(source);
     if (queries > 0) sql.push({ file: from, queries });
   }
-  return { files: filesAbs.map((f) => posix(relative(root, f))), edges, sql };
+  return { files: filesAbs.map((f) => posix(relative(root, f))), edges, sql, tableUses, tableOwners };
 }
 
 /** `src/modules/<name>/…` → name; undefined outside the modules (and for src/modules/index.ts). */
@@ -242,6 +305,12 @@ export interface Report {
   sqlReadModels: SqlUse[];
   /** src/db and src/shared query builders serving every module: allowed, counted. */
   sqlInfrastructure: SqlUse[];
+  /**
+   * A module's repository naming a table another module declares (`repository -> table`):
+   * cross-module reads belong in the owner's front door or a read model. Tables of src/db and
+   * src/shared infrastructure (the events outbox, counters, idempotency) belong to no module.
+   */
+  foreignTables: string[];
 }
 
 export function report(graph: ModuleGraph): Report {
@@ -282,6 +351,15 @@ export function report(graph: ModuleGraph): Report {
     sqlOutsideRepositories: graph.sql.filter((s) => sqlPlace(s.file) === 'outside'),
     sqlReadModels: graph.sql.filter((s) => sqlPlace(s.file) === 'read-model'),
     sqlInfrastructure: graph.sql.filter((s) => sqlPlace(s.file) === 'infrastructure'),
+    foreignTables: uniq(
+      graph.tableUses
+        .filter((u) => sqlPlace(u.file) === 'repository' && moduleOf(u.file) !== undefined)
+        .filter((u) => {
+          const owner = tableModule(graph, u.table);
+          return owner !== undefined && owner !== moduleOf(u.file);
+        })
+        .map((u) => `${u.file} -> ${u.table}`),
+    ),
   };
 }
 
@@ -305,6 +383,7 @@ function main(argv: string[]): void {
     `SQL outside repositories:                 ${count(r.sqlOutsideRepositories)}`,
     `SQL in read models (allowed):             ${count(r.sqlReadModels)}`,
     `SQL in db/shared (allowed):               ${count(r.sqlInfrastructure)}`,
+    `repositories naming another module's table: ${r.foreignTables.length}`,
     '',
     'pairs past the front door:',
     ...r.internalPairs.map((p) => `  ${p}`),
@@ -324,6 +403,8 @@ function main(argv: string[]): void {
     ...r.sqlReadModels.map((s) => `  ${s.file}: ${s.queries}`),
     'SQL in db/shared infrastructure:',
     ...r.sqlInfrastructure.map((s) => `  ${s.file}: ${s.queries}`),
+    "repositories naming another module's table:",
+    ...r.foreignTables.map((t) => `  ${t}`),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }
