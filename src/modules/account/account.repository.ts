@@ -19,18 +19,6 @@ export async function updateAccount(
   await db.updateTable('accounts').set(values).where('id', '=', accountId).execute();
 }
 
-/** The role of a user of the account, undefined when there is no such (active) user. */
-export async function userRole(db: Db, accountId: number, userId: number): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('users')
-    .select('role')
-    .where('id', '=', userId)
-    .where('account_id', '=', accountId)
-    .where('active', '=', 1)
-    .executeTakeFirst();
-  return row?.role;
-}
-
 export async function findLogo(db: Db, accountId: number, sha256: string) {
   return db
     .selectFrom('account_logos')

@@ -24,6 +24,7 @@ import {
   profileSettings,
   type AccountProfile as StoredProfile,
 } from './profile.public.js';
+import { userRole } from './users.read-model.js';
 
 const require = createRequire(import.meta.url);
 countries.registerLocale(require('i18n-iso-countries/langs/en.json'));
@@ -99,7 +100,7 @@ export async function getAccountProfile(db: Db, accountId: number): Promise<Acco
 
 /** Whether the user is an active admin of the account. */
 export const isAccountAdmin = async (db: Db, accountId: number, userId: number): Promise<boolean> =>
-  (await repo.userRole(db, accountId, userId)) === 'admin';
+  (await userRole(db, accountId, userId)) === 'admin';
 
 /**
  * The API's rule for the profile (beyond the scope): the token's user must be an admin of the

@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { listAudit } from './audit.read-model.js';
 import * as repo from './audit.repository.js';
 
 export type ActorKind = 'user' | 'token' | 'cli';
@@ -106,7 +107,7 @@ export async function listAuditEntries(
 ): Promise<AuditPage> {
   const limit = Math.min(200, Math.max(1, Math.trunc(opts.limit ?? 50)));
   const [rows, total] = await Promise.all([
-    repo.listAudit(db, accountId, { limit: limit + 1, before: opts.before }),
+    listAudit(db, accountId, { limit: limit + 1, before: opts.before }),
     repo.countAudit(db, accountId),
   ]);
   const more = rows.length > limit;
