@@ -4,31 +4,6 @@ import { findOwned } from '../../shared/owned.js';
 /** Tokens the console lists per integration: the newest ones, the rest counted. */
 export const TOKENS_SHOWN = 50;
 
-/** The account's integrations with the e-mail of the user each acts as, live ones first. */
-export function appsOfAccount(db: Db, accountId: number) {
-  return db
-    .selectFrom('integrations as i')
-    .innerJoin('users as u', 'u.id', 'i.user_id')
-    .select([
-      'i.id',
-      'i.name',
-      'i.scopes',
-      'i.client_id',
-      'i.client_type',
-      'i.redirect_uris',
-      'i.display_name',
-      'i.homepage',
-      'i.created_at',
-      'i.revoked_at',
-      'u.email as user_email',
-    ])
-    .where('i.account_id', '=', accountId)
-    .orderBy((eb) => eb.case().when('i.revoked_at', 'is', null).then(0).else(1).end())
-    .orderBy('i.id')
-    .limit(500)
-    .execute();
-}
-
 export const findAppOfAccount = (db: Db, accountId: number, id: number) =>
   findOwned(db, 'integrations', accountId, id);
 

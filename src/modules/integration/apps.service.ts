@@ -5,6 +5,7 @@ import { nowIso } from '../../shared/time.js';
 import { parseScopes } from '../../shared/tokens.js';
 import { type Actor, auditByUser } from '../audit/audit.service.js';
 import * as repo from './apps.repository.js';
+import { appsOfAccount } from './integration.read-model.js';
 import {
   assertKnownScopes,
   type CreatedIntegration,
@@ -50,7 +51,7 @@ const audit = (trx: Db, actor: Actor, action: string, targetId: number, detail?:
   auditByUser(trx, actor, 'integration', action, targetId, detail);
 
 export async function listApps(db: Db, accountId: number) {
-  const rows = await repo.appsOfAccount(db, accountId);
+  const rows = await appsOfAccount(db, accountId);
   return rows.map((r) => ({
     id: r.id,
     name: r.name,

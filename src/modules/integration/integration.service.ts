@@ -5,6 +5,7 @@ import { AppError } from '../../shared/errors.js';
 import { ALL_SCOPES } from '../../shared/scopes.js';
 import { nowIso } from '../../shared/time.js';
 import { hashToken, newToken, parseScopes, type TokenSource } from '../../shared/tokens.js';
+import { findTokenByHash, findUserById, firstAdmin } from './integration.read-model.js';
 import * as repo from './integration.repository.js';
 
 /** Scopes of the specification, plus `user-profile:*` which it names for the widening of GET /users/{id}. */
@@ -121,9 +122,7 @@ export async function createIntegration(
   if (input.public && !redirectUris.length)
     throw new AppError('validation_failed', 'A public client needs at least one redirect URI');
   const user =
-    input.userId !== undefined
-      ? await repo.findUserById(db, input.userId)
-      : await repo.firstAdmin(db, input.accountId);
+    input.userId !== undefined ? await findUserById(db, input.userId) : await firstAdmin(db, input.accountId);
   if (!user) {
     throw new AppError(
       'invalid_reference',
@@ -202,7 +201,7 @@ export async function authenticateClient(db: Db, clientId: string, clientSecret:
 
 /** Whether the user an integration acts as may still act (a deactivated user's tokens are refused). */
 export async function userIsActive(db: Db, userId: number): Promise<boolean> {
-  return Boolean((await repo.findUserById(db, userId))?.active);
+  return Boolean((await findUserById(db, userId))?.active);
 }
 
 export async function getIntegration(db: Db, id: number) {
@@ -221,5 +220,5 @@ export const tokenSource: TokenSource = {
     const rows = repo.readAuthEpoch.now(db);
     return rows && Number(rows[0]?.value);
   },
-  find: async (db, tokenHash) => (await repo.findTokenByHash(db, tokenHash))[0],
+  find: async (db, tokenHash) => (await findTokenByHash(db, tokenHash))[0],
 };
