@@ -199,13 +199,12 @@ export async function createExternal(db: Db, auth: AuthContext, upload: Upload) 
     ]);
   checkDates(data, 'data.');
   // Stored booked, so checked as booking checks: a credit totals below zero, an invoice not.
-  const totals = repo.lineTotalsColumns(lines);
   const view = {
     type,
     status: 'open',
     client_id: data.client_id,
     line_count: lines.length,
-    gross: totals.lines_gross,
+    gross: repo.lineTotalsColumns(lines).lines_gross,
   };
   const refusal = bookingRefusal(view);
   if (refusal?.errors)
@@ -217,20 +216,22 @@ export async function createExternal(db: Db, auth: AuthContext, upload: Upload) 
       if (await repo.numberTaken(trx, auth.accountId, data.invoice_number))
         throw numberTakenError(data.invoice_number);
       const now = nowIso();
-      const inserted = await repo.insertInvoice(trx, {
-        account_id: auth.accountId,
-        type,
-        status: 'booked',
-        external: 1,
-        invoice_number: data.invoice_number,
-        client_id: data.client_id,
-        date: data.date,
-        ...optionalHeader(data),
-        booked_at: now,
-        ...(await documentDefaults(trx, auth.accountId, data, client)),
-        ...totals,
-      });
-      await repo.addLines(trx, auth.accountId, inserted.id, lines);
+      const { row: inserted } = await repo.insertWithLines(
+        trx,
+        {
+          account_id: auth.accountId,
+          type,
+          status: 'booked',
+          external: 1,
+          invoice_number: data.invoice_number,
+          client_id: data.client_id,
+          date: data.date,
+          ...optionalHeader(data),
+          booked_at: now,
+          ...(await documentDefaults(trx, auth.accountId, data, client)),
+        },
+        lines,
+      );
       const file = await storeFile(trx, auth, upload, { type: 'outgoing_invoice', id: inserted.id });
       // The parties as they are now: what an uploaded invoice was issued to, for every later read.
       const document = await documentFor(trx, auth.accountId, inserted);

@@ -7,7 +7,7 @@ import { CurrencyCode, DateString } from '../../shared/schemas.js';
 // TRANSITIONAL (issue 17): only for `outgoingInvoicesSection` below, see there.
 import { insertPayment } from '../payments/payments.repository.js';
 import { importDefaults } from './invoices.read-model.js';
-import { addLines, insertInvoice, lineTotalsColumns } from './invoices.repository.js';
+import { insertWithLines } from './invoices.repository.js';
 import { type LineItemInput, LineItemsInput, type ParsedLine, parseLineItems } from './line-items.js';
 
 const PaymentItem = Type.Object(
@@ -129,39 +129,40 @@ export const invoicesSection = (recordPayment: ImportedPaymentWriter): ImportSec
       const clientId = ctx.optionalRef('clients', inv.client, `${at}.client`);
       const defaults = await defaultsOf(clientId);
       const now = new Date().toISOString();
-      const totals = lineTotalsColumns(lines);
-      const row = await insertInvoice(ctx.trx, {
-        account_id: ctx.accountId,
-        type: inv.type ?? 'invoice',
-        status: inv.status ?? 'open',
-        invoice_number: inv.invoice_number ?? null,
-        client_id: clientId,
-        project_id: ctx.optionalRef('projects', inv.project, `${at}.project`),
-        contact_id: ctx.optionalRef('contacts', inv.contact, `${at}.contact`),
-        credited_invoice_id: ctx.optionalRef(
-          'outgoing_invoices',
-          inv.credited_invoice,
-          `${at}.credited_invoice`,
-        ),
-        title: inv.title ?? null,
-        date: inv.date ?? null,
-        due_date: inv.due_date ?? null,
-        payment_term_days: inv.payment_term_days ?? defaults.payment_term_days,
-        service_period_start: inv.service_period_start ?? null,
-        service_period_end: inv.service_period_end ?? null,
-        currency: inv.currency ?? defaults.currency,
-        intro_text: inv.intro_text ?? null,
-        closing_text: inv.closing_text ?? null,
-        booked_at: booked ? now : null,
-        ...totals,
-      });
-      await addLines(ctx.trx, ctx.accountId, row.id, lines);
+      const { row } = await insertWithLines(
+        ctx.trx,
+        {
+          account_id: ctx.accountId,
+          type: inv.type ?? 'invoice',
+          status: inv.status ?? 'open',
+          invoice_number: inv.invoice_number ?? null,
+          client_id: clientId,
+          project_id: ctx.optionalRef('projects', inv.project, `${at}.project`),
+          contact_id: ctx.optionalRef('contacts', inv.contact, `${at}.contact`),
+          credited_invoice_id: ctx.optionalRef(
+            'outgoing_invoices',
+            inv.credited_invoice,
+            `${at}.credited_invoice`,
+          ),
+          title: inv.title ?? null,
+          date: inv.date ?? null,
+          due_date: inv.due_date ?? null,
+          payment_term_days: inv.payment_term_days ?? defaults.payment_term_days,
+          service_period_start: inv.service_period_start ?? null,
+          service_period_end: inv.service_period_end ?? null,
+          currency: inv.currency ?? defaults.currency,
+          intro_text: inv.intro_text ?? null,
+          closing_text: inv.closing_text ?? null,
+          booked_at: booked ? now : null,
+        },
+        lines,
+      );
       ctx.remember('outgoing_invoices', inv.key, row.id);
       if (!inv.payments?.length) return;
       if (!booked || inv.type === 'credit') {
         throw validationFailed([{ field: `${at}.payments`, message: 'only booked invoices take payments' }]);
       }
-      let open = totals.lines_gross;
+      let open = Number(row.lines_gross);
       for (const [n, p] of inv.payments.entries()) {
         const amount = toCents(p.amount);
         if (amount === undefined || amount > open) {

@@ -145,18 +145,16 @@ export function itemsPage(
 }
 
 /**
- * Replaces every line of an invoice (positions 1…n in the given order) and its stored totals.
- * A caller that writes the row anyway puts `lineTotalsColumns` into that write and calls
- * `replaceLines` instead: one statement fewer, and no second change-log entry.
+ * Inserts a new document with its lines (positions 1…n in the given order), their totals on its
+ * row: one INSERT per table and one change-log entry, nothing to delete or update after.
  */
-export async function replaceItems(
+export async function insertWithLines(
   db: Db,
-  accountId: number,
-  invoiceId: number,
+  values: Insertable<OutgoingInvoiceTable>,
   lines: readonly ParsedLine[],
-): Promise<void> {
-  await replaceLines(db, accountId, invoiceId, lines);
-  await storeLineTotals(db, accountId, invoiceId, lines);
+): Promise<{ row: InvoiceRow; items: ItemRow[] }> {
+  const row = await insertInvoice(db, { ...values, ...lineTotalsColumns(lines) });
+  return { row, items: await addLines(db, values.account_id, row.id, lines) };
 }
 
 /** Replaces every line of an invoice whose row already holds their totals; returns the new items. */
@@ -174,7 +172,7 @@ export async function replaceLines(
  * Adds lines (positions 1…n in the given order) to an invoice whose row already holds their
  * totals (`lineTotalsColumns`); returns the stored items in position order, as `itemsOf` reads them.
  */
-export async function addLines(
+async function addLines(
   db: Db,
   accountId: number,
   invoiceId: number,
@@ -190,25 +188,13 @@ export async function addLines(
   return items.sort((a, b) => Number(a.position) - Number(b.position));
 }
 
-/** The columns that keep the totals of an invoice's own lines on its row. */
+/**
+ * The columns that keep the totals of an invoice's own lines on its row: written in the same
+ * statement as the row (insertWithLines, or the UPDATE before replaceLines), never apart.
+ */
 export function lineTotalsColumns(lines: readonly { net_total: number; tax_rate: string }[]) {
   const t = documentTotals(lines.map((l) => ({ net: l.net_total, tax_rate: l.tax_rate })));
   return { lines_net: t.net, lines_tax: t.tax, lines_gross: t.gross, lines_taxes: JSON.stringify(t.taxes) };
-}
-
-/** The totals of an invoice's own lines, kept on its row (written with the lines, never apart). */
-export async function storeLineTotals(
-  db: Db,
-  accountId: number,
-  invoiceId: number,
-  lines: readonly { net_total: number; tax_rate: string }[],
-): Promise<void> {
-  await db
-    .updateTable('outgoing_invoices')
-    .set(lineTotalsColumns(lines))
-    .where('account_id', '=', accountId)
-    .where('id', '=', invoiceId)
-    .execute();
 }
 
 /** The stored totals of a row's own lines, or undefined when they are not known. */

@@ -93,17 +93,20 @@ export async function createInvoice(db: Db, auth: AuthContext, body: InvoiceCrea
   // table, and one change-log entry (`created`) instead of a second (`updated`).
   const view = await transact(db, async (trx) => {
     const client = await checkReferences(trx, auth.accountId, body);
-    const row = await repo.insertInvoice(trx, {
-      account_id: auth.accountId,
-      type,
-      status: body.status ?? 'open',
-      client_id: body.client_id ?? null,
-      date: body.date ?? null,
-      ...optionalHeader(body),
-      ...(await documentDefaults(trx, auth.accountId, body, client)),
-      ...repo.lineTotalsColumns(lines),
-    });
-    return newView(row, await repo.addLines(trx, auth.accountId, row.id, lines));
+    const { row, items } = await repo.insertWithLines(
+      trx,
+      {
+        account_id: auth.accountId,
+        type,
+        status: body.status ?? 'open',
+        client_id: body.client_id ?? null,
+        date: body.date ?? null,
+        ...optionalHeader(body),
+        ...(await documentDefaults(trx, auth.accountId, body, client)),
+      },
+      lines,
+    );
+    return newView(row, items);
   });
   // Answered from what was written: reading it back gives the same (see `newView`).
   return toInvoice(view);

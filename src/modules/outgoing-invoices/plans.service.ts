@@ -46,21 +46,24 @@ export async function createRecurringPlan(
   planSchedule(body.plan_start, body.plan_end, intervalMonths(body.type));
   const row = await transact(db, async (trx) => {
     const client = await checkReferences(trx, auth.accountId, body);
-    const master = await repo.insertInvoice(trx, {
-      account_id: auth.accountId,
-      type: body.type,
-      status: 'open',
-      client_id: body.client_id,
-      contact_id: body.contact_id ?? null,
-      project_id: body.project_id ?? null,
-      title: body.title ?? null,
-      plan_start: body.plan_start,
-      plan_end: body.plan_end,
-      intro_text: body.intro_text ?? null,
-      closing_text: body.closing_text ?? null,
-      ...(await documentDefaults(trx, auth.accountId, body, client)),
-    });
-    await repo.replaceItems(trx, auth.accountId, master.id, lines);
+    const { row: master } = await repo.insertWithLines(
+      trx,
+      {
+        account_id: auth.accountId,
+        type: body.type,
+        status: 'open',
+        client_id: body.client_id,
+        contact_id: body.contact_id ?? null,
+        project_id: body.project_id ?? null,
+        title: body.title ?? null,
+        plan_start: body.plan_start,
+        plan_end: body.plan_end,
+        intro_text: body.intro_text ?? null,
+        closing_text: body.closing_text ?? null,
+        ...(await documentDefaults(trx, auth.accountId, body, client)),
+      },
+      lines,
+    );
     return master;
   });
   return masterView(db, auth, row);
@@ -121,11 +124,14 @@ export async function generateChildren(db: Db, auth: AuthContext, id: number): P
       };
       const existing = byStart.get(p.start);
       if (!existing) {
-        const child = await repo.insertInvoice(trx, { ...fields, type: 'invoice', status: 'open' });
-        await repo.replaceItems(trx, auth.accountId, child.id, lines);
+        await repo.insertWithLines(trx, { ...fields, type: 'invoice', status: 'open' }, lines);
       } else if (existing.deleted_at === null && existing.status === 'open') {
-        await repo.updateInvoice(trx, auth.accountId, existing.id, fields);
-        await repo.replaceItems(trx, auth.accountId, existing.id, lines);
+        // The lines' totals in the row's one UPDATE (one change-log entry).
+        await repo.updateInvoice(trx, auth.accountId, existing.id, {
+          ...fields,
+          ...repo.lineTotalsColumns(lines),
+        });
+        await repo.replaceLines(trx, auth.accountId, existing.id, lines);
       }
     }
     for (const c of children) {
@@ -156,16 +162,19 @@ export async function createPartialPlan(db: Db, auth: AuthContext, body: Partial
       closing_text: body.closing_text ?? null,
       ...(await documentDefaults(trx, auth.accountId, body, client)),
     });
-    const final = await repo.insertInvoice(trx, {
-      ...inherited(master),
-      type: 'final',
-      status: 'open',
-      date: body.date ?? null,
-      due_date: body.due_date ?? null,
-      service_period_start: body.service_period_start ?? null,
-      service_period_end: body.service_period_end ?? null,
-    });
-    await repo.replaceItems(trx, auth.accountId, final.id, lines);
+    await repo.insertWithLines(
+      trx,
+      {
+        ...inherited(master),
+        type: 'final',
+        status: 'open',
+        date: body.date ?? null,
+        due_date: body.due_date ?? null,
+        service_period_start: body.service_period_start ?? null,
+        service_period_end: body.service_period_end ?? null,
+      },
+      lines,
+    );
     return master;
   });
   return masterView(db, auth, master);
@@ -215,19 +224,22 @@ export async function addPlanInvoice(
       const lump = lumpSumLines(title, body.type === 'credit' ? -cents : cents, plan);
       lines.push(...lump);
     }
-    const child = await repo.insertInvoice(trx, {
-      ...inherited(master),
-      type: body.type,
-      status: body.status ?? 'open',
-      title,
-      intro_text: body.intro_text ?? master.intro_text,
-      closing_text: body.closing_text ?? master.closing_text,
-      date: body.date ?? null,
-      due_date: body.due_date ?? null,
-      service_period_start: body.service_period_start ?? null,
-      service_period_end: body.service_period_end ?? null,
-    });
-    await repo.replaceItems(trx, auth.accountId, child.id, lines);
+    const { row: child } = await repo.insertWithLines(
+      trx,
+      {
+        ...inherited(master),
+        type: body.type,
+        status: body.status ?? 'open',
+        title,
+        intro_text: body.intro_text ?? master.intro_text,
+        closing_text: body.closing_text ?? master.closing_text,
+        date: body.date ?? null,
+        due_date: body.due_date ?? null,
+        service_period_start: body.service_period_start ?? null,
+        service_period_end: body.service_period_end ?? null,
+      },
+      lines,
+    );
     await assertWithinPlan(trx, auth.accountId, master.id, body.value !== undefined ? 'value' : 'line_items');
     return child;
   });
