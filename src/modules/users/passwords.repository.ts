@@ -3,25 +3,6 @@ import type { UserTable } from '../../db/core.tables.js';
 import type { Db } from '../../db/index.js';
 import '../../web/web.tables.js';
 
-export interface SigninCandidate {
-  id: number;
-  account_id: number;
-  password_hash: string | null;
-}
-
-/** Active users with this e-mail (one per account at most), with their password hash if set. */
-export function signinCandidates(db: Db, email: string): Promise<SigninCandidate[]> {
-  return db
-    .selectFrom('users')
-    .innerJoin('accounts', 'accounts.id', 'users.account_id')
-    .leftJoin('user_passwords', 'user_passwords.user_id', 'users.id')
-    .select(['users.id', 'users.account_id', 'user_passwords.password_hash'])
-    .where('users.email', '=', email)
-    .where('users.active', '=', 1)
-    .orderBy('users.id')
-    .execute();
-}
-
 export function usersByEmail(db: Db, email: string, accountId?: number) {
   let q = db.selectFrom('users').selectAll().where('email', '=', email);
   if (accountId !== undefined) q = q.where('account_id', '=', accountId);
@@ -53,20 +34,6 @@ export async function insertInvite(
     .execute();
 }
 
-/** An unused, unexpired invitation of an active user in an existing account. */
-export function findOpenInvite(db: Db, tokenHash: string, now: string) {
-  return db
-    .selectFrom('user_invites')
-    .innerJoin('users', 'users.id', 'user_invites.user_id')
-    .innerJoin('accounts', 'accounts.id', 'users.account_id')
-    .select(['user_invites.id', 'users.id as user_id', 'users.account_id', 'users.email'])
-    .where('user_invites.token_hash', '=', tokenHash)
-    .where('user_invites.used_at', 'is', null)
-    .where('user_invites.expires_at', '>', now)
-    .where('users.active', '=', 1)
-    .executeTakeFirst();
-}
-
 /** Marks the invitation used; false when another request used it first. */
 export async function useInvite(db: Db, id: number, now: string): Promise<boolean> {
   const r = await db
@@ -80,11 +47,6 @@ export async function useInvite(db: Db, id: number, now: string): Promise<boolea
 
 export async function deleteSessionsOfUser(db: Db, userId: number): Promise<void> {
   await db.deleteFrom('web_sessions').where('user_id', '=', userId).execute();
-}
-
-export async function accountIds(db: Db): Promise<number[]> {
-  const rows = await db.selectFrom('accounts').select('id').orderBy('id').limit(2).execute();
-  return rows.map((r) => r.id);
 }
 
 /** A new user (an invitation or an imported one); its id. */

@@ -4,6 +4,7 @@ import { transact } from '../../db/transact.js';
 import { AppError, invalidField } from '../../shared/errors.js';
 import { hashToken } from '../../shared/tokens.js';
 import { clock, isoAt } from '../../web/clock.js';
+import { accountIds, findOpenInvite } from './accounts.read-model.js';
 import { hashPassword, PASSWORD_MAX, PASSWORD_MIN, passwordProblem } from './passwords.js';
 import * as repo from './passwords.repository.js';
 
@@ -75,7 +76,7 @@ export async function inviteUser(db: Db, input: InviteInput, publicUrl: string):
       const existing = await repo.usersByEmail(trx, email);
       if (existing.length === 1) accountId = existing[0]!.account_id;
       else {
-        const ids = await repo.accountIds(trx);
+        const ids = await accountIds(trx);
         if (ids.length !== 1 || existing.length > 1)
           throw new AppError('unprocessable', 'Several accounts: name one with --account');
         accountId = ids[0]!;
@@ -116,7 +117,7 @@ export async function inviteUser(db: Db, input: InviteInput, publicUrl: string):
 
 /** The invitation a link names, if it may still be used. */
 export function openInvite(db: Db, token: string) {
-  return repo.findOpenInvite(db, hashToken(token), isoAt(clock.now()));
+  return findOpenInvite(db, hashToken(token), isoAt(clock.now()));
 }
 
 /**
@@ -128,7 +129,7 @@ export async function acceptInvite(db: Db, token: string, password: string) {
   const hash = await hashPassword(password);
   return transact(db, async (trx) => {
     const now = isoAt(clock.now());
-    const invite = await repo.findOpenInvite(trx, hashToken(token), now);
+    const invite = await findOpenInvite(trx, hashToken(token), now);
     if (!invite || !(await repo.useInvite(trx, invite.id, now))) return undefined;
     await repo.upsertPasswordHash(trx, invite.user_id, hash, now);
     await repo.deleteSessionsOfUser(trx, invite.user_id);

@@ -4,8 +4,9 @@
  * from here (or the *.service.ts files), never its repositories.
  */
 import type { Db } from '../../db/index.js';
-import * as passwordsRepo from './passwords.repository.js';
+import * as accountsReadModel from './accounts.read-model.js';
 
+export type { SigninCandidate } from './accounts.read-model.js';
 export {
   HashingBusyError,
   hashPassword,
@@ -14,7 +15,6 @@ export {
   passwordProblem,
   verifyPassword,
 } from './passwords.js';
-export type { SigninCandidate } from './passwords.repository.js';
 export {
   acceptInvite,
   INVITE_TTL_HOURS,
@@ -25,8 +25,8 @@ export {
 } from './passwords.service.js';
 
 /** Active users with this e-mail (one per account at most), with their password hash if set. */
-export const signinCandidates = (db: Db, email: string): Promise<passwordsRepo.SigninCandidate[]> =>
-  passwordsRepo.signinCandidates(db, email);
+export const signinCandidates = (db: Db, email: string): Promise<accountsReadModel.SigninCandidate[]> =>
+  accountsReadModel.signinCandidates(db, email);
 
 /** The users section of the import file. */
 export { usersSection } from './users.import.js';

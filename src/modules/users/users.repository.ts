@@ -21,20 +21,6 @@ export function listUsers(db: Db, accountId: number, q: UserListQuery) {
   return paginate(qb, q, { sortable: USER_SORTABLE });
 }
 
-/** Group ids of each user, for the full form. */
-export async function groupIdsOf(db: Db, userIds: number[]): Promise<Map<number, number[]>> {
-  const out = new Map<number, number[]>(userIds.map((id) => [id, []]));
-  if (userIds.length === 0) return out;
-  const rows = await db
-    .selectFrom('user_group_members')
-    .select(['user_id', 'user_group_id'])
-    .where('user_id', 'in', userIds)
-    .orderBy('user_group_id')
-    .execute();
-  for (const r of rows) out.get(r.user_id)?.push(r.user_group_id);
-  return out;
-}
-
 /** Users of the account with these ids, ordered by id (ids of other accounts are left out). */
 export function findUsers(db: Db, accountId: number, ids: readonly number[]): Promise<UserRow[]> {
   if (ids.length === 0) return Promise.resolve([]);

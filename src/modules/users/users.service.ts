@@ -3,6 +3,7 @@ import type { ImportContext } from '../../import/context.js';
 import { notFound } from '../../shared/errors.js';
 import type { Page } from '../../shared/paging.js';
 import { type AuthContext, hasScopePrefix } from '../../shared/tokens.js';
+import { groupIdsOf } from './groups.read-model.js';
 import type { UserRow } from './users.repository.js';
 import * as repo from './users.repository.js';
 import type { UserBasic, UserFull, UserListQuery } from './users.schemas.js';
@@ -39,7 +40,7 @@ async function getUserRow(db: Db, auth: AuthContext, id: number): Promise<UserRo
 
 export async function getUserFull(db: Db, auth: AuthContext, id: number): Promise<UserFull> {
   const row = await getUserRow(db, auth, id);
-  const groups = await repo.groupIdsOf(db, [row.id]);
+  const groups = await groupIdsOf(db, [row.id]);
   return toUserFull(row, groups.get(row.id) ?? []);
 }
 
@@ -56,7 +57,7 @@ export const listUsers = (db: Db, auth: AuthContext, q: UserListQuery) =>
   repo.listUsers(db, auth.accountId, q);
 
 export async function withGroups(db: Db, page: Page<UserRow>): Promise<Page<UserFull>> {
-  const groups = await repo.groupIdsOf(
+  const groups = await groupIdsOf(
     db,
     page.rows.map((r) => r.id),
   );
