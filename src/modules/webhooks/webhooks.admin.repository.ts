@@ -7,44 +7,6 @@ export const DELIVERIES_SHOWN = 50;
 /** Characters of the sent body the console shows per delivery. */
 export const BODY_EXCERPT = 300;
 
-/** Every webhook of the account with its integration and the state of its latest delivery. */
-export function webhooksOfAccount(db: Db, accountId: number) {
-  return db
-    .selectFrom('webhooks as w')
-    .innerJoin('integrations as i', 'i.id', 'w.integration_id')
-    .select((eb) => [
-      'w.id',
-      'w.url',
-      'w.event_kinds',
-      'w.active',
-      'w.disabled_reason',
-      'w.created_at',
-      'i.name as integration_name',
-      'i.revoked_at as integration_revoked_at',
-      eb
-        .selectFrom('webhook_deliveries as d')
-        .select('d.status')
-        .whereRef('d.webhook_id', '=', 'w.id')
-        .orderBy('d.id', 'desc')
-        .limit(1)
-        .as('last_status'),
-    ])
-    .where('w.account_id', '=', accountId)
-    .orderBy('w.id')
-    .limit(500)
-    .execute();
-}
-
-export const webhookOfAccount = (db: Db, accountId: number, id: number) =>
-  db
-    .selectFrom('webhooks as w')
-    .innerJoin('integrations as i', 'i.id', 'w.integration_id')
-    .selectAll('w')
-    .select(['i.name as integration_name', 'i.revoked_at as integration_revoked_at'])
-    .where('w.account_id', '=', accountId)
-    .where('w.id', '=', id)
-    .executeTakeFirst();
-
 /** The webhook's latest deliveries, newest first, with the start of the body each sends. */
 export function recentDeliveries(db: Db, webhookId: number) {
   return db

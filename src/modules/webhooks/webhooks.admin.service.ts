@@ -6,6 +6,7 @@ import { nowIso } from '../../shared/time.js';
 import { type Actor, auditByUser } from '../audit/audit.service.js';
 import * as admin from './webhooks.admin.repository.js';
 import { encryptSecret, newSigningSecret } from './webhooks.crypto.js';
+import { webhookOfAccount, webhooksOfAccount } from './webhooks.read-model.js';
 import * as repo from './webhooks.repository.js';
 import { ROTATION_OVERLAP_MS } from './webhooks.service.js';
 import { wakeWebhookWorkers } from './webhooks.worker.js';
@@ -31,7 +32,7 @@ const subscriptions = (kinds: string) =>
     .map((k) => EVENT_SUBSCRIPTION[k as EventKind] ?? k);
 
 export async function listAccountWebhooks(db: Db, accountId: number) {
-  const rows = await admin.webhooksOfAccount(db, accountId);
+  const rows = await webhooksOfAccount(db, accountId);
   return rows.map((r) => ({
     id: r.id,
     url: r.url,
@@ -46,7 +47,7 @@ export async function listAccountWebhooks(db: Db, accountId: number) {
 }
 
 async function webhookOf(db: Db, accountId: number, id: number) {
-  const row = await admin.webhookOfAccount(db, accountId, id);
+  const row = await webhookOfAccount(db, accountId, id);
   if (!row) throw new AppError('not_found', 'No such webhook');
   return row;
 }

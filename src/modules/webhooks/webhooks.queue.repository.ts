@@ -82,40 +82,6 @@ export async function claimDue(
   });
 }
 
-/** The claimed deliveries with what an attempt needs, grouped by webhook in event order. */
-export async function loadClaimed(db: Db, ids: number[], token: string): Promise<ClaimedDelivery[]> {
-  if (ids.length === 0) return [];
-  return db
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('events as e', 'e.id', 'd.event_id')
-    .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
-    .innerJoin('integrations as i', 'i.id', 'w.integration_id')
-    .select([
-      'd.id',
-      'd.account_id',
-      'd.webhook_id',
-      'd.message_id',
-      'd.attempts',
-      'd.schedule_step',
-      'd.lease_token',
-      'd.lease_until',
-      'e.kind',
-      'e.payload',
-      'e.occurred_at',
-      'w.url',
-      'w.secret_enc',
-      'w.previous_secret_enc',
-      'w.previous_secret_expires_at',
-      'w.active',
-      'i.revoked_at as integration_revoked_at',
-    ])
-    .where('d.id', 'in', ids)
-    .where('d.lease_token', '=', token)
-    .orderBy('d.webhook_id')
-    .orderBy('d.id')
-    .execute() as Promise<ClaimedDelivery[]>;
-}
-
 /**
  * Extends the leases of claimed deliveries still held (the heartbeat of a worker with
  * attempts in flight): only rows whose lease is still the worker's (`tokens`) and still

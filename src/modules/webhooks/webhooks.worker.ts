@@ -5,6 +5,7 @@ import { decryptSecret, signatureHeader } from './webhooks.crypto.js';
 import { LeaseKeeper } from './webhooks.leases.js';
 import type { AttemptOutcome, ClaimedDelivery, RunRecord } from './webhooks.queue.js';
 import * as queue from './webhooks.queue.repository.js';
+import { loadClaimed } from './webhooks.read-model.js';
 import { Sender } from './webhooks.sender.js';
 import { guardedLookup, type Resolver } from './webhooks.ssrf.js';
 
@@ -163,7 +164,7 @@ export class WebhookWorker {
       webhooks,
       runLength: this.opts.runLength,
     });
-    return queue.loadClaimed(this.db, ids, token);
+    return loadClaimed(this.db, ids, token);
   }
 
   private async fill(free: number): Promise<void> {
