@@ -7,6 +7,7 @@ import { nowIso } from '../../shared/time.js';
 import type { AuthContext } from '../../shared/tokens.js';
 import { isAccountAdmin } from '../account/account.service.js';
 import { recordAudit } from '../audit/audit.service.js';
+import * as readModel from './oauth.read-model.js';
 import * as repo from './oauth.repository.js';
 
 // The token's user is an active user of its account (plugins/auth.ts refuses any other).
@@ -20,10 +21,12 @@ const isAdmin = (db: Db, auth: AuthContext): Promise<boolean> =>
 export async function listGrants(db: Db, auth: AuthContext, q: PageParams & { all?: boolean }) {
   if (q.all && !(await isAdmin(db, auth)))
     throw new AppError('forbidden', "Only an admin may list the account's grants");
-  return paginate(repo.grantsQuery(db, auth.accountId, nowIso(), q.all ? undefined : auth.userId), q);
+  return paginate(readModel.grantsQuery(db, auth.accountId, nowIso(), q.all ? undefined : auth.userId), q);
 }
 
-export function toGrant(row: Awaited<ReturnType<ReturnType<typeof repo.grantsQuery>['execute']>>[number]) {
+export function toGrant(
+  row: Awaited<ReturnType<ReturnType<typeof readModel.grantsQuery>['execute']>>[number],
+) {
   const payload = JSON.parse(row.payload) as { openid?: { scope?: string } };
   const scopes = (payload.openid?.scope ?? '').split(' ').filter(Boolean);
   return {
@@ -63,7 +66,7 @@ async function deleteAudited(
 /** Revokes a grant: its refresh tokens, codes and access tokens end at once. Own grants, or any as admin. */
 export async function revokeGrant(db: Db, auth: AuthContext, grantId: string): Promise<void> {
   const admin = await isAdmin(db, auth);
-  const rows = await repo
+  const rows = await readModel
     .grantsQuery(db, auth.accountId, nowIso(), admin ? undefined : auth.userId)
     .where('g.id', '=', grantId)
     .execute();
@@ -84,7 +87,7 @@ export async function revokeGrant(db: Db, auth: AuthContext, grantId: string): P
 
 /** The console (an admin of the account): every live grant of the account, at most `limit`. */
 export async function listAccountGrants(db: Db, accountId: number, limit = 500) {
-  const rows = await repo.grantsQuery(db, accountId, nowIso()).limit(limit).execute();
+  const rows = await readModel.grantsQuery(db, accountId, nowIso()).limit(limit).execute();
   return rows.map(toGrant);
 }
 
@@ -95,7 +98,7 @@ export async function revokeAccountGrant(
   grantId: string,
 ): Promise<void> {
   await transact(db, async (trx) => {
-    const [row] = await repo
+    const [row] = await readModel
       .grantsQuery(trx, actor.accountId, nowIso())
       .where('g.id', '=', grantId)
       .execute();

@@ -3,6 +3,7 @@ import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
 import { nowIso } from '../../shared/time.js';
 import { hashToken } from '../../shared/tokens.js';
+import * as readModel from './oauth.read-model.js';
 import * as repo from './oauth.repository.js';
 
 /** Access tokens the bearer check must know: mirrored into `access_tokens` (migration 930). */
@@ -49,7 +50,7 @@ export class KyselyAdapter implements Adapter {
       await repo.upsertStored(this.db, row);
       return;
     }
-    const client = clientId ? await repo.findClientIntegration(this.db, clientId) : undefined;
+    const client = clientId ? await readModel.findClientIntegration(this.db, clientId) : undefined;
     await transact(this.db, async (trx) => {
       await repo.upsertStored(trx, row);
       if (!client) return;

@@ -11,6 +11,7 @@ import { ALL_SCOPES, USER_PROFILE_SCOPES } from '../../shared/scopes.js';
 import { nowIso } from '../../shared/time.js';
 import { parseScopes } from '../../shared/tokens.js';
 import { KyselyAdapter } from './oauth.adapter.js';
+import * as readModel from './oauth.read-model.js';
 import * as repo from './oauth.repository.js';
 
 /** Where the authorization server is mounted (its endpoints: /oauth/auth, /oauth/token, …). */
@@ -34,7 +35,7 @@ const STATIC_SCOPES = new Set<string>([...ALL_SCOPES, ...USER_PROFILE_SCOPES]);
 class ClientAdapter implements Adapter {
   constructor(private readonly db: Db) {}
   async find(clientId: string): Promise<AdapterPayload | undefined> {
-    const row = await repo.findClientIntegration(this.db, clientId);
+    const row = await readModel.findClientIntegration(this.db, clientId);
     if (!row) return undefined;
     const isPublic = row.client_type === 'public';
     const redirectUris = parseScopes(row.redirect_uris);
@@ -163,7 +164,7 @@ export async function createProvider(app: FastifyInstance, options: OAuthOptions
       return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
     },
     findAccount: async (_ctx, sub) => {
-      const user = await repo.findUserForSignIn(db, Number(sub));
+      const user = await readModel.findUserForSignIn(db, Number(sub));
       if (!user?.active) return undefined;
       return { accountId: String(user.id), claims: () => ({ sub: String(user.id) }) };
     },

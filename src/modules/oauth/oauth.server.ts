@@ -9,7 +9,7 @@ import { registerViewFile, render } from '../../web/render.js';
 import { checkCsrf, requireSession, sessionUser } from '../../web/session.js';
 import './consent.messages.js';
 import { createProvider, INTERACTION_PATH, OAUTH_PREFIX, type OAuthOptions } from './oauth.provider.js';
-import * as repo from './oauth.repository.js';
+import * as readModel from './oauth.read-model.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -47,7 +47,7 @@ async function interactionRoutes(app: FastifyInstance) {
       const user = await requireSession(req, reply);
       if (!user) return reply;
       const details = await provider.interactionDetails(req.raw, reply.raw);
-      const client = await repo.findClientIntegration(app.db, String(details.params.client_id));
+      const client = await readModel.findClientIntegration(app.db, String(details.params.client_id));
       const finish = async (result: Record<string, unknown>) =>
         reply.redirect(
           await provider.interactionResult(req.raw, reply.raw, result, { mergeWithLastSubmission: false }),
