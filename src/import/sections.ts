@@ -4,9 +4,8 @@ import { companiesSection } from '../modules/companies/companies.public.js';
 import { contactsSection } from '../modules/contacts/contacts.public.js';
 import { customFieldsSection } from '../modules/custom-fields/custom-fields.public.js';
 import { effortsSection } from '../modules/efforts/efforts.public.js';
-import { offersSection } from '../modules/offers/offers.import.js';
-import { outgoingInvoicesSection } from '../modules/outgoing-invoices/invoices.import.js';
-import { paymentAccountsSection } from '../modules/payments/payments.import.js';
+import { offersSection } from '../modules/offers/offers.public.js';
+import { outgoingInvoicesSection, paymentAccountsSection } from '../modules/payments/payments.public.js';
 import {
   portfoliosSection,
   projectGroupsSection,

@@ -4,8 +4,6 @@ import type { ImportContext, ImportSection } from '../../import/context.js';
 import { validationFailed } from '../../shared/errors.js';
 import { toCents } from '../../shared/money.js';
 import { CurrencyCode, DateString } from '../../shared/schemas.js';
-// TRANSITIONAL (issue 17): only for `outgoingInvoicesSection` below, see there.
-import { insertPayment } from '../payments/payments.repository.js';
 import { importDefaults } from './invoices.read-model.js';
 import { insertWithLines } from './invoices.repository.js';
 import { type LineItemInput, LineItemsInput, type ParsedLine, parseLineItems } from './line-items.js';
@@ -191,10 +189,3 @@ export const invoicesSection = (recordPayment: ImportedPaymentWriter): ImportSec
       }
     }),
 });
-
-/**
- * TRANSITIONAL (issue 17): the section as src/import/sections.ts registers it today. Its home
- * is payments.import.ts (`outgoingInvoicesSection`, the payments module handing its writer
- * in); once sections.ts takes it from there, this export and the payments import above go.
- */
-export const outgoingInvoicesSection = invoicesSection(insertPayment);

@@ -1,0 +1,7 @@
+/**
+ * The front door of payments for other modules: the import reads its sections here (payment
+ * accounts, and the outgoing invoices section, which payments builds by handing its payment
+ * writer to the invoice import). Payments build on outgoing and incoming invoices, never the
+ * reverse.
+ */
+export { outgoingInvoicesSection, paymentAccountsSection } from './payments.import.js';
