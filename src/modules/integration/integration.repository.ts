@@ -15,6 +15,41 @@ export const updateIntegration = (db: Db, id: number, values: Updateable<Integra
 export const insertToken = (db: Db, values: Insertable<AccessTokenTable>) =>
   db.insertInto('access_tokens').values(values).returning('id').executeTakeFirstOrThrow();
 
+/** A token oauth issued, mirrored here so bearer checks find it (the same token twice is one row). */
+export const insertTokenMirror = (
+  db: Db,
+  row: {
+    integration_id: number;
+    token_hash: string;
+    scopes: string;
+    expires_at: string | null;
+    user_id: number | null;
+    grant_id: string | null;
+  },
+) =>
+  db
+    .insertInto('access_tokens')
+    .values(row)
+    .onConflict((oc) => oc.column('token_hash').doNothing())
+    .execute();
+
+export const revokeTokenByHash = (db: Db, tokenHash: string, at: string) =>
+  db
+    .updateTable('access_tokens')
+    .set({ revoked_at: at })
+    .where('token_hash', '=', tokenHash)
+    .where('revoked_at', 'is', null)
+    .execute();
+
+export async function revokeGrantTokens(db: Db, grantId: string, at: string): Promise<void> {
+  await db
+    .updateTable('access_tokens')
+    .set({ revoked_at: at })
+    .where('grant_id', '=', grantId)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
 export const findIntegration = (db: Db, id: number) =>
   db.selectFrom('integrations').selectAll().where('id', '=', id).executeTakeFirst();
 

@@ -222,3 +222,13 @@ export const tokenSource: TokenSource = {
   },
   find: async (db, tokenHash) => (await findTokenByHash(db, tokenHash))[0],
 };
+
+/**
+ * Oauth's writes into the access tokens it mirrors here (bearer checks read this table): the
+ * mirror of a token it issued, the revocation of one token and of a grant's tokens.
+ */
+export {
+  insertTokenMirror as insertAccessTokenMirror,
+  revokeGrantTokens,
+  revokeTokenByHash as revokeAccessToken,
+} from './integration.repository.js';

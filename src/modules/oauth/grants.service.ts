@@ -7,6 +7,7 @@ import { nowIso } from '../../shared/time.js';
 import type { AuthContext } from '../../shared/tokens.js';
 import { isAccountAdmin } from '../account/account.service.js';
 import { recordAudit } from '../audit/audit.service.js';
+import { revokeGrantTokens } from '../integration/integration.service.js';
 import * as readModel from './oauth.read-model.js';
 import * as repo from './oauth.repository.js';
 
@@ -51,7 +52,7 @@ async function deleteAudited(
   actor: { accountId: number; userId: number; kind: 'token' | 'user' },
   more: Record<string, unknown> = {},
 ): Promise<void> {
-  await repo.deleteGrant(trx, grantId, nowIso());
+  await deleteGrant(trx, grantId, nowIso());
   await recordAudit(trx, {
     accountId: actor.accountId,
     actorUserId: actor.userId,
@@ -105,4 +106,11 @@ export async function revokeAccountGrant(
     if (!row) throw new AppError('not_found', 'No such grant');
     await deleteAudited(trx, grantId, row, { ...actor, kind: 'user' });
   });
+}
+
+/** Every code, refresh token and access token of a grant, and the grant itself. */
+export async function deleteGrant(trx: Db, grantId: string, at: string): Promise<number> {
+  const n = await repo.deleteGrant(trx, grantId);
+  await revokeGrantTokens(trx, grantId, at);
+  return n;
 }

@@ -3,6 +3,8 @@ import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
 import { nowIso } from '../../shared/time.js';
 import { hashToken } from '../../shared/tokens.js';
+import { insertAccessTokenMirror, revokeAccessToken } from '../integration/integration.service.js';
+import { deleteGrant } from './grants.service.js';
 import * as readModel from './oauth.read-model.js';
 import * as repo from './oauth.repository.js';
 
@@ -54,7 +56,7 @@ export class KyselyAdapter implements Adapter {
     await transact(this.db, async (trx) => {
       await repo.upsertStored(trx, row);
       if (!client) return;
-      await repo.insertAccessTokenMirror(trx, {
+      await insertAccessTokenMirror(trx, {
         integration_id: client.id,
         token_hash: hashToken(id),
         scopes: payload.scope ?? '',
@@ -84,7 +86,7 @@ export class KyselyAdapter implements Adapter {
 
   async destroy(id: string): Promise<void> {
     if (this.model === 'Grant') {
-      await transact(this.db, (trx) => repo.deleteGrant(trx, id, nowIso()));
+      await transact(this.db, (trx) => deleteGrant(trx, id, nowIso()));
       return;
     }
     if (!MIRRORED.has(this.model)) {
@@ -93,12 +95,12 @@ export class KyselyAdapter implements Adapter {
     }
     await transact(this.db, async (trx) => {
       await repo.deleteStored(trx, this.model, id);
-      await repo.revokeAccessToken(trx, hashToken(id), nowIso());
+      await revokeAccessToken(trx, hashToken(id), nowIso());
     });
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {
-    await transact(this.db, (trx) => repo.deleteGrant(trx, grantId, nowIso()));
+    await transact(this.db, (trx) => deleteGrant(trx, grantId, nowIso()));
   }
 
   private live(

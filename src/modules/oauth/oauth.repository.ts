@@ -59,47 +59,19 @@ export async function consumeStored(db: Db, model: string, id: string, at: strin
 export const deleteStored = (db: Db, model: string, id: string) =>
   db.deleteFrom('oauth_store').where('model', '=', model).where('id', '=', id).execute();
 
-/** Every code, refresh token and access token of a grant, and the grant itself. */
-export async function deleteGrant(db: Db, grantId: string, at: string): Promise<number> {
+/**
+ * Every code, refresh token and access token of a grant in oauth's store, and the grant itself
+ * (the grant's mirrored access tokens are integration's: grants.service revokes them).
+ */
+export async function deleteGrant(db: Db, grantId: string): Promise<number> {
   const r = await db
     .deleteFrom('oauth_store')
     .where((eb) =>
       eb.or([eb('grant_id', '=', grantId), eb.and([eb('model', '=', 'Grant'), eb('id', '=', grantId)])]),
     )
     .executeTakeFirst();
-  await db
-    .updateTable('access_tokens')
-    .set({ revoked_at: at })
-    .where('grant_id', '=', grantId)
-    .where('revoked_at', 'is', null)
-    .execute();
   return Number(r.numDeletedRows);
 }
-
-export const revokeAccessToken = (db: Db, tokenHash: string, at: string) =>
-  db
-    .updateTable('access_tokens')
-    .set({ revoked_at: at })
-    .where('token_hash', '=', tokenHash)
-    .where('revoked_at', 'is', null)
-    .execute();
-
-export const insertAccessTokenMirror = (
-  db: Db,
-  row: {
-    integration_id: number;
-    token_hash: string;
-    scopes: string;
-    expires_at: string | null;
-    user_id: number | null;
-    grant_id: string | null;
-  },
-) =>
-  db
-    .insertInto('access_tokens')
-    .values(row)
-    .onConflict((oc) => oc.column('token_hash').doNothing())
-    .execute();
 
 /** The newest grant a user gave a client (a later authorization reuses it). */
 export const findUserGrantId = (db: Db, userId: number, clientId: string, now: string) =>
