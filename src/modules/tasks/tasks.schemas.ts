@@ -1,16 +1,6 @@
 import { type Static, Type } from 'typebox';
-import {
-  ArchivedQuery,
-  DateString,
-  Id,
-  Nullable,
-  optional,
-  PagingQuery,
-  SortedPagingQuery,
-  Text,
-  Timestamp,
-  UpdatedSinceQuery,
-} from '../../shared/schemas.js';
+import { ArchivableListQuery } from '../../shared/archivable.js';
+import { DateString, Id, Nullable, optional, PagingQuery, Text, Timestamp } from '../../shared/schemas.js';
 import { CustomFieldValues, CustomFieldValuesInput } from '../custom-fields/custom-fields.public.js';
 import { FileData } from '../files/files.public.js';
 
@@ -81,10 +71,9 @@ export type TaskUpdate = Static<typeof TaskUpdate>;
 
 export const TaskParams = Type.Object({ task: Id });
 
+const SORTABLE = ['name', 'status', 'priority', 'due_date', 'start_date', 'project_id'];
+/** Besides paging, `sort`, `archived` and `updated_since` (the list query of archivable records). */
 const filters = {
-  ...SortedPagingQuery(['name', 'status', 'priority', 'due_date', 'start_date', 'project_id']),
-  ...ArchivedQuery,
-  ...UpdatedSinceQuery,
   assignee_id: Type.Optional(Type.Integer({ minimum: 1 })),
   unassigned: Type.Optional(Type.Boolean({ description: 'true: only tasks without assignee' })),
   status: Type.Optional(TaskStatus),
@@ -98,11 +87,11 @@ const filters = {
   q: Type.Optional(Type.String({ maxLength: 255, description: 'Case-insensitive match on the name' })),
 };
 
-export const ProjectTaskListQuery = Type.Object(filters, { additionalProperties: false });
-export const TaskListQuery = Type.Object(
-  { ...filters, project_id: Type.Optional(Type.Integer({ minimum: 1 })) },
-  { additionalProperties: false },
-);
+export const ProjectTaskListQuery = ArchivableListQuery(SORTABLE, filters);
+export const TaskListQuery = ArchivableListQuery(SORTABLE, {
+  ...filters,
+  project_id: Type.Optional(Type.Integer({ minimum: 1 })),
+});
 export type TaskListQuery = Static<typeof TaskListQuery>;
 
 export const Comment = Type.Object(
