@@ -130,7 +130,7 @@ export interface paths {
         get?: never;
         /**
          * Set the external identifier of a task
-         * @description A value held by another task is refused with 409 `external_id_taken` unless `force` is true, which moves it here. `null` clears it. Records `task:updated`.
+         * @description Sets `external_id` (`null` clears it). Setting the value the record already has changes nothing. Without `"force": true` it is refused with **409**: `external_id_set` when the record already has a different value (clearing counts as replacing), `external_id_taken` when another record of the same kind in the account holds the value. With `force` both are overwritten in one transaction: the other record loses its `external_id` (and an update event is recorded for it). Each changed task records a `task:updated` event.
          *
          *     Scopes (all required): `client:write`.
          */
@@ -976,7 +976,7 @@ export interface paths {
         get?: never;
         /**
          * Set the external identifier
-         * @description A value held by another client is refused with 409 `external_id_taken` unless `force` is true, which moves it here.
+         * @description Sets `external_id` (`null` clears it). Setting the value the record already has changes nothing. Without `"force": true` it is refused with **409**: `external_id_set` when the record already has a different value (clearing counts as replacing), `external_id_taken` when another record of the same kind in the account holds the value. With `force` both are overwritten in one transaction: the other record loses its `external_id`.
          *
          *     Scopes (all required): `client:write`.
          */
@@ -5800,7 +5800,10 @@ export interface operations {
             content: {
                 "application/json": {
                     external_id: string | null;
-                    /** @description Take the value over from another record that holds it */
+                    /**
+                     * @description Overwrite: replace a different value this record already has, and take the value over from another record that holds it (that record loses it).
+                     * @default false
+                     */
                     force?: boolean;
                 };
             };
@@ -5913,7 +5916,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `external_id_taken`: another task holds this external_id (use `force`). Problem codes: `already_exists` (A record with this value already exists), `conflict` (Conflict with the current state), `external_id_taken` (External identifier is already in use). */
+            /** @description `external_id_set` or `external_id_taken`, and `force` was not given. Problem codes: `already_exists` (A record with this value already exists), `conflict` (Conflict with the current state), `external_id_set` (External identifier is already set), `external_id_taken` (External identifier is already in use). */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -5932,7 +5935,7 @@ export interface operations {
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "already_exists" | "conflict" | "external_id_taken";
+                        code?: "already_exists" | "conflict" | "external_id_set" | "external_id_taken";
                     };
                 };
             };
@@ -6141,7 +6144,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_multipart` (Body is not valid multipart/form-data). */
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON), `invalid_multipart` (Body is not valid multipart/form-data). */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -6160,7 +6163,7 @@ export interface operations {
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "bad_request" | "invalid_multipart";
+                        code?: "bad_request" | "invalid_json" | "invalid_multipart";
                     };
                 };
             };
@@ -7747,7 +7750,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_multipart` (Body is not valid multipart/form-data). */
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON), `invalid_multipart` (Body is not valid multipart/form-data). */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -7766,7 +7769,7 @@ export interface operations {
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "bad_request" | "invalid_multipart";
+                        code?: "bad_request" | "invalid_json" | "invalid_multipart";
                     };
                 };
             };
@@ -14318,7 +14321,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_multipart` (Body is not valid multipart/form-data). */
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON), `invalid_multipart` (Body is not valid multipart/form-data). */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -14337,7 +14340,7 @@ export interface operations {
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "bad_request" | "invalid_multipart";
+                        code?: "bad_request" | "invalid_json" | "invalid_multipart";
                     };
                 };
             };
@@ -15326,7 +15329,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_multipart` (Body is not valid multipart/form-data). */
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON), `invalid_multipart` (Body is not valid multipart/form-data). */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -15345,7 +15348,7 @@ export interface operations {
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "bad_request" | "invalid_multipart";
+                        code?: "bad_request" | "invalid_json" | "invalid_multipart";
                     };
                 };
             };
@@ -19064,7 +19067,10 @@ export interface operations {
             content: {
                 "application/json": {
                     external_id: string | null;
-                    /** @description Take the value over from another record that holds it */
+                    /**
+                     * @description Overwrite: replace a different value this record already has, and take the value over from another record that holds it (that record loses it).
+                     * @default false
+                     */
                     force?: boolean;
                 };
             };
@@ -19177,7 +19183,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem codes: `already_exists` (A record with this value already exists), `external_id_taken` (External identifier is already in use). */
+            /** @description `external_id_set` or `external_id_taken`, and `force` was not given. Problem codes: `already_exists` (A record with this value already exists), `external_id_set` (External identifier is already set), `external_id_taken` (External identifier is already in use). */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19196,7 +19202,7 @@ export interface operations {
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "already_exists" | "external_id_taken";
+                        code?: "already_exists" | "external_id_set" | "external_id_taken";
                     };
                 };
             };
