@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import rangeParser from 'range-parser';
-import { AppError } from './errors.js';
+import { AppError, invalidField } from './errors.js';
 
 /** RFC 6266 Content-Disposition with an ASCII fallback and the UTF-8 name. */
 export function contentDisposition(filename: string, type: 'attachment' | 'inline' = 'attachment'): string {
@@ -59,4 +59,25 @@ export function sendBytes(
     }
   }
   return reply.send(file.data);
+}
+
+/**
+ * The JSON of a multipart request's `data` part (a record's fields sent beside its file): the
+ * one reader of it. Absent, it is `absent.default`, or a 422 naming `data` with
+ * `absent.required` as the message; unparseable, a 422 "data: is not valid JSON". Validating
+ * what it holds is the caller's (its schema, its field names).
+ */
+export function dataPart(
+  raw: string | undefined,
+  absent: { default: unknown } | { required: string },
+): unknown {
+  if (raw === undefined) {
+    if ('required' in absent) throw invalidField('data', absent.required);
+    return absent.default;
+  }
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw invalidField('data', 'is not valid JSON');
+  }
 }

@@ -3,6 +3,7 @@ import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import type { TSchema } from 'typebox';
 import { Type } from 'typebox';
 import { invalidField } from '../../shared/errors.js';
+import { dataPart } from '../../shared/http.js';
 import { getRoute, listRoute, updateRoute } from '../../shared/route-builders.js';
 import { Data, problemResponse } from '../../shared/schemas.js';
 import { validatorCompiler } from '../../shared/validation.js';
@@ -135,14 +136,7 @@ export const incomingInvoicesRoutes: FastifyPluginAsyncTypebox = async (app) => 
       let upload: Upload | undefined;
       if (req.isMultipart()) {
         upload = await readMultipart(req);
-        let parsed: unknown = {};
-        if (upload.fields.data !== undefined) {
-          try {
-            parsed = JSON.parse(upload.fields.data);
-          } catch {
-            throw invalidField('data', 'is not valid JSON');
-          }
-        }
+        const parsed = dataPart(upload.fields.data, { default: {} });
         body = validateLikeBody<IncomingInvoiceCreate>(IncomingInvoiceCreate, parsed);
       } else {
         body = req.body as IncomingInvoiceCreate;

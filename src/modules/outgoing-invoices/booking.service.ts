@@ -3,6 +3,7 @@ import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { toAppError } from '../../shared/db-errors.js';
 import { AppError, validationFailed } from '../../shared/errors.js';
+import { dataPart } from '../../shared/http.js';
 import type { PdfDocument, PdfParty } from '../../shared/pdf/types.js';
 import { nowIso, todayIso } from '../../shared/time.js';
 import { validatorCompiler } from '../../shared/validation.js';
@@ -166,13 +167,7 @@ const validateExternal = validatorCompiler({
 
 /** The `data` field of an external upload: JSON of the invoice, validated like a body. */
 export function parseExternalData(raw: string | undefined): ExternalInvoiceData {
-  if (raw === undefined) throw validationFailed([{ field: 'data', message: 'the invoice JSON is required' }]);
-  let data: unknown;
-  try {
-    data = JSON.parse(raw);
-  } catch {
-    throw validationFailed([{ field: 'data', message: 'is not valid JSON' }]);
-  }
+  const data = dataPart(raw, { required: 'the invoice JSON is required' });
   if (!validateExternal(data)) {
     const err = toAppError(Object.assign(new Error('invalid'), { validation: validateExternal.errors }));
     throw validationFailed(
