@@ -1,8 +1,6 @@
 import type SQLite from 'better-sqlite3';
 import type { ControlledTransaction, Kysely, Transaction } from 'kysely';
-import type { Database } from './schema.js';
-
-type Db = Kysely<Database>;
+import type { Database, Db } from './schema.js';
 
 /** A write's place in a batch: its savepoint is open in `trx` until it keeps or undoes it. */
 export interface Turn {

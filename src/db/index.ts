@@ -18,9 +18,9 @@ import { dbFault, notWritableError } from './faults.js';
 import { registerGroupCommit } from './group-commit.js';
 import { type DbLogger, ResilientPool } from './pg-pool.js';
 import { registerSyncSqlite } from './prepared.js';
-import type { Database } from './schema.js';
+import type { Database, Db } from './schema.js';
 
-export type Db = Kysely<Database>;
+export type { Db };
 export type DbKind = DbConfig['kind'];
 
 // Read int8 (ids, minor units) as numbers, dates as 'YYYY-MM-DD' and timestamps as RFC 3339

@@ -1,10 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { ControlledTransaction, Kysely, Transaction } from 'kysely';
+import type { ControlledTransaction, Transaction } from 'kysely';
 import { aliasGroupCommit, groupCommitOf } from './group-commit.js';
 import { aliasSyncSqlite } from './prepared.js';
-import type { Database } from './schema.js';
-
-type Db = Kysely<Database>;
+import type { Database, Db } from './schema.js';
 export type RequestTransaction = ControlledTransaction<Database>;
 
 /** The transaction a request runs in (idempotency.ts); `trx` is cleared once it has ended. */
