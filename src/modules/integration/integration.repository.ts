@@ -33,21 +33,26 @@ export const insertTokenMirror = (
     .onConflict((oc) => oc.column('token_hash').doNothing())
     .execute();
 
-export const revokeTokenByHash = (db: Db, tokenHash: string, at: string) =>
-  db
+/** Revokes the live tokens with this token hash, of this grant, or of this integration. */
+function revokeTokens(
+  db: Db,
+  by: 'token_hash' | 'grant_id' | 'integration_id',
+  value: string | number,
+  at: string,
+) {
+  return db
     .updateTable('access_tokens')
     .set({ revoked_at: at })
-    .where('token_hash', '=', tokenHash)
+    .where(by, '=', value)
     .where('revoked_at', 'is', null)
     .execute();
+}
+
+export const revokeTokenByHash = (db: Db, tokenHash: string, at: string) =>
+  revokeTokens(db, 'token_hash', tokenHash, at);
 
 export async function revokeGrantTokens(db: Db, grantId: string, at: string): Promise<void> {
-  await db
-    .updateTable('access_tokens')
-    .set({ revoked_at: at })
-    .where('grant_id', '=', grantId)
-    .where('revoked_at', 'is', null)
-    .execute();
+  await revokeTokens(db, 'grant_id', grantId, at);
 }
 
 export const findIntegration = (db: Db, id: number) =>
@@ -69,12 +74,7 @@ export async function revokeIntegration(db: Db, id: number, at: string): Promise
     .where('id', '=', id)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
-  await db
-    .updateTable('access_tokens')
-    .set({ revoked_at: at })
-    .where('integration_id', '=', id)
-    .where('revoked_at', 'is', null)
-    .execute();
+  await revokeTokens(db, 'integration_id', id, at);
   return Number(r.numUpdatedRows) > 0;
 }
 
