@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Nullable } from '../../shared/schemas.js';
+import { Nullable, Text } from '../../shared/schemas.js';
 
 /** Bounds of the profile's fields: the schema, the service's checks and the console's form share them. */
 export const LIMITS = {
@@ -23,8 +23,6 @@ export const LIMITS = {
 
 /** Largest logo in bytes: it is printed small, and every PDF carries it. */
 export const LOGO_MAX_BYTES = 256 * 1024;
-
-const Text = (max: number, description: string) => Nullable(Type.String({ maxLength: max, description }));
 
 const NumberFormats = Type.Object(
   {

@@ -1,9 +1,8 @@
-import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { Insertable, Selectable } from 'kysely';
+import type { Db } from '../../db/schema.js';
 import type { AuditLogTable } from './audit.tables.js';
 
 export type AuditRow = Selectable<AuditLogTable>;
-type Db = Kysely<Database> | Transaction<Database>;
 
 export async function insertAudit(db: Db, row: Insertable<AuditLogTable>): Promise<void> {
   await db.insertInto('audit_log').values(row).execute();

@@ -1,5 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { Db } from '../../db/schema.js';
 import { listAudit } from './audit.read-model.js';
 import * as repo from './audit.repository.js';
 
@@ -25,7 +24,7 @@ export interface Actor {
 
 /** Records what a signed-in user did to one target, in the transaction of the change. */
 export const auditByUser = (
-  db: Kysely<Database> | Transaction<Database>,
+  db: Db,
   actor: Actor,
   targetType: string,
   action: string,
@@ -49,10 +48,7 @@ const DETAIL_MAX = 8000;
  * Records one action in the account's audit log. Call it with the transaction of the change
  * itself, so that the entry exists exactly when the change does.
  */
-export async function recordAudit(
-  db: Kysely<Database> | Transaction<Database>,
-  e: AuditEvent,
-): Promise<void> {
+export async function recordAudit(db: Db, e: AuditEvent): Promise<void> {
   let detail = e.detail === undefined ? null : JSON.stringify(e.detail);
   if (detail !== null && detail.length > DETAIL_MAX) {
     detail = JSON.stringify({ truncated: true, keys: Object.keys(e.detail ?? {}).slice(0, 50) });
@@ -101,7 +97,7 @@ function parseDetail(value: string | null): Record<string, unknown> | null {
 
 /** A page of the account's audit log, newest first. `limit` is clamped to 1..200. */
 export async function listAuditEntries(
-  db: Kysely<Database>,
+  db: Db,
   accountId: number,
   opts: { limit?: number; before?: number } = {},
 ): Promise<AuditPage> {

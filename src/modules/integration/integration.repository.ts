@@ -1,10 +1,9 @@
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { AccessTokenTable, IntegrationTable } from '../../db/core.tables.js';
 import { prepared } from '../../db/prepared.js';
-import type { Database } from '../../db/schema.js';
+import type { Db } from '../../db/schema.js';
 
 export type IntegrationRow = Selectable<IntegrationTable>;
-type Db = Kysely<Database>;
 
 export const insertIntegration = (db: Db, values: Insertable<IntegrationTable>) =>
   db.insertInto('integrations').values(values).returningAll().executeTakeFirstOrThrow();

@@ -1,12 +1,11 @@
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db } from '../../db/schema.js';
 import { paginate } from '../../shared/paging.js';
 import type { DeliveryListQuery, WebhookListQuery } from './webhooks.schemas.js';
 import type { WebhookDeliveryTable, WebhookTable } from './webhooks.tables.js';
 
 export type WebhookRow = Selectable<WebhookTable>;
 export type DeliveryRow = Selectable<WebhookDeliveryTable> & { event_kind: string; occurred_at: string };
-type Db = Kysely<Database>;
 
 /**
  * A webhook is visible only to the integration that registered it, within its account; an
