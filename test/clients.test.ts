@@ -210,4 +210,27 @@ describeEachDb('clients', (ctx) => {
     expectProblem(await writer.put(`/clients/${b.id}/shortcode`, { shortcode: 'has space' }), 422);
     expectProblem(await reader.put(`/clients/${b.id}/shortcode`, { shortcode: 'X' }), 403);
   });
+
+  it('external identifier: replacing or clearing its own value needs force; the same value changes nothing', async () => {
+    const c = (await writer.post('/clients', { name: 'Ext C', external_id: 'crm-own' })).body.data;
+    const same = await writer.put(`/clients/${c.id}/external-identifier`, { external_id: 'crm-own' });
+    assert.equal(same.status, 200);
+    assert.equal(same.body.data.updated_at, c.updated_at, 'the same value writes nothing');
+    for (const external_id of ['crm-other', null]) {
+      const refused = await writer.put(`/clients/${c.id}/external-identifier`, { external_id });
+      expectProblem(refused, 409, 'external_id_set');
+      assert.deepEqual(refused.body.errors, [{ field: 'external_id', message: 'is already set' }]);
+    }
+    assert.equal((await reader.get(`/clients/${c.id}`)).body.data.external_id, 'crm-own', 'unchanged');
+    const replaced = await writer.put(`/clients/${c.id}/external-identifier`, {
+      external_id: 'crm-other',
+      force: true,
+    });
+    assert.equal(replaced.body.data.external_id, 'crm-other');
+    const cleared = await writer.put(`/clients/${c.id}/external-identifier`, {
+      external_id: null,
+      force: true,
+    });
+    assert.equal(cleared.body.data.external_id, null);
+  });
 });
