@@ -41,38 +41,28 @@ let parsedFonts: { regular: fontkit.Font; bold: fontkit.Font } | undefined;
 /**
  * Parsed once per process and handed to every document: parsing Noto's layout tables costs far
  * more than drawing an invoice. pdfkit keeps the per-document state (glyph subset, widths) in its
- * own font wrapper, and all font work happens synchronously, so sharing the parsed font is safe.
+ * own font wrapper, and all font work happens synchronously, so sharing the parsed font is safe,
+ * but for one thing: fontkit caches glyph objects, and a glyph keeps the code points of the text
+ * that first produced it, which pdfkit writes into the document's ToUnicode map. Shared across
+ * documents, one odd input made every later PDF of the process read "4ffer" for "Offer" when its
+ * text was extracted (found by running the unit PDF test after the fuzz test in one process). So
+ * each document starts with an empty glyph cache, and words are shaped per document (pdfkit's own
+ * per-document cache) instead of in a cache shared by all documents.
  */
 export function registerFonts(pdf: PDFKit.PDFDocument): void {
   parsedFonts ??= { regular: parse(FONT_FILES.regular), bold: parse(FONT_FILES.bold) };
+  for (const font of [parsedFonts.regular, parsedFonts.bold]) resetGlyphs(font);
   // pdfkit accepts fontkit fonts (anything with layout()); its typings only list byte sources.
   pdf.registerFont('regular', parsedFonts.regular as unknown as Uint8Array);
   pdf.registerFont('bold', parsedFonts.bold as unknown as Uint8Array);
   pdf.font('bold');
-  shareLayoutCache(pdf, 'bold');
   pdf.font('regular');
-  shareLayoutCache(pdf, 'regular');
 }
 
-/**
- * pdfkit caches the shaped glyph run of every word, but per document; shaping (OpenType
- * GSUB/GPOS lookups) is most of the cost of a render. The cached runs do not depend on the
- * document, so one cache per font serves all documents. Bounded, so that an unusual stream of
- * distinct words cannot grow it without limit. Uses pdfkit internals defensively: should they
- * change, documents simply render with pdfkit's own per-document cache.
- */
-const LAYOUT_CACHE_LIMIT = 20_000;
-const layoutCaches: Record<string, Record<string, unknown>> = {};
-
-function shareLayoutCache(pdf: PDFKit.PDFDocument, name: 'regular' | 'bold'): void {
-  const font = (pdf as unknown as { _font?: { layoutCache?: Record<string, unknown> } })._font;
-  if (!font || typeof font.layoutCache !== 'object') return;
-  let cache = layoutCaches[name];
-  if (!cache || Object.keys(cache).length > LAYOUT_CACHE_LIMIT) {
-    cache = Object.create(null) as Record<string, unknown>;
-    layoutCaches[name] = cache;
-  }
-  font.layoutCache = cache;
+/** fontkit's glyph cache (`_glyphs`, internal): emptied, so code points come from this document. */
+function resetGlyphs(font: fontkit.Font): void {
+  const f = font as unknown as { _glyphs?: Record<number, unknown> };
+  if (f._glyphs && typeof f._glyphs === 'object') f._glyphs = {};
 }
 
 function parse(file: string): fontkit.Font {
