@@ -1,6 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
+import { idsByOwner } from '../../shared/collect.js';
 import { keptTotal } from '../../shared/list-counts.js';
 import { findOwned } from '../../shared/owned.js';
 import {
@@ -69,16 +70,19 @@ export function listProjects(db: Db, accountId: number, q: ProjectListQuery) {
 
 /** Project group ids of each project. */
 export async function groupIdsOf(db: Db, projectIds: number[]): Promise<Map<number, number[]>> {
-  const out = new Map<number, number[]>(projectIds.map((id) => [id, []]));
-  if (projectIds.length === 0) return out;
+  if (projectIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('project_group_projects')
     .select(['project_id', 'project_group_id'])
     .where('project_id', 'in', projectIds)
     .orderBy('project_group_id')
     .execute();
-  for (const r of rows) out.get(r.project_id)?.push(r.project_group_id);
-  return out;
+  return idsByOwner(
+    projectIds,
+    rows,
+    (r) => r.project_id,
+    (r) => r.project_group_id,
+  );
 }
 
 /** The project's members (user id, role in the project, since when), by user id. */

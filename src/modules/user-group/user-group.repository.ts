@@ -1,6 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { UserGroupTable } from '../../db/core.tables.js';
 import type { Db } from '../../db/index.js';
+import { idsByOwner } from '../../shared/collect.js';
 import { findOwned } from '../../shared/owned.js';
 import { paginate } from '../../shared/paging.js';
 import { containsAny } from '../../shared/search.js';
@@ -27,16 +28,19 @@ export function listGroups(db: Db, accountId: number, q: UserGroupListQuery) {
 
 /** Member user ids of each group, ordered by user id. */
 export async function memberIdsOf(db: Db, groupIds: number[]): Promise<Map<number, number[]>> {
-  const out = new Map<number, number[]>(groupIds.map((id) => [id, []]));
-  if (groupIds.length === 0) return out;
+  if (groupIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('user_group_members')
     .select(['user_group_id', 'user_id'])
     .where('user_group_id', 'in', groupIds)
     .orderBy('user_id')
     .execute();
-  for (const r of rows) out.get(r.user_group_id)?.push(r.user_id);
-  return out;
+  return idsByOwner(
+    groupIds,
+    rows,
+    (r) => r.user_group_id,
+    (r) => r.user_id,
+  );
 }
 
 export async function insertGroup(db: Db, values: Insertable<UserGroupTable>): Promise<number> {

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/index.js';
+import { idsByOwner } from '../../shared/collect.js';
 
 /**
  * Read model of the users' full form: the groups each user belongs to, read from user-group's
@@ -8,14 +9,17 @@ import type { Db } from '../../db/index.js';
 
 /** Group ids of each user, for the full form. */
 export async function groupIdsOf(db: Db, userIds: number[]): Promise<Map<number, number[]>> {
-  const out = new Map<number, number[]>(userIds.map((id) => [id, []]));
-  if (userIds.length === 0) return out;
+  if (userIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('user_group_members')
     .select(['user_id', 'user_group_id'])
     .where('user_id', 'in', userIds)
     .orderBy('user_group_id')
     .execute();
-  for (const r of rows) out.get(r.user_id)?.push(r.user_group_id);
-  return out;
+  return idsByOwner(
+    userIds,
+    rows,
+    (r) => r.user_id,
+    (r) => r.user_group_id,
+  );
 }
