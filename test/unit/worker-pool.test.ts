@@ -5,14 +5,17 @@ import { WorkerPool } from '../../src/shared/worker-pool.js';
 type Job = { do: 'echo' | 'spin' | 'hoard' | 'throw'; value?: number };
 type Out = { echo: number; thread: number };
 
-describe('worker pool', () => {
-  const pool = new WorkerPool<Job, Out>({
+const makePool = (size: number, maxQueue: number, timeoutMs: number) =>
+  new WorkerPool<Job, Out>({
     entry: new URL('./worker-pool.fixture.ts', import.meta.url),
-    size: 2,
-    maxQueue: 2,
-    timeoutMs: 1000,
+    size,
+    maxQueue,
+    timeoutMs,
     resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 },
   });
+
+describe('worker pool', () => {
+  const pool = makePool(2, 2, 1000);
   after(() => pool.close());
 
   it('runs jobs in threads and keeps them for the next job', async () => {
@@ -34,13 +37,7 @@ describe('worker pool', () => {
   it('ends a job whose heap outgrows the limit', async () => {
     // A pool of its own with a generous time limit: on a loaded machine filling 32 MB can take
     // longer than the 1 s the timeout test needs, and then the job would end as `timeout`.
-    const roomy = new WorkerPool<Job, Out>({
-      entry: new URL('./worker-pool.fixture.ts', import.meta.url),
-      size: 1,
-      maxQueue: 1,
-      timeoutMs: 30_000,
-      resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 },
-    });
+    const roomy = makePool(1, 1, 30_000);
     try {
       assert.deepEqual(await roomy.run({ do: 'hoard' }), { ok: false, reason: 'out_of_memory' });
       assert.ok((await roomy.run({ do: 'echo', value: 4 })).ok);
