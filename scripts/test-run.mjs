@@ -4,21 +4,23 @@
 // Why: a test process spends about 2.4 CPU-seconds before its first test (loading the
 // TypeScript sources and the dependencies, and building the first app, whose schemas and code
 // paths are cold), and `node --test` starts one per file: over a hundred files made that the
-// largest single cost of a run. Here the files are packed into groups of about equal duration
-// (the durations of the previous run, kept in node_modules/.cache/test-durations.*.json, else
-// those in scripts/test-durations.json; a file not seen yet counts as an average one). Each
-// group is one process of `node --test`: its files are loaded and run one after another, each
-// inside a suite named after the file, as they would alone (every file builds its own apps and
-// databases, and restores what it changes). The longest groups start first, two at a time as
-// before.
+// largest single cost of a run. Here TEST_CONCURRENCY processes of `node --test` start at
+// once and share one queue of the files, longest first (the durations of the previous run,
+// kept in node_modules/.cache/test-durations.*.json, else those in
+// scripts/test-durations.*.json; a file not seen yet counts as an average one): each process
+// takes the next file when its last one is done, so they end within about one file of each
+// other whatever the durations were, and the start-up is paid once per process. A file is
+// claimed by creating a directory named after its place in the queue (atomic: only one
+// process succeeds). Inside a process each file runs inside a suite named after the file, as
+// it would alone (every file builds its own apps and databases, and restores what it changes).
 //
 //   node scripts/test-run.mjs                      every test file
 //   node scripts/test-run.mjs test/a.test.ts ...   only these (files or folders; options such as
 //                                                  --test-name-pattern=… go to node --test)
 //   TEST_GROUPS=0 node scripts/test-run.mjs        one process per file, as `node --test` does
 //
-// TEST_GROUPS (default 8) sets the number of processes, TEST_CONCURRENCY (default 2) how many
-// run at once.
+// TEST_CONCURRENCY (default 3: the test processes wait on timers, child processes and the
+// database often enough that three keep two cores busy) sets how many processes run.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,12 +37,9 @@ const DURATIONS = join(
   '.cache',
   `test-durations.${process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite'}.json`,
 );
-const CONCURRENCY = Number(process.env.TEST_CONCURRENCY ?? 2);
-/**
- * How many processes the files are packed into. Each costs its start-up once; more of them
- * balance better. A file longer than a group's share runs alone.
- */
-const GROUPS = Number(process.env.TEST_GROUPS ?? 8);
+const CONCURRENCY = Number(process.env.TEST_CONCURRENCY ?? 3);
+/** TEST_GROUPS=0: a process per file. */
+const SHARED = process.env.TEST_GROUPS !== '0';
 
 function testFiles(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -66,37 +65,38 @@ const readJson = (file) => {
     return {};
   }
 };
-const known = { ...readJson(join(ROOT, 'scripts', 'test-durations.json')), ...readJson(DURATIONS) };
+const SEED = join(
+  ROOT,
+  'scripts',
+  `test-durations.${process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite'}.json`,
+);
+const known = { ...readJson(SEED), ...readJson(DURATIONS) };
 const name = (file) => relative(ROOT, file);
 const seen = Object.values(known);
 const average = seen.length ? seen.reduce((a, b) => a + b, 0) / seen.length : 3;
 const weight = (file) => known[name(file)] ?? average;
 
-/** Longest file first, each into the group that is shortest so far. */
-function pack(list, count) {
-  const groups = Array.from({ length: Math.min(count, list.length) }, () => ({ files: [], seconds: 0 }));
-  for (const file of [...list].sort((a, b) => weight(b) - weight(a))) {
-    const into = groups.reduce((a, b) => (b.seconds < a.seconds ? b : a));
-    into.files.push(file);
-    into.seconds += weight(file);
-  }
-  return groups.sort((a, b) => b.seconds - a.seconds);
-}
-
 const work = mkdtempSync(join(tmpdir(), 'test-run-'));
 let entries;
-if (GROUPS > 0) {
-  entries = pack(files, GROUPS).map((group, i) => {
-    const entry = join(work, `group-${String(i + 1).padStart(2, '0')}.test.mjs`);
-    const list = group.files.map((f) => [name(f), pathToFileURL(f).href]);
+if (SHARED) {
+  const queue = [...files].sort((a, b) => weight(b) - weight(a)).map((f) => [name(f), pathToFileURL(f).href]);
+  const claims = join(work, 'claims');
+  mkdirSync(claims);
+  entries = Array.from({ length: Math.min(CONCURRENCY, queue.length) }, (_, i) => {
+    const entry = join(work, `process-${i + 1}.test.mjs`);
     // Each file's tests in a suite named after the file: a failure says where it is, and a
-    // file that does not even load fails its own suite, not the group. A file is loaded only
+    // file that does not even load fails its own suite, not the process. A file is loaded only
     // when the one before it is done, as if it ran alone: what its suites compute as they are
     // declared (a timestamp, say) is as fresh when its tests run.
     writeFileSync(
       entry,
-      `import { after, describe } from 'node:test';\n` +
-        `for (const [name, url] of ${JSON.stringify(list)}) {\n` +
+      `import { mkdirSync } from 'node:fs';\n` +
+        `import { after, describe } from 'node:test';\n` +
+        `const queue = ${JSON.stringify(queue)};\n` +
+        `const claim = (i) => { try { mkdirSync(${JSON.stringify(claims)} + '/' + i); return true; } catch { return false; } };\n` +
+        `for (let i = 0; i < queue.length; i++) {\n` +
+        `  if (!claim(i)) continue;\n` +
+        `  const [name, url] = queue[i];\n` +
         `  await new Promise((done) =>\n` +
         `    describe(name, async () => {\n` +
         `      after(done);\n` +

@@ -96,12 +96,14 @@ describeEachDb('webhooks: worker', (ctx) => {
 
   it('a claim is renewed while its attempt outlasts the lease: no other worker sends it again', async () => {
     const hook = await register(['task:create']);
-    receiver.respond = () => ({ status: 200, delayMs: 600 }); // three leases long
+    // Leases of half a second: long enough that a renewal is not missed on a busy machine (a
+    // timer late by a lease would let the other worker take the delivery, as it should).
+    receiver.respond = () => ({ status: 200, delayMs: 1500 }); // three leases long
     for (let i = 1; i <= 2; i++) await record(ctx.db, ctx.account.accountId, 'task:created', { id: i });
-    worker({ leaseMs: 200 }).start();
-    worker({ leaseMs: 200 }, second?.db ?? ctx.db).start();
-    await waitFor('both deliveries', () => receiver.on(hook.path).length === 2, 5000);
-    await sleep(700);
+    worker({ leaseMs: 500 }).start();
+    worker({ leaseMs: 500 }, second?.db ?? ctx.db).start();
+    await waitFor('both deliveries', () => receiver.on(hook.path).length === 2, 10_000);
+    await sleep(1700);
     const got = receiver.on(hook.path);
     assert.deepEqual(
       got.map((r) => JSON.parse(r.body).data.id),

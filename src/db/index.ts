@@ -19,6 +19,7 @@ import { registerGroupCommit } from './group-commit.js';
 import { type DbLogger, ResilientPool } from './pg-pool.js';
 import { registerSyncSqlite } from './prepared.js';
 import type { Database, Db } from './schema.js';
+import { forKysely } from './sqlite-rows.js';
 
 export type { Db };
 export type DbKind = DbConfig['kind'];
@@ -84,7 +85,7 @@ function withStatementCache(sqlite: SQLite.Database, max = 1000) {
       if (stmt) {
         cache.delete(sql);
       } else {
-        stmt = sqlite.prepare(sql);
+        stmt = forKysely(sqlite.prepare(sql));
         if (cache.size >= max) cache.delete(cache.keys().next().value!);
       }
       cache.set(sql, stmt);

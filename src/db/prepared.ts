@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type SQLite from 'better-sqlite3';
 import { type CompiledQuery, type Kysely, PostgresAdapter } from 'kysely';
+import { rowsOf } from './sqlite-rows.js';
 
 interface Compilable<Row> {
   compile(): CompiledQuery<Row>;
@@ -32,8 +33,8 @@ export function aliasSyncSqlite(alias: Kysely<any>, of: Kysely<any>): void {
 interface Entry<Row> {
   query: CompiledQuery<Row>;
   slots: number[];
-  /** The statement for the synchronous SQLite path, when the query only reads. */
-  stmt?: SQLite.Statement;
+  /** The rows of the statement for the synchronous SQLite path, when the query only reads. */
+  rows?: (params: unknown[]) => Row[];
   sqlite?: SQLite.Database;
   /** PostgreSQL: calls made together are answered by one query (see `batched`). */
   batchable?: boolean;
@@ -113,15 +114,15 @@ export function prepared<Args extends readonly unknown[], Row, DB = any>(
       const sqlite = syncSqlite.get(db);
       if (sqlite) {
         const stmt = sqlite.prepare(query.sql);
-        if (stmt.reader) Object.assign(hit, { stmt, sqlite });
+        if (stmt.reader) Object.assign(hit, { rows: rowsOf(stmt), sqlite });
       }
       cache.set(db, hit);
     }
     return hit;
   }
 
-  const syncRows = ({ slots, stmt, sqlite }: Entry<Row>, args: Args): Row[] | undefined =>
-    !stmt || sqlite!.inTransaction ? undefined : (stmt.all(slots.map((i) => args[i])) as Row[]);
+  const syncRows = ({ slots, rows, sqlite }: Entry<Row>, args: Args): Row[] | undefined =>
+    !rows || sqlite!.inTransaction ? undefined : rows(slots.map((i) => args[i]));
 
   /** The rows right now, or `undefined` where that needs waiting (PostgreSQL, a transaction). */
   const now = (db: Kysely<DB>, ...args: Args): Row[] | undefined => syncRows(compiledFor(db), args);

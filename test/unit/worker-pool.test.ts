@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { WorkerPool } from '../../src/shared/worker-pool.js';
 
-type Job = { do: 'echo' | 'spin' | 'hoard' | 'throw'; value?: number };
+type Job = { do: 'echo' | 'spin' | 'block' | 'hoard' | 'throw'; value?: number };
 type Out = { echo: number; thread: number };
 
 const makePool = (size: number, maxQueue: number, timeoutMs: number) =>
@@ -52,7 +52,8 @@ describe('worker pool', () => {
   });
 
   it('refuses at once when the queue is full, and never holds more than its threads', async () => {
-    const outcomes = await Promise.all(Array.from({ length: 6 }, () => pool.run({ do: 'spin' })));
+    // Jobs that never return (blocked, not spinning: the CPU-bound case is the timeout test's).
+    const outcomes = await Promise.all(Array.from({ length: 6 }, () => pool.run({ do: 'block' })));
     const reasons = outcomes.map((o) => (o.ok ? 'ok' : o.reason));
     // Two threads and two waiting places at most: the others are refused without waiting.
     assert.ok(reasons.filter((r) => r === 'busy').length >= 2, String(reasons));
