@@ -15,6 +15,7 @@ import { clientErrorHandler, errorsPlugin, frameworkErrors } from './plugins/err
 import { healthRoutes } from './plugins/health.js';
 import { idempotencyPlugin } from './plugins/idempotency.js';
 import { openapiPlugin } from './plugins/openapi.js';
+import { pageCachePlugin } from './plugins/page-cache.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { loggerOptions } from './shared/logging.js';
 import { cachingSerializerFactory } from './shared/serializers.js';
@@ -76,6 +77,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(authPlugin, { tokens: tokenSource });
   await app.register(rateLimitPlugin);
   await app.register(idempotencyPlugin);
+  await app.register(pageCachePlugin, { maxBytes: config.pageCacheMb * 1024 * 1024 });
   await app.register(registerModules, { prefix: API_PREFIX });
   await app.register(healthRoutes);
   await app.register(webPlugin);

@@ -29,6 +29,8 @@ export interface Config {
   readonly tokenTtlSeconds: number;
   /** Requests per minute per integration; 0 turns rate limiting off. */
   readonly rateLimitPerMinute: number;
+  /** Memory for list pages kept to answer unchanged lists again (SQLite), in MB; 0: none. */
+  readonly pageCacheMb: number;
   /** Worker threads per server process that read uploaded documents (data extraction). */
   readonly extractionThreads: number;
   /** Wall time of reading one document; the thread is ended beyond it. */
@@ -174,6 +176,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     secretKey: env.SECRET_KEY || INSECURE_DEFAULT_SECRET_KEY,
     tokenTtlSeconds: int('TOKEN_TTL_SECONDS', env.TOKEN_TTL_SECONDS, 0),
     rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 1200),
+    pageCacheMb: int('PAGE_CACHE_MB', env.PAGE_CACHE_MB, 32),
     extractionThreads: Math.max(1, int('EXTRACTION_THREADS', env.EXTRACTION_THREADS, 2)),
     extractionTimeoutMs: Math.max(100, int('EXTRACTION_TIMEOUT_MS', env.EXTRACTION_TIMEOUT_MS, 10_000)),
     extractionMemoryMb: Math.max(32, int('EXTRACTION_MEMORY_MB', env.EXTRACTION_MEMORY_MB, 256)),

@@ -19,6 +19,10 @@ export function registerSyncSqlite(db: Kysely<any>, sqlite: SQLite.Database): vo
   syncSqlite.set(db, sqlite);
 }
 
+/** The better-sqlite3 connection behind a Kysely instance (or an alias of one), if any. */
+// biome-ignore lint/suspicious/noExplicitAny: any database schema
+export const sqliteOf = (db: Kysely<any>): SQLite.Database | undefined => syncSqlite.get(db);
+
 /**
  * `alias` (a handle that stands for `of`, see db/transact.ts requestScoped) reads the same
  * SQLite file. Inside a transaction `sqlite.inTransaction` holds, and the read goes through

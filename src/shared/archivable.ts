@@ -364,7 +364,14 @@ export function recordRoutes<
   const read = { tags: s.tags, config: s.read };
   listRoute(
     app,
-    { ...read, path: s.path, ...texts.list, querystring: s.query, item: s.schema },
+    {
+      ...read,
+      config: { ...s.read, pageCache: true },
+      path: s.path,
+      ...texts.list,
+      querystring: s.query,
+      item: s.schema,
+    },
     s.list,
     s.toData,
   );

@@ -20,7 +20,8 @@ export interface RouteSpec {
   /** '/offers' */
   path: string;
   tags: string[];
-  config: { scopes: string[] };
+  /** `pageCache`: a list whose answer depends on the database alone (plugins/page-cache.ts). */
+  config: { scopes: string[]; pageCache?: boolean };
   summary: string;
   /** Left out of the document when undefined. */
   description?: string;

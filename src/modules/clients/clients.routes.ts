@@ -45,7 +45,7 @@ export const clientsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     app.get(
       path,
       {
-        config: { scopes },
+        config: { scopes, pageCache: true },
         schema: { tags, summary, querystring: ClientListQuery, response: { 200: List(schema) } },
       },
       async (req, reply) => listResponse(req, reply, await list(app.db, req.auth, req.query), map),

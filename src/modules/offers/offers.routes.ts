@@ -14,7 +14,7 @@ export const offersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       path: '/offers',
       tags,
-      config: read,
+      config: { ...read, pageCache: true },
       summary: 'List offers',
       description: 'Offers come in through the import. `date_from`/`date_to` filter the offer date.',
       querystring: OfferListQuery,

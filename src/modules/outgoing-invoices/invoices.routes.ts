@@ -54,7 +54,7 @@ export const invoicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       path: '/outgoing-invoices',
       tags,
-      config: read,
+      config: { ...read, pageCache: true },
       summary: 'List outgoing invoices',
       description:
         'Documents (invoice, credit, deposit, partial, final), ids ascending; deleted ones are left out unless `deleted=true`, which lists them too (with `deleted_at`, `deleted_by`). Plan masters are listed only when `type` names a master type (see also /outgoing-invoices/master). `date_from`/`date_to` filter the invoice date.',
@@ -85,7 +85,7 @@ export const invoicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       path: '/outgoing-invoices/master',
       tags,
-      config: read,
+      config: { ...read, pageCache: true },
       summary: 'List invoice master plans',
       description: 'Recurring and partial plans with their child invoices.',
       querystring: MasterListQuery,

@@ -132,7 +132,7 @@ export const projectsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       path: '/projects',
       tags,
-      config: { scopes: [] },
+      config: { scopes: [], pageCache: true },
       summary: 'List projects',
       description: 'Archived projects are left out unless `archived=true`.',
       querystring: ProjectListQuery,
@@ -151,7 +151,7 @@ export const projectsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       path: '/portfolios',
       tags: ['Portfolios'],
-      config: { scopes: [] },
+      config: { scopes: [], pageCache: true },
       summary: 'List portfolios',
       description:
         'Archived portfolios are left out unless `archived=true`. Filter projects with `?portfolio_id=`.',

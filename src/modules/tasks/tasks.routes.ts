@@ -13,7 +13,7 @@ export const tasksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/tasks',
     {
-      config: { scopes: ['task-management:read'] },
+      config: { scopes: ['task-management:read'], pageCache: true },
       schema: {
         tags,
         summary: 'List tasks',
