@@ -64,17 +64,36 @@ async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
+const urls = new WeakMap<object, string>();
+
+/**
+ * Another connection (pool) to a test database, as another process has: PostgreSQL, or SQLite
+ * made with a file. The caller destroys it, before the database.
+ */
+export function connectAgain(handle: DbHandle): DbHandle {
+  const url = urls.get(handle.db);
+  if (!url) throw new Error('connectAgain: an in-memory SQLite database has no other connection');
+  return handle.kind === 'sqlite'
+    ? createDb({ kind: 'sqlite', file: url })
+    : createDb({ kind: 'postgres', url });
+}
+
 /**
  * A fresh, migrated database: in-memory SQLite, or a PostgreSQL database of its own so that
  * test files running in parallel never see each other's rows. (Not a schema each: Kysely's
  * migrator introspects every schema of a database, and trips over tables that another test
  * file is creating or dropping at that moment.)
  */
-export async function createTestDb(kind: DbKind): Promise<DbHandle> {
-  if (kind === 'sqlite') return createDb({ kind: 'sqlite', file: ':memory:' });
+export async function createTestDb(kind: DbKind, sqliteFile = ':memory:'): Promise<DbHandle> {
+  if (kind === 'sqlite') {
+    const handle = createDb({ kind: 'sqlite', file: sqliteFile });
+    if (sqliteFile !== ':memory:') urls.set(handle.db, sqliteFile);
+    return handle;
+  }
   const name = `t_${randomBytes(6).toString('hex')}`;
   await admin((c) => c.query(`create database ${name}`));
   const handle = createDb({ kind: 'postgres', url: pgUrlFor(name) });
+  urls.set(handle.db, pgUrlFor(name));
   return {
     ...handle,
     async destroy() {
