@@ -74,7 +74,10 @@ export const pageCachePlugin = fp(
 
     function lookup(req: FastifyRequest, reply: FastifyReply, done: () => void): void {
       const version = dataVersion(app.db);
-      if (version === undefined || !req.auth) return done();
+      if (version === undefined || !req.auth) {
+        done();
+        return;
+      }
       const key = `${req.auth.tokenId} ${req.headers.host ?? ''} ${req.url}`;
       const hit = kept.get(key);
       if (hit?.version === version) {
