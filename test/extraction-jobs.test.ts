@@ -179,13 +179,14 @@ describeEachDb('extraction jobs', (ctx) => {
       }),
       close: async () => {},
     };
-    const dead = new ExtractionWorker(ctx.db, ctx.kind, { ocr: fake, steps, concurrency: 1, leaseMs: 300 });
+    // A lease long enough to still hold when the heir looks, on a busy machine too.
+    const dead = new ExtractionWorker(ctx.db, ctx.kind, { ocr: fake, steps, concurrency: 1, leaseMs: 1500 });
     const [claimed] = await dead.claim(1);
     assert.equal(claimed?.incoming_invoice_id, id);
     // The dead worker never renews; another worker does not touch the job while the lease holds.
     const heir = new ExtractionWorker(ctx.db, ctx.kind, { ocr: fake, steps, concurrency: 1 });
     assert.equal(await heir.runOnce(), 0);
-    await new Promise((r) => setTimeout(r, 350));
+    await new Promise((r) => setTimeout(r, 1600));
     assert.equal(await heir.runOnce(), 1);
     const [job] = await jobsOfInvoice(ctx.db, ctx.account.accountId, id);
     assert.deepEqual([job?.status, job?.attempts], ['done', 2]);
@@ -206,13 +207,14 @@ describeEachDb('extraction jobs', (ctx) => {
       ocr: slow,
       steps,
       concurrency: 1,
-      leaseMs: 200,
+      // Renewed every fifth of a lease: a heartbeat late by less than four fifths of one is fine.
+      leaseMs: 600,
       pollIntervalMs: 20,
     });
     busy.start();
     while (!release) await new Promise((r) => setTimeout(r, 20));
     const other = new ExtractionWorker(ctx.db, ctx.kind, { ocr: slow, steps, concurrency: 1 });
-    await new Promise((r) => setTimeout(r, 500));
+    await new Promise((r) => setTimeout(r, 1500));
     assert.equal(await other.runOnce(), 0, 'the lease is renewed by the heartbeat');
     release();
     await busy.stop();

@@ -77,14 +77,15 @@ describeEachDb('webhooks: worker', (ctx) => {
   it('a claim whose worker died is picked up again when its lease expires', async () => {
     const hook = await register(['task:create']);
     await record(ctx.db, ctx.account.accountId, 'task:created', { id: 1 });
-    const dead = worker({ leaseMs: 300 });
+    // A lease long enough to still hold when the other worker looks, on a busy machine too.
+    const dead = worker({ leaseMs: 1500 });
     const claimed = await dead.claim(10);
     assert.equal(claimed.length, 1);
     // The dead worker never sends; while its lease holds nobody else takes the delivery.
     const alive = worker();
     assert.equal(await alive.runOnce(), 0);
     assert.equal(receiver.on(hook.path).length, 0);
-    await sleep(350);
+    await sleep(1600);
     assert.equal(await alive.runOnce(), 1);
     assert.equal(receiver.on(hook.path).length, 1);
     assert.equal(receiver.on(hook.path)[0]!.headers['webhook-id'], claimed[0]!.message_id);
