@@ -97,14 +97,15 @@ describeEachDb('webhooks: worker', (ctx) => {
 
   it('a claim is renewed while its attempt outlasts the lease: no other worker sends it again', async () => {
     const hook = await register(['task:create']);
-    // Leases of half a second: long enough that a renewal is not missed on a busy machine (a
-    // timer late by a lease would let the other worker take the delivery, as it should).
-    receiver.respond = () => ({ status: 200, delayMs: 1500 }); // three leases long
+    // Leases of a second, renewed every fifth: long enough that no renewal is missed on a busy
+    // machine (a PostgreSQL commit stalled for 400 ms behind the test suite's CREATE DATABASE
+    // once let a 500 ms lease lapse, and the other worker took the delivery, as it should then).
+    receiver.respond = () => ({ status: 200, delayMs: 2500 }); // two and a half leases long
     for (let i = 1; i <= 2; i++) await record(ctx.db, ctx.account.accountId, 'task:created', { id: i });
-    worker({ leaseMs: 500 }).start();
-    worker({ leaseMs: 500 }, second?.db ?? ctx.db).start();
-    await waitFor('both deliveries', () => receiver.on(hook.path).length === 2, 10_000);
-    await sleep(1700);
+    worker({ leaseMs: 1000 }).start();
+    worker({ leaseMs: 1000 }, second?.db ?? ctx.db).start();
+    await waitFor('both deliveries', () => receiver.on(hook.path).length === 2, 15_000);
+    await sleep(2700);
     const got = receiver.on(hook.path);
     assert.deepEqual(
       got.map((r) => JSON.parse(r.body).data.id),
