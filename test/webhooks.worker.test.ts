@@ -105,7 +105,13 @@ describeEachDb('webhooks: worker', (ctx) => {
     worker({ leaseMs: 1000 }).start();
     worker({ leaseMs: 1000 }, second?.db ?? ctx.db).start();
     await waitFor('both deliveries', () => receiver.on(hook.path).length === 2, 15_000);
-    await sleep(2700);
+    await waitFor(
+      'both recorded as delivered',
+      async () => (await rows(hook.id)).every((d) => d.status === 'delivered'),
+      15_000,
+    );
+    // More than a lease: a delivery sent again would arrive by now.
+    await sleep(1200);
     const got = receiver.on(hook.path);
     assert.deepEqual(
       got.map((r) => JSON.parse(r.body).data.id),
