@@ -13,6 +13,7 @@ import { createDb, type DbHandle } from '../src/db/index.js';
 import { migrateToLatest } from '../src/db/migrator.js';
 import { createIntegration } from '../src/modules/integration/integration.service.js';
 import { Api, createAccount, DB_KINDS, PG_URL, pgUrlFor, testConfig } from './helpers.js';
+import { TS_NODE_ARGS } from './spawn-ts.js';
 
 /**
  * Several processes write while a reader pages through the change feed: the reader must see
@@ -57,7 +58,7 @@ async function writer(): Promise<void> {
 
 function runWriter(url: string, token: string, tag: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/changes-race.test.ts'], {
+    const child = spawn(process.execPath, [...TS_NODE_ARGS, 'test/changes-race.test.ts'], {
       env: { ...process.env, CHANGES_RACE_WRITER: tag, CHANGES_RACE_TOKEN: token, DATABASE_URL: url },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
