@@ -113,9 +113,13 @@ describeEachDb('sign-in pages', (ctx) => {
       const page = await b.post('/signin', { email, password: 'not the password' });
       return { page, ms: performance.now() - t0 };
     };
+    // The first unknown e-mail of a process also makes the dummy hash it is checked against
+    // (two hashes): not measured. Then three of each, compared by their medians, so that one
+    // slow moment of a busy machine does not decide.
+    await timed('first@nowhere.example');
     const wrong = [];
     const unknown = [];
-    for (let i = 0; i < 2; i++) {
+    for (let i = 0; i < 3; i++) {
       wrong.push(await timed(memberEmail));
       unknown.push(await timed(`nobody${i}@nowhere.example`));
     }
