@@ -31,12 +31,10 @@ const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const LOADER = join(ROOT, 'scripts', 'ts-loader.mjs');
 const REPORTER = join(ROOT, 'scripts', 'test-durations.reporter.mjs');
 // Apart for SQLite alone and with PostgreSQL: with TEST_DATABASE_URL every suite runs twice.
-const DURATIONS = join(
-  ROOT,
-  'node_modules',
-  '.cache',
-  `test-durations.${process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite'}.json`,
-);
+const DURATIONS_FILE = `test-durations.${process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite'}.json`;
+/** This machine's last run, and the seed committed for a fresh clone. */
+const DURATIONS = join(ROOT, 'node_modules', '.cache', DURATIONS_FILE);
+const SEED = join(ROOT, 'scripts', DURATIONS_FILE);
 const CONCURRENCY = Number(process.env.TEST_CONCURRENCY ?? 3);
 /** TEST_GROUPS=0: a process per file. */
 const SHARED = process.env.TEST_GROUPS !== '0';
@@ -65,11 +63,6 @@ const readJson = (file) => {
     return {};
   }
 };
-const SEED = join(
-  ROOT,
-  'scripts',
-  `test-durations.${process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite'}.json`,
-);
 const known = { ...readJson(SEED), ...readJson(DURATIONS) };
 const name = (file) => relative(ROOT, file);
 const seen = Object.values(known);

@@ -40,7 +40,7 @@ export function forKysely(stmt: SQLite.Statement): SQLite.Statement {
   const all = rowsOf(stmt);
   return {
     reader: true,
-    all: (params: unknown[]) => all(params),
+    all,
     iterate: function* (params: unknown[]) {
       yield* all(params);
     },

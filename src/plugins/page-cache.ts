@@ -42,17 +42,17 @@ export interface PageCacheStats {
   pages: number;
   bytes: number;
 }
-const statsOf = new WeakMap<FastifyInstance, PageCacheStats>();
+const statsOf = new WeakMap<FastifyInstance, () => PageCacheStats>();
 
 /** What an app's page cache did (tests, benchmarks); undefined when it has none. */
-export const pageCacheStats = (app: FastifyInstance): PageCacheStats | undefined => statsOf.get(app);
+export const pageCacheStats = (app: FastifyInstance): PageCacheStats | undefined => statsOf.get(app)?.();
 
 export const pageCachePlugin = fp(
   async (app, opts: { maxBytes: number }) => {
     if (opts.maxBytes <= 0) return;
     const kept = new Map<string, Kept>();
-    const stats: PageCacheStats = { hits: 0, stored: 0, pages: 0, bytes: 0 };
-    statsOf.set(app, stats);
+    const stats = { hits: 0, stored: 0, bytes: 0 };
+    statsOf.set(app, () => ({ ...stats, pages: kept.size }));
 
     // A page's size counted as its characters; one page takes at most a quarter of the room.
     const keep = (key: string, page: Kept) => {
@@ -69,7 +69,6 @@ export const pageCachePlugin = fp(
         kept.delete(k);
         stats.bytes -= v.body.length;
       }
-      stats.pages = kept.size;
     };
 
     function lookup(req: FastifyRequest, reply: FastifyReply, done: () => void): void {

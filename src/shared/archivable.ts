@@ -365,7 +365,7 @@ export function recordRoutes<
   listRoute(
     app,
     {
-      ...read,
+      tags: s.tags,
       config: { ...s.read, pageCache: true },
       path: s.path,
       ...texts.list,
