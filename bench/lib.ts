@@ -78,18 +78,24 @@ export function startChild(
  */
 export function startService(env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(BENCH_DIR, '..', 'src', 'server.ts')], {
-      env: {
-        ...process.env,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        SEED_DEMO: 'false',
-        LOG_LEVEL: 'warn',
-        RUN_WORKER: 'false',
-        ...env,
+    // BENCH_SERVICE_NODE_ARGS: e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the service alone.
+    const nodeArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+    const child = spawn(
+      process.execPath,
+      [...nodeArgs, '--import', 'tsx', join(BENCH_DIR, '..', 'src', 'server.ts')],
+      {
+        env: {
+          ...process.env,
+          PORT: '0',
+          HOST: '127.0.0.1',
+          SEED_DEMO: 'false',
+          LOG_LEVEL: 'warn',
+          RUN_WORKER: 'false',
+          ...env,
+        },
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       },
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
+    );
     child.on('message', (m: { ready?: boolean; port?: number }) => {
       if (m.ready) resolve({ child, port: m.port! });
     });

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import type { Kysely } from 'kysely';
-import { prepared } from '../src/db/prepared.js';
+import { prepared, preparedInsert } from '../src/db/prepared.js';
 import type { Database } from '../src/db/schema.js';
+import { transact } from '../src/db/transact.js';
 import { type Api, describeEachDb } from './helpers.js';
 
 /**
@@ -55,5 +56,37 @@ describeEachDb('batched reads by key', (ctx) => {
     assert.ok(results[0]!.length >= mine.length);
     assert.equal(results[1]!.length, 0);
     assert.deepEqual(results[2]!.map((r) => r.id).sort(), [...theirs].sort());
+  });
+
+  it('prepared statements in a transaction: its own writes are seen there, nowhere else, and undone with it', async () => {
+    const insert = preparedInsert('clients', ['account_id', 'name']);
+    const byName = prepared(2, (db: Kysely<Database>, accountId: number, name: string) =>
+      db
+        .selectFrom('clients')
+        .select(['id', 'name'])
+        .where('account_id', '=', accountId)
+        .where('name', '=', name),
+    );
+    const accountId = ctx.account.accountId;
+    let outside: unknown[] | undefined;
+    const failed = await transact(ctx.db, async (trx) => {
+      const row = await insert(trx, { account_id: accountId, name: 'Prepared in a transaction' });
+      assert.deepEqual(await byName(trx, accountId, row.name), [{ id: row.id, name: row.name }]);
+      // A read on the database itself must not see the uncommitted row: on SQLite it waits
+      // for the connection, i.e. for this transaction to end.
+      const pending = byName(ctx.db, accountId, row.name).then((rows) => {
+        outside = rows;
+      });
+      await new Promise((r) => setTimeout(r, 20));
+      assert.equal(outside === undefined || outside.length === 0, true, 'no dirty read');
+      throw Object.assign(new Error('undo'), { pending });
+    }).catch((err: { pending: Promise<void> }) => err);
+    await failed.pending;
+    assert.deepEqual(outside, []);
+    assert.deepEqual(await byName(ctx.db, accountId, 'Prepared in a transaction'), []);
+    await assert.rejects(
+      () => insert(ctx.db, { account_id: accountId, name: 'x', email: 'x@y.z' } as never),
+      /no column email/,
+    );
   });
 });

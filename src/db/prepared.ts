@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type SQLite from 'better-sqlite3';
-import { type CompiledQuery, type Kysely, PostgresAdapter } from 'kysely';
+import { type CompiledQuery, type Insertable, type Kysely, PostgresAdapter, type Selectable } from 'kysely';
+import type { Database } from './schema.js';
 import { rowsOf } from './sqlite-rows.js';
 
 interface Compilable<Row> {
@@ -9,14 +10,20 @@ interface Compilable<Row> {
 
 // biome-ignore lint/suspicious/noExplicitAny: keyed by any Kysely instance
 const syncSqlite = new WeakMap<Kysely<any>, SQLite.Database>();
+/**
+ * The connection by the database's adapter: a Kysely instance and every transaction and
+ * savepoint begun on it share one adapter object, so a query compiled once serves them all.
+ */
+const sqliteByAdapter = new WeakMap<object, SQLite.Database>();
 
 /**
- * Lets `prepared()` reads on this Kysely instance call better-sqlite3 directly. Only the
- * root instance is registered: a transaction is another instance and keeps Kysely's path.
+ * Lets `prepared()` statements on this Kysely instance (and on its transactions) call
+ * better-sqlite3 directly.
  */
 // biome-ignore lint/suspicious/noExplicitAny: any database schema
 export function registerSyncSqlite(db: Kysely<any>, sqlite: SQLite.Database): void {
   syncSqlite.set(db, sqlite);
+  sqliteByAdapter.set(db.getExecutor().adapter, sqlite);
 }
 
 /** The better-sqlite3 connection behind a Kysely instance (or an alias of one), if any. */
@@ -37,7 +44,7 @@ export function aliasSyncSqlite(alias: Kysely<any>, of: Kysely<any>): void {
 interface Entry<Row> {
   query: CompiledQuery<Row>;
   slots: number[];
-  /** The rows of the statement for the synchronous SQLite path, when the query only reads. */
+  /** The statement on the synchronous SQLite path (rows, or none for a write without RETURNING). */
   rows?: (params: unknown[]) => Row[];
   sqlite?: SQLite.Database;
   /** PostgreSQL: calls made together are answered by one query (see `batched`). */
@@ -96,12 +103,14 @@ export function prepared<Args extends readonly unknown[], Row, DB = any>(
   arity: Args['length'],
   build: (db: Kysely<DB>, ...args: Args) => Compilable<Row>,
 ) {
-  const cache = new WeakMap<Kysely<DB>, Entry<Row>>();
+  // By adapter: one compiled query for a database and all its transactions (see above).
+  const cache = new WeakMap<object, Entry<Row>>();
   const tag = randomBytes(6).toString('hex');
   const standIns = Array.from({ length: arity }, (_, i) => `\u0000arg${i}:${tag}`);
 
   function compiledFor(db: Kysely<DB>): Entry<Row> {
-    let hit = cache.get(db);
+    const adapter = db.getExecutor().adapter;
+    let hit = cache.get(adapter);
     if (!hit) {
       const query = build(db, ...(standIns as unknown as Args)).compile();
       const slots = query.parameters.map((p) => standIns.indexOf(p as string));
@@ -111,25 +120,37 @@ export function prepared<Args extends readonly unknown[], Row, DB = any>(
       // Single-row reads by key, the hot path: a query that orders or pages its rows keeps
       // running alone (rows of a lateral join come back in no promised order).
       hit.batchable =
-        db.getExecutor().adapter instanceof PostgresAdapter &&
+        adapter instanceof PostgresAdapter &&
         query.parameters.length > 0 &&
         /^select /i.test(query.sql) &&
         !/ (order by|limit|offset) /i.test(query.sql);
-      const sqlite = syncSqlite.get(db);
+      const sqlite = sqliteByAdapter.get(adapter);
       if (sqlite) {
         const stmt = sqlite.prepare(query.sql);
-        if (stmt.reader) Object.assign(hit, { rows: rowsOf(stmt), sqlite });
+        const rows = stmt.reader
+          ? rowsOf(stmt)
+          : (params: unknown[]) => {
+              stmt.run(params);
+              return [];
+            };
+        Object.assign(hit, { rows, sqlite });
       }
-      cache.set(db, hit);
+      cache.set(adapter, hit);
     }
     return hit;
   }
 
-  const syncRows = ({ slots, rows, sqlite }: Entry<Row>, args: Args): Row[] | undefined =>
-    !rows || sqlite!.inTransaction ? undefined : rows(slots.map((i) => args[i]));
+  /**
+   * SQLite runs the statement at once: in a transaction's own code (it holds the one
+   * connection, and the statement is its next one), or when no transaction is open. A call
+   * on the database while a transaction is open must not see its uncommitted rows: it waits
+   * in Kysely's queue for the connection, as any query does.
+   */
+  const syncRows = ({ slots, rows, sqlite }: Entry<Row>, db: Kysely<DB>, args: Args): Row[] | undefined =>
+    !rows || (sqlite!.inTransaction && !db.isTransaction) ? undefined : rows(slots.map((i) => args[i]));
 
   /** The rows right now, or `undefined` where that needs waiting (PostgreSQL, a transaction). */
-  const now = (db: Kysely<DB>, ...args: Args): Row[] | undefined => syncRows(compiledFor(db), args);
+  const now = (db: Kysely<DB>, ...args: Args): Row[] | undefined => syncRows(compiledFor(db), db, args);
 
   const single = async (db: Kysely<DB>, entry: Entry<Row>, params: unknown[]): Promise<Row[]> =>
     (await db.executeQuery<Row>({ ...entry.query, parameters: params })).rows;
@@ -194,11 +215,36 @@ export function prepared<Args extends readonly unknown[], Row, DB = any>(
 
   const run = async (db: Kysely<DB>, ...args: Args): Promise<Row[]> => {
     const entry = compiledFor(db);
-    const rows = syncRows(entry, args);
+    const rows = syncRows(entry, db, args);
     if (rows) return rows;
     const params = entry.slots.map((i) => args[i]);
     if (entry.batchable && !db.isTransaction) return batched(db, entry, params);
     return single(db, entry, params);
   };
   return Object.assign(run, { now });
+}
+
+/**
+ * A prepared INSERT of one row into `table` with exactly these columns, returning the row
+ * (or the `returning` columns): for the hot creates, whose query Kysely would otherwise build
+ * and compile anew each time. Every column is written on each call — a value left
+ * `undefined` is written as NULL, so the caller spells every default it relies on; a value
+ * for a column not in the list is an error, not dropped.
+ */
+export function preparedInsert<T extends keyof Database & string>(
+  table: T,
+  columns: readonly (keyof Insertable<Database[T]> & string)[],
+  returning?: readonly (keyof Selectable<Database[T]> & string)[],
+) {
+  const insert = prepared(columns.length, (db: Kysely<Database>, ...args: unknown[]) => {
+    const qb = db.insertInto(table).values(Object.fromEntries(columns.map((c, i) => [c, args[i]])) as never);
+    return returning ? qb.returning(returning as never) : qb.returningAll();
+  });
+  const known = new Set<string>(columns);
+  return async (db: Kysely<Database>, values: Insertable<Database[T]>): Promise<Selectable<Database[T]>> => {
+    const v = values as Record<string, unknown>;
+    for (const k in v) if (!known.has(k)) throw new Error(`preparedInsert(${table}): no column ${k}`);
+    const rows = await insert(db, ...columns.map((c) => v[c] ?? null));
+    return rows[0] as Selectable<Database[T]>;
+  };
 }

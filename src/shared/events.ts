@@ -1,4 +1,5 @@
 import type { Transaction } from 'kysely';
+import { preparedInsert } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
 import { nowIso } from './time.js';
 
@@ -50,18 +51,20 @@ export interface EventInput {
  * so an event exists exactly when its change was committed.
  */
 export async function recordEvent(trx: Transaction<Database>, e: EventInput): Promise<number> {
-  const row = await trx
-    .insertInto('events')
-    .values({
-      account_id: e.accountId,
-      kind: e.kind,
-      resource_type: e.resourceType,
-      resource_id: e.resourceId,
-      payload: JSON.stringify(e.data),
-      integration_id: e.integrationId ?? null,
-      occurred_at: nowIso(),
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const row = await insertEvent(trx, {
+    account_id: e.accountId,
+    kind: e.kind,
+    resource_type: e.resourceType,
+    resource_id: e.resourceId,
+    payload: JSON.stringify(e.data),
+    integration_id: e.integrationId ?? null,
+    occurred_at: nowIso(),
+  });
   return row.id;
 }
+
+const insertEvent = preparedInsert(
+  'events',
+  ['account_id', 'kind', 'resource_type', 'resource_id', 'payload', 'integration_id', 'occurred_at'],
+  ['id'],
+);

@@ -1,5 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/index.js';
+import { prepared } from '../../db/prepared.js';
 import { findOwned } from '../../shared/owned.js';
 import { paginate } from '../../shared/paging.js';
 import { toIso } from '../../shared/time.js';
@@ -18,15 +19,16 @@ export function listDefinitions(db: Db, accountId: number, q: CustomFieldListQue
   return paginate(qb.orderBy('id'), q);
 }
 
-export const definitionsFor = (db: Db, accountId: number, entity: string) =>
+/** Read on every create and update of a record that has custom fields: prepared. */
+export const definitionsFor = prepared(2, (db: Db, accountId: number, entity: string) =>
   db
     .selectFrom('custom_field_definitions')
     .selectAll()
     .where('account_id', '=', accountId)
     .where('entity', '=', entity)
     .orderBy('position')
-    .orderBy('id')
-    .execute();
+    .orderBy('id'),
+);
 
 export async function insertDefinition(
   db: Db,

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/index.js';
+import { prepared } from '../../db/prepared.js';
 import type { LinkCheck, LinkField } from './tasks.rules.js';
 
 /**
@@ -14,14 +15,17 @@ const PART_TABLES = {
   epic_id: 'project_epics',
 } as const satisfies Record<LinkField, string>;
 
-/** The project in the account (undefined if there is none), with whether it is archived. */
-export const findProject = (db: Db, accountId: number, id: number) =>
+const projectById = prepared(2, (db: Db, accountId: number, id: number) =>
   db
     .selectFrom('projects')
     .select(['id', 'archived_at'])
     .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+    .where('id', '=', id),
+);
+
+/** The project in the account (undefined if there is none), with whether it is archived. */
+export const findProject = async (db: Db, accountId: number, id: number) =>
+  (await projectById(db, accountId, id))[0];
 
 /** The phase, milestone and epic a task would point at, each with the project it belongs to. */
 export const linkChecks = (

@@ -100,6 +100,8 @@ async function importTask(ctx: ImportContext, t: TaskItem, at: string): Promise<
     custom_fields: JSON.stringify(custom),
     completed_at: completedAt(undefined, status, now),
     archived_at: t.archived ? now : null,
+    created_at: now,
+    updated_at: now,
   });
   ctx.remember('tasks', t.key, row.id);
   for (const [j, c] of (t.comments ?? []).entries()) {

@@ -1,5 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
+import { preparedInsert } from '../../db/prepared.js';
 import { keptTotal } from '../../shared/list-counts.js';
 import { findOwned } from '../../shared/owned.js';
 import { idPages, paginate, type Sortable, unfiltered } from '../../shared/paging.js';
@@ -61,8 +62,29 @@ export function listTasks(db: Db, accountId: number, q: TaskListQuery) {
   });
 }
 
-export const insertTask = (db: Db, values: Insertable<TaskTable>) =>
-  db.insertInto('tasks').values(values).returningAll().executeTakeFirstOrThrow();
+/** Every column of a new task is written (prepared: POST /tasks is a hot path). */
+export const insertTask = preparedInsert('tasks', [
+  'account_id',
+  'project_id',
+  'phase_id',
+  'milestone_id',
+  'epic_id',
+  'name',
+  'description',
+  'status',
+  'priority',
+  'assignee_id',
+  'start_date',
+  'due_date',
+  'estimate_minutes',
+  'external_id',
+  'custom_fields',
+  'created_by_id',
+  'completed_at',
+  'archived_at',
+  'created_at',
+  'updated_at',
+]);
 
 export const updateTask = (db: Db, accountId: number, id: number, values: Updateable<TaskTable>) =>
   db

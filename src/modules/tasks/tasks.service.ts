@@ -170,6 +170,10 @@ export function createTask(db: Db, auth: AuthContext, body: TaskCreate): Promise
     const row = await repo.insertTask(trx, {
       ...fields,
       ...state,
+      description: fields.description ?? null,
+      status: fields.status ?? 'open',
+      priority: fields.priority ?? 'normal',
+      estimate_minutes: fields.estimate_minutes ?? null,
       account_id: auth.accountId,
       external_id: external_id ?? null,
       custom_fields: JSON.stringify(custom),
@@ -178,7 +182,8 @@ export function createTask(db: Db, auth: AuthContext, body: TaskCreate): Promise
       created_at: now,
       updated_at: now,
     });
-    return emit(trx, auth, 'task:created', row);
+    // A new id (never reused: AUTOINCREMENT / serial) owns no files yet.
+    return recordChange(trx, auth, 'task:created', 'task', toTask(row, []));
   });
 }
 
