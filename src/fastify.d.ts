@@ -13,6 +13,11 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the auth plugin on every non-public route. */
     auth: AuthContext;
+    /**
+     * PostgreSQL: the data version read with the auth epoch after the request arrived
+     * (db/data-version.ts), when its token was checked from memory; for the page cache.
+     */
+    dataVersion: string | undefined;
   }
   interface FastifyContextConfig {
     /**

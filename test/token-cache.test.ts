@@ -130,4 +130,28 @@ describe('token cache', () => {
     await cache.lookup(db, 'h', usable);
     assert.equal(state.reads, 3);
   });
+
+  it('hands each check the data version read in the same statement as its epoch (PostgreSQL)', async () => {
+    const { state, source } = fakeSource();
+    state.sync = false;
+    let version = 'v1';
+    source.epochAndVersion = async () => {
+      state.epochReads++;
+      return { epoch: state.epoch, version };
+    };
+    const cache = new TokenCache(10, source);
+    const versionOf = () =>
+      new Promise<string | undefined>((resolve, reject) =>
+        cache.check(db, 'h', (err, _kept, v) => (err ? reject(err) : resolve(v))),
+      );
+    await cache.lookup(db, 'h', usable);
+    assert.equal(await versionOf(), 'v1');
+    version = 'v2';
+    const before = state.epochReads;
+    assert.deepEqual(await Promise.all([versionOf(), versionOf()]), ['v2', 'v2']);
+    assert.equal(state.epochReads - before, 1, 'one read for both');
+    // A database without one (SQLite in a transaction) reads the epoch alone.
+    source.epochAndVersion = async () => undefined;
+    assert.equal(await versionOf(), undefined);
+  });
 });

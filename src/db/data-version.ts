@@ -1,5 +1,5 @@
 import type SQLite from 'better-sqlite3';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { sqliteOf } from './prepared.js';
 
 const statements = new WeakMap<SQLite.Database, SQLite.Statement>();
@@ -11,8 +11,8 @@ const statements = new WeakMap<SQLite.Database, SQLite.Statement>();
  * connection — another server process, the worker, the CLI — commits. Equal values read at two
  * moments mean that nothing was written in between, by anyone.
  *
- * `undefined` where no such value exists: PostgreSQL, and a SQLite connection inside a
- * transaction (its reads wait for it to end, see db/prepared.ts).
+ * `undefined` where no such value exists: PostgreSQL (see `pgDataVersion`), and a SQLite
+ * connection inside a transaction (its reads wait for it to end, see db/prepared.ts).
  */
 // biome-ignore lint/suspicious/noExplicitAny: any database schema
 export function dataVersion(db: Kysely<any>): string | undefined {
@@ -25,3 +25,13 @@ export function dataVersion(db: Kysely<any>): string | undefined {
   }
   return stmt.get() as string;
 }
+
+/**
+ * PostgreSQL's counterpart, read as a column of another statement (the auth epoch's, which
+ * every request with a token waits for anyway: plugins/token-cache.ts): the snapshot of the
+ * statement, `xmin:xmax:xip…`. Two equal snapshots see exactly the same committed
+ * transactions, so nothing was committed in between, by anyone; any commit that assigned a
+ * transaction id changes it. It is the server's, not the database's: a commit to another
+ * database of the same server changes it too (a kept page is then read again, never wrong).
+ */
+export const pgDataVersion = sql<string>`pg_current_snapshot()::text`;

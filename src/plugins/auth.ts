@@ -88,6 +88,7 @@ export interface AuthOptions {
 
 export const authPlugin = fp(async (app: FastifyInstance, opts: AuthOptions) => {
   app.decorateRequest('auth', null as unknown as AuthContext);
+  app.decorateRequest('dataVersion', undefined);
   const tokens = new TokenCache(10_000, opts.tokens);
   app.addHook('onRoute', (route) => {
     if (route.config?.public || !route.url.startsWith(API_PREFIX)) return;
@@ -120,9 +121,10 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: AuthOptions) => 
       } catch (err) {
         return refuse(req, reply, err as Error, done);
       }
-      tokens.check(app.db, hash, (err, kept) => {
+      tokens.check(app.db, hash, (err, kept, version) => {
         if (err) return done(err);
         if (kept) {
+          req.dataVersion = version;
           const refusal = decide(req, kept);
           return refusal ? refuse(req, reply, refusal, done) : done();
         }

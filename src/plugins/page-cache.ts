@@ -4,7 +4,7 @@ import { dataVersion } from '../db/data-version.js';
 import { addRouteHook } from './route-hooks.js';
 
 /**
- * Lists answered again without reading them again, as long as nothing was written (SQLite).
+ * Lists answered again without reading them again, as long as nothing was written.
  *
  * A route opts in with `config: { pageCache: true }` (the lists of records whose answer is a
  * function of the database alone, for one token and URL). Before its handler runs, the
@@ -16,9 +16,14 @@ import { addRouteHook } from './route-hooks.js';
  * write happened since: exactly what reading again would return. Any write, of any table,
  * lets every kept page go stale (by comparison, nothing is deleted then).
  *
+ * On PostgreSQL the version is the snapshot read in the same statement as the auth epoch
+ * (db/data-version.ts), i.e. after the request arrived and before its handler runs. It moves
+ * with every commit on the whole server, so kept pages are only sent while the server is
+ * quiet — never stale.
+ *
  * Authentication, scopes, rate limits and the validation of the query run as before; only
- * 200 answers are kept. PostgreSQL has no such version to read cheaply: there every list is
- * read. PAGE_CACHE_MB bounds the memory (least recently used pages go first); 0 turns it off.
+ * 200 answers are kept. PAGE_CACHE_MB bounds the memory (least recently used pages go first);
+ * 0 turns it off.
  */
 interface Kept {
   version: string;
@@ -72,7 +77,8 @@ export const pageCachePlugin = fp(
     };
 
     function lookup(req: FastifyRequest, reply: FastifyReply, done: () => void): void {
-      const version = dataVersion(app.db);
+      // PostgreSQL's was read with the auth epoch, after the request arrived (plugins/auth.ts).
+      const version = req.dataVersion ?? dataVersion(app.db);
       if (version === undefined || !req.auth) {
         done();
         return;

@@ -14,10 +14,13 @@ export type { TokenRow, TokenSource } from '../shared/tokens.js';
  * Only usable rows are kept (unknown and revoked tokens always go to the database) and
  * expiry is checked by the caller on every use.
  */
+/** `version`: the data version read with the epoch, where there is one (db/data-version.ts). */
+type CheckCallback = (err: Error | null, kept?: TokenRow, version?: string) => void;
+
 export class TokenCache {
   private rows = new Map<string, TokenRow>();
   private epoch: number | undefined;
-  private waiting: Array<{ tokenHash: string; cb: (err: Error | null, kept?: TokenRow) => void }> = [];
+  private waiting: Array<{ tokenHash: string; cb: CheckCallback }> = [];
 
   /** `source`: the token tables' owner (the integration module), given at app build. */
   constructor(
@@ -35,7 +38,7 @@ export class TokenCache {
    * onRequest hook ran before the read), so a change committed before it arrived — from this
    * process, another process or plain SQL — is seen, as with a read per request.
    */
-  check(db: Db, tokenHash: string, cb: (err: Error | null, kept?: TokenRow) => void): void {
+  check(db: Db, tokenHash: string, cb: CheckCallback): void {
     this.waiting.push({ tokenHash, cb });
     if (this.waiting.length === 1) setImmediate(() => this.readEpochFor(db));
   }
@@ -50,13 +53,13 @@ export class TokenCache {
   private readEpochFor(db: Db): void {
     const waiting = this.waiting;
     this.waiting = [];
-    const settle = (err: Error | null, epoch?: number) => {
+    const settle = (err: Error | null, epoch?: number, version?: string) => {
       if (!err) this.advance(epoch!);
       let thrown: unknown;
       for (const w of waiting) {
         try {
           if (err) w.cb(err);
-          else w.cb(null, this.rows.get(w.tokenHash));
+          else w.cb(null, this.rows.get(w.tokenHash), version);
         } catch (e) {
           thrown ??= e; // every waiter is answered first
         }
@@ -73,6 +76,17 @@ export class TokenCache {
     if (now !== undefined) settle(null, now);
     // Settled outside the promise chain: a callback that throws is an uncaught exception
     // there, as on the synchronous path, not a rejection nobody handles.
+    else if (this.source.epochAndVersion)
+      settleOutside(
+        this.source
+          .epochAndVersion(db)
+          .then(
+            async (read): Promise<{ epoch: number; version?: string }> =>
+              read ?? { epoch: await this.source.epoch(db) },
+          ),
+        (read) => settle(null, read.epoch, read.version),
+        (err) => settle(err),
+      );
     else
       settleOutside(
         this.source.epoch(db),

@@ -7,6 +7,7 @@
  */
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { Db } from '../db/index.js';
+import { prepared } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
 import { notFound } from './errors.js';
 
@@ -33,14 +34,82 @@ export function ownedRowQuery<T extends OwnedTable>(db: Db, table: T, accountId:
     .where('id', '=', id);
 }
 
-/** The row with this id in this account, or undefined. */
-export function findOwned<T extends OwnedTable>(
+// biome-ignore lint/suspicious/noExplicitAny: rows of any owned table
+type Statement = ReturnType<typeof prepared<any[], any>>;
+const byId = new Map<string, Statement>();
+
+/** The row with this id in this account, or undefined (a prepared statement per table). */
+export async function findOwned<T extends OwnedTable>(
   db: Db,
   table: T,
   accountId: number,
   id: number,
 ): Promise<Row<T> | undefined> {
-  return ownedRowQuery(db, table, accountId, id).executeTakeFirst() as Promise<Row<T> | undefined>;
+  let read = byId.get(table);
+  if (!read) {
+    read = prepared(2, (d: Db, a: number, i: number) => ownedRowQuery(d, table, a, i));
+    byId.set(table, read);
+  }
+  return (await read(db, accountId, id))[0] as Row<T> | undefined;
+}
+
+/**
+ * INSERTs by their shape (table, columns, rows), prepared: the statement Kysely would build
+ * from such values, compiled once. A bounded number of shapes is kept; values Kysely would
+ * turn into SQL rather than parameters (expressions) take Kysely's path.
+ */
+const SHAPES = 512;
+const inserts = new Map<string, Statement>();
+
+const isExpression = (v: unknown) =>
+  typeof v === 'function' || (typeof v === 'object' && v !== null && 'toOperationNode' in v);
+
+function insertStatement(table: string, rows: readonly Record<string, unknown>[]) {
+  const first = rows[0]!;
+  const columns = Object.keys(first).filter((k) => first[k] !== undefined);
+  for (const r of rows) {
+    let n = 0;
+    for (const k in r) {
+      const v = r[k];
+      if (v === undefined) continue;
+      if (!(k in first) || first[k] === undefined || isExpression(v)) return undefined;
+      n++;
+    }
+    if (n !== columns.length) return undefined;
+  }
+  const key = `${table}\u0000${rows.length}\u0000${columns.join(',')}`;
+  let insert = inserts.get(key);
+  if (!insert && inserts.size < SHAPES) {
+    const count = rows.length;
+    insert = prepared(count * columns.length, (d: Db, ...args: unknown[]) =>
+      loose(d)
+        .insertInto(table)
+        .values(
+          Array.from({ length: count }, (_, i) =>
+            Object.fromEntries(columns.map((c, j) => [c, args[i * columns.length + j]])),
+          ) as Insertable<Loose[string]>[],
+        )
+        .returningAll(),
+    );
+    inserts.set(key, insert);
+  }
+  return insert && { insert, args: rows.flatMap((r) => columns.map((c) => r[c])) };
+}
+
+/** Inserts rows of one shape and returns them as stored (`returning *`, in no promised order). */
+export async function insertRowsReturning<T extends OwnedTable>(
+  db: Db,
+  table: T,
+  rows: readonly Insertable<Database[T]>[],
+): Promise<Row<T>[]> {
+  if (rows.length === 0) return [];
+  const statement = insertStatement(table, rows as readonly Record<string, unknown>[]);
+  if (statement) return (await statement.insert(db, ...statement.args)) as Row<T>[];
+  return loose(db)
+    .insertInto(table as string)
+    .values(rows as Insertable<Loose[string]>[])
+    .returningAll()
+    .execute() as Promise<Row<T>[]>;
 }
 
 const updateQuery = <T extends OwnedTable>(
@@ -80,16 +149,12 @@ export function updateOwnedOrThrow<T extends OwnedTable>(
 }
 
 /** Inserts one row and returns it as stored (`returning *`). */
-export function insertReturning<T extends OwnedTable>(
+export async function insertReturning<T extends OwnedTable>(
   db: Db,
   table: T,
   values: Insertable<Database[T]>,
 ): Promise<Row<T>> {
-  return loose(db)
-    .insertInto(table as string)
-    .values(values as Insertable<Loose[string]>)
-    .returningAll()
-    .executeTakeFirstOrThrow() as Promise<Row<T>>;
+  return (await insertRowsReturning(db, table, [values]))[0]!;
 }
 
 /** The row a lookup found, or 404 `<noun> not found`: the check after every find by id. */

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Db } from '../../db/index.js';
+import { type Db, isPostgres } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
 import { AppError } from '../../shared/errors.js';
 import { ALL_SCOPES } from '../../shared/scopes.js';
@@ -216,6 +216,11 @@ export async function getIntegration(db: Db, id: number) {
  */
 export const tokenSource: TokenSource = {
   epoch: async (db) => Number((await repo.readAuthEpoch(db))[0]?.value),
+  epochAndVersion: async (db) => {
+    if (!isPostgres(db)) return undefined;
+    const row = (await repo.readAuthEpochAndVersion(db))[0];
+    return row && { epoch: Number(row.value), version: row.version };
+  },
   epochNow: (db) => {
     const rows = repo.readAuthEpoch.now(db);
     return rows && Number(rows[0]?.value);

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/index.js';
+import { prepared } from '../../db/prepared.js';
 import { findOwned } from '../../shared/owned.js';
 
 /**
@@ -15,13 +16,19 @@ import { findOwned } from '../../shared/owned.js';
  * Reads only: every write to those tables stays with its module.
  */
 
-/** The account's row as invoicing reads it (currency, country, settings for the profile). */
-export function findAccount(db: Db, accountId: number) {
-  return db
+const accountById = prepared(1, (db: Db, accountId: number) =>
+  db
     .selectFrom('accounts')
     .select(['id', 'name', 'currency', 'country_code', 'settings'])
-    .where('id', '=', accountId)
-    .executeTakeFirstOrThrow();
+    .where('id', '=', accountId),
+);
+
+/** The account's row as invoicing reads it (currency, country, settings for the profile). */
+export async function findAccount(db: Db, accountId: number) {
+  const row = (await accountById(db, accountId))[0];
+  // The token's own account: gone only if it was deleted under the request.
+  if (!row) throw new Error(`account ${accountId} not found`);
+  return row;
 }
 
 /** The client a document is addressed to: its defaults (currency, terms) and the buyer it prints. */

@@ -2,7 +2,7 @@ import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import { type Db, isPostgres } from '../../db/index.js';
 import { keptTotal } from '../../shared/list-counts.js';
 import { documentTotals, type Totals } from '../../shared/money.js';
-import { insertReturning, updateOwnedOrThrow } from '../../shared/owned.js';
+import { insertReturning, insertRowsReturning, updateOwnedOrThrow } from '../../shared/owned.js';
 import { idPages, paginate, type Sortable, unfiltered } from '../../shared/paging.js';
 import { toIso } from '../../shared/time.js';
 import { DOCUMENT_TYPES, MASTER_TYPES, type NumberKind } from './invoices.domain.js';
@@ -179,11 +179,11 @@ async function addLines(
   lines: readonly ParsedLine[],
 ): Promise<ItemRow[]> {
   if (lines.length === 0) return [];
-  const items = await db
-    .insertInto('outgoing_invoice_items')
-    .values(positioned(lines, { account_id: accountId, invoice_id: invoiceId }))
-    .returningAll()
-    .execute();
+  const items = await insertRowsReturning(
+    db,
+    'outgoing_invoice_items',
+    positioned(lines, { account_id: accountId, invoice_id: invoiceId }),
+  );
   // RETURNING promises no order: sort as the read does.
   return items.sort((a, b) => Number(a.position) - Number(b.position));
 }
