@@ -145,14 +145,21 @@ try {
     requests: [{ method: 'GET', setupRequest: (r) => ({ ...r, path: `/clients/${(f++ % SIZE) + 1}` }) }],
   });
   await stopChild(floorChild.child);
-  // SQLite as `npm start` runs it (pages kept while nothing is written, plugins/page-cache.ts),
-  // and with PAGE_CACHE_MB=0: every request reads its page, as after a write.
+  // Each database as `npm start` runs it (pages kept while nothing is written,
+  // plugins/page-cache.ts), and with PAGE_CACHE_MB=0: every request reads its page, as after
+  // a write (on PostgreSQL: a commit anywhere on the server).
   const runs: Array<[string, Map<string, LoadResult>]> = [
     ['sqlite', await measureService({ DATABASE_URL: sqliteFile }, sqlite.token)],
     ['sqlite-uncached', await measureService({ DATABASE_URL: sqliteFile, PAGE_CACHE_MB: '0' }, sqlite.token)],
   ];
   if (postgres && pgDb)
-    runs.push(['postgresql', await measureService({ DATABASE_URL: pgDb.url }, postgres.token)]);
+    runs.push(
+      ['postgresql', await measureService({ DATABASE_URL: pgDb.url }, postgres.token)],
+      [
+        'postgresql-uncached',
+        await measureService({ DATABASE_URL: pgDb.url, PAGE_CACHE_MB: '0' }, postgres.token),
+      ],
+    );
   const after = await measureCeiling();
   const mean = (a: number, b: number) => Math.round((a + b) / 2);
   const ceiling: LoadResult = {
@@ -191,11 +198,11 @@ try {
   const table = [
     `Ceiling (bare Fastify route): ${before.rps.toLocaleString('en')} req/s before, ${after.rps.toLocaleString('en')} after; load average ${loadBefore} before the run, ${loadAfter} after (2 cores).`,
     '',
-    '| scenario | SQLite: req/s / share / p99 | SQLite, page cache off | PostgreSQL: req/s / share / p99 | targets (SQLite / PostgreSQL) |',
-    '|---|---:|---:|---:|---|',
+    '| scenario | SQLite: req/s / share / p99 | SQLite, page cache off | PostgreSQL: req/s / share / p99 | PostgreSQL, page cache off | targets (SQLite / PostgreSQL) |',
+    '|---|---:|---:|---:|---:|---|',
     ...SCENARIOS.map((s) => {
       const t = (d: string) => (TARGETS[d]?.[s.label] ? `≥ ${pct(TARGETS[d][s.label]!)}` : '—');
-      return `| \`${s.label}\` | ${cell('sqlite', s.label)} | ${cell('sqlite-uncached', s.label)} | ${cell('postgresql', s.label)} | ${t('sqlite')} / ${t('postgresql')} |`;
+      return `| \`${s.label}\` | ${cell('sqlite', s.label)} | ${cell('sqlite-uncached', s.label)} | ${cell('postgresql', s.label)} | ${cell('postgresql-uncached', s.label)} | ${t('sqlite')} / ${t('postgresql')} |`;
     }),
     '',
   ].join('\n');
