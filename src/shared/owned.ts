@@ -65,18 +65,26 @@ const isExpression = (v: unknown) =>
   typeof v === 'function' || (typeof v === 'object' && v !== null && 'toOperationNode' in v);
 
 function insertStatement(table: string, rows: readonly Record<string, unknown>[]) {
+  // Rows of one shape: the same keys in the same order, undefined (left out) in the same
+  // places. Keys and values are taken by position: reading 40 columns by name from objects of
+  // many shapes cost more than running the statement.
   const first = rows[0]!;
-  const columns = Object.keys(first).filter((k) => first[k] !== undefined);
+  const keys = Object.keys(first);
+  const firstValues = Object.values(first);
+  const args: unknown[] = [];
   for (const r of rows) {
-    let n = 0;
-    for (const k in r) {
-      const v = r[k];
+    const ks = r === first ? keys : Object.keys(r);
+    const vs = r === first ? firstValues : Object.values(r);
+    if (ks.length !== keys.length) return undefined;
+    for (let i = 0; i < ks.length; i++) {
+      const v = vs[i];
+      if (ks[i] !== keys[i] || (v === undefined) !== (firstValues[i] === undefined)) return undefined;
       if (v === undefined) continue;
-      if (!(k in first) || first[k] === undefined || isExpression(v)) return undefined;
-      n++;
+      if (isExpression(v)) return undefined;
+      args.push(v);
     }
-    if (n !== columns.length) return undefined;
   }
+  const columns = keys.filter((_, i) => firstValues[i] !== undefined);
   const key = `${table}\u0000${rows.length}\u0000${columns.join(',')}`;
   let insert = inserts.get(key);
   if (!insert && inserts.size < SHAPES) {
@@ -93,7 +101,7 @@ function insertStatement(table: string, rows: readonly Record<string, unknown>[]
     );
     inserts.set(key, insert);
   }
-  return insert && { insert, args: rows.flatMap((r) => columns.map((c) => r[c])) };
+  return insert && { insert, args };
 }
 
 /** Inserts rows of one shape and returns them as stored (`returning *`, in no promised order). */
