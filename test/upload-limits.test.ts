@@ -73,7 +73,10 @@ describeEachDb('upload limits', (ctx) => {
     const ms = Date.now() - started;
     await assertStoredWithoutData(res, bomb, 'pdf_too_large');
     t.diagnostic(`answered after ${ms} ms; resident memory grew by ${Math.round(growthMb)} MB`);
-    assert.ok(ms < 5000, `answered after ${ms} ms`);
+    // The warning above proves the guard stopped it (not the extraction's time limit); the
+    // bound only catches a hang. 0.7–2.3 s as a rule, once 5.4 s in a fresh-clone CI on a
+    // machine running at half speed with three test processes: 10 s, not 5.
+    assert.ok(ms < 10_000, `answered after ${ms} ms`);
     assert.ok(growthMb < 200, `resident memory grew by ${Math.round(growthMb)} MB`);
   });
 
