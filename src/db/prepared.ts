@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type SQLite from 'better-sqlite3';
-import { type CompiledQuery, type Insertable, type Kysely, PostgresAdapter, type Selectable } from 'kysely';
-import type { Database } from './schema.js';
+import { type CompiledQuery, type Kysely, PostgresAdapter } from 'kysely';
 import { rowsOf } from './sqlite-rows.js';
 
 interface Compilable<Row> {
@@ -222,29 +221,4 @@ export function prepared<Args extends readonly unknown[], Row, DB = any>(
     return single(db, entry, params);
   };
   return Object.assign(run, { now });
-}
-
-/**
- * A prepared INSERT of one row into `table` with exactly these columns, returning the row
- * (or the `returning` columns): for the hot creates, whose query Kysely would otherwise build
- * and compile anew each time. Every column is written on each call — a value left
- * `undefined` is written as NULL, so the caller spells every default it relies on; a value
- * for a column not in the list is an error, not dropped.
- */
-export function preparedInsert<T extends keyof Database & string>(
-  table: T,
-  columns: readonly (keyof Insertable<Database[T]> & string)[],
-  returning?: readonly (keyof Selectable<Database[T]> & string)[],
-) {
-  const insert = prepared(columns.length, (db: Kysely<Database>, ...args: unknown[]) => {
-    const qb = db.insertInto(table).values(Object.fromEntries(columns.map((c, i) => [c, args[i]])) as never);
-    return returning ? qb.returning(returning as never) : qb.returningAll();
-  });
-  const known = new Set<string>(columns);
-  return async (db: Kysely<Database>, values: Insertable<Database[T]>): Promise<Selectable<Database[T]>> => {
-    const v = values as Record<string, unknown>;
-    for (const k in v) if (!known.has(k)) throw new Error(`preparedInsert(${table}): no column ${k}`);
-    const rows = await insert(db, ...columns.map((c) => v[c] ?? null));
-    return rows[0] as Selectable<Database[T]>;
-  };
 }

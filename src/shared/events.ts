@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
-import { preparedInsert } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
+import { insertReturning } from './owned.js';
 import { nowIso } from './time.js';
 
 /** Event kinds exactly as the specification spells them (note `contact:update`). */
@@ -51,7 +51,7 @@ export interface EventInput {
  * so an event exists exactly when its change was committed.
  */
 export async function recordEvent(trx: Transaction<Database>, e: EventInput): Promise<number> {
-  const row = await insertEvent(trx, {
+  const row = await insertReturning(trx, 'events', {
     account_id: e.accountId,
     kind: e.kind,
     resource_type: e.resourceType,
@@ -62,9 +62,3 @@ export async function recordEvent(trx: Transaction<Database>, e: EventInput): Pr
   });
   return row.id;
 }
-
-const insertEvent = preparedInsert(
-  'events',
-  ['account_id', 'kind', 'resource_type', 'resource_id', 'payload', 'integration_id', 'occurred_at'],
-  ['id'],
-);

@@ -1,8 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
-import { preparedInsert } from '../../db/prepared.js';
 import { keptTotal } from '../../shared/list-counts.js';
-import { findOwned } from '../../shared/owned.js';
+import { findOwned, insertReturning } from '../../shared/owned.js';
 import { idPages, paginate, type Sortable, unfiltered } from '../../shared/paging.js';
 import { containsAny } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
@@ -62,29 +61,8 @@ export function listTasks(db: Db, accountId: number, q: TaskListQuery) {
   });
 }
 
-/** Every column of a new task is written (prepared: POST /tasks is a hot path). */
-export const insertTask = preparedInsert('tasks', [
-  'account_id',
-  'project_id',
-  'phase_id',
-  'milestone_id',
-  'epic_id',
-  'name',
-  'description',
-  'status',
-  'priority',
-  'assignee_id',
-  'start_date',
-  'due_date',
-  'estimate_minutes',
-  'external_id',
-  'custom_fields',
-  'created_by_id',
-  'completed_at',
-  'archived_at',
-  'created_at',
-  'updated_at',
-]);
+/** Prepared by its shape (shared/owned.ts): creates spell every column, so they share one. */
+export const insertTask = (db: Db, values: Insertable<TaskTable>) => insertReturning(db, 'tasks', values);
 
 export const updateTask = (db: Db, accountId: number, id: number, values: Updateable<TaskTable>) =>
   db
