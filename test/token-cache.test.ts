@@ -17,7 +17,7 @@ function fakeSource() {
   const source: TokenSource = {
     epoch: async () => {
       state.epochReads++;
-      return state.epoch;
+      return { epoch: state.epoch };
     },
     epochNow: () => {
       if (!state.sync) return undefined;
@@ -135,7 +135,7 @@ describe('token cache', () => {
     const { state, source } = fakeSource();
     state.sync = false;
     let version = 'v1';
-    source.epochAndVersion = async () => {
+    source.epoch = async () => {
       state.epochReads++;
       return { epoch: state.epoch, version };
     };
@@ -151,7 +151,7 @@ describe('token cache', () => {
     assert.deepEqual(await Promise.all([versionOf(), versionOf()]), ['v2', 'v2']);
     assert.equal(state.epochReads - before, 1, 'one read for both');
     // A database without one (SQLite in a transaction) reads the epoch alone.
-    source.epochAndVersion = async () => undefined;
+    source.epoch = async () => ({ epoch: state.epoch });
     assert.equal(await versionOf(), undefined);
   });
 });

@@ -76,27 +76,16 @@ export class TokenCache {
     if (now !== undefined) settle(null, now);
     // Settled outside the promise chain: a callback that throws is an uncaught exception
     // there, as on the synchronous path, not a rejection nobody handles.
-    else if (this.source.epochAndVersion)
-      settleOutside(
-        this.source
-          .epochAndVersion(db)
-          .then(
-            async (read): Promise<{ epoch: number; version?: string }> =>
-              read ?? { epoch: await this.source.epoch(db) },
-          ),
-        (read) => settle(null, read.epoch, read.version),
-        (err) => settle(err),
-      );
     else
       settleOutside(
         this.source.epoch(db),
-        (epoch) => settle(null, epoch),
+        (read) => settle(null, read.epoch, read.version),
         (err) => settle(err),
       );
   }
 
   async lookup(db: Db, tokenHash: string, usable: (row: TokenRow) => boolean): Promise<TokenRow | undefined> {
-    const epoch = await this.source.epoch(db);
+    const { epoch } = await this.source.epoch(db);
     this.advance(epoch);
     const kept = this.rows.get(tokenHash);
     if (kept) return kept;

@@ -47,12 +47,11 @@ export interface TokenRow {
  * hand in a stand-in.
  */
 export interface TokenSource {
-  epoch(db: Db): Promise<number>;
   /**
-   * The epoch and, in the same statement, the version of all the database's data
-   * (db/data-version.ts), where the database has one to read that way (PostgreSQL).
+   * The epoch and, read in the same statement where the database has one to read that way
+   * (PostgreSQL), the version of all the database's data (db/data-version.ts).
    */
-  epochAndVersion?(db: Db): Promise<{ epoch: number; version: string } | undefined>;
+  epoch(db: Db): Promise<{ epoch: number; version?: string }>;
   /** The epoch without waiting, where the database allows it (SQLite outside a transaction). */
   epochNow?(db: Db): number | undefined;
   find(db: Db, tokenHash: string): Promise<TokenRow | undefined>;

@@ -215,11 +215,10 @@ export async function getIntegration(db: Db, id: number) {
  * app.ts, so the plugin imports no module.
  */
 export const tokenSource: TokenSource = {
-  epoch: async (db) => Number((await repo.readAuthEpoch(db))[0]?.value),
-  epochAndVersion: async (db) => {
-    if (!isPostgres(db)) return undefined;
+  epoch: async (db) => {
+    if (!isPostgres(db)) return { epoch: Number((await repo.readAuthEpoch(db))[0]?.value) };
     const row = (await repo.readAuthEpochAndVersion(db))[0];
-    return row && { epoch: Number(row.value), version: row.version };
+    return { epoch: Number(row?.value), version: row?.version };
   },
   epochNow: (db) => {
     const rows = repo.readAuthEpoch.now(db);
