@@ -23,6 +23,47 @@ export const MAX_LINE_NET_CENTS = 100_000_000_000;
 export const MAX_DOCUMENT_NET_CENTS = 1_000_000_000_000;
 
 /**
+ * A plain decimal text ("-12.50", "19") as an integer of its digits and its number of
+ * decimals ({ units: -1250, scale: 2 }), when that integer is exact as a double (at most 15
+ * digits, at most 6 decimals); undefined otherwise (an exponent, a sign "+", more digits). The hot paths below
+ * (a line net, a tax, a rate's text) compute on these integers, which is exact, and leave the
+ * rest to decimal.js; test/unit/money.test.ts checks both give the same on every case.
+ */
+const PLAIN = /^(-?)(\d+)(?:\.(\d+))?$/;
+interface Plain {
+  units: number;
+  scale: number;
+}
+function plainOf(text: string): Plain | undefined {
+  const m = PLAIN.exec(text);
+  if (!m) return undefined;
+  const frac = m[3] ?? '';
+  if (m[2]!.length + frac.length > 15 || frac.length > 6) return undefined;
+  const units = Number(m[2]! + frac);
+  return { units: m[1] ? -units : units, scale: frac.length };
+}
+
+const POW10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6];
+
+/**
+ * n / d rounded half away from zero, exactly: integers below 2^53, d > 0. The remainder and
+ * the quotient of a divisible difference are exact in doubles; a BigInt where a product of the
+ * callers would not be.
+ */
+function roundedQuotient(n: number, d: number): number {
+  const a = Math.abs(n);
+  const r = a % d;
+  const q = (a - r) / d + (2 * r >= d ? 1 : 0);
+  return (n < 0 ? -q : q) || 0;
+}
+function roundedQuotientBig(n: bigint, d: bigint): number {
+  const a = n < 0n ? -n : n;
+  const q = (2n * a + d) / (2n * d);
+  return Number(n < 0n ? -q : q) || 0;
+}
+const fitsExactly = (x: number) => Math.abs(x) <= Number.MAX_SAFE_INTEGER;
+
+/**
  * The exact decimal a JSON number was written as. JSON.parse yields the nearest double and
  * String() gives back the shortest text that maps to it, which is the text the client sent
  * for anything up to 15 significant digits ("33.33", never 33.3299999…).
@@ -39,6 +80,12 @@ export function decimalOf(value: number | string): Dec | undefined {
 
 /** `value` with at most `places` decimals, as a canonical string ("1.5", "19", "-2.25"). */
 export function exactDecimal(value: number | string, places: number): string | undefined {
+  if (typeof value === 'number') {
+    // String() of a number is already canonical ("1.5", "-2.25", "0" for -0) when plain.
+    const text = String(value);
+    const plain = plainOf(text);
+    if (plain) return plain.scale > places ? undefined : text;
+  }
   const d = decimalOf(value);
   if (!d || d.decimalPlaces() > places) return undefined;
   return d.isZero() ? '0' : d.toString();
@@ -46,6 +93,12 @@ export function exactDecimal(value: number | string, places: number): string | u
 
 /** A money value with at most two decimals, in cents; undefined when it has more decimals. */
 export function toCents(value: number | string): number | undefined {
+  if (typeof value === 'number') {
+    const plain = plainOf(String(value));
+    // 13 digits and two more for the cents: still exact.
+    if (plain && Math.abs(plain.units) < 1e13)
+      return plain.scale > 2 ? undefined : plain.units * POW10[2 - plain.scale]! || 0;
+  }
   const d = decimalOf(value);
   if (!d || d.decimalPlaces() > 2) return undefined;
   const cents = d.times(100);
@@ -74,14 +127,36 @@ export const toCentsRounded = (value: number | string): number => roundToCents(n
 
 /** Line net = quantity × unit price × (1 − discount%), rounded once, half away from zero. */
 export function lineNetCents(quantity: string, unitPriceCents: number, discount?: string | null): number {
+  const q = plainOf(quantity);
+  const off = discount ? plainOf(discount) : { units: 0, scale: 0 };
+  if (q && off && Number.isSafeInteger(unitPriceCents)) {
+    // net = q.units × price / 10^q.scale × (100·10^off.scale − off.units) / (100·10^off.scale)
+    const product = q.units * unitPriceCents;
+    if (off.units === 0 && fitsExactly(product)) return roundedQuotient(product, POW10[q.scale]!);
+    const keep = BigInt(100 * POW10[off.scale]! - off.units);
+    return roundedQuotientBig(
+      BigInt(q.units) * BigInt(unitPriceCents) * keep,
+      BigInt(POW10[q.scale]!) * BigInt(100 * POW10[off.scale]!),
+    );
+  }
   let net = new Dec(quantity).times(unitPriceCents).div(100);
   if (discount && !new Dec(discount).isZero()) net = net.times(new Dec(100).minus(discount)).div(100);
   return roundToCents(net);
 }
 
 /** Tax on a net sum at a percentage rate, rounded half away from zero to cents. */
-export const taxCents = (netCents: number, rate: string): number =>
-  roundToCents(new Dec(netCents).times(rate).div(10000));
+export function taxCents(netCents: number, rate: string): number {
+  const r = plainOf(rate);
+  if (r && Number.isSafeInteger(netCents)) {
+    // tax = net × r.units / (100 · 10^r.scale)
+    const product = netCents * r.units;
+    const d = 100 * POW10[r.scale]!;
+    return fitsExactly(product)
+      ? roundedQuotient(product, d)
+      : roundedQuotientBig(BigInt(netCents) * BigInt(r.units), BigInt(d));
+  }
+  return roundToCents(new Dec(netCents).times(rate).div(10000));
+}
 
 export interface TaxEntry {
   /** Canonical decimal string of the percentage, e.g. "19", "5.5". */
@@ -99,12 +174,23 @@ export interface Totals {
 
 export const ZERO_TOTALS: Totals = Object.freeze({ net: 0, tax: 0, gross: 0, taxes: [] }) as Totals;
 
+/**
+ * Decimal.js's text of a number: no leading zeros, no trailing decimal zeros, "0" for zero
+ * (below 10^-6 it writes an exponent: such texts take the long way).
+ */
+const CANONICAL = /^(0|-?[1-9]\d*(\.\d*[1-9])?|-?0\.(?!0{6})\d*[1-9])$/;
+
 const canonicalRate = (rate: string) => {
+  if (rate.length <= 15 && CANONICAL.test(rate)) return rate;
   const d = new Dec(rate);
   return d.isZero() ? '0' : d.toString();
 };
 
-const byRate = (a: TaxEntry, b: TaxEntry) => new Dec(a.rate).comparedTo(b.rate);
+// Texts of at most 15 digits are distinct, exactly ordered doubles.
+const byRate = (a: TaxEntry, b: TaxEntry) =>
+  plainOf(a.rate) && plainOf(b.rate)
+    ? Math.sign(Number(a.rate) - Number(b.rate))
+    : new Dec(a.rate).comparedTo(b.rate);
 
 function fromTaxes(taxes: TaxEntry[]): Totals {
   const sorted = [...taxes].sort(byRate);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Decimal } from 'decimal.js';
 import {
   allocate,
   centsToString,
@@ -194,4 +195,127 @@ describe('money: allocate splits exactly', () => {
       );
     });
   }
+});
+
+describe('money: the integer fast paths give what decimal.js gives', () => {
+  // The reference: the formulas on decimal.js alone, as money.ts computed them before.
+  const D = Decimal.clone({ precision: 50, rounding: Decimal.ROUND_HALF_UP });
+  const round = (d: Decimal) => d.times(100).toDecimalPlaces(0, Decimal.ROUND_HALF_UP).toNumber() || 0;
+  const refNet = (q: string, p: number, disc: string | null) => {
+    let net = new D(q).times(p).div(100);
+    if (disc && !new D(disc).isZero()) net = net.times(new D(100).minus(disc)).div(100);
+    return round(net);
+  };
+  const refTax = (net: number, rate: string) => round(new D(net).times(rate).div(10000));
+  const refExact = (v: number, places: number) => {
+    const d = new D(String(v));
+    return d.decimalPlaces() > places ? undefined : d.isZero() ? '0' : d.toString();
+  };
+  const refCents = (v: number) => {
+    const d = new D(String(v));
+    if (d.decimalPlaces() > 2) return undefined;
+    const c = d.times(100);
+    return c.abs().greaterThan(Number.MAX_SAFE_INTEGER) ? undefined : c.toNumber() || 0;
+  };
+
+  // A fixed pseudo-random sequence: the same cases on every run.
+  let seed = 42;
+  const rnd = () => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  const decimalText = (maxInt: number, places: number) => {
+    const scale = Math.floor(rnd() * (places + 1));
+    const units = Math.floor(rnd() * maxInt * 10 ** scale) * (rnd() < 0.2 ? -1 : 1);
+    return new D(units).div(10 ** scale).toString();
+  };
+  const magnitudes = [1, 10, 1000, 1e6, 1e9];
+
+  it('line nets: 20,000 quantities × prices × discounts, half-cent edges and the largest values included', () => {
+    const cases: [string, number, string | null][] = [
+      ['0.5', 1, null],
+      ['-0.5', 1, null],
+      ['0.0005', 1000, null],
+      ['1000000000', 100_000_000_000, null],
+      ['-999999999.9999', 99_999_999_999, '0.01'],
+      ['1.005', 1, '50'],
+      ['3', 333, '33.33'],
+      ['0.0001', 1, '99.99'],
+    ];
+    for (let i = 0; i < 20_000; i++) {
+      const q = decimalText(magnitudes[i % 5]!, 4);
+      const price = Math.floor(rnd() * magnitudes[(i >> 3) % 5]! * 100) * (rnd() < 0.1 ? -1 : 1);
+      const disc = rnd() < 0.5 ? null : decimalText(100, 2).replace('-', '');
+      cases.push([q, price, disc]);
+    }
+    for (const [q, p, disc] of cases)
+      assert.equal(lineNetCents(q, p, disc), refNet(q, p, disc), `${q} × ${p}c − ${disc} %`);
+  });
+
+  it('taxes: 20,000 nets × rates, up to the largest document net', () => {
+    const cases: [number, string][] = [
+      [50, '1'],
+      [-50, '1'],
+      [1_000_000_000_000, '99.99'],
+      [-1_000_000_000_000, '19'],
+      [1, '0.000001'],
+    ];
+    for (let i = 0; i < 20_000; i++) {
+      const net = Math.floor(rnd() * magnitudes[i % 5]! * 1000) * (rnd() < 0.2 ? -1 : 1);
+      cases.push([net, decimalText(100, 2).replace('-', '')]);
+    }
+    for (const [net, rate] of cases)
+      assert.equal(taxCents(net, rate), refTax(net, rate), `${net}c at ${rate} %`);
+  });
+
+  it('numbers as sent: exact decimals and cents, with exponents, -0 and binary fractions included', () => {
+    const values = [
+      0,
+      -0,
+      1,
+      -1,
+      0.1,
+      0.3,
+      0.1 + 0.2,
+      1.005,
+      95.5,
+      1e-7,
+      0.000001,
+      1e21,
+      1e20,
+      123456789012345,
+      1234567890123456,
+      99999999999.99,
+      -2.25,
+      33.33,
+      1.13,
+      5e-324,
+    ];
+    for (let i = 0; i < 20_000; i++) values.push(Number(decimalText(magnitudes[i % 5]!, 6)));
+    for (const v of values) {
+      for (const places of [0, 2, 4])
+        assert.equal(exactDecimal(v, places), refExact(v, places), `${v} with ${places}`);
+      assert.equal(toCents(v), refCents(v), `${v} in cents`);
+    }
+  });
+
+  it('document totals: rates as stored texts ("19", "7.0", "05.50") sum, sort and spell as decimal.js', () => {
+    const t = documentTotals([
+      { net: 1000, tax_rate: '7.0' },
+      { net: 1000, tax_rate: '19' },
+      { net: 500, tax_rate: '7' },
+      { net: 999, tax_rate: '05.50' },
+      { net: 1, tax_rate: '0.0000001' },
+      { net: 1, tax_rate: '1e-7' },
+    ]);
+    assert.deepEqual(
+      t.taxes.map((x) => [x.rate, x.net, x.tax]),
+      [
+        ['1e-7', 2, 0],
+        ['5.5', 999, 55],
+        ['7', 1500, 105],
+        ['19', 1000, 190],
+      ],
+    );
+  });
 });
