@@ -114,6 +114,17 @@ export async function transact<T>(db: Db, fn: (trx: Transaction<Database>) => Pr
 }
 
 /**
+ * A write that is one statement (its triggers included): `transact` wherever that batches or
+ * nests it — on SQLite a turn of the group commit, inside a transaction a savepoint — but on
+ * PostgreSQL outside a transaction the statement alone, atomic as every statement is, without
+ * a BEGIN and a COMMIT around it: one round trip instead of three. `fn` must run exactly one
+ * statement; anything more belongs in `transact`.
+ */
+export function transactOne<T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> {
+  return db.isTransaction || groupCommitOf(db) ? transact(db, fn) : fn(db);
+}
+
+/**
  * The database handle the app hands to its routes: the database itself, except inside a
  * request that runs in a transaction of its own (an idempotent POST, see idempotency.ts),
  * where it is that transaction, so that everything the handler does — services, `prepared()`

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/index.js';
-import { transact } from '../../db/transact.js';
+import { transact, transactOne } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { archivable } from '../../shared/archivable.js';
 import { changesNothing } from '../../shared/changes.js';
@@ -69,6 +69,9 @@ async function assertShortcodeFree(db: Db, auth: AuthContext, value: string, sel
 }
 
 export async function createClient(db: Db, auth: AuthContext, body: ClientCreate): Promise<ClientRow> {
+  // Nothing to check first: the INSERT is the whole write.
+  if (!body.shortcode && !body.external_id)
+    return transactOne(db, (trx) => repo.insertClient(trx, { ...body, account_id: auth.accountId }));
   return transact(db, async (trx) => {
     if (body.shortcode) await assertShortcodeFree(trx, auth, body.shortcode);
     await clients.assertExternalIdFree(trx, auth, body.external_id);
