@@ -78,6 +78,14 @@ export function openSqlite(file: string): SQLite.Database {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  // Temporary storage in memory: above all the sub-journal that every savepoint of the group
+  // commit (and every statement whose triggers write) keeps of the pages it changes. On files
+  // it spills past 64 KiB into a temporary file that is written page by page and is only
+  // truncated at COMMIT, so a batch of 40 invoice creates made ~22 writes(2) per create
+  // (INSERT 170 → 31 µs). In memory it is emptied at each savepoint's RELEASE. Durability is
+  // the WAL's alone and unchanged. Sorts stay bounded by cache_size either way; what else goes
+  // to memory (UNION and IN sets, GROUP BY without an index) holds ids here.
+  sqlite.pragma('temp_store = MEMORY');
   // shared/search.ts `fold`: SQLite's own lower() and LIKE fold ASCII letters only.
   sqlite.function('fold', { deterministic: true }, (s: unknown) =>
     typeof s === 'string' ? s.normalize('NFC').toLowerCase() : s,
