@@ -3,8 +3,10 @@ import { mkdtemp, readdir, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { it } from 'node:test';
+import { type KyselyPlugin, type RootOperationNode, sql } from 'kysely';
 import { parseDatabaseUrl } from '../src/config.js';
-import { openSqlite } from '../src/db/index.js';
+import { createDb, openSqlite } from '../src/db/index.js';
+import { migrateToLatest } from '../src/db/migrator.js';
 
 it('SQLite files run in WAL mode with synchronous=FULL and foreign keys on', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'db-test-'));
@@ -52,6 +54,34 @@ it('savepoints keep their sub-journal in memory: a batch of writes opens no temp
     assert.equal(db.pragma('temp_store', { simple: true }), 2); // MEMORY
     db.close();
   } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+it('migrations keep temporary storage on files (a statement may rewrite a whole table), then give memory back', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'db-test-'));
+  const handle = createDb({ kind: 'sqlite', file: join(dir, 'x.sqlite') });
+  try {
+    // What the migrator sends, in order: the pragmas and the first CREATE TABLE.
+    const sent: string[] = [];
+    const recorder: KyselyPlugin = {
+      transformQuery: ({ node }: { node: RootOperationNode }) => {
+        if (node.kind === 'RawNode') sent.push(node.sqlFragments.join('?'));
+        else if (node.kind === 'CreateTableNode') sent.push('create table');
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    };
+    await migrateToLatest(handle.db.withPlugin(recorder));
+    const pragmas = sent.filter((s) => s.startsWith('pragma temp_store'));
+    assert.deepEqual(pragmas, ['pragma temp_store = file', 'pragma temp_store = memory']);
+    const firstCreate = sent.indexOf('create table');
+    assert.ok(firstCreate > sent.indexOf('pragma temp_store = file'));
+    assert.ok(firstCreate < sent.indexOf('pragma temp_store = memory'));
+    const { rows } = await sql<{ temp_store: number }>`pragma temp_store`.execute(handle.db);
+    assert.equal(rows[0]?.temp_store, 2); // MEMORY again
+  } finally {
+    await handle.destroy();
     await rm(dir, { recursive: true, force: true });
   }
 });

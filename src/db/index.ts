@@ -83,8 +83,10 @@ export function openSqlite(file: string): SQLite.Database {
   // it spills past 64 KiB into a temporary file that is written page by page and is only
   // truncated at COMMIT, so a batch of 40 invoice creates made ~22 writes(2) per create
   // (INSERT 170 → 31 µs). In memory it is emptied at each savepoint's RELEASE. Durability is
-  // the WAL's alone and unchanged. Sorts stay bounded by cache_size either way; what else goes
-  // to memory (UNION and IN sets, GROUP BY without an index) holds ids here.
+  // the WAL's alone and unchanged. A sub-journal in memory is as large as the pages one write
+  // changed (kilobytes for the API's bounded requests; migrations, which may rewrite a table,
+  // switch to files: db/migrator.ts). Sorts stay bounded by cache_size either way; what else
+  // goes to memory (UNION and IN sets, GROUP BY without an index) holds ids here.
   sqlite.pragma('temp_store = MEMORY');
   // shared/search.ts `fold`: SQLite's own lower() and LIKE fold ASCII letters only.
   sqlite.function('fold', { deterministic: true }, (s: unknown) =>

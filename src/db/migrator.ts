@@ -28,7 +28,8 @@ export async function migrateToLatest(db: Db): Promise<void> {
   // Kysely looks for its bookkeeping tables in every schema of a PostgreSQL database; name the
   // current one, or a database whose other schemas hold such tables would not be migrated.
   let migrationTableSchema: string | undefined;
-  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  if (postgres) {
     const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
     migrationTableSchema = rows[0]?.schema;
   }
@@ -40,7 +41,13 @@ export async function migrateToLatest(db: Db): Promise<void> {
     allowUnorderedMigrations: false,
     migrationTableSchema,
   });
-  const { error, results } = await migrator.migrateToLatest();
+  // A migration may rewrite a whole table in one statement: its statement journal is then as
+  // large as the table, so it goes to a temporary file as SQLite's default has it, not to
+  // memory as the service keeps it (db/index.ts, temp_store).
+  if (!postgres) await sql`pragma temp_store = file`.execute(db);
+  const { error, results } = await migrator.migrateToLatest().finally(async () => {
+    if (!postgres) await sql`pragma temp_store = memory`.execute(db);
+  });
   const failed = results?.find((r) => r.status === 'Error');
   if (error && cannotWrite(error)) throw notWritable(db, error);
   if (error || failed) {
