@@ -83,14 +83,26 @@ function bool(name: string, v: string | undefined, dflt: boolean): boolean {
   return b;
 }
 
-function int(name: string, v: string | undefined, dflt: number, max = Number.MAX_SAFE_INTEGER): number {
+function int(
+  name: string,
+  v: string | undefined,
+  dflt: number,
+  max = Number.MAX_SAFE_INTEGER,
+  min = 0,
+): number {
   if (v === undefined || v === '') return dflt;
   // Digits only: Number() would also take "1e3", "0x10" and " 12 ".
   const n = /^\d+$/.test(v) ? Number(v) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n > max)
-    throw new ConfigError(`${name} must be an integer from 0 to ${max}, got "${v}"`);
+  // Below the least value that works is refused, not raised to it: WEBHOOK_CONCURRENCY=0 is
+  // more likely a wish to stop deliveries than a wish for one at a time.
+  if (!Number.isSafeInteger(n) || n > max || n < min)
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${v}"`);
   return n;
 }
+
+/** The longest delay a Node timer takes (2^31 - 1 ms); a longer one fires at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+const MAX_TIMER_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -171,25 +183,31 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     publicUrl: origin('PUBLIC_URL', env.PUBLIC_URL || `http://localhost:${port}`),
     runWorker: bool('RUN_WORKER', env.RUN_WORKER, true),
     webhookAllowPrivate: bool('WEBHOOK_ALLOW_PRIVATE', env.WEBHOOK_ALLOW_PRIVATE, false),
-    webhookPollMs: int('WEBHOOK_POLL_MS', env.WEBHOOK_POLL_MS, 100),
-    webhookConcurrency: Math.max(1, int('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 16)),
+    webhookPollMs: int('WEBHOOK_POLL_MS', env.WEBHOOK_POLL_MS, 100, MAX_TIMER_MS),
+    webhookConcurrency: int('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 16, undefined, 1),
     secretKey: env.SECRET_KEY || INSECURE_DEFAULT_SECRET_KEY,
     tokenTtlSeconds: int('TOKEN_TTL_SECONDS', env.TOKEN_TTL_SECONDS, 0),
     rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 1200),
     pageCacheMb: int('PAGE_CACHE_MB', env.PAGE_CACHE_MB, 32),
-    extractionThreads: Math.max(1, int('EXTRACTION_THREADS', env.EXTRACTION_THREADS, 2)),
-    extractionTimeoutMs: Math.max(100, int('EXTRACTION_TIMEOUT_MS', env.EXTRACTION_TIMEOUT_MS, 10_000)),
-    extractionMemoryMb: Math.max(32, int('EXTRACTION_MEMORY_MB', env.EXTRACTION_MEMORY_MB, 256)),
+    extractionThreads: int('EXTRACTION_THREADS', env.EXTRACTION_THREADS, 2, undefined, 1),
+    extractionTimeoutMs: int('EXTRACTION_TIMEOUT_MS', env.EXTRACTION_TIMEOUT_MS, 10_000, MAX_TIMER_MS, 100),
+    extractionMemoryMb: int('EXTRACTION_MEMORY_MB', env.EXTRACTION_MEMORY_MB, 256, undefined, 32),
     extractionMaxDecodedBytes: int(
       'EXTRACTION_MAX_DECODED_BYTES',
       env.EXTRACTION_MAX_DECODED_BYTES,
       64 * 1024 * 1024,
     ),
-    extractionMaxPages: Math.max(1, int('EXTRACTION_MAX_PAGES', env.EXTRACTION_MAX_PAGES, 50)),
-    ocrThreads: Math.max(1, int('OCR_THREADS', env.OCR_THREADS, 1)),
-    ocrTimeoutMs: 1000 * Math.max(1, int('OCR_TIMEOUT_SECONDS', env.OCR_TIMEOUT_SECONDS, 300)),
+    extractionMaxPages: int('EXTRACTION_MAX_PAGES', env.EXTRACTION_MAX_PAGES, 50, undefined, 1),
+    ocrThreads: int('OCR_THREADS', env.OCR_THREADS, 1, undefined, 1),
+    ocrTimeoutMs: 1000 * int('OCR_TIMEOUT_SECONDS', env.OCR_TIMEOUT_SECONDS, 300, MAX_TIMER_SECONDS, 1),
     idempotencyLeaseSeconds: int('IDEMPOTENCY_LEASE_SECONDS', env.IDEMPOTENCY_LEASE_SECONDS, 30),
-    requestTimeoutSeconds: Math.max(1, int('REQUEST_TIMEOUT_SECONDS', env.REQUEST_TIMEOUT_SECONDS, 30)),
+    requestTimeoutSeconds: int(
+      'REQUEST_TIMEOUT_SECONDS',
+      env.REQUEST_TIMEOUT_SECONDS,
+      30,
+      MAX_TIMER_SECONDS,
+      1,
+    ),
     corsOrigins: origins('CORS_ORIGINS', env.CORS_ORIGINS),
     production,
     warnings:

@@ -395,6 +395,39 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ LOG_LEVEL: 'verbose' }), /LOG_LEVEL must be one of/);
   });
 
+  it('a value below what works is refused with its range, not raised to it; timers stop at 2^31 - 1 ms', () => {
+    for (const [name, v, message] of [
+      ['WEBHOOK_CONCURRENCY', '0', 'WEBHOOK_CONCURRENCY must be an integer from 1 to'],
+      ['EXTRACTION_THREADS', '0', 'EXTRACTION_THREADS must be an integer from 1 to'],
+      ['EXTRACTION_TIMEOUT_MS', '99', 'EXTRACTION_TIMEOUT_MS must be an integer from 100 to 2147483647,'],
+      ['EXTRACTION_MEMORY_MB', '31', 'EXTRACTION_MEMORY_MB must be an integer from 32 to'],
+      ['EXTRACTION_MAX_PAGES', '0', 'EXTRACTION_MAX_PAGES must be an integer from 1 to'],
+      ['OCR_THREADS', '0', 'OCR_THREADS must be an integer from 1 to'],
+      ['OCR_TIMEOUT_SECONDS', '0', 'OCR_TIMEOUT_SECONDS must be an integer from 1 to 2147483,'],
+      ['OCR_TIMEOUT_SECONDS', '2147484', 'OCR_TIMEOUT_SECONDS must be an integer from 1 to 2147483,'],
+      ['REQUEST_TIMEOUT_SECONDS', '0', 'REQUEST_TIMEOUT_SECONDS must be an integer from 1 to 2147483,'],
+      ['WEBHOOK_POLL_MS', '2147483648', 'WEBHOOK_POLL_MS must be an integer from 0 to 2147483647,'],
+    ])
+      assert.throws(
+        () => loadConfig({ [name!]: v }),
+        (e: Error) => e instanceof ConfigError && e.message.startsWith(message!),
+        `${name}=${v}`,
+      );
+    // The least and the largest values that work are taken as given.
+    const c = loadConfig({
+      WEBHOOK_CONCURRENCY: '1',
+      EXTRACTION_TIMEOUT_MS: '100',
+      EXTRACTION_MEMORY_MB: '32',
+      OCR_TIMEOUT_SECONDS: '2147483',
+      REQUEST_TIMEOUT_SECONDS: '1',
+    });
+    assert.equal(c.webhookConcurrency, 1);
+    assert.equal(c.extractionTimeoutMs, 100);
+    assert.equal(c.extractionMemoryMb, 32);
+    assert.equal(c.ocrTimeoutMs, 2_147_483_000);
+    assert.equal(c.requestTimeoutSeconds, 1);
+  });
+
   it('NODE_ENV=production needs a SECRET_KEY of 32 characters or more, not the published default; elsewhere a warning', () => {
     for (const SECRET_KEY of [undefined, '', INSECURE_DEFAULT_SECRET_KEY, 'short-secret'])
       assert.throws(
