@@ -1,4 +1,4 @@
-import { createHash, createHmac, generateKeyPairSync, timingSafeEqual } from 'node:crypto';
+import { createECDH, createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import Provider, {
   type Adapter,
@@ -72,11 +72,31 @@ class ClientAdapter implements Adapter {
   async revokeByGrantId() {}
 }
 
+/**
+ * A new P-256 private key as a JWK. Not `generateKeyPairSync(…).privateKey.export({ format:
+ * 'jwk' })`: on Node 20 a garbage collection during that export can run the generation job's
+ * destructor, which waits for the lock the export holds on the same key, and the process hangs
+ * for good (a CI run did: gdb showed ExportJWKEcKey → GC → ~KeyGenJob → uv_mutex_lock). ECDH
+ * gives the same numbers without a key object.
+ */
+export function newSigningJwk(): { kty: 'EC'; crv: 'P-256'; x: string; y: string; d: string } {
+  const ecdh = createECDH('prime256v1');
+  const point = ecdh.generateKeys(); // 0x04 ‖ x ‖ y, 32 bytes each
+  const d = ecdh.getPrivateKey(); // without leading zero bytes: a JWK's d has all 32
+  return {
+    kty: 'EC',
+    crv: 'P-256',
+    x: point.subarray(1, 33).toString('base64url'),
+    y: point.subarray(33, 65).toString('base64url'),
+    d: Buffer.concat([Buffer.alloc(32 - d.length), d]).toString('base64url'),
+  };
+}
+
 /** The signing key (needed by oidc-provider even though no ID tokens are asked for): one per database. */
 async function signingKeys(db: Db) {
   const existing = await repo.findStored(db, 'Jwks', 'signing');
   if (!existing) {
-    const jwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
+    const jwk = newSigningJwk();
     await repo.insertStoredIfAbsent(db, {
       model: 'Jwks',
       id: 'signing',
