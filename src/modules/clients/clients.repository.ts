@@ -1,8 +1,9 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
+import { insertOne } from '../../db/insert-batch.js';
 import { prepared } from '../../db/prepared.js';
 import { keptTotal } from '../../shared/list-counts.js';
-import { insertReturning, updateOwned } from '../../shared/owned.js';
+import { updateOwned } from '../../shared/owned.js';
 import { idPages, paginate, type Sortable } from '../../shared/paging.js';
 import { containsAny } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
@@ -80,7 +81,7 @@ export function listClientsFull(db: Db, accountId: number, q: ClientListQuery) {
 }
 
 export const insertClient = (db: Db, values: Insertable<ClientTable>): Promise<ClientRow> =>
-  insertReturning(db, 'clients', values);
+  insertOne(db, 'clients', values);
 
 export const updateClient = (db: Db, accountId: number, id: number, values: Updateable<ClientTable>) =>
   updateOwned(db, 'clients', accountId, id, values);

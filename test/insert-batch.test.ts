@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { batchStats, insertOne } from '../src/db/insert-batch.js';
+import { countRows, describeEachDb } from './helpers.js';
+
+/**
+ * `insertOne` (src/db/insert-batch.ts): on PostgreSQL outside a transaction, inserts into one
+ * table that arrive together share one multi-row INSERT; every caller still gets its own row,
+ * or its own error. POST /clients without a shortcode or external id goes through it.
+ */
+describeEachDb('batched one-row inserts', (t) => {
+  const names = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag} ${i}`);
+
+  it('30 concurrent POST /clients: each answered with its own row, all stored, fed and counted', async () => {
+    const api = await t.as('client:write client:read');
+    const total = (await api.get('/clients')).body.meta.total as number;
+    const feed = await countRows(t.db, 'change_log');
+    const before = { ...batchStats };
+    const sent = names(30, 'Concurrent');
+    const res = await Promise.all(
+      sent.map((name, i) => api.post('/clients', { name, email: `c${i}@example.com` })),
+    );
+    for (const [i, r] of res.entries()) {
+      assert.equal(r.status, 201);
+      assert.equal(r.body.data.name, sent[i]);
+      assert.equal(r.body.data.email, `c${i}@example.com`);
+    }
+    assert.equal(new Set(res.map((r) => r.body.data.id)).size, 30);
+    for (const r of res) {
+      const read = await api.get(`/clients/${r.body.data.id}`);
+      assert.deepEqual(read.body.data, r.body.data);
+    }
+    assert.equal((await api.get('/clients')).body.meta.total, total + 30);
+    assert.equal(await countRows(t.db, 'change_log'), feed + 30);
+    if (t.kind === 'postgres') {
+      // Shared statements, not 30 of them.
+      assert.ok(batchStats.statements > before.statements, 'no multi-row statement was sent');
+      assert.ok(batchStats.rows - before.rows >= 2);
+    }
+  });
+
+  it('a row that breaks a constraint fails alone with its own error; the rows sent with it are written', async () => {
+    const rows = await countRows(t.db, 'clients');
+    const before = { ...batchStats };
+    const results = await Promise.allSettled([
+      ...names(5, 'Good').map((name) =>
+        insertOne(t.db, 'clients', { account_id: t.account.accountId, name }),
+      ),
+      insertOne(t.db, 'clients', { account_id: 2_000_000_000, name: 'No such account' }),
+    ]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected'],
+    );
+    const err = (results[5] as PromiseRejectedResult).reason;
+    assert.match(String(err.code), /^(23503|SQLITE_CONSTRAINT_FOREIGNKEY)$/);
+    assert.deepEqual(
+      results.slice(0, 5).map((r) => (r as PromiseFulfilledResult<{ name: string }>).value.name),
+      names(5, 'Good'),
+    );
+    assert.equal(await countRows(t.db, 'clients'), rows + 5);
+    if (t.kind === 'postgres') assert.equal(batchStats.statements, before.statements + 1);
+  });
+
+  // SQLite inserts each row at once: there is no batch to fail.
+  if (t.kind === 'postgres')
+    it('a failure that is not a row’s (here an unknown column) fails the whole batch and writes nothing', async () => {
+      const rows = await countRows(t.db, 'clients');
+      const results = await Promise.allSettled([
+        insertOne(t.db, 'clients', { account_id: t.account.accountId, name: 'A' }),
+        insertOne(t.db, 'clients', { account_id: t.account.accountId, name: 'B' }),
+        insertOne(t.db, 'clients', {
+          account_id: t.account.accountId,
+          name: 'C',
+          no_such_column: 1,
+        } as never),
+      ]);
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['rejected', 'rejected', 'rejected'],
+      );
+      for (const r of results) assert.equal((r as PromiseRejectedResult).reason.code, '42703');
+      assert.equal(await countRows(t.db, 'clients'), rows);
+    });
+
+  it('inside a transaction the row is inserted at once and rolled back with it', async () => {
+    const rows = await countRows(t.db, 'clients');
+    const before = { ...batchStats };
+    await assert.rejects(
+      t.db.transaction().execute(async (trx) => {
+        const row = await insertOne(trx, 'clients', { account_id: t.account.accountId, name: 'Undone' });
+        assert.equal(row.name, 'Undone');
+        assert.equal(await countRows(trx, 'clients'), rows + 1);
+        throw new Error('undo');
+      }),
+      /undo/,
+    );
+    assert.equal(await countRows(t.db, 'clients'), rows);
+    assert.deepEqual(batchStats, before);
+  });
+});
