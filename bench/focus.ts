@@ -16,7 +16,15 @@ import { createDb } from '../src/db/index.js';
 import { migrateToLatest } from '../src/db/migrator.js';
 import { importData } from '../src/import/index.js';
 import { createIntegration } from '../src/modules/integration/integration.service.js';
-import { type LoadResult, load, startChild, startService, stopChild, WRITE_BODIES } from './lib.js';
+import {
+  analyzeWithoutAutovacuum,
+  type LoadResult,
+  load,
+  startChild,
+  startService,
+  stopChild,
+  WRITE_BODIES,
+} from './lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -91,12 +99,15 @@ const rows: Array<{ bare: LoadResult; it: LoadResult; load: number }> = [];
 try {
   for (let i = 0; i < Number(values.runs); i++) {
     const b = await load({ url: `http://127.0.0.1:${bare.port}/bare` });
-    const it = await load({
-      url: `http://127.0.0.1:${api.port}/api/v1${values.path}`,
-      method: 'POST',
-      headers: { authorization: `Bearer ${ids.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body(ids)),
-    });
+    const it = await load(
+      {
+        url: `http://127.0.0.1:${api.port}/api/v1${values.path}`,
+        method: 'POST',
+        headers: { authorization: `Bearer ${ids.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body(ids)),
+      },
+      url!.startsWith('postgres') ? () => analyzeWithoutAutovacuum(url!) : undefined,
+    );
     rows.push({ bare: b, it, load: loadavg()[0]! });
     console.log(
       `run ${i + 1}: bare ${b.rps}/s, POST ${values.path} ${it.rps}/s (p50 ${it.p50} ms, p99 ${it.p99} ms, ` +

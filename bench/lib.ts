@@ -4,6 +4,7 @@ import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import pg from 'pg';
 
 export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 export const RESULTS_DIR = join(BENCH_DIR, 'results');
@@ -121,9 +122,13 @@ export interface LoadResult {
 /** Seconds each scenario is measured (`BENCH_SECONDS`, default 8), after 3 s of warm-up. */
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 
-/** Measures SECONDS at 50 connections, after 3 s of the same load to warm the JIT and caches. */
-export async function load(opts: autocannon.Options): Promise<LoadResult> {
+/**
+ * Measures SECONDS at 50 connections, after 3 s of the same load to warm the JIT and caches.
+ * `afterWarmup` runs between the two (see `analyzeWithoutAutovacuum`).
+ */
+export async function load(opts: autocannon.Options, afterWarmup?: () => Promise<void>): Promise<LoadResult> {
   await autocannon({ connections: 50, duration: 3, ...opts });
+  await afterWarmup?.();
   const r = await autocannon({ connections: 50, duration: SECONDS, ...opts });
   return {
     rps: Math.round(r.requests.average),
@@ -150,3 +155,23 @@ export const WRITE_BODIES = {
     })),
   }),
 };
+
+/**
+ * What autovacuum would do for tables that a write scenario grows from nothing: ANALYZE them
+ * after the warm-up — only when the server runs without autovacuum (which the README requires;
+ * the benchmark machines' server has it off). Without it the statistics still say "empty":
+ * PostgreSQL then keeps the plan of a foreign-key check that scans the whole table (each line
+ * of a new invoice checks its invoice), measured at a third of the rate of the same build on
+ * connections planned after the table had grown. An ANALYZE invalidates such plans, as
+ * autovacuum's would after the first few dozen rows.
+ */
+export async function analyzeWithoutAutovacuum(url: string): Promise<void> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ autovacuum: string }>('show autovacuum');
+    if (rows[0]?.autovacuum !== 'on') await c.query('analyze');
+  } finally {
+    await c.end();
+  }
+}

@@ -15,6 +15,7 @@ import { migrateToLatest } from '../src/db/migrator.js';
 import { importData } from '../src/import/index.js';
 import { createIntegration } from '../src/modules/integration/integration.service.js';
 import {
+  analyzeWithoutAutovacuum,
   environment,
   type LoadResult,
   load,
@@ -117,7 +118,10 @@ async function measureTarget(target: Target) {
   const base = `http://127.0.0.1:${api.port}/api/v1`;
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const post = (path: string, body: object) =>
-    load({ url: `${base}${path}`, method: 'POST', headers, body: JSON.stringify(body) });
+    load(
+      { url: `${base}${path}`, method: 'POST', headers, body: JSON.stringify(body) },
+      target.kind === 'postgres' ? () => analyzeWithoutAutovacuum(target.url) : undefined,
+    );
   try {
     const out: Record<string, LoadResult> = {};
     if (target.kind === 'postgres') {

@@ -34,8 +34,8 @@ describeEachDb('batched one-row inserts', (t) => {
     assert.equal(await countRows(t.db, 'change_log'), feed + 30);
     if (t.kind === 'postgres') {
       // Shared statements, not 30 of them.
-      assert.ok(batchStats.statements > before.statements, 'no multi-row statement was sent');
-      assert.ok(batchStats.rows - before.rows >= 2);
+      assert.ok(batchStats.batches > before.batches, 'no multi-row statement was sent');
+      assert.ok(batchStats.items - before.items >= 2);
     }
   });
 
@@ -59,7 +59,7 @@ describeEachDb('batched one-row inserts', (t) => {
       names(5, 'Good'),
     );
     assert.equal(await countRows(t.db, 'clients'), rows + 5);
-    if (t.kind === 'postgres') assert.equal(batchStats.statements, before.statements + 1);
+    if (t.kind === 'postgres') assert.equal(batchStats.batches, before.batches + 1);
   });
 
   // SQLite inserts each row at once: there is no batch to fail.
@@ -97,5 +97,46 @@ describeEachDb('batched one-row inserts', (t) => {
     );
     assert.equal(await countRows(t.db, 'clients'), rows);
     assert.deepEqual(batchStats, before);
+  });
+});
+
+describeEachDb('batched invoice creates', (t) => {
+  it('20 concurrent POST /outgoing-invoices with 0–4 lines each: each answered with its own lines and totals, as read back; a bad reference among them fails alone', async () => {
+    const api = await t.as('outgoing-invoice:write outgoing-invoice:read client:write');
+    const client = (
+      await api.post('/clients', { name: 'Batch client', currency: 'CHF', payment_term_days: 7 })
+    ).body.data.id as number;
+    const before = { ...batchStats };
+    const bodies = Array.from({ length: 20 }, (_, i) => ({
+      client_id: client,
+      title: `Batch ${i}`,
+      line_items: Array.from({ length: i % 5 }, (_, j) => ({
+        title: `Invoice ${i} line ${j + 1}`,
+        quantity: j + 1,
+        unit_price: 10 + i,
+        tax_rate: j % 2 ? 7 : 19,
+      })),
+    }));
+    const res = await Promise.all([
+      ...bodies.map((b) => api.post('/outgoing-invoices', b)),
+      api.post('/outgoing-invoices', { client_id: 2_000_000_000, title: 'No such client' }),
+    ]);
+    assert.equal(res[20]!.status, 422);
+    for (const [i, r] of res.slice(0, 20).entries()) {
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+      const inv = r.body.data;
+      assert.equal(inv.title, `Batch ${i}`);
+      assert.equal(inv.currency, 'CHF');
+      assert.equal(inv.payment_term_days, 7);
+      assert.deepEqual(
+        inv.line_items.map((l: { title: string; position: number }) => [l.position, l.title]),
+        bodies[i]!.line_items.map((l, j) => [j + 1, l.title]),
+      );
+      const net = bodies[i]!.line_items.reduce((s, l) => s + l.quantity * l.unit_price, 0);
+      assert.equal(Number(inv.net_total), net);
+      assert.deepEqual((await api.get(`/outgoing-invoices/${inv.id}`)).body.data, inv);
+    }
+    assert.equal(new Set(res.slice(0, 20).map((r) => r.body.data.id)).size, 20);
+    if (t.kind === 'postgres') assert.ok(batchStats.batches > before.batches, 'no batch was run');
   });
 });

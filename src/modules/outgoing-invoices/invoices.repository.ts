@@ -1,5 +1,6 @@
 import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import { type Db, isPostgres } from '../../db/index.js';
+import { insertRows, rowsPerInsert } from '../../db/insert-batch.js';
 import { keptTotal } from '../../shared/list-counts.js';
 import { documentTotals, type Totals } from '../../shared/money.js';
 import { insertReturning, insertRowsReturning, updateOwnedOrThrow } from '../../shared/owned.js';
@@ -155,6 +156,41 @@ export async function insertWithLines(
 ): Promise<{ row: InvoiceRow; items: ItemRow[] }> {
   const row = await insertInvoice(db, { ...values, ...lineTotalsColumns(lines) });
   return { row, items: await addLines(db, values.account_id, row.id, lines) };
+}
+
+/** A new invoice as `insertWithLines` takes it. */
+export interface NewInvoice {
+  values: Insertable<OutgoingInvoiceTable>;
+  lines: readonly ParsedLine[];
+}
+
+/**
+ * Several new invoices with their lines in two statements (or a few more for thousands of
+ * lines): what `insertWithLines` gives for each, in the order given. For a batch of creates
+ * (invoices.service.ts), in a transaction of the caller's.
+ */
+export async function insertManyWithLines(
+  db: Db,
+  invoices: readonly NewInvoice[],
+): Promise<{ row: InvoiceRow; items: ItemRow[] }[]> {
+  const rows = (await insertRows(
+    db,
+    'outgoing_invoices',
+    invoices.map((i) => ({ ...i.values, ...lineTotalsColumns(i.lines) })),
+  )) as InvoiceRow[];
+  const lines = rows.flatMap((row, k) =>
+    positioned(invoices[k]!.lines, { account_id: row.account_id, invoice_id: row.id }),
+  );
+  const byInvoice = new Map<number, ItemRow[]>(rows.map((r) => [r.id, []]));
+  const size = rowsPerInsert(lines);
+  for (let i = 0; i < lines.length; i += size) {
+    const items = (await insertRows(db, 'outgoing_invoice_items', lines.slice(i, i + size))) as ItemRow[];
+    for (const item of items) byInvoice.get(item.invoice_id)!.push(item);
+  }
+  return rows.map((row) => ({
+    row,
+    items: byInvoice.get(row.id)!.sort((a, b) => Number(a.position) - Number(b.position)),
+  }));
 }
 
 /** Replaces every line of an invoice whose row already holds their totals; returns the new items. */

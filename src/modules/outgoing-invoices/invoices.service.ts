@@ -1,5 +1,6 @@
 import type { Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
+import { type BatchKind, batchable, batched } from '../../db/insert-batch.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { changesNothing } from '../../shared/changes.js';
@@ -83,6 +84,13 @@ export async function documentDefaults(
   };
 }
 
+/** Invoice creates that arrive together, written in one transaction (db/insert-batch.ts). */
+const CREATES: BatchKind<repo.NewInvoice, { row: repo.InvoiceRow; items: repo.ItemRow[] }> = {
+  together: (db, invoices) => transact(db, (trx) => repo.insertManyWithLines(trx, invoices)),
+  alone: (db, i) => transact(db, (trx) => repo.insertWithLines(trx, i.values, i.lines)),
+  limit: () => 100,
+};
+
 export async function createInvoice(db: Db, auth: AuthContext, body: InvoiceCreate): Promise<Invoice> {
   const type = body.type ?? 'invoice';
   const lines = parseLineItems(body.line_items ?? []);
@@ -91,11 +99,10 @@ export async function createInvoice(db: Db, auth: AuthContext, body: InvoiceCrea
   checkDates(body);
   // The totals go in with the row and a new invoice has no lines to delete: one INSERT per
   // table, and one change-log entry (`created`) instead of a second (`updated`).
-  const view = await transact(db, async (trx) => {
+  const write = async (trx: Db) => {
     const client = await checkReferences(trx, auth.accountId, body);
-    const { row, items } = await repo.insertWithLines(
-      trx,
-      {
+    const invoice: repo.NewInvoice = {
+      values: {
         account_id: auth.accountId,
         type,
         status: body.status ?? 'open',
@@ -105,9 +112,16 @@ export async function createInvoice(db: Db, auth: AuthContext, body: InvoiceCrea
         ...(await documentDefaults(trx, auth.accountId, body, client)),
       },
       lines,
-    );
+    };
+    // On PostgreSQL the checks read outside a transaction (one would not lock what they
+    // read either; the foreign keys hold the references) and the INSERTs join the creates
+    // that arrive with them: one transaction for all (db/insert-batch.ts).
+    const { row, items } = batchable(trx)
+      ? await batched(trx, CREATES, invoice)
+      : await repo.insertWithLines(trx, invoice.values, invoice.lines);
     return newView(row, items);
-  });
+  };
+  const view = batchable(db) ? await write(db) : await transact(db, write);
   // Answered from what was written: reading it back gives the same (see `newView`).
   return toInvoice(view);
 }
