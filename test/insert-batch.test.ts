@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { batchStats, insertOne } from '../src/db/insert-batch.js';
 import { countRows, describeEachDb } from './helpers.js';
+import { seedWork } from './work.fixtures.js';
 
 /**
  * `insertOne` (src/db/insert-batch.ts): on PostgreSQL outside a transaction, inserts into one
@@ -137,6 +138,42 @@ describeEachDb('batched invoice creates', (t) => {
       assert.deepEqual((await api.get(`/outgoing-invoices/${inv.id}`)).body.data, inv);
     }
     assert.equal(new Set(res.slice(0, 20).map((r) => r.body.data.id)).size, 20);
+    if (t.kind === 'postgres') assert.ok(batchStats.batches > before.batches, 'no batch was run');
+  });
+});
+
+describeEachDb('batched task creates', (t) => {
+  it('20 concurrent POST /tasks: each answered with its own task, as read back, each with its own task:created event; a bad project among them fails alone', async () => {
+    const api = await t.as('task-management:write task-management:read');
+    const project = (await seedWork(t)).projects.web;
+    const before = { ...batchStats };
+    const res = await Promise.all([
+      ...Array.from({ length: 20 }, (_, i) =>
+        api.post('/tasks', { project_id: project, name: `Task ${i}`, priority: i % 2 ? 'high' : 'low' }),
+      ),
+      api.post('/tasks', { project_id: 2_000_000_000, name: 'No such project' }),
+    ]);
+    assert.equal(res[20]!.status, 422);
+    const tasks = res.slice(0, 20).map((r) => r.body.data);
+    for (const [i, r] of res.slice(0, 20).entries()) {
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+      assert.equal(r.body.data.name, `Task ${i}`);
+      assert.equal(r.body.data.priority, i % 2 ? 'high' : 'low');
+      assert.deepEqual((await api.get(`/tasks/${r.body.data.id}`)).body.data, r.body.data);
+    }
+    const events = await t.db
+      .selectFrom('events')
+      .select(['resource_id', 'payload'])
+      .where('kind', '=', 'task:created')
+      .where(
+        'resource_id',
+        'in',
+        tasks.map((x) => x.id),
+      )
+      .execute();
+    assert.equal(events.length, 20);
+    for (const e of events)
+      assert.equal(JSON.parse(e.payload).name, tasks.find((x) => x.id === e.resource_id)!.name);
     if (t.kind === 'postgres') assert.ok(batchStats.batches > before.batches, 'no batch was run');
   });
 });

@@ -1,4 +1,5 @@
 import type { Transaction } from 'kysely';
+import { insertRows, rowsPerInsert } from '../db/insert-batch.js';
 import type { Database } from '../db/schema.js';
 import { insertReturning } from './owned.js';
 import { nowIso } from './time.js';
@@ -51,14 +52,23 @@ export interface EventInput {
  * so an event exists exactly when its change was committed.
  */
 export async function recordEvent(trx: Transaction<Database>, e: EventInput): Promise<number> {
-  const row = await insertReturning(trx, 'events', {
-    account_id: e.accountId,
-    kind: e.kind,
-    resource_type: e.resourceType,
-    resource_id: e.resourceId,
-    payload: JSON.stringify(e.data),
-    integration_id: e.integrationId ?? null,
-    occurred_at: nowIso(),
-  });
+  const row = await insertReturning(trx, 'events', eventRow(e));
   return row.id;
 }
+
+/** As `recordEvent` for several events, in one statement per `rowsPerInsert` of them. */
+export async function recordEvents(trx: Transaction<Database>, es: readonly EventInput[]): Promise<void> {
+  const rows = es.map(eventRow);
+  const size = rowsPerInsert(rows);
+  for (let i = 0; i < rows.length; i += size) await insertRows(trx, 'events', rows.slice(i, i + size));
+}
+
+const eventRow = (e: EventInput) => ({
+  account_id: e.accountId,
+  kind: e.kind,
+  resource_type: e.resourceType,
+  resource_id: e.resourceId,
+  payload: JSON.stringify(e.data),
+  integration_id: e.integrationId ?? null,
+  occurred_at: nowIso(),
+});

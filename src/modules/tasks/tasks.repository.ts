@@ -1,5 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
+import { insertRows } from '../../db/insert-batch.js';
 import { keptTotal } from '../../shared/list-counts.js';
 import { findOwned, insertReturning } from '../../shared/owned.js';
 import { idPages, paginate, type Sortable, unfiltered } from '../../shared/paging.js';
@@ -63,6 +64,10 @@ export function listTasks(db: Db, accountId: number, q: TaskListQuery) {
 
 /** Prepared by its shape (shared/owned.ts): creates spell every column, so they share one. */
 export const insertTask = (db: Db, values: Insertable<TaskTable>) => insertReturning(db, 'tasks', values);
+
+/** Several new tasks in one statement, as stored, in the order given (a batch of creates). */
+export const insertTasks = (db: Db, values: readonly Insertable<TaskTable>[]) =>
+  insertRows(db, 'tasks', values) as Promise<TaskRow[]>;
 
 export const updateTask = (db: Db, accountId: number, id: number, values: Updateable<TaskTable>) =>
   db

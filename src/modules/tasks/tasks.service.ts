@@ -1,9 +1,11 @@
-import type { Transaction } from 'kysely';
+import type { Insertable, Transaction } from 'kysely';
 import type { Db } from '../../db/index.js';
+import { type BatchKind, batchable, batched } from '../../db/insert-batch.js';
 import type { Database } from '../../db/schema.js';
 import { transact } from '../../db/transact.js';
 import { changesNothing } from '../../shared/changes.js';
 import { AppError, type FieldError, notFound, validationFailed } from '../../shared/errors.js';
+import { recordEvents } from '../../shared/events.js';
 import {
   applyExternalId,
   assertExternalIdFree,
@@ -33,6 +35,7 @@ import type {
   TaskStatus,
   TaskUpdate,
 } from './tasks.schemas.js';
+import type { TaskTable } from './tasks.tables.js';
 
 export function toTask(r: TaskRow, files: FileRow[]): Task {
   return {
@@ -151,8 +154,45 @@ const emit = async (
   row: TaskRow,
 ): Promise<Task> => recordChange(trx, auth, kind, 'task', await withFiles(trx, row));
 
-export function createTask(db: Db, auth: AuthContext, body: TaskCreate): Promise<Task> {
-  return transact(db, async (trx) => {
+/** A new task and who creates it (its event names the integration). */
+interface NewTask {
+  auth: AuthContext;
+  values: Insertable<TaskTable>;
+}
+
+/** Task creates that arrive together, written in one transaction (db/insert-batch.ts). */
+const CREATES: BatchKind<NewTask, Task> = {
+  together: (db, tasks) =>
+    transact(db, async (trx) => {
+      // A new id (never reused: AUTOINCREMENT / serial) owns no files yet.
+      const out = (
+        await repo.insertTasks(
+          trx,
+          tasks.map((t) => t.values),
+        )
+      ).map((row) => toTask(row, []));
+      await recordEvents(
+        trx,
+        out.map((task, i) => ({
+          accountId: tasks[i]!.auth.accountId,
+          kind: 'task:created' as const,
+          resourceType: 'task',
+          resourceId: task.id,
+          data: task,
+          integrationId: tasks[i]!.auth.integrationId,
+        })),
+      );
+      return out;
+    }),
+  alone: (db, t) => transact(db, (trx) => insertAndRecord(trx, t)),
+  limit: () => 100,
+};
+
+const insertAndRecord = async (trx: Transaction<Database>, t: NewTask) =>
+  recordChange(trx, t.auth, 'task:created', 'task', toTask(await repo.insertTask(trx, t.values), []));
+
+export async function createTask(db: Db, auth: AuthContext, body: TaskCreate): Promise<Task> {
+  const write = async (trx: Db) => {
     const { custom_fields, external_id, ...fields } = body;
     const state: TaskState = {
       project_id: body.project_id,
@@ -165,26 +205,33 @@ export function createTask(db: Db, auth: AuthContext, body: TaskCreate): Promise
     };
     const errors = await stateErrors(trx, auth, state, { project: true, assignee: true });
     const custom = await validate(trx, auth, errors, custom_fields, {}, true);
-    await assertExternalIdFree(externalIds(trx, auth), external_id);
+    await assertExternalIdFree(externalIdHolders(trx, auth), external_id);
     const now = nowIso();
-    const row = await repo.insertTask(trx, {
-      ...fields,
-      ...state,
-      description: fields.description ?? null,
-      status: fields.status ?? 'open',
-      priority: fields.priority ?? 'normal',
-      estimate_minutes: fields.estimate_minutes ?? null,
-      account_id: auth.accountId,
-      external_id: external_id ?? null,
-      custom_fields: JSON.stringify(custom),
-      created_by_id: auth.userId,
-      completed_at: completedAt(undefined, body.status ?? 'open', now),
-      created_at: now,
-      updated_at: now,
-    });
-    // A new id (never reused: AUTOINCREMENT / serial) owns no files yet.
-    return recordChange(trx, auth, 'task:created', 'task', toTask(row, []));
-  });
+    const task: NewTask = {
+      auth,
+      values: {
+        ...fields,
+        ...state,
+        description: fields.description ?? null,
+        status: fields.status ?? 'open',
+        priority: fields.priority ?? 'normal',
+        estimate_minutes: fields.estimate_minutes ?? null,
+        account_id: auth.accountId,
+        external_id: external_id ?? null,
+        custom_fields: JSON.stringify(custom),
+        created_by_id: auth.userId,
+        completed_at: completedAt(undefined, body.status ?? 'open', now),
+        created_at: now,
+        updated_at: now,
+      },
+    };
+    // On PostgreSQL the checks read outside a transaction (one would not lock what they read
+    // either; the foreign keys hold the references) and the INSERTs join the creates that
+    // arrive with them. The external-id check is as before: a read, inside a transaction
+    // or not (READ COMMITTED locks nothing it reads).
+    return batchable(trx) ? batched(trx, CREATES, task) : insertAndRecord(trx as Transaction<Database>, task);
+  };
+  return batchable(db) ? write(db) : transact(db, write);
 }
 
 export function updateTask(db: Db, auth: AuthContext, id: number, body: TaskUpdate): Promise<Task> {
@@ -232,9 +279,14 @@ export function archiveTask(db: Db, auth: AuthContext, id: number): Promise<void
 }
 
 /** Tasks under the one external-identifier rule (shared/external-id.ts); each write records `task:updated`. */
-const externalIds = (trx: Transaction<Database>, auth: AuthContext): ExternalIdStore<Task> => ({
+/** Who holds an external id: all that a create checks. */
+const externalIdHolders = (db: Db, auth: AuthContext) => ({
   noun: 'Task',
-  findHolder: (value) => repo.findTaskByExternalId(trx, auth.accountId, value),
+  findHolder: (value: string) => repo.findTaskByExternalId(db, auth.accountId, value),
+});
+
+const externalIds = (trx: Transaction<Database>, auth: AuthContext): ExternalIdStore<Task> => ({
+  ...externalIdHolders(trx, auth),
   write: async (id, value) => {
     const row = await repo.updateTask(trx, auth.accountId, id, { external_id: value, updated_at: nowIso() });
     return emit(trx, auth, 'task:updated', row);
