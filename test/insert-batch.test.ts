@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { batchStats, insertOne } from '../src/db/insert-batch.js';
+import { batchStats } from '../src/db/insert-batch.js';
+import { insertOne } from '../src/shared/owned.js';
 import { countRows, describeEachDb } from './helpers.js';
 import { seedWork } from './work.fixtures.js';
 

@@ -1,4 +1,4 @@
-import { type Insertable, type Selectable, sql } from 'kysely';
+import { sql } from 'kysely';
 import { isPostgres } from './index.js';
 import type { Database, Db } from './schema.js';
 
@@ -156,34 +156,4 @@ function sameKeys(row: object, columns: readonly string[]): boolean {
   return (
     entries.length === columns.length && entries.every(([k, v], i) => k === columns[i] && v !== undefined)
   );
-}
-
-const insertKinds = new Map<Table, BatchKind<Values, Values>>();
-
-function insertKind(table: Table): BatchKind<Values, Values> {
-  let kind = insertKinds.get(table);
-  if (!kind) {
-    kind = {
-      together: (db, rows) => insertRows(db, table, rows),
-      alone: (db, row) => insertRows(db, table, [row]).then((r) => r[0]!),
-      limit: rowsPerInsert,
-    };
-    insertKinds.set(table, kind);
-  }
-  return kind;
-}
-
-/**
- * Inserts one row and returns it as stored (`returning *`). On PostgreSQL outside a
- * transaction it is a row of a multi-row INSERT shared with the inserts into the same table
- * that arrive with it (`batched`); elsewhere it is inserted at once.
- */
-export function insertOne<T extends Table>(
-  db: Db,
-  table: T,
-  values: Insertable<Database[T]>,
-): Promise<Selectable<Database[T]>> {
-  type Row = Selectable<Database[T]>;
-  if (!batchable(db)) return insertRows(db, table, [values]).then((r) => r[0] as Row);
-  return batched(db, insertKind(table), values as Values) as Promise<Row>;
 }

@@ -7,6 +7,7 @@
  */
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { Db } from '../db/index.js';
+import { type BatchKind, batchable, batched, insertRows, rowsPerInsert } from '../db/insert-batch.js';
 import { prepared } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
 import { notFound } from './errors.js';
@@ -163,6 +164,31 @@ export async function insertReturning<T extends OwnedTable>(
   values: Insertable<Database[T]>,
 ): Promise<Row<T>> {
   return (await insertRowsReturning(db, table, [values]))[0]!;
+}
+
+const insertKinds = new Map<OwnedTable, BatchKind<object, object>>();
+
+/**
+ * Inserts one row and returns it as stored, as `insertReturning` — on PostgreSQL outside a
+ * transaction as a row of a multi-row INSERT shared with the inserts into the same table that
+ * arrive with it (db/insert-batch.ts `batched`: a commit and a round trip for many).
+ */
+export function insertOne<T extends OwnedTable>(
+  db: Db,
+  table: T,
+  values: Insertable<Database[T]>,
+): Promise<Row<T>> {
+  if (!batchable(db)) return insertReturning(db, table, values);
+  let kind = insertKinds.get(table);
+  if (!kind) {
+    kind = {
+      together: (d, rows) => insertRows(d, table, rows),
+      alone: (d, row) => insertReturning(d, table, row as Insertable<Database[T]>),
+      limit: rowsPerInsert,
+    };
+    insertKinds.set(table, kind);
+  }
+  return batched(db, kind, values) as Promise<Row<T>>;
 }
 
 /** The row a lookup found, or 404 `<noun> not found`: the check after every find by id. */

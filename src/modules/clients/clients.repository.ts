@@ -1,9 +1,8 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
-import { insertOne } from '../../db/insert-batch.js';
 import { prepared } from '../../db/prepared.js';
 import { keptTotal } from '../../shared/list-counts.js';
-import { updateOwned } from '../../shared/owned.js';
+import { insertOne, updateOwned } from '../../shared/owned.js';
 import { idPages, paginate, type Sortable } from '../../shared/paging.js';
 import { containsAny } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';

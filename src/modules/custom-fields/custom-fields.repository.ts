@@ -19,16 +19,22 @@ export function listDefinitions(db: Db, accountId: number, q: CustomFieldListQue
   return paginate(qb.orderBy('id'), q);
 }
 
-/** Read on every create and update of a record that has custom fields: prepared. */
-export const definitionsFor = prepared(2, (db: Db, accountId: number, entity: string) =>
+const definitionRows = prepared(2, (db: Db, accountId: number, entity: string) =>
   db
     .selectFrom('custom_field_definitions')
     .selectAll()
     .where('account_id', '=', accountId)
-    .where('entity', '=', entity)
-    .orderBy('position')
-    .orderBy('id'),
+    .where('entity', '=', entity),
 );
+
+/**
+ * An entity's definitions in their order (position, then id). Read on every create and update
+ * of a record that has custom fields: prepared, and sorted here rather than by the query, so
+ * that on PostgreSQL the reads of requests that arrive together go as one (db/prepared.ts
+ * batches only queries without an ORDER BY).
+ */
+export const definitionsFor = async (db: Db, accountId: number, entity: string): Promise<CustomFieldRow[]> =>
+  (await definitionRows(db, accountId, entity)).sort((a, b) => a.position - b.position || a.id - b.id);
 
 export async function insertDefinition(
   db: Db,
