@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { sql } from 'kysely';
 import { batchStats } from '../src/db/insert-batch.js';
 import { insertOne } from '../src/shared/owned.js';
 import { countRows, describeEachDb } from './helpers.js';
@@ -65,25 +66,63 @@ describeEachDb('batched one-row inserts', (t) => {
   });
 
   // SQLite inserts each row at once: there is no batch to fail.
-  if (t.kind === 'postgres')
-    it('a failure that is not a row’s (here an unknown column) fails the whole batch and writes nothing', async () => {
-      const rows = await countRows(t.db, 'clients');
-      const results = await Promise.allSettled([
-        insertOne(t.db, 'clients', { account_id: t.account.accountId, name: 'A' }),
-        insertOne(t.db, 'clients', { account_id: t.account.accountId, name: 'B' }),
-        insertOne(t.db, 'clients', {
-          account_id: t.account.accountId,
-          name: 'C',
-          no_such_column: 1,
-        } as never),
-      ]);
-      assert.deepEqual(
-        results.map((r) => r.status),
-        ['rejected', 'rejected', 'rejected'],
+  if (t.kind === 'postgres') {
+    it('a row a trigger refuses fails alone, with its own error', async () => {
+      await sql`create function ib_refuse() returns trigger language plpgsql as $$
+        begin if new.name = 'Refused' then raise exception 'refused by trigger'; end if; return new; end $$`.execute(
+        t.db,
       );
-      for (const r of results) assert.equal((r as PromiseRejectedResult).reason.code, '42703');
-      assert.equal(await countRows(t.db, 'clients'), rows);
+      await sql`create trigger ib_refuse before insert on clients for each row execute function ib_refuse()`.execute(
+        t.db,
+      );
+      try {
+        const rows = await countRows(t.db, 'clients');
+        const results = await Promise.allSettled(
+          ['A', 'Refused', 'B'].map((name) =>
+            insertOne(t.db, 'clients', { account_id: t.account.accountId, name }),
+          ),
+        );
+        assert.deepEqual(
+          results.map((r) => r.status),
+          ['fulfilled', 'rejected', 'fulfilled'],
+        );
+        assert.equal((results[1] as PromiseRejectedResult).reason.code, 'P0001');
+        assert.equal(await countRows(t.db, 'clients'), rows + 2);
+      } finally {
+        await sql`drop trigger ib_refuse on clients`.execute(t.db);
+        await sql`drop function ib_refuse()`.execute(t.db);
+      }
     });
+
+    it('a batch refused for want of resources (SQLSTATE 53…) fails every write of it, none is tried again, nothing is written', async () => {
+      await sql`create function ib_full() returns trigger language plpgsql as $$
+        begin if new.name = 'Full' then raise exception 'disk full' using errcode = '53100'; end if; return new; end $$`.execute(
+        t.db,
+      );
+      await sql`create trigger ib_full before insert on clients for each row execute function ib_full()`.execute(
+        t.db,
+      );
+      try {
+        const rows = await countRows(t.db, 'clients');
+        const before = { ...batchStats };
+        const results = await Promise.allSettled(
+          ['A', 'Full', 'B'].map((name) =>
+            insertOne(t.db, 'clients', { account_id: t.account.accountId, name }),
+          ),
+        );
+        assert.deepEqual(
+          results.map((r) => r.status),
+          ['rejected', 'rejected', 'rejected'],
+        );
+        for (const r of results) assert.equal((r as PromiseRejectedResult).reason.code, '53100');
+        assert.equal(batchStats.batches, before.batches + 1);
+        assert.equal(await countRows(t.db, 'clients'), rows);
+      } finally {
+        await sql`drop trigger ib_full on clients`.execute(t.db);
+        await sql`drop function ib_full()`.execute(t.db);
+      }
+    });
+  }
 
   it('inside a transaction the row is inserted at once and rolled back with it', async () => {
     const rows = await countRows(t.db, 'clients');

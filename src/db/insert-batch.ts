@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { connectionLost } from './faults.js';
 import { isPostgres } from './index.js';
 import type { Database, Db } from './schema.js';
 
@@ -45,12 +46,13 @@ export const batchable = (db: Db): boolean => !db.isTransaction && isPostgres(db
  * cost PostgreSQL more than a row: pgbench on this schema's clients (with their triggers)
  * inserts 8,722 rows/s one per statement, 31,000 rows/s twenty per statement.
  *
- * Every caller still gets what its own write would have given, once it is committed. When a
- * run fails for a row's sake (a data or constraint error, SQLSTATE class 22 or 23: the
- * statement or transaction wrote nothing) each write runs again `alone`, so the one at fault
- * fails with its own error and the others are written. Any other failure (the connection
- * lost, a timeout) fails every write of the run, as it would have each of them. The caller
- * checks `batchable(db)` first: inside a transaction a write belongs to it.
+ * Every caller still gets what its own write would have given, once it is committed. When
+ * PostgreSQL refuses a run (the statement or transaction then wrote nothing) each write runs
+ * again `alone`, so the one at fault (a constraint, a bad value, a trigger that refuses it)
+ * fails with its own error and the others are written. A run whose outcome is unknown (the
+ * connection lost) or that failed for want of resources or time fails every write of it, as
+ * it would have each of them (`worthAlone`). The caller checks `batchable(db)` first: inside
+ * a transaction a write belongs to it.
  */
 export function batched<I, O>(db: Db, kind: BatchKind<I, O>, input: I): Promise<O> {
   return new Promise<O>((resolve, reject) => {
@@ -100,7 +102,7 @@ function run<I, O>(queue: Queue<I, O>, chunk: Pending<I, O>[]): void {
         for (const [i, p] of chunk.entries()) p.resolve(outs[i]!);
       },
       (err) => {
-        if (rowsFault(err)) for (const p of chunk) alone(queue, p);
+        if (worthAlone(err)) for (const p of chunk) alone(queue, p);
         else for (const p of chunk) p.reject(err);
       },
     );
@@ -110,10 +112,18 @@ function alone<I, O>(queue: Queue<I, O>, p: Pending<I, O>): void {
   queue.kind.alone(queue.db, p.input).then(p.resolve, p.reject);
 }
 
-/** A data exception or an integrity violation: a row's own fault, and nothing was written. */
-function rowsFault(err: unknown): boolean {
+/**
+ * Whether the writes of a failed run may each be tried alone: when PostgreSQL answered the
+ * run with an error, it ended its statement or transaction with nothing written — a row's
+ * own fault (a constraint, a bad value, a trigger that refuses it) then fails that row alone.
+ * Not when the outcome is unknown (the connection lost, even during COMMIT: it may have been
+ * written) nor when trying again would only add load or wait as long again (insufficient
+ * resources 53, cancelled or shutting down 57, system errors 58 and XX).
+ */
+function worthAlone(err: unknown): boolean {
+  if (connectionLost(err)) return false;
   const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^2[23]/.test(code);
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !/^(53|57|58|XX)/.test(code);
 }
 
 /** PostgreSQL stops at 65,535 parameters a statement. */
