@@ -1,10 +1,6 @@
-import { sql } from 'kysely';
 import { connectionLost } from './faults.js';
 import { isPostgres } from './index.js';
-import type { Database, Db } from './schema.js';
-
-type Table = keyof Database & string;
-type Values = Record<string, unknown>;
+import type { Db } from './schema.js';
 
 /**
  * A kind of write that PostgreSQL may run for several requests at once (`batched`).
@@ -124,46 +120,4 @@ function worthAlone(err: unknown): boolean {
   if (connectionLost(err)) return false;
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !/^(53|57|58|XX)/.test(code);
-}
-
-/** PostgreSQL stops at 65,535 parameters a statement. */
-const MAX_PARAMS = 65_535;
-
-/** Rows of `rows` one multi-row INSERT may take: 100, or fewer where their columns are many. */
-export function rowsPerInsert(rows: readonly object[]): number {
-  const columns = new Set(rows.flatMap((r) => Object.keys(r))).size;
-  return Math.min(100, Math.floor(MAX_PARAMS / Math.max(1, columns)));
-}
-
-/**
- * Inserts rows into one table in one statement and returns them as stored, in the order
- * given: PostgreSQL inserts the rows of an INSERT … SELECT in the order the SELECT yields them
- * and emits RETURNING rows as it goes (Django's bulk_create relies on the same). The caller
- * keeps within `rowsPerInsert`.
- *
- * On PostgreSQL rows that set the same columns go as one JSON parameter
- * (`json_populate_recordset`, which converts each field as a parameter of the column's type
- * would be), so the statement's text is the same for any number of rows and stays one named
- * prepared statement (db/pg-pool.ts names only the first few hundred texts) instead of one per
- * row count. Every column of these tables is a scalar; none takes JSON.
- */
-export function insertRows(db: Db, table: Table, rows: readonly object[]): Promise<Values[]> {
-  const columns = Object.keys(rows[0] ?? {});
-  if (rows.length > 1 && isPostgres(db) && rows.every((r) => sameKeys(r, columns))) {
-    const cols = sql.join(columns.map((c) => sql.ref(c)));
-    return sql<Values>`insert into ${sql.table(table)} (${cols}) select ${cols}
-      from json_populate_recordset(null::${sql.table(table)}, ${JSON.stringify(rows)}::json) returning *`
-      .execute(db)
-      .then((r) => r.rows);
-  }
-  // biome-ignore lint/suspicious/noExplicitAny: the table is chosen at run time
-  return (db as any).insertInto(table).values(rows).returningAll().execute();
-}
-
-/** Whether `row` sets exactly `columns`, in that order; an undefined value (a DEFAULT) does not count. */
-function sameKeys(row: object, columns: readonly string[]): boolean {
-  const entries = Object.entries(row);
-  return (
-    entries.length === columns.length && entries.every(([k, v], i) => k === columns[i] && v !== undefined)
-  );
 }

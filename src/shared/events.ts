@@ -1,7 +1,6 @@
 import type { Transaction } from 'kysely';
-import { insertRows, rowsPerInsert } from '../db/insert-batch.js';
 import type { Database } from '../db/schema.js';
-import { insertReturning } from './owned.js';
+import { insertReturning, insertRowsReturning, rowsPerInsert } from './owned.js';
 import { nowIso } from './time.js';
 
 /** Event kinds exactly as the specification spells them (note `contact:update`). */
@@ -60,7 +59,8 @@ export async function recordEvent(trx: Transaction<Database>, e: EventInput): Pr
 export async function recordEvents(trx: Transaction<Database>, es: readonly EventInput[]): Promise<void> {
   const rows = es.map(eventRow);
   const size = rowsPerInsert(rows);
-  for (let i = 0; i < rows.length; i += size) await insertRows(trx, 'events', rows.slice(i, i + size));
+  for (let i = 0; i < rows.length; i += size)
+    await insertRowsReturning(trx, 'events', rows.slice(i, i + size));
 }
 
 const eventRow = (e: EventInput) => ({

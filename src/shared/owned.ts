@@ -5,9 +5,9 @@
  * The queries are the ones the repositories had: `where account_id = ? and id = ?`, `select *`,
  * `returning *`.
  */
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
-import type { Db } from '../db/index.js';
-import { type BatchKind, batchable, batched, insertRows, rowsPerInsert } from '../db/insert-batch.js';
+import { type Insertable, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
+import { type Db, isPostgres } from '../db/index.js';
+import { type BatchKind, batchable, batched } from '../db/insert-batch.js';
 import { prepared } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
 import { notFound } from './errors.js';
@@ -105,13 +105,54 @@ function insertStatement(table: string, rows: readonly Record<string, unknown>[]
   return insert && { insert, args };
 }
 
-/** Inserts rows of one shape and returns them as stored (`returning *`, in no promised order). */
+/**
+ * Several rows that set the same columns, in that order, to plain values (no undefined, no
+ * expression) — on PostgreSQL one JSON parameter (`json_populate_recordset`, which converts
+ * each field as a parameter of the column's type would be), so the statement's text is the
+ * same for any number of rows and stays one named prepared statement (db/pg-pool.ts names only
+ * the first few hundred texts) instead of one shape per row count. Every column of the owned
+ * tables is a scalar; none takes JSON.
+ */
+function jsonInsert(table: string, rows: readonly Record<string, unknown>[]) {
+  const columns = Object.keys(rows[0]!);
+  const plain = (r: Record<string, unknown>) => {
+    const entries = Object.entries(r);
+    return (
+      entries.length === columns.length &&
+      entries.every(([k, v], i) => k === columns[i] && v !== undefined && !isExpression(v))
+    );
+  };
+  if (!rows.every(plain)) return undefined;
+  const cols = sql.join(columns.map((c) => sql.ref(c)));
+  return sql<Record<string, unknown>>`insert into ${sql.table(table)} (${cols}) select ${cols}
+    from json_populate_recordset(null::${sql.table(table)}, ${JSON.stringify(rows)}::json) returning *`;
+}
+
+/** PostgreSQL stops at 65,535 parameters a statement. */
+const MAX_PARAMS = 65_535;
+
+/** Rows of `rows` one multi-row INSERT may take: 100, or fewer where their columns are many. */
+export function rowsPerInsert(rows: readonly object[]): number {
+  const columns = new Set(rows.flatMap((r) => Object.keys(r))).size;
+  return Math.min(100, Math.floor(MAX_PARAMS / Math.max(1, columns)));
+}
+
+/**
+ * Inserts rows of one shape and returns them as stored (`returning *`). PostgreSQL inserts the
+ * rows of an INSERT in the order given and returns each as it goes (Django's bulk_create relies
+ * on the same), which the batched creates (db/insert-batch.ts) rely on; other callers sort. The
+ * caller keeps within `rowsPerInsert`.
+ */
 export async function insertRowsReturning<T extends OwnedTable>(
   db: Db,
   table: T,
   rows: readonly Insertable<Database[T]>[],
 ): Promise<Row<T>[]> {
   if (rows.length === 0) return [];
+  if (rows.length > 1 && isPostgres(db)) {
+    const json = jsonInsert(table, rows as readonly Record<string, unknown>[]);
+    if (json) return (await json.execute(db)).rows as Row<T>[];
+  }
   const statement = insertStatement(table, rows as readonly Record<string, unknown>[]);
   if (statement) return (await statement.insert(db, ...statement.args)) as Row<T>[];
   return loose(db)
@@ -182,7 +223,7 @@ export function insertOne<T extends OwnedTable>(
   let kind = insertKinds.get(table);
   if (!kind) {
     kind = {
-      together: (d, rows) => insertRows(d, table, rows),
+      together: (d, rows) => insertRowsReturning(d, table, rows as Insertable<Database[T]>[]),
       alone: (d, row) => insertReturning(d, table, row as Insertable<Database[T]>),
       limit: rowsPerInsert,
     };

@@ -1,9 +1,13 @@
 import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import { type Db, isPostgres } from '../../db/index.js';
-import { insertRows, rowsPerInsert } from '../../db/insert-batch.js';
 import { keptTotal } from '../../shared/list-counts.js';
 import { documentTotals, type Totals } from '../../shared/money.js';
-import { insertReturning, insertRowsReturning, updateOwnedOrThrow } from '../../shared/owned.js';
+import {
+  insertReturning,
+  insertRowsReturning,
+  rowsPerInsert,
+  updateOwnedOrThrow,
+} from '../../shared/owned.js';
 import { idPages, paginate, type Sortable, unfiltered } from '../../shared/paging.js';
 import { toIso } from '../../shared/time.js';
 import { DOCUMENT_TYPES, MASTER_TYPES, type NumberKind } from './invoices.domain.js';
@@ -173,18 +177,18 @@ export async function insertManyWithLines(
   db: Db,
   invoices: readonly NewInvoice[],
 ): Promise<{ row: InvoiceRow; items: ItemRow[] }[]> {
-  const rows = (await insertRows(
+  const rows = await insertRowsReturning(
     db,
     'outgoing_invoices',
     invoices.map((i) => ({ ...i.values, ...lineTotalsColumns(i.lines) })),
-  )) as InvoiceRow[];
+  );
   const lines = rows.flatMap((row, k) =>
     positioned(invoices[k]!.lines, { account_id: row.account_id, invoice_id: row.id }),
   );
   const byInvoice = new Map<number, ItemRow[]>(rows.map((r) => [r.id, []]));
   const size = rowsPerInsert(lines);
   for (let i = 0; i < lines.length; i += size) {
-    const items = (await insertRows(db, 'outgoing_invoice_items', lines.slice(i, i + size))) as ItemRow[];
+    const items = await insertRowsReturning(db, 'outgoing_invoice_items', lines.slice(i, i + size));
     for (const item of items) byInvoice.get(item.invoice_id)!.push(item);
   }
   return rows.map((row) => ({

@@ -1,8 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
-import { insertRows } from '../../db/insert-batch.js';
 import { keptTotal } from '../../shared/list-counts.js';
-import { findOwned, insertReturning } from '../../shared/owned.js';
+import { findOwned, insertReturning, insertRowsReturning } from '../../shared/owned.js';
 import { idPages, paginate, type Sortable, unfiltered } from '../../shared/paging.js';
 import { containsAny } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
@@ -67,7 +66,7 @@ export const insertTask = (db: Db, values: Insertable<TaskTable>) => insertRetur
 
 /** Several new tasks in one statement, as stored, in the order given (a batch of creates). */
 export const insertTasks = (db: Db, values: readonly Insertable<TaskTable>[]) =>
-  insertRows(db, 'tasks', values) as Promise<TaskRow[]>;
+  insertRowsReturning(db, 'tasks', values);
 
 export const updateTask = (db: Db, accountId: number, id: number, values: Updateable<TaskTable>) =>
   db
