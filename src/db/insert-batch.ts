@@ -1,6 +1,8 @@
+import type { Transaction } from 'kysely';
 import { connectionLost } from './faults.js';
 import { isPostgres } from './index.js';
-import type { Db } from './schema.js';
+import type { Database, Db } from './schema.js';
+import { transact } from './transact.js';
 
 /**
  * A kind of write that PostgreSQL may run for several requests at once (`batched`).
@@ -120,4 +122,37 @@ function worthAlone(err: unknown): boolean {
   if (connectionLost(err)) return false;
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !/^(53|57|58|XX)/.test(code);
+}
+
+/** A kind of create that takes a transaction of its own: `write` one, `writeMany` several. */
+export interface TransactionalKind<I, O> extends BatchKind<I, O> {
+  write(trx: Transaction<Database>, input: I): Promise<O>;
+}
+
+export function transactionalKind<I, O>(
+  write: (trx: Transaction<Database>, input: I) => Promise<O>,
+  writeMany: (trx: Transaction<Database>, inputs: I[]) => Promise<O[]>,
+): TransactionalKind<I, O> {
+  return {
+    write,
+    together: (db, inputs) => transact(db, (trx) => writeMany(trx, inputs)),
+    alone: (db, input) => transact(db, (trx) => write(trx, input)),
+    limit: () => 100,
+  };
+}
+
+/**
+ * A create whose checks read first (`check` answers what to write, or throws). On PostgreSQL
+ * outside a transaction the checks read on the database — inside one they would lock nothing
+ * either (READ COMMITTED), and foreign keys hold the references — and the write joins the
+ * creates of its kind that arrive with it (`batched`). Elsewhere checks and write run in one
+ * transaction, on SQLite a turn of its group commit.
+ */
+export function checkThenWrite<I, O>(
+  db: Db,
+  kind: TransactionalKind<I, O>,
+  check: (db: Db) => Promise<I>,
+): Promise<O> {
+  if (batchable(db)) return check(db).then((input) => batched(db, kind, input));
+  return transact(db, async (trx) => kind.write(trx, await check(trx)));
 }

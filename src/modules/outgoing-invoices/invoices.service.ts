@@ -1,6 +1,6 @@
 import type { Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
-import { type BatchKind, batchable, batched } from '../../db/insert-batch.js';
+import { checkThenWrite, transactionalKind } from '../../db/insert-batch.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { changesNothing } from '../../shared/changes.js';
@@ -85,11 +85,10 @@ export async function documentDefaults(
 }
 
 /** Invoice creates that arrive together, written in one transaction (db/insert-batch.ts). */
-const CREATES: BatchKind<repo.NewInvoice, { row: repo.InvoiceRow; items: repo.ItemRow[] }> = {
-  together: (db, invoices) => transact(db, (trx) => repo.insertManyWithLines(trx, invoices)),
-  alone: (db, i) => transact(db, (trx) => repo.insertWithLines(trx, i.values, i.lines)),
-  limit: () => 100,
-};
+const CREATES = transactionalKind(
+  (trx, i: repo.NewInvoice) => repo.insertWithLines(trx, i.values, i.lines),
+  (trx, invoices: repo.NewInvoice[]) => repo.insertManyWithLines(trx, invoices),
+);
 
 export async function createInvoice(db: Db, auth: AuthContext, body: InvoiceCreate): Promise<Invoice> {
   const type = body.type ?? 'invoice';
@@ -99,9 +98,9 @@ export async function createInvoice(db: Db, auth: AuthContext, body: InvoiceCrea
   checkDates(body);
   // The totals go in with the row and a new invoice has no lines to delete: one INSERT per
   // table, and one change-log entry (`created`) instead of a second (`updated`).
-  const write = async (trx: Db) => {
+  const { row, items } = await checkThenWrite(db, CREATES, async (trx) => {
     const client = await checkReferences(trx, auth.accountId, body);
-    const invoice: repo.NewInvoice = {
+    return {
       values: {
         account_id: auth.accountId,
         type,
@@ -113,17 +112,9 @@ export async function createInvoice(db: Db, auth: AuthContext, body: InvoiceCrea
       },
       lines,
     };
-    // On PostgreSQL the checks read outside a transaction (one would not lock what they
-    // read either; the foreign keys hold the references) and the INSERTs join the creates
-    // that arrive with them: one transaction for all (db/insert-batch.ts).
-    const { row, items } = batchable(trx)
-      ? await batched(trx, CREATES, invoice)
-      : await repo.insertWithLines(trx, invoice.values, invoice.lines);
-    return newView(row, items);
-  };
-  const view = batchable(db) ? await write(db) : await transact(db, write);
+  });
   // Answered from what was written: reading it back gives the same (see `newView`).
-  return toInvoice(view);
+  return toInvoice(newView(row, items));
 }
 
 /** Which PATCH fields a kind of document takes; the rest are refused by name. */

@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { Db } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
-import { type EventKind, recordEvent } from '../../shared/events.js';
+import { type EventInput, type EventKind, recordEvent } from '../../shared/events.js';
 import type { AuthContext } from '../../shared/tokens.js';
 import { type FileRow, filesOf } from '../files/files.public.js';
 
@@ -30,13 +30,21 @@ export async function recordChange<T extends { id: number }>(
   type: Owner,
   data: T,
 ): Promise<T> {
-  await recordEvent(trx, {
-    accountId: auth.accountId,
-    kind,
-    resourceType: type,
-    resourceId: data.id,
-    data,
-    integrationId: auth.integrationId,
-  });
+  await recordEvent(trx, changeEvent(auth, kind, type, data));
   return data;
 }
+
+/** The event of a change to a record, as `recordChange` writes it. */
+export const changeEvent = (
+  auth: AuthContext,
+  kind: EventKind,
+  type: Owner,
+  data: { id: number },
+): EventInput => ({
+  accountId: auth.accountId,
+  kind,
+  resourceType: type,
+  resourceId: data.id,
+  data,
+  integrationId: auth.integrationId,
+});

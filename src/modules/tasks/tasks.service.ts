@@ -1,6 +1,6 @@
 import type { Insertable, Transaction } from 'kysely';
 import type { Db } from '../../db/index.js';
-import { type BatchKind, batchable, batched } from '../../db/insert-batch.js';
+import { checkThenWrite, transactionalKind } from '../../db/insert-batch.js';
 import type { Database } from '../../db/schema.js';
 import { transact } from '../../db/transact.js';
 import { changesNothing } from '../../shared/changes.js';
@@ -22,7 +22,7 @@ import {
 } from '../custom-fields/custom-fields.public.js';
 import { type FileData, type FileRow, storeFile, toFileData, type Upload } from '../files/files.public.js';
 import { userExists } from '../users/users.public.js';
-import { recordChange, withFilesOf } from './owned-files.js';
+import { changeEvent, recordChange, withFilesOf } from './owned-files.js';
 import { findProject, linkChecks } from './project-links.read-model.js';
 import type { TaskRow } from './tasks.repository.js';
 import * as repo from './tasks.repository.js';
@@ -161,38 +161,27 @@ interface NewTask {
 }
 
 /** Task creates that arrive together, written in one transaction (db/insert-batch.ts). */
-const CREATES: BatchKind<NewTask, Task> = {
-  together: (db, tasks) =>
-    transact(db, async (trx) => {
-      // A new id (never reused: AUTOINCREMENT / serial) owns no files yet.
-      const out = (
-        await repo.insertTasks(
-          trx,
-          tasks.map((t) => t.values),
-        )
-      ).map((row) => toTask(row, []));
-      await recordEvents(
+const CREATES = transactionalKind(
+  async (trx, t: NewTask) =>
+    recordChange(trx, t.auth, 'task:created', 'task', toTask(await repo.insertTask(trx, t.values), [])),
+  async (trx, tasks: NewTask[]) => {
+    // A new id (never reused: AUTOINCREMENT / serial) owns no files yet.
+    const out = (
+      await repo.insertTasks(
         trx,
-        out.map((task, i) => ({
-          accountId: tasks[i]!.auth.accountId,
-          kind: 'task:created' as const,
-          resourceType: 'task',
-          resourceId: task.id,
-          data: task,
-          integrationId: tasks[i]!.auth.integrationId,
-        })),
-      );
-      return out;
-    }),
-  alone: (db, t) => transact(db, (trx) => insertAndRecord(trx, t)),
-  limit: () => 100,
-};
+        tasks.map((t) => t.values),
+      )
+    ).map((row) => toTask(row, []));
+    await recordEvents(
+      trx,
+      out.map((task, i) => changeEvent(tasks[i]!.auth, 'task:created', 'task', task)),
+    );
+    return out;
+  },
+);
 
-const insertAndRecord = async (trx: Transaction<Database>, t: NewTask) =>
-  recordChange(trx, t.auth, 'task:created', 'task', toTask(await repo.insertTask(trx, t.values), []));
-
-export async function createTask(db: Db, auth: AuthContext, body: TaskCreate): Promise<Task> {
-  const write = async (trx: Db) => {
+export function createTask(db: Db, auth: AuthContext, body: TaskCreate): Promise<Task> {
+  return checkThenWrite(db, CREATES, async (trx): Promise<NewTask> => {
     const { custom_fields, external_id, ...fields } = body;
     const state: TaskState = {
       project_id: body.project_id,
@@ -207,7 +196,7 @@ export async function createTask(db: Db, auth: AuthContext, body: TaskCreate): P
     const custom = await validate(trx, auth, errors, custom_fields, {}, true);
     await assertExternalIdFree(externalIdHolders(trx, auth), external_id);
     const now = nowIso();
-    const task: NewTask = {
+    return {
       auth,
       values: {
         ...fields,
@@ -225,13 +214,7 @@ export async function createTask(db: Db, auth: AuthContext, body: TaskCreate): P
         updated_at: now,
       },
     };
-    // On PostgreSQL the checks read outside a transaction (one would not lock what they read
-    // either; the foreign keys hold the references) and the INSERTs join the creates that
-    // arrive with them. The external-id check is as before: a read, inside a transaction
-    // or not (READ COMMITTED locks nothing it reads).
-    return batchable(trx) ? batched(trx, CREATES, task) : insertAndRecord(trx as Transaction<Database>, task);
-  };
-  return batchable(db) ? write(db) : transact(db, write);
+  });
 }
 
 export function updateTask(db: Db, auth: AuthContext, id: number, body: TaskUpdate): Promise<Task> {
@@ -278,13 +261,13 @@ export function archiveTask(db: Db, auth: AuthContext, id: number): Promise<void
   });
 }
 
-/** Tasks under the one external-identifier rule (shared/external-id.ts); each write records `task:updated`. */
 /** Who holds an external id: all that a create checks. */
 const externalIdHolders = (db: Db, auth: AuthContext) => ({
   noun: 'Task',
   findHolder: (value: string) => repo.findTaskByExternalId(db, auth.accountId, value),
 });
 
+/** Tasks under the one external-identifier rule (shared/external-id.ts); each write records `task:updated`. */
 const externalIds = (trx: Transaction<Database>, auth: AuthContext): ExternalIdStore<Task> => ({
   ...externalIdHolders(trx, auth),
   write: async (id, value) => {
