@@ -55,6 +55,9 @@ export interface DbHandle {
   destroy(): Promise<void>;
 }
 
+/** Where the service's SQLite connection keeps temporary storage (see openSqlite; the migrator restores it). */
+export const SERVICE_TEMP_STORE = 'memory';
+
 export function openSqlite(file: string): SQLite.Database {
   let sqlite: SQLite.Database;
   try {
@@ -87,7 +90,7 @@ export function openSqlite(file: string): SQLite.Database {
   // changed (kilobytes for the API's bounded requests; migrations, which may rewrite a table,
   // switch to files: db/migrator.ts). Sorts stay bounded by cache_size either way; what else
   // goes to memory (UNION and IN sets, GROUP BY without an index) holds ids here.
-  sqlite.pragma('temp_store = MEMORY');
+  sqlite.pragma(`temp_store = ${SERVICE_TEMP_STORE}`);
   // shared/search.ts `fold`: SQLite's own lower() and LIKE fold ASCII letters only.
   sqlite.function('fold', { deterministic: true }, (s: unknown) =>
     typeof s === 'string' ? s.normalize('NFC').toLowerCase() : s,

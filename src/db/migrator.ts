@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type Migration, type MigrationProvider, Migrator, PostgresAdapter, sql } from 'kysely';
-import type { Db } from './index.js';
+import { type Db, SERVICE_TEMP_STORE } from './index.js';
 import { assertWritable, cannotWrite, notWritable } from './writable.js';
 
 const migrationsDir = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
@@ -43,10 +43,10 @@ export async function migrateToLatest(db: Db): Promise<void> {
   });
   // A migration may rewrite a whole table in one statement: its statement journal is then as
   // large as the table, so it goes to a temporary file as SQLite's default has it, not to
-  // memory as the service keeps it (db/index.ts, temp_store).
+  // memory as the service keeps it (db/index.ts, SERVICE_TEMP_STORE).
   if (!postgres) await sql`pragma temp_store = file`.execute(db);
   const { error, results } = await migrator.migrateToLatest().finally(async () => {
-    if (!postgres) await sql`pragma temp_store = memory`.execute(db);
+    if (!postgres) await sql.raw(`pragma temp_store = ${SERVICE_TEMP_STORE}`).execute(db);
   });
   const failed = results?.find((r) => r.status === 'Error');
   if (error && cannotWrite(error)) throw notWritable(db, error);
