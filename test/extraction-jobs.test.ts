@@ -137,7 +137,9 @@ describeEachDb('extraction jobs', (ctx) => {
       ocr,
       steps,
       concurrency: 1,
-      retryDelaysMs: [0, 50],
+      // The second back-off is long enough that the check right after the second failure runs
+      // inside it on a loaded CI machine (50 ms was not: a CI run found the job due already).
+      retryDelaysMs: [0, 1000],
     });
     assert.equal(await worker.runOnce(), 1);
     let [job] = await jobsOfInvoice(ctx.db, ctx.account.accountId, id);
@@ -146,7 +148,7 @@ describeEachDb('extraction jobs', (ctx) => {
     assert.equal(storedFor(id).length, 0, 'nothing stored while it may still succeed');
     assert.equal(await worker.runOnce(), 1);
     assert.equal(await worker.runOnce(), 0, 'the third attempt waits for its back-off');
-    await new Promise((r) => setTimeout(r, 80));
+    await new Promise((r) => setTimeout(r, 1100));
     assert.equal(await worker.runOnce(), 1);
     [job] = await jobsOfInvoice(ctx.db, ctx.account.accountId, id);
     assert.deepEqual([job?.status, job?.attempts], ['failed', 3]);
