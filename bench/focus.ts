@@ -6,7 +6,7 @@
 //
 // `--url`: a PostgreSQL database (created if missing, migrated, emptied of nothing: a new
 // account is made each run) or a SQLite file path. `--path`: /clients, /tasks or
-// /outgoing-invoices. BENCH_SECONDS sets each measurement's length (default 8, after 3 s of
+// /outgoing-invoices (POSTed), or `GET /clients/:client` (the account's one client read). BENCH_SECONDS sets each measurement's length (default 8, after 3 s of
 // warm-up), WORKERS the server processes.
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -85,8 +85,9 @@ async function prepare() {
 }
 
 const bodies: Record<string, (ids: { clientId: number; projectId: number }) => object> = WRITE_BODIES;
+const read = values.path === 'GET /clients/:client';
 const body = bodies[values.path!];
-if (!body) throw new Error(`--path: one of ${Object.keys(bodies).join(', ')}`);
+if (!body && !read) throw new Error(`--path: one of ${Object.keys(bodies).join(', ')}, GET /clients/:client`);
 
 const ids = await prepare();
 const bare = await startChild('child-bare.ts', {});
@@ -100,17 +101,22 @@ try {
   for (let i = 0; i < Number(values.runs); i++) {
     const b = await load({ url: `http://127.0.0.1:${bare.port}/bare` });
     const it = await load(
-      {
-        url: `http://127.0.0.1:${api.port}/api/v1${values.path}`,
-        method: 'POST',
-        headers: { authorization: `Bearer ${ids.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body(ids)),
-      },
+      read
+        ? {
+            url: `http://127.0.0.1:${api.port}/api/v1/clients/${ids.clientId}`,
+            headers: { authorization: `Bearer ${ids.token}` },
+          }
+        : {
+            url: `http://127.0.0.1:${api.port}/api/v1${values.path}`,
+            method: 'POST',
+            headers: { authorization: `Bearer ${ids.token}`, 'content-type': 'application/json' },
+            body: JSON.stringify(body!(ids)),
+          },
       url!.startsWith('postgres') ? () => analyzeWithoutAutovacuum(url!) : undefined,
     );
     rows.push({ bare: b, it, load: loadavg()[0]! });
     console.log(
-      `run ${i + 1}: bare ${b.rps}/s, POST ${values.path} ${it.rps}/s (p50 ${it.p50} ms, p99 ${it.p99} ms, ` +
+      `run ${i + 1}: bare ${b.rps}/s, ${read ? '' : 'POST '}${values.path} ${it.rps}/s (p50 ${it.p50} ms, p99 ${it.p99} ms, ` +
         `errors ${it.errors + it.non2xx}) = ${((it.rps / b.rps) * 100).toFixed(1)} %, load ${loadavg()[0]!.toFixed(1)}`,
     );
   }
@@ -124,6 +130,6 @@ const stats = (xs: number[]) => {
   return `median ${fmt(s[Math.floor((s.length - 1) / 2)]!)} min ${fmt(s[0]!)} max ${fmt(s.at(-1)!)}`;
 };
 console.log(`bare req/s: ${stats(rows.map((r) => r.bare.rps))}`);
-console.log(`POST ${values.path} req/s: ${stats(rows.map((r) => r.it.rps))}`);
+console.log(`${read ? '' : 'POST '}${values.path} req/s: ${stats(rows.map((r) => r.it.rps))}`);
 console.log(`share of bare %: ${stats(rows.map((r) => (r.it.rps / r.bare.rps) * 100))}`);
 console.log(`load average: ${stats(rows.map((r) => r.load))}`);

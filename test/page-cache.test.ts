@@ -1,6 +1,7 @@
-// Lists answered again from kept pages (src/plugins/page-cache.ts): an unchanged list is sent
-// as it was, and any write — by this process, in a transaction, or by another connection to the
-// same database (another server process, the worker, the CLI) — is seen by the next request.
+// Lists and records by id answered again from kept pages (src/plugins/page-cache.ts): an
+// unchanged answer is sent as it was, and any write — by this process, in a transaction, or by
+// another connection to the same database (another server process, the worker, the CLI) — is
+// seen by the next request.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -127,6 +128,28 @@ function pageCacheSuite(kind: DbKind) {
         () => api.get('/clients'),
       );
       assert.equal(again.text, res.text);
+    });
+
+    it('a record read by id is sent again while unchanged; a change, here or elsewhere, is in the next answer', async () => {
+      const id = (await api.get('/clients')).body.data[0].id as number;
+      const first = await api.get(`/clients/${id}`);
+      assert.equal(first.status, 200);
+      const again = await whileQuiet(
+        () => api.get(`/clients/${id}`),
+        () => api.get(`/clients/${id}`),
+      );
+      assert.equal(again.text, first.text);
+      assert.equal((await api.patch(`/clients/${id}`, { name: 'By id' })).status, 200);
+      assert.equal((await api.get(`/clients/${id}`)).body.data.name, 'By id');
+      await other.db.updateTable('clients').set({ name: 'By id elsewhere' }).where('id', '=', id).execute();
+      const hits = stats().hits;
+      assert.equal((await api.get(`/clients/${id}`)).body.data.name, 'By id elsewhere');
+      assert.equal(stats().hits, hits, 'not from the kept page');
+      // Refusals are not kept: another tenant's id stays a 404.
+      const stored = stats().stored;
+      assert.equal((await api.get('/clients/999999999')).status, 404);
+      assert.equal((await api.get('/clients/999999999')).status, 404);
+      assert.equal(stats().stored, stored);
     });
 
     it('a request made during a transaction answers no uncommitted row; after its commit the next one has it', async () => {

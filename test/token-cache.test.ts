@@ -22,7 +22,7 @@ function fakeSource() {
     epochNow: () => {
       if (!state.sync) return undefined;
       state.epochReads++;
-      return state.epoch;
+      return { epoch: state.epoch, version: `v${state.epoch}` };
     },
     find: async (_db, hash) => {
       state.reads++;
@@ -153,5 +153,20 @@ describe('token cache', () => {
     // A database without one (SQLite in a transaction) reads the epoch alone.
     source.epoch = async () => ({ epoch: state.epoch });
     assert.equal(await versionOf(), undefined);
+  });
+
+  it('hands each check the data version read with its epoch without waiting (SQLite)', async () => {
+    const { state, source } = fakeSource();
+    const cache = new TokenCache(10, source);
+    const versionOf = () =>
+      new Promise<string | undefined>((resolve, reject) =>
+        cache.check(db, 'h', (err, _kept, v) => (err ? reject(err) : resolve(v))),
+      );
+    await cache.lookup(db, 'h', usable);
+    assert.equal(await versionOf(), 'v0');
+    state.epoch = 7;
+    const before = state.epochReads;
+    assert.deepEqual(await Promise.all([versionOf(), versionOf()]), ['v7', 'v7']);
+    assert.equal(state.epochReads - before, 1, 'one read for both');
   });
 });

@@ -1,6 +1,9 @@
 import type SQLite from 'better-sqlite3';
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, PostgresAdapter, sql } from 'kysely';
 import { sqliteOf } from './prepared.js';
+
+/** SQLite's version as an expression: `dataVersion` reads it alone, `versionColumn` beside another. */
+const SQLITE_VERSION = "total_changes() || ':' || (select data_version from pragma_data_version)";
 
 const statements = new WeakMap<SQLite.Database, SQLite.Statement>();
 
@@ -20,7 +23,7 @@ export function dataVersion(db: Kysely<any>): string | undefined {
   if (!sqlite || sqlite.inTransaction) return undefined;
   let stmt = statements.get(sqlite);
   if (!stmt) {
-    stmt = sqlite.prepare("select total_changes() || ':' || data_version from pragma_data_version").pluck();
+    stmt = sqlite.prepare(`select ${SQLITE_VERSION}`).pluck();
     statements.set(sqlite, stmt);
   }
   return stmt.get() as string;
@@ -34,4 +37,15 @@ export function dataVersion(db: Kysely<any>): string | undefined {
  * transaction id changes it. It is the server's, not the database's: a commit to another
  * database of the same server changes it too (a kept page is then read again, never wrong).
  */
-export const pgDataVersion = sql<string>`pg_current_snapshot()::text`;
+const pgDataVersion = sql<string>`pg_current_snapshot()::text`;
+
+/**
+ * The data version as a column of another statement, on either database: the auth epoch's
+ * read (plugins/token-cache.ts), made once for the requests that arrived together, carries
+ * it, so that a kept page (plugins/page-cache.ts) is answered without a statement of its own.
+ * On SQLite that read is only made outside a transaction (`prepared(...).now`), as
+ * `dataVersion` requires; its value has the same form as `dataVersion`'s.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: any database schema
+export const versionColumn = (db: Kysely<any>) =>
+  db.getExecutor().adapter instanceof PostgresAdapter ? pgDataVersion : sql.raw<string>(SQLITE_VERSION);

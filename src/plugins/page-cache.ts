@@ -6,10 +6,11 @@ import { addRouteHook } from './route-hooks.js';
 /**
  * Lists answered again without reading them again, as long as nothing was written.
  *
- * A route opts in with `config: { pageCache: true }` (the lists of records whose answer is a
- * function of the database alone, for one token and URL). Before its handler runs, the
- * database's data version is read (db/data-version.ts: it changes with every write of this
- * process and every commit of another one). A page kept under that very version for the same
+ * A route opts in with `config: { pageCache: true }` (the lists of records, and the records
+ * read by id, whose answer is a function of the database alone, for one token and URL). Before
+ * its handler runs, the database's data version is read (db/data-version.ts: it changes with
+ * every write of this process and every commit of another one), in the statement that reads
+ * the auth epoch for the requests that arrived together where it can be (plugins/token-cache.ts). A page kept under that very version for the same
  * token, host and URL is sent as it was (body and `Link` header); otherwise the handler runs
  * and its answer is kept under the version read before it ran. The answer was read at that
  * version or later, and is only sent while the version is still the same, i.e. while no

@@ -66,14 +66,14 @@ export class TokenCache {
       }
       if (thrown !== undefined) throw thrown;
     };
-    let now: number | undefined;
+    let now: { epoch: number; version?: string } | undefined;
     try {
       now = this.source.epochNow?.(db);
     } catch (err) {
       settle(err as Error);
       return;
     }
-    if (now !== undefined) settle(null, now);
+    if (now !== undefined) settle(null, now.epoch, now.version);
     // Settled outside the promise chain: a callback that throws is an uncaught exception
     // there, as on the synchronous path, not a rejection nobody handles.
     else

@@ -376,7 +376,12 @@ export function recordRoutes<
     s.toData,
   );
   createRoute(app, s, texts.create);
-  getRoute(app, { ...read, path: `${s.path}/:id`, ...texts.get, item: s.schema }, s.get, s.toData);
+  getRoute(
+    app,
+    { ...read, config: { ...s.read, pageCache: true }, path: `${s.path}/:id`, ...texts.get, item: s.schema },
+    s.get,
+    s.toData,
+  );
   updateRoute(app, s, texts.update);
   archivableRoutes(app, s, texts);
 }

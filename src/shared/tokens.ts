@@ -52,7 +52,10 @@ export interface TokenSource {
    * (PostgreSQL), the version of all the database's data (db/data-version.ts).
    */
   epoch(db: Db): Promise<{ epoch: number; version?: string }>;
-  /** The epoch without waiting, where the database allows it (SQLite outside a transaction). */
-  epochNow?(db: Db): number | undefined;
+  /**
+   * The epoch and the data version without waiting, where the database allows it (SQLite
+   * outside a transaction).
+   */
+  epochNow?(db: Db): { epoch: number; version?: string } | undefined;
   find(db: Db, tokenHash: string): Promise<TokenRow | undefined>;
 }

@@ -72,7 +72,7 @@ export const clientsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/clients/:id',
     {
-      config: { scopes: [] },
+      config: { scopes: [], pageCache: true },
       schema: {
         tags,
         summary: 'Retrieve a client',

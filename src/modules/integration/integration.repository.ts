@@ -1,6 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { AccessTokenTable, IntegrationTable } from '../../db/core.tables.js';
-import { pgDataVersion } from '../../db/data-version.js';
+import { versionColumn } from '../../db/data-version.js';
 import { prepared } from '../../db/prepared.js';
 import type { Db } from '../../db/schema.js';
 
@@ -81,7 +81,7 @@ export async function revokeIntegration(db: Db, id: number, at: string): Promise
 /** The counter of migration 700: it moves whenever a stored token check may have changed. */
 export const readAuthEpoch = prepared(0, (db: Db) => db.selectFrom('auth_epoch').select('value'));
 
-/** PostgreSQL: the epoch and the data version (db/data-version.ts) in one statement. */
+/** The epoch and the data version (db/data-version.ts) in one statement. */
 export const readAuthEpochAndVersion = prepared(0, (db: Db) =>
-  db.selectFrom('auth_epoch').select(['value', pgDataVersion.as('version')]),
+  db.selectFrom('auth_epoch').select(['value', versionColumn(db).as('version')]),
 );

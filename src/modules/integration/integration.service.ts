@@ -216,13 +216,15 @@ export async function getIntegration(db: Db, id: number) {
  */
 export const tokenSource: TokenSource = {
   epoch: async (db) => {
+    // On SQLite this read may wait for a transaction of this connection, and a version read
+    // after it would not say what the request saw on arrival: the page cache reads its own.
     if (!isPostgres(db)) return { epoch: Number((await repo.readAuthEpoch(db))[0]?.value) };
     const row = (await repo.readAuthEpochAndVersion(db))[0];
     return { epoch: Number(row?.value), version: row?.version };
   },
   epochNow: (db) => {
-    const rows = repo.readAuthEpoch.now(db);
-    return rows && Number(rows[0]?.value);
+    const row = repo.readAuthEpochAndVersion.now(db)?.[0];
+    return row && { epoch: Number(row.value), version: row.version };
   },
   find: async (db, tokenHash) => (await findTokenByHash(db, tokenHash))[0],
 };

@@ -25,7 +25,13 @@ export const offersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   getRoute(
     app,
-    { path: '/offers/:id', tags, config: read, summary: 'Retrieve an offer', item: Offer },
+    {
+      path: '/offers/:id',
+      tags,
+      config: { ...read, pageCache: true },
+      summary: 'Retrieve an offer',
+      item: Offer,
+    },
     service.getOffer,
   );
 

@@ -99,7 +99,7 @@ export const invoicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       path: '/outgoing-invoices/master/:id',
       tags,
-      config: read,
+      config: { ...read, pageCache: true },
       summary: 'Retrieve an invoice master plan',
       item: Master,
     },
@@ -111,7 +111,7 @@ export const invoicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       path: '/outgoing-invoices/:id',
       tags,
-      config: read,
+      config: { ...read, pageCache: true },
       summary: 'Retrieve an outgoing invoice',
       description:
         'With line items, totals per tax rate, deductions (final invoices) and payment state. Deleted invoices (booked ones included) stay readable here with `deleted_at` and `deleted_by`.',

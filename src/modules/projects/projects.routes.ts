@@ -142,7 +142,13 @@ export const projectsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
   getRoute(
     app,
-    { path: '/projects/:id', tags, config: { scopes: [] }, summary: 'Retrieve a project', item: Project },
+    {
+      path: '/projects/:id',
+      tags,
+      config: { scopes: [], pageCache: true },
+      summary: 'Retrieve a project',
+      item: Project,
+    },
     service.getProject,
   );
   for (const d of SUB_LISTS) subListRoute(app, d);

@@ -53,7 +53,7 @@ export const tasksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/tasks/:id',
     {
-      config: { scopes: ['task-management:read'] },
+      config: { scopes: ['task-management:read'], pageCache: true },
       schema: {
         tags,
         summary: 'Retrieve a task',
