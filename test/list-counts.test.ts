@@ -85,6 +85,51 @@ for (const kind of DB_KINDS) {
       assert.ok(want.total > 100);
     });
 
+    it('one INSERT of rows of two accounts counts each account and logs each row once, in id order', async () => {
+      const other = (
+        await handle.db
+          .insertInto('accounts')
+          .values({ name: 'counts 2', currency: 'EUR', settings: '{}' })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id;
+      const before = await kept();
+      const archived = new Date().toISOString();
+      const rows = await handle.db
+        .insertInto('clients')
+        .values([
+          { account_id: account, name: 'one statement 1' },
+          { account_id: other, name: 'one statement 2' },
+          { account_id: account, name: 'one statement 3', archived_at: archived },
+          { account_id: other, name: 'one statement 4', archived_at: archived },
+          { account_id: account, name: 'one statement 5' },
+        ])
+        .returning(['id', 'account_id'])
+        .execute();
+      assert.deepEqual(await kept(), { total: before.total + 3, active: before.active + 2 });
+      assert.deepEqual(await kept(), await real());
+      assert.equal(await keptTotal(handle.db, other, 'clients', true)(), 2);
+      assert.equal(await keptTotal(handle.db, other, 'clients', false)(), 1);
+      const log = await handle.db
+        .selectFrom('change_log')
+        .select(['account_id', 'resource_id', 'action'])
+        .where('resource', '=', 'client')
+        .where(
+          'resource_id',
+          'in',
+          rows.map((r) => r.id),
+        )
+        .orderBy('id')
+        .execute();
+      const ids = rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+      assert.deepEqual(
+        log.map((l) => [Number(l.resource_id), l.action]),
+        ids.map((id) => [id, 'created']),
+      );
+      const accountOf = new Map(rows.map((r) => [Number(r.id), Number(r.account_id)]));
+      for (const l of log) assert.equal(Number(l.account_id), accountOf.get(Number(l.resource_id)));
+    });
+
     if (kind === 'postgres')
       it('concurrent sessions write shards of their own, and rolling the migration back folds them', async () => {
         const shards = await handle.db
