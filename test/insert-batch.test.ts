@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { batchStats } from '../src/db/insert-batch.js';
 import { insertOne } from '../src/shared/owned.js';
 import { countRows, describeEachDb } from './helpers.js';
@@ -180,6 +181,78 @@ describeEachDb('batched invoice creates', (t) => {
     assert.equal(new Set(res.slice(0, 20).map((r) => r.body.data.id)).size, 20);
     if (t.kind === 'postgres') assert.ok(batchStats.batches > before.batches, 'no batch was run');
   });
+  // On PostgreSQL invoices that set the same columns go as one statement (insertManyAsOne).
+  if (t.kind === 'postgres') {
+    const spied = async <T>(run: () => Promise<T>): Promise<{ result: T; sent: string[] }> => {
+      const sent: string[] = [];
+      const query = pg.Client.prototype.query;
+      pg.Client.prototype.query = function (this: pg.Client, q: unknown, ...rest: unknown[]) {
+        sent.push(typeof q === 'string' ? q : String((q as { text: string }).text));
+        return (query as (...a: unknown[]) => unknown).call(this, q, ...rest);
+      } as typeof query;
+      try {
+        return { result: await run(), sent };
+      } finally {
+        pg.Client.prototype.query = query;
+      }
+    };
+    const invoice = (client: number, i: number, title = `Line of ${i}`) => ({
+      client_id: client,
+      title: `One statement ${i}`,
+      line_items: [{ title, quantity: 1, unit_price: 100 + i, tax_rate: 19 }],
+    });
+
+    it('invoices that set the same columns are written by one statement, without BEGIN and COMMIT', async () => {
+      const api = await t.as('outgoing-invoice:write outgoing-invoice:read client:write');
+      const client = (await api.post('/clients', { name: 'One statement client' })).body.data.id as number;
+      const { result, sent } = await spied(() =>
+        Promise.all(Array.from({ length: 10 }, (_, i) => api.post('/outgoing-invoices', invoice(client, i)))),
+      );
+      for (const [i, r] of result.entries()) {
+        assert.equal(r.status, 201, JSON.stringify(r.body));
+        assert.equal(r.body.data.line_items[0].title, `Line of ${i}`);
+        assert.deepEqual((await api.get(`/outgoing-invoices/${r.body.data.id}`)).body.data, r.body.data);
+      }
+      assert.ok(
+        sent.some((q) => /^\s*with inv as/.test(q)),
+        'no single statement was sent',
+      );
+      assert.deepEqual(
+        sent.filter((q) => /^(begin|commit)/i.test(q)),
+        [],
+      );
+    });
+
+    it('a line a trigger refuses fails its invoice alone; nothing of it is written, the others are', async () => {
+      const api = await t.as('outgoing-invoice:write outgoing-invoice:read client:write');
+      const client = (await api.post('/clients', { name: 'Refusing client' })).body.data.id as number;
+      await sql`create function ib_refuse_line() returns trigger language plpgsql as $$
+        begin if new.title = 'Refused line' then raise exception 'refused by trigger'; end if; return new; end $$`.execute(
+        t.db,
+      );
+      await sql`create trigger ib_refuse_line before insert on outgoing_invoice_items for each row execute function ib_refuse_line()`.execute(
+        t.db,
+      );
+      try {
+        const invoices = await countRows(t.db, 'outgoing_invoices');
+        const items = await countRows(t.db, 'outgoing_invoice_items');
+        const res = await Promise.all(
+          Array.from({ length: 6 }, (_, i) =>
+            api.post('/outgoing-invoices', invoice(client, i, i === 3 ? 'Refused line' : undefined)),
+          ),
+        );
+        assert.deepEqual(
+          res.map((r) => r.status === 201),
+          [true, true, true, false, true, true],
+        );
+        assert.equal(await countRows(t.db, 'outgoing_invoices'), invoices + 5);
+        assert.equal(await countRows(t.db, 'outgoing_invoice_items'), items + 5);
+      } finally {
+        await sql`drop trigger ib_refuse_line on outgoing_invoice_items`.execute(t.db);
+        await sql`drop function ib_refuse_line()`.execute(t.db);
+      }
+    });
+  }
 });
 
 describeEachDb('batched task creates', (t) => {

@@ -114,6 +114,21 @@ function insertStatement(table: string, rows: readonly Record<string, unknown>[]
  * tables is a scalar; none takes JSON.
  */
 function jsonInsert(table: string, rows: readonly Record<string, unknown>[]) {
+  const json = jsonRecordset(rows);
+  if (!json) return undefined;
+  const cols = sql.join(json.columns.map((c) => sql.ref(c)));
+  return sql<Record<string, unknown>>`insert into ${sql.table(table)} (${cols}) select ${cols}
+    from json_populate_recordset(null::${sql.table(table)}, ${json.text}::json) returning *`;
+}
+
+/**
+ * Rows as one JSON text for `json_populate_recordset` (see `jsonInsert`), with the columns they
+ * set; undefined unless every row sets the same columns, in the same order, to plain values: a
+ * column left out of one row would be NULL there instead of its default.
+ */
+export function jsonRecordset(
+  rows: readonly Record<string, unknown>[],
+): { columns: string[]; text: string } | undefined {
   const columns = Object.keys(rows[0]!);
   const plain = (r: Record<string, unknown>) => {
     const entries = Object.entries(r);
@@ -122,10 +137,7 @@ function jsonInsert(table: string, rows: readonly Record<string, unknown>[]) {
       entries.every(([k, v], i) => k === columns[i] && v !== undefined && !isExpression(v))
     );
   };
-  if (!rows.every(plain)) return undefined;
-  const cols = sql.join(columns.map((c) => sql.ref(c)));
-  return sql<Record<string, unknown>>`insert into ${sql.table(table)} (${cols}) select ${cols}
-    from json_populate_recordset(null::${sql.table(table)}, ${JSON.stringify(rows)}::json) returning *`;
+  return rows.every(plain) ? { columns, text: JSON.stringify(rows) } : undefined;
 }
 
 /** PostgreSQL stops at 65,535 parameters a statement. */

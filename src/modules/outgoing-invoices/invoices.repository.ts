@@ -5,6 +5,7 @@ import { documentTotals, type Totals } from '../../shared/money.js';
 import {
   insertReturning,
   insertRowsReturning,
+  jsonRecordset,
   rowsPerInsert,
   updateOwnedOrThrow,
 } from '../../shared/owned.js';
@@ -195,6 +196,51 @@ export async function insertManyWithLines(
     row,
     items: byInvoice.get(row.id)!.sort((a, b) => Number(a.position) - Number(b.position)),
   }));
+}
+
+/**
+ * PostgreSQL: what `insertManyWithLines` gives, in one statement — so atomic without BEGIN and
+ * COMMIT, one round trip instead of four. The invoices are inserted from one JSON parameter and
+ * numbered in the order PostgreSQL inserted and returned them (the order given, which
+ * `insertManyWithLines` relies on as well); each line names its invoice by that number until
+ * the statement joins in the invoice's id. The lines' ids come back with each invoice, in
+ * position order; the rest of an item is what was sent (every column of an item is given).
+ * Undefined, with nothing written, when the invoices do not all set the same columns (see
+ * `jsonRecordset`): then the caller writes them as before.
+ */
+export async function insertManyAsOne(
+  db: Db,
+  invoices: readonly NewInvoice[],
+): Promise<{ row: InvoiceRow; items: ItemRow[] }[] | undefined> {
+  const lines = invoices.flatMap((inv, k) =>
+    positioned(inv.lines, { account_id: inv.values.account_id, invoice_id: k + 1 }),
+  );
+  const head = jsonRecordset(invoices.map((i) => ({ ...i.values, ...lineTotalsColumns(i.lines) })));
+  const body = lines.length ? jsonRecordset(lines) : undefined;
+  if (!head || !body) return undefined;
+  const cols = (cs: string[]) => sql.join(cs.map((c) => sql.ref(c)));
+  const fromLines = sql.join(body.columns.map((c) => (c === 'invoice_id' ? sql`ord.id` : sql.ref(`l.${c}`))));
+  const { rows } = await sql<InvoiceRow & { __item_ids: number[] | null }>`
+    with inv as (
+      insert into outgoing_invoices (${cols(head.columns)})
+      select ${cols(head.columns)} from json_populate_recordset(null::outgoing_invoices, ${head.text}::json)
+      returning *
+    ), ord as (select id, row_number() over () as n from inv),
+    items as (
+      insert into outgoing_invoice_items (${cols(body.columns)})
+      select ${fromLines} from json_populate_recordset(null::outgoing_invoice_items, ${body.text}::json) as l
+        join ord on ord.n = l.invoice_id
+      returning id, invoice_id, position
+    )
+    select inv.*, (select json_agg(items.id order by items.position) from items where items.invoice_id = inv.id)
+      as __item_ids
+    from inv`.execute(db);
+  return rows.map(({ __item_ids, ...row }, k) => {
+    const own = positioned(invoices[k]!.lines, { account_id: row.account_id, invoice_id: row.id });
+    const ids = __item_ids ?? [];
+    if (ids.length !== own.length) throw new Error('insertManyAsOne: lines and their ids differ in number');
+    return { row: row as InvoiceRow, items: own.map((l, i) => ({ id: ids[i]!, ...l })) as ItemRow[] };
+  });
 }
 
 /** Replaces every line of an invoice whose row already holds their totals; returns the new items. */

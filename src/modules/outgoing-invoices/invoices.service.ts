@@ -84,10 +84,19 @@ export async function documentDefaults(
   };
 }
 
-/** Invoice creates that arrive together, written in one transaction (db/insert-batch.ts). */
-const CREATES = transactionalKind(
-  (trx, i: repo.NewInvoice) => repo.insertWithLines(trx, i.values, i.lines),
-  (trx, invoices: repo.NewInvoice[]) => repo.insertManyWithLines(trx, invoices),
+/**
+ * Invoice creates that arrive together (db/insert-batch.ts, PostgreSQL): one statement when
+ * they set the same columns, else one transaction.
+ */
+const CREATES = ((kind) => ({
+  ...kind,
+  together: async (db: Db, invoices: repo.NewInvoice[]) =>
+    (await repo.insertManyAsOne(db, invoices)) ?? kind.together(db, invoices),
+}))(
+  transactionalKind(
+    (trx, i: repo.NewInvoice) => repo.insertWithLines(trx, i.values, i.lines),
+    (trx, invoices: repo.NewInvoice[]) => repo.insertManyWithLines(trx, invoices),
+  ),
 );
 
 export async function createInvoice(db: Db, auth: AuthContext, body: InvoiceCreate): Promise<Invoice> {
