@@ -2,10 +2,28 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
+import type { Db } from '../src/db/index.js';
 import { batchStats } from '../src/db/insert-batch.js';
 import { insertOne } from '../src/shared/owned.js';
 import { countRows, describeEachDb } from './helpers.js';
 import { seedWork } from './work.fixtures.js';
+
+/** Runs `fn` while a PostgreSQL trigger refuses (P0001) rows of `table` whose `column` is `value`. */
+async function refusing(db: Db, table: string, column: string, value: string, fn: () => Promise<void>) {
+  await sql
+    .raw(`create function ib_refuse() returns trigger language plpgsql as $$
+      begin if new.${column} = '${value}' then raise exception 'refused by trigger'; end if; return new; end $$`)
+    .execute(db);
+  await sql
+    .raw(`create trigger ib_refuse before insert on ${table} for each row execute function ib_refuse()`)
+    .execute(db);
+  try {
+    await fn();
+  } finally {
+    await sql.raw(`drop trigger ib_refuse on ${table}`).execute(db);
+    await sql`drop function ib_refuse()`.execute(db);
+  }
+}
 
 /**
  * `insertOne` (src/db/insert-batch.ts): on PostgreSQL outside a transaction, inserts into one
@@ -69,14 +87,7 @@ describeEachDb('batched one-row inserts', (t) => {
   // SQLite inserts each row at once: there is no batch to fail.
   if (t.kind === 'postgres') {
     it('a row a trigger refuses fails alone, with its own error', async () => {
-      await sql`create function ib_refuse() returns trigger language plpgsql as $$
-        begin if new.name = 'Refused' then raise exception 'refused by trigger'; end if; return new; end $$`.execute(
-        t.db,
-      );
-      await sql`create trigger ib_refuse before insert on clients for each row execute function ib_refuse()`.execute(
-        t.db,
-      );
-      try {
+      await refusing(t.db, 'clients', 'name', 'Refused', async () => {
         const rows = await countRows(t.db, 'clients');
         const results = await Promise.allSettled(
           ['A', 'Refused', 'B'].map((name) =>
@@ -89,10 +100,7 @@ describeEachDb('batched one-row inserts', (t) => {
         );
         assert.equal((results[1] as PromiseRejectedResult).reason.code, 'P0001');
         assert.equal(await countRows(t.db, 'clients'), rows + 2);
-      } finally {
-        await sql`drop trigger ib_refuse on clients`.execute(t.db);
-        await sql`drop function ib_refuse()`.execute(t.db);
-      }
+      });
     });
 
     it('a batch refused for want of resources (SQLSTATE 53…) fails every write of it, none is tried again, nothing is written', async () => {
@@ -226,14 +234,7 @@ describeEachDb('batched invoice creates', (t) => {
     it('a line a trigger refuses fails its invoice alone; nothing of it is written, the others are', async () => {
       const api = await t.as('outgoing-invoice:write outgoing-invoice:read client:write');
       const client = (await api.post('/clients', { name: 'Refusing client' })).body.data.id as number;
-      await sql`create function ib_refuse_line() returns trigger language plpgsql as $$
-        begin if new.title = 'Refused line' then raise exception 'refused by trigger'; end if; return new; end $$`.execute(
-        t.db,
-      );
-      await sql`create trigger ib_refuse_line before insert on outgoing_invoice_items for each row execute function ib_refuse_line()`.execute(
-        t.db,
-      );
-      try {
+      await refusing(t.db, 'outgoing_invoice_items', 'title', 'Refused line', async () => {
         const invoices = await countRows(t.db, 'outgoing_invoices');
         const items = await countRows(t.db, 'outgoing_invoice_items');
         const res = await Promise.all(
@@ -247,10 +248,7 @@ describeEachDb('batched invoice creates', (t) => {
         );
         assert.equal(await countRows(t.db, 'outgoing_invoices'), invoices + 5);
         assert.equal(await countRows(t.db, 'outgoing_invoice_items'), items + 5);
-      } finally {
-        await sql`drop trigger ib_refuse_line on outgoing_invoice_items`.execute(t.db);
-        await sql`drop function ib_refuse_line()`.execute(t.db);
-      }
+      });
     });
   }
 });
