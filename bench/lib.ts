@@ -123,13 +123,21 @@ export interface LoadResult {
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 
 /**
- * Measures SECONDS at 50 connections, after 3 s of the same load to warm the JIT and caches.
- * `afterWarmup` runs between the two (see `analyzeWithoutAutovacuum`).
+ * Connections of the load generator: 50, as the README's table is measured. `BENCH_CONN`
+ * changes it for diagnosis only (whether a scenario is bound by latency or by CPU: a
+ * latency-bound one gains from more connections, see README session 13).
+ */
+const CONNECTIONS = Number(process.env.BENCH_CONN ?? 50);
+if (!Number.isSafeInteger(CONNECTIONS) || CONNECTIONS < 1) throw new Error('BENCH_CONN: a whole number ≥ 1');
+
+/**
+ * Measures SECONDS at CONNECTIONS connections, after 3 s of the same load to warm the JIT and
+ * caches. `afterWarmup` runs between the two (see `analyzeWithoutAutovacuum`).
  */
 export async function load(opts: autocannon.Options, afterWarmup?: () => Promise<void>): Promise<LoadResult> {
-  await autocannon({ connections: 50, duration: 3, ...opts });
+  await autocannon({ connections: CONNECTIONS, duration: 3, ...opts });
   await afterWarmup?.();
-  const r = await autocannon({ connections: 50, duration: SECONDS, ...opts });
+  const r = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...opts });
   return {
     rps: Math.round(r.requests.average),
     p50: r.latency.p50,
