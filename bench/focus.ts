@@ -16,10 +16,12 @@ import { createDb } from '../src/db/index.js';
 import { migrateToLatest } from '../src/db/migrator.js';
 import { importData } from '../src/import/index.js';
 import { createIntegration } from '../src/modules/integration/integration.service.js';
+import { cpuNow } from './cpu.js';
 import {
   analyzeWithoutAutovacuum,
   type LoadResult,
   load,
+  SECONDS,
   startChild,
   startService,
   stopChild,
@@ -96,10 +98,24 @@ const api = await startService({
   RATE_LIMIT_PER_MINUTE: '100000000',
   WORKERS: process.env.WORKERS ?? '1',
 });
-const rows: Array<{ bare: LoadResult; it: LoadResult; load: number }> = [];
+const rows: Array<{ bare: LoadResult; it: LoadResult; load: number; cpu: Cpu }> = [];
+
+/** CPU µs per request during a measurement: the service's (or bare route's) process tree, PostgreSQL's. */
+interface Cpu {
+  own: number;
+  postgres: number;
+}
+const perRequest = (from: Cpu, to: Cpu, r: LoadResult): Cpu => {
+  const n = r.rps * SECONDS;
+  return { own: ((to.own - from.own) * 1000) / n, postgres: ((to.postgres - from.postgres) * 1000) / n };
+};
 try {
   for (let i = 0; i < Number(values.runs); i++) {
-    const b = await load({ url: `http://127.0.0.1:${bare.port}/bare` });
+    let from = cpuNow([bare.child.pid!]);
+    const b = await load({ url: `http://127.0.0.1:${bare.port}/bare` }, async () => {
+      from = cpuNow([bare.child.pid!]);
+    });
+    const bareCpu = perRequest(from, cpuNow([bare.child.pid!]), b);
     const it = await load(
       read
         ? {
@@ -112,12 +128,17 @@ try {
             headers: { authorization: `Bearer ${ids.token}`, 'content-type': 'application/json' },
             body: JSON.stringify(body!(ids)),
           },
-      url!.startsWith('postgres') ? () => analyzeWithoutAutovacuum(url!) : undefined,
+      async () => {
+        if (url!.startsWith('postgres')) await analyzeWithoutAutovacuum(url!);
+        from = cpuNow([api.child.pid!]);
+      },
     );
-    rows.push({ bare: b, it, load: loadavg()[0]! });
+    const cpu = perRequest(from, cpuNow([api.child.pid!]), it);
+    rows.push({ bare: b, it, load: loadavg()[0]!, cpu });
     console.log(
       `run ${i + 1}: bare ${b.rps}/s, ${read ? '' : 'POST '}${values.path} ${it.rps}/s (p50 ${it.p50} ms, p99 ${it.p99} ms, ` +
-        `errors ${it.errors + it.non2xx}) = ${((it.rps / b.rps) * 100).toFixed(1)} %, load ${loadavg()[0]!.toFixed(1)}`,
+        `errors ${it.errors + it.non2xx}) = ${((it.rps / b.rps) * 100).toFixed(1)} %, load ${loadavg()[0]!.toFixed(1)}; ` +
+        `CPU µs per request: bare ${bareCpu.own.toFixed(1)}, service ${cpu.own.toFixed(1)}, PostgreSQL ${cpu.postgres.toFixed(1)}`,
     );
   }
 } finally {
@@ -133,3 +154,5 @@ console.log(`bare req/s: ${stats(rows.map((r) => r.bare.rps))}`);
 console.log(`${read ? '' : 'POST '}${values.path} req/s: ${stats(rows.map((r) => r.it.rps))}`);
 console.log(`share of bare %: ${stats(rows.map((r) => (r.it.rps / r.bare.rps) * 100))}`);
 console.log(`load average: ${stats(rows.map((r) => r.load))}`);
+console.log(`service CPU µs per request: ${stats(rows.map((r) => r.cpu.own))}`);
+console.log(`PostgreSQL CPU µs per request: ${stats(rows.map((r) => r.cpu.postgres))}`);

@@ -109,18 +109,19 @@ export async function createInvoice(db: Db, auth: AuthContext, body: InvoiceCrea
   // table, and one change-log entry (`created`) instead of a second (`updated`).
   const { row, items } = await checkThenWrite(db, CREATES, async (trx) => {
     const client = await checkReferences(trx, auth.accountId, body);
-    return {
-      values: {
+    // Object.assign, not spreads: see `withLineTotals`.
+    const values = Object.assign(
+      {
         account_id: auth.accountId,
         type,
         status: body.status ?? 'open',
         client_id: body.client_id ?? null,
         date: body.date ?? null,
-        ...optionalHeader(body),
-        ...(await documentDefaults(trx, auth.accountId, body, client)),
       },
-      lines,
-    };
+      optionalHeader(body),
+      await documentDefaults(trx, auth.accountId, body, client),
+    );
+    return { values, lines };
   });
   // Answered from what was written: reading it back gives the same (see `newView`).
   return toInvoice(newView(row, items));

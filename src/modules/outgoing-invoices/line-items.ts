@@ -146,9 +146,28 @@ export function parseLineItems(items: readonly LineItemInput[], field = 'line_it
   return out;
 }
 
-/** The item rows of a document's lines: `owner` (account and document ids), positions 1…n. */
+/**
+ * The item rows of a document's lines: `owner` (account and document ids), positions 1…n.
+ * Written out, not spread: two spreads into one literal made each row an object of a shape of
+ * its own, 1.9 µs a line (issue 15; a create of three lines built them twice).
+ */
 export const positioned = <O extends object>(lines: readonly ParsedLine[], owner: O) =>
-  lines.map((l, i) => ({ ...l, ...owner, position: i + 1 }));
+  lines.map((l, i) =>
+    Object.assign(
+      {
+        title: l.title,
+        description: l.description,
+        quantity: l.quantity,
+        unit: l.unit,
+        unit_price: l.unit_price,
+        tax_rate: l.tax_rate,
+        discount: l.discount,
+        net_total: l.net_total,
+      },
+      owner,
+      { position: i + 1 },
+    ),
+  );
 
 /** A single-line lump sum (deposits, lump-sum partials) at one tax rate. */
 export function lumpSumLine(title: string, cents: number, taxRate: string): ParsedLine {
