@@ -257,10 +257,22 @@ describeEachDb('batched task creates', (t) => {
   it('20 concurrent POST /tasks: each answered with its own task, as read back, each with its own task:created event; a bad project among them fails alone', async () => {
     const api = await t.as('task-management:write task-management:read');
     const project = (await seedWork(t)).projects.web;
+    const hook = await (await t.as('integration')).post('/webhooks', {
+      url: 'https://hooks.example.com/batched',
+      scopes: ['task:create'],
+    });
+    assert.equal(hook.status, 201);
     const before = { ...batchStats };
     const res = await Promise.all([
       ...Array.from({ length: 20 }, (_, i) =>
-        api.post('/tasks', { project_id: project, name: `Task ${i}`, priority: i % 2 ? 'high' : 'low' }),
+        api.post('/tasks', {
+          project_id: project,
+          name: `Task ${i}`,
+          priority: i % 2 ? 'high' : 'low',
+          // Every kind of column the event payload is built from before the INSERT (PostgreSQL).
+          ...(i % 3 === 0 ? { status: 'done', start_date: '2026-03-01', due_date: '2026-03-31' } : {}),
+          ...(i % 4 === 0 ? { description: 'Ünïcode "quoted" \\ text', estimate_minutes: 90 } : {}),
+        }),
       ),
       api.post('/tasks', { project_id: 2_000_000_000, name: 'No such project' }),
     ]);
@@ -274,7 +286,7 @@ describeEachDb('batched task creates', (t) => {
     }
     const events = await t.db
       .selectFrom('events')
-      .select(['resource_id', 'payload'])
+      .select(['id', 'resource_id', 'payload'])
       .where('kind', '=', 'task:created')
       .where(
         'resource_id',
@@ -283,8 +295,22 @@ describeEachDb('batched task creates', (t) => {
       )
       .execute();
     assert.equal(events.length, 20);
+    // Each payload is the task exactly as answered (on PostgreSQL built before the INSERT).
     for (const e of events)
-      assert.equal(JSON.parse(e.payload).name, tasks.find((x) => x.id === e.resource_id)!.name);
+      assert.deepEqual(
+        JSON.parse(e.payload),
+        tasks.find((x) => x.id === e.resource_id),
+      );
+    // …and each event is queued for the subscribed webhook, once.
+    const deliveries = await t.db
+      .selectFrom('webhook_deliveries')
+      .select('event_id')
+      .where('webhook_id', '=', hook.body.data.id)
+      .execute();
+    assert.deepEqual(
+      deliveries.map((d) => d.event_id).sort((a, b) => a - b),
+      events.map((e) => e.id).sort((a, b) => a - b),
+    );
     if (t.kind === 'postgres') assert.ok(batchStats.batches > before.batches, 'no batch was run');
   });
 });

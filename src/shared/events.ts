@@ -1,6 +1,13 @@
-import type { Transaction } from 'kysely';
+import { type Insertable, type Selectable, sql, type Transaction } from 'kysely';
+import type { Db } from '../db/index.js';
 import type { Database } from '../db/schema.js';
-import { insertReturning, insertRowsReturning, rowsPerInsert } from './owned.js';
+import {
+  insertReturning,
+  insertRowsReturning,
+  jsonRecordset,
+  type OwnedTable,
+  rowsPerInsert,
+} from './owned.js';
 import { nowIso } from './time.js';
 
 /** Event kinds exactly as the specification spells them (note `contact:update`). */
@@ -72,3 +79,45 @@ const eventRow = (e: EventInput) => ({
   integration_id: e.integrationId ?? null,
   occurred_at: nowIso(),
 });
+
+/** How an event's payload begins when its record's id is not known yet (`data.id` 0, first). */
+const UNNUMBERED = '{"id":0,';
+
+/**
+ * PostgreSQL: new rows of `table` and one event for each (`events[i]` for `rows[i]`) in one
+ * statement — atomic without BEGIN and COMMIT, one round trip instead of four (issue 15).
+ * Each event's `data` is its record as the API will return it, with id 0 as its first field:
+ * the statement writes the row's id into the payload and into `resource_id`. Events get ids in
+ * the order of the rows, as `recordEvents` after the INSERT gives them. Undefined, with
+ * nothing written, where the rows do not all set the same columns (`jsonRecordset`) or a
+ * payload does not begin with the id: then the caller writes them as before.
+ */
+export async function insertWithEventsAsOne<T extends OwnedTable>(
+  db: Db,
+  table: T,
+  rows: readonly Insertable<Database[T]>[],
+  events: readonly EventInput[],
+): Promise<Selectable<Database[T]>[] | undefined> {
+  const head = jsonRecordset(rows as readonly Record<string, unknown>[]);
+  const eventRows = events.map(eventRow);
+  if (!head || eventRows.length !== rows.length || eventRows.some((e) => !e.payload.startsWith(UNNUMBERED)))
+    return undefined;
+  const cols = sql.join(head.columns.map((c) => sql.ref(c)));
+  const { rows: out } = await sql<Selectable<Database[T]>>`
+    with ins as (
+      insert into ${sql.table(table)} (${cols})
+      select ${cols} from json_populate_recordset(null::${sql.table(table)}, ${head.text}::json)
+      returning *
+    ), ord as (select id, row_number() over () as n from ins),
+    ev as (select e.*, row_number() over () as n from json_populate_recordset(null::events, ${JSON.stringify(eventRows)}::json) e),
+    written as (
+      insert into events (account_id, kind, resource_type, resource_id, payload, integration_id, occurred_at)
+      select ev.account_id, ev.kind, ev.resource_type, ord.id,
+        '{"id":' || ord.id || substr(ev.payload, ${UNNUMBERED.length}), ev.integration_id, ev.occurred_at
+      from ev join ord on ord.n = ev.n
+      order by ev.n
+      returning 1
+    )
+    select ins.* from ins`.execute(db);
+  return out;
+}

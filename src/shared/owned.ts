@@ -145,8 +145,9 @@ const MAX_PARAMS = 65_535;
 
 /** Rows of `rows` one multi-row INSERT may take: 100, or fewer where their columns are many. */
 export function rowsPerInsert(rows: readonly object[]): number {
-  const columns = new Set(rows.flatMap((r) => Object.keys(r))).size;
-  return Math.min(100, Math.floor(MAX_PARAMS / Math.max(1, columns)));
+  const columns = new Set<string>();
+  for (const r of rows) for (const k in r) columns.add(k);
+  return Math.min(100, Math.floor(MAX_PARAMS / Math.max(1, columns.size)));
 }
 
 /**

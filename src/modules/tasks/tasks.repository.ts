@@ -1,5 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
+import { type EventInput, insertWithEventsAsOne } from '../../shared/events.js';
 import { keptTotal } from '../../shared/list-counts.js';
 import { findOwned, insertReturning, insertRowsReturning } from '../../shared/owned.js';
 import { idPages, paginate, type Sortable, unfiltered } from '../../shared/paging.js';
@@ -67,6 +68,13 @@ export const insertTask = (db: Db, values: Insertable<TaskTable>) => insertRetur
 /** Several new tasks in one statement, as stored, in the order given (a batch of creates). */
 export const insertTasks = (db: Db, values: readonly Insertable<TaskTable>[]) =>
   insertRowsReturning(db, 'tasks', values);
+
+/** PostgreSQL: new tasks with their events in one statement (see `insertWithEventsAsOne`). */
+export const insertTasksAsOne = (
+  db: Db,
+  values: readonly Insertable<TaskTable>[],
+  events: readonly EventInput[],
+) => insertWithEventsAsOne(db, 'tasks', values, events);
 
 export const updateTask = (db: Db, accountId: number, id: number, values: Updateable<TaskTable>) =>
   db

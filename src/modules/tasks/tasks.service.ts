@@ -160,29 +160,49 @@ interface NewTask {
   values: Insertable<TaskTable>;
 }
 
-/** Task creates that arrive together, written in one transaction (db/insert-batch.ts). */
-const CREATES = transactionalKind(
-  async (trx, t: NewTask) =>
-    recordChange(trx, t.auth, 'task:created', 'task', toTask(await repo.insertTask(trx, t.values), [])),
-  async (trx, tasks: NewTask[]) => {
-    // A new id (never reused: AUTOINCREMENT / serial) owns no files yet.
-    const out = (
-      await repo.insertTasks(
-        trx,
+/**
+ * Task creates that arrive together (db/insert-batch.ts, PostgreSQL): one statement with their
+ * events when they set the same columns, else one transaction. Each event's payload is the
+ * task as answered, built before its id is known (id 0, which the statement replaces).
+ */
+const CREATES = ((kind) => ({
+  ...kind,
+  together: async (db: Db, tasks: NewTask[]) =>
+    (
+      await repo.insertTasksAsOne(
+        db,
         tasks.map((t) => t.values),
+        tasks.map((t) => changeEvent(t.auth, 'task:created', 'task', toTask(unnumbered(t.values), []))),
       )
-    ).map((row) => toTask(row, []));
-    await recordEvents(
-      trx,
-      out.map((task, i) => changeEvent(tasks[i]!.auth, 'task:created', 'task', task)),
-    );
-    return out;
-  },
+    )?.map((row) => toTask(row, [])) ?? kind.together(db, tasks),
+}))(
+  transactionalKind(
+    async (trx, t: NewTask) =>
+      recordChange(trx, t.auth, 'task:created', 'task', toTask(await repo.insertTask(trx, t.values), [])),
+    async (trx, tasks: NewTask[]) => {
+      // A new id (never reused: AUTOINCREMENT / serial) owns no files yet.
+      const out = (
+        await repo.insertTasks(
+          trx,
+          tasks.map((t) => t.values),
+        )
+      ).map((row) => toTask(row, []));
+      await recordEvents(
+        trx,
+        out.map((task, i) => changeEvent(tasks[i]!.auth, 'task:created', 'task', task)),
+      );
+      return out;
+    },
+  ),
 );
+
+/** A new task's row as the INSERT will return it, but for its id (0). */
+const unnumbered = (v: NewTask['values']): TaskRow =>
+  Object.assign({ id: 0, archived_at: null }, v) as TaskRow;
 
 export function createTask(db: Db, auth: AuthContext, body: TaskCreate): Promise<Task> {
   return checkThenWrite(db, CREATES, async (trx): Promise<NewTask> => {
-    const { custom_fields, external_id, ...fields } = body;
+    const { custom_fields, external_id } = body;
     const state: TaskState = {
       project_id: body.project_id,
       phase_id: body.phase_id ?? null,
@@ -198,13 +218,22 @@ export function createTask(db: Db, auth: AuthContext, body: TaskCreate): Promise
     const now = nowIso();
     return {
       auth,
+      // Every column written out: spreads of the body and the state cost more than the rest
+      // of building the row, and a row of one shape for every request keeps a batch one
+      // statement (`jsonRecordset` wants the same columns in the same order).
       values: {
-        ...fields,
-        ...state,
-        description: fields.description ?? null,
-        status: fields.status ?? 'open',
-        priority: fields.priority ?? 'normal',
-        estimate_minutes: fields.estimate_minutes ?? null,
+        project_id: state.project_id,
+        phase_id: state.phase_id,
+        milestone_id: state.milestone_id,
+        epic_id: state.epic_id,
+        assignee_id: state.assignee_id,
+        start_date: state.start_date,
+        due_date: state.due_date,
+        name: body.name,
+        description: body.description ?? null,
+        status: body.status ?? 'open',
+        priority: body.priority ?? 'normal',
+        estimate_minutes: body.estimate_minutes ?? null,
         account_id: auth.accountId,
         external_id: external_id ?? null,
         custom_fields: JSON.stringify(custom),
