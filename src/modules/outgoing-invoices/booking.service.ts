@@ -22,8 +22,13 @@ import { findAccount, findClientRow } from './invoices.read-model.js';
 import type { InvoiceRow } from './invoices.repository.js';
 import * as repo from './invoices.repository.js';
 import { type BookBody, ExternalInvoiceData } from './invoices.schemas.js';
-import { documentDefaults } from './invoices.service.js';
-import { checkDates, checkReferences, lockWithMaster, optionalHeader } from './invoices.support.js';
+import {
+  checkDates,
+  checkReferences,
+  documentDefaults,
+  lockWithMaster,
+  optionalHeader,
+} from './invoices.support.js';
 import { loadView, toInvoice } from './invoices.views.js';
 import { parseLineItems } from './line-items.js';
 import { documentFor } from './pdf.service.js';
@@ -223,7 +228,7 @@ export async function createExternal(db: Db, auth: AuthContext, upload: Upload) 
           date: data.date,
           ...optionalHeader(data),
           booked_at: now,
-          ...(await documentDefaults(trx, auth.accountId, data, client)),
+          ...documentDefaults(data, client),
         },
         lines,
       );

@@ -31,6 +31,37 @@ export async function findAccount(db: Db, accountId: number) {
   return row;
 }
 
+const partiesOf = prepared(2, (db: Db, accountId: number, clientId: number) =>
+  db
+    .selectFrom('accounts as a')
+    .leftJoin('clients as c', (j) => j.onRef('c.account_id', '=', 'a.id').on('c.id', '=', clientId))
+    .select([
+      'a.currency as account_currency',
+      'c.id as client_id',
+      'c.currency as client_currency',
+      'c.payment_term_days as client_payment_term_days',
+    ])
+    .where('a.id', '=', accountId),
+);
+
+/**
+ * What a new document takes its defaults from, in one read (issue 15: one round trip, not
+ * two): the account's currency and, when `clientId` is one of the account's clients, that
+ * client's currency and payment term (`client` undefined: no such client, or none named).
+ */
+export async function findDocumentParties(db: Db, accountId: number, clientId: number | null | undefined) {
+  const row = (await partiesOf(db, accountId, clientId ?? 0))[0];
+  // The token's own account: gone only if it was deleted under the request.
+  if (!row) throw new Error(`account ${accountId} not found`);
+  return {
+    accountCurrency: row.account_currency,
+    client:
+      row.client_id === null
+        ? undefined
+        : { currency: row.client_currency, payment_term_days: row.client_payment_term_days },
+  };
+}
+
 /** The client a document is addressed to: its defaults (currency, terms) and the buyer it prints. */
 export const findClientRow = (db: Db, accountId: number, id: number) =>
   findOwned(db, 'clients', accountId, id);

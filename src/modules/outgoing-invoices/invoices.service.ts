@@ -15,7 +15,6 @@ import {
   isRecurring,
   planSchedule,
 } from './invoices.domain.js';
-import { findAccount } from './invoices.read-model.js';
 import type { InvoiceRow } from './invoices.repository.js';
 import * as repo from './invoices.repository.js';
 import type {
@@ -30,6 +29,7 @@ import {
   assertWithinPlan,
   checkDates,
   checkReferences,
+  documentDefaults,
   lockWithMaster,
   optionalHeader,
 } from './invoices.support.js';
@@ -69,29 +69,17 @@ export async function listMasters(db: Db, auth: AuthContext, q: MasterListQuery)
   return { ...page, rows: await loadMasters(db, auth.accountId, page.rows) };
 }
 
-/** Defaults of a new document from its client and account: currency and payment term. */
-export async function documentDefaults(
-  trx: Db,
-  accountId: number,
-  body: { client_id?: number | null; currency?: string; payment_term_days?: number | null },
-  client: Awaited<ReturnType<typeof checkReferences>>,
-) {
-  const account = await findAccount(trx, accountId);
-  return {
-    currency: body.currency ?? client?.currency ?? account.currency,
-    payment_term_days:
-      body.payment_term_days !== undefined ? body.payment_term_days : (client?.payment_term_days ?? null),
-  };
-}
-
 /**
- * Invoice creates that arrive together (db/insert-batch.ts, PostgreSQL): one statement when
- * they set the same columns, else one transaction.
+ * Invoice creates on PostgreSQL (db/insert-batch.ts), those that arrive together and one that
+ * arrives alone: one statement when they set the same columns and have lines, else one
+ * transaction (of four statements).
  */
 const CREATES = ((kind) => ({
   ...kind,
   together: async (db: Db, invoices: repo.NewInvoice[]) =>
     (await repo.insertManyAsOne(db, invoices)) ?? kind.together(db, invoices),
+  alone: async (db: Db, invoice: repo.NewInvoice) =>
+    (await repo.insertManyAsOne(db, [invoice]))?.[0] ?? kind.alone(db, invoice),
 }))(
   transactionalKind(
     (trx, i: repo.NewInvoice) => repo.insertWithLines(trx, i.values, i.lines),
@@ -119,7 +107,7 @@ export async function createInvoice(db: Db, auth: AuthContext, body: InvoiceCrea
         date: body.date ?? null,
       },
       optionalHeader(body),
-      await documentDefaults(trx, auth.accountId, body, client),
+      documentDefaults(body, client),
     );
     return { values, lines };
   });

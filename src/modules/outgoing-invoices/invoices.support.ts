@@ -20,16 +20,15 @@ export interface References {
 }
 
 /**
- * Checks ids the body refers to (prefixing field names with `prefix`) and returns the client,
- * whose currency and payment term are the defaults of a new document.
+ * Checks ids the body refers to (prefixing field names with `prefix`) and returns what the
+ * defaults of a new document come from: the client's and the account's currency and the
+ * client's payment term (`documentDefaults`).
  */
 export async function checkReferences(trx: Db, accountId: number, refs: References, prefix = '') {
   const errors: FieldError[] = [];
-  let client: parties.ClientRow | undefined;
-  if (refs.client_id !== undefined && refs.client_id !== null) {
-    client = await parties.findClientRow(trx, accountId, refs.client_id);
-    if (!client) errors.push({ field: `${prefix}client_id`, message: 'no such client' });
-  }
+  const found = await parties.findDocumentParties(trx, accountId, refs.client_id);
+  if (refs.client_id !== undefined && refs.client_id !== null && !found.client)
+    errors.push({ field: `${prefix}client_id`, message: 'no such client' });
   if (refs.contact_id !== undefined && refs.contact_id !== null) {
     if (!(await parties.findContactName(trx, accountId, refs.contact_id)))
       errors.push({ field: `${prefix}contact_id`, message: 'no such contact' });
@@ -48,7 +47,21 @@ export async function checkReferences(trx: Db, accountId: number, refs: Referenc
       });
   }
   if (errors.length > 0) throw invalidReference(errors);
-  return client;
+  return found;
+}
+
+/** Defaults of a new document from its client and account: currency and payment term. */
+export function documentDefaults(
+  body: { currency?: string; payment_term_days?: number | null },
+  found: Awaited<ReturnType<typeof checkReferences>>,
+) {
+  return {
+    currency: body.currency ?? found.client?.currency ?? found.accountCurrency,
+    payment_term_days:
+      body.payment_term_days !== undefined
+        ? body.payment_term_days
+        : (found.client?.payment_term_days ?? null),
+  };
 }
 
 /** The optional header fields of a new invoice or credit (POST, external upload) as its row stores them. */

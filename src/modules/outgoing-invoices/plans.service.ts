@@ -14,8 +14,7 @@ import type {
   PlanInvoiceCreate,
   RecurringPlanCreate,
 } from './invoices.schemas.js';
-import { documentDefaults } from './invoices.service.js';
-import { assertWithinPlan, checkDates, checkReferences } from './invoices.support.js';
+import { assertWithinPlan, checkDates, checkReferences, documentDefaults } from './invoices.support.js';
 import { loadMasters, loadView, planHeader, toInvoice } from './invoices.views.js';
 import { type ParsedLine, parseLineItems } from './line-items.js';
 
@@ -60,7 +59,7 @@ export async function createRecurringPlan(
         plan_end: body.plan_end,
         intro_text: body.intro_text ?? null,
         closing_text: body.closing_text ?? null,
-        ...(await documentDefaults(trx, auth.accountId, body, client)),
+        ...documentDefaults(body, client),
       },
       lines,
     );
@@ -160,7 +159,7 @@ export async function createPartialPlan(db: Db, auth: AuthContext, body: Partial
       title: body.title ?? null,
       intro_text: body.intro_text ?? null,
       closing_text: body.closing_text ?? null,
-      ...(await documentDefaults(trx, auth.accountId, body, client)),
+      ...documentDefaults(body, client),
     });
     await repo.insertWithLines(
       trx,

@@ -161,20 +161,24 @@ interface NewTask {
 }
 
 /**
- * Task creates that arrive together (db/insert-batch.ts, PostgreSQL): one statement with their
- * events when they set the same columns, else one transaction. Each event's payload is the
- * task as answered, built before its id is known (id 0, which the statement replaces).
+ * Task creates on PostgreSQL (db/insert-batch.ts), those that arrive together and one that
+ * arrives alone: one statement with their events when they set the same columns, else one
+ * transaction. Each event's payload is the task as answered, built before its id is known
+ * (id 0, which the statement replaces).
  */
+const asOne = async (db: Db, tasks: readonly NewTask[]) =>
+  (
+    await repo.insertTasksAsOne(
+      db,
+      tasks.map((t) => t.values),
+      tasks.map((t) => changeEvent(t.auth, 'task:created', 'task', toTask(unnumbered(t.values), []))),
+    )
+  )?.map((row) => toTask(row, []));
+
 const CREATES = ((kind) => ({
   ...kind,
-  together: async (db: Db, tasks: NewTask[]) =>
-    (
-      await repo.insertTasksAsOne(
-        db,
-        tasks.map((t) => t.values),
-        tasks.map((t) => changeEvent(t.auth, 'task:created', 'task', toTask(unnumbered(t.values), []))),
-      )
-    )?.map((row) => toTask(row, [])) ?? kind.together(db, tasks),
+  together: async (db: Db, tasks: NewTask[]) => (await asOne(db, tasks)) ?? kind.together(db, tasks),
+  alone: async (db: Db, task: NewTask) => (await asOne(db, [task]))?.[0] ?? kind.alone(db, task),
 }))(
   transactionalKind(
     async (trx, t: NewTask) =>
