@@ -51,6 +51,14 @@ const LANDED: ReadonlyArray<readonly [file: string, sha256: string]> = [
   ['2026_11_23_201_account_logos.ts', '5d47fe9df2ec17c1219dc9412f35f433bb1d2d9bf25b6617be6ffefac1f51586'],
   ['2026_11_23_300_change_log.ts', '05d47f9a99edb930882e6ffb881b8fe907f44369463f1361f89e0ed25091c2e7'],
   ['2026_11_24_100_list_count_shards.ts', 'f3d9aaa4b492afdec56e41546a67786b8dab92976d3e361c93c604ba230419f9'],
+  [
+    '2026_11_28_100_insert_statement_triggers.ts',
+    '1eff0e27e61676f76f714002fef9712a9132570c916deaef53461cd26d7be996',
+  ],
+  [
+    '2026_11_29_100_invoice_line_key_and_fanout.ts',
+    '7f4347f4d5618f5320a3f93be3b25886f6a51374df42f370ba662a62b1c464a1',
+  ],
 ];
 
 const dir = new URL('../src/db/migrations/', import.meta.url);

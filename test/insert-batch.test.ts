@@ -251,6 +251,50 @@ describeEachDb('batched invoice creates', (t) => {
       });
     });
   }
+
+  // PostgreSQL checks an invoice line's invoice and account with one composite key
+  // (migration 2026_11_29_100); SQLite keeps its two plain keys, which do not tie the two.
+  if (t.kind === 'postgres')
+    it('PostgreSQL: a line cannot name an invoice of another account, and goes with its invoice', async () => {
+      const api = await t.as('outgoing-invoice:write outgoing-invoice:read');
+      const created = await api.post('/outgoing-invoices', {
+        title: 'Keyed',
+        line_items: [{ title: 'Line', quantity: 1, unit_price: 10, tax_rate: 19 }],
+      });
+      assert.equal(created.status, 201);
+      const invoice = created.body.data.id as number;
+      const line = {
+        invoice_id: invoice,
+        position: 2,
+        title: 'Foreign line',
+        quantity: '1',
+        unit_price: 100,
+        tax_rate: '19',
+        net_total: 100,
+      };
+      await assert.rejects(
+        t.db
+          .insertInto('outgoing_invoice_items')
+          .values({ ...line, account_id: t.other.accountId })
+          .execute(),
+        (err: { code?: string }) => err.code === '23503',
+      );
+      await t.db
+        .insertInto('outgoing_invoice_items')
+        .values({ ...line, account_id: t.account.accountId })
+        .execute();
+      await t.db.deleteFrom('outgoing_invoices').where('id', '=', invoice).execute();
+      assert.equal(
+        (
+          await t.db
+            .selectFrom('outgoing_invoice_items')
+            .select('id')
+            .where('invoice_id', '=', invoice)
+            .execute()
+        ).length,
+        0,
+      );
+    });
 });
 
 describeEachDb('batched task creates', (t) => {
