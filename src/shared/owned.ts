@@ -130,12 +130,14 @@ export function jsonRecordset(
   rows: readonly Record<string, unknown>[],
 ): { columns: string[]; text: string } | undefined {
   const columns = Object.keys(rows[0]!);
+  // A loop over the keys, not Object.entries: no array per row and per column (issue 15).
   const plain = (r: Record<string, unknown>) => {
-    const entries = Object.entries(r);
-    return (
-      entries.length === columns.length &&
-      entries.every(([k, v], i) => k === columns[i] && v !== undefined && !isExpression(v))
-    );
+    let i = 0;
+    for (const k in r) {
+      const v = r[k];
+      if (k !== columns[i++] || v === undefined || isExpression(v)) return false;
+    }
+    return i === columns.length;
   };
   return rows.every(plain) ? { columns, text: JSON.stringify(rows) } : undefined;
 }
