@@ -10,11 +10,40 @@ const RETRY_AFTER_SECONDS = 1;
  * accepted), a request that still arrives on an open keep-alive connection is answered 503
  * problem+json with `Retry-After` (code `unavailable`), and the connection is closed (Fastify
  * adds `Connection: close` while closing). Fastify's own `return503OnClosing` answers the same
- * with a body of its own shape, so app.ts turns that off in favour of this hook.
+ * with a body of its own shape, so app.ts turns that off in favour of this hook. The close
+ * ends once every route handler still running has settled.
  */
 export const closingPlugin = fp(async (app: FastifyInstance) => {
   let closing = false;
   let reaper: NodeJS.Timeout | undefined;
+
+  // Handlers still running. A request whose client hung up is no connection of the server's
+  // any more, so server.close() does not wait for it, yet its handler runs on (a create may
+  // wait for its batch's statement); closing the database under it failed it with "driver
+  // has already been destroyed". The app's close waits for every handler to settle, bounded
+  // by the caller's drain limit (serve.ts).
+  let running = 0;
+  let settled: (() => void) | undefined;
+  const done = () => {
+    if (--running === 0) settled?.();
+  };
+  app.addHook('onRoute', (route) => {
+    const handler = route.handler;
+    route.handler = function (this: FastifyInstance, ...args: Parameters<typeof handler>) {
+      running++;
+      let out: unknown;
+      try {
+        out = handler.apply(this, args);
+      } catch (err) {
+        done();
+        throw err;
+      }
+      if (out instanceof Promise) out.then(done, done);
+      else done();
+      return out;
+    } as typeof handler;
+  });
+
   // preClose runs once Fastify has begun closing, before the server stops listening.
   app.addHook('preClose', (done) => {
     closing = true;
@@ -24,9 +53,9 @@ export const closingPlugin = fp(async (app: FastifyInstance) => {
     reaper = setInterval(() => app.server.closeIdleConnections(), 100).unref();
     done();
   });
-  app.addHook('onClose', (_app, done) => {
+  app.addHook('onClose', async () => {
     clearInterval(reaper);
-    done();
+    if (running > 0) await new Promise<void>((resolve) => (settled = resolve));
   });
   app.addHook('onRequest', (_req, _reply, done) => {
     if (!closing) return done();

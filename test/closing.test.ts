@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { after, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.js';
+import type { DbHandle } from '../src/db/index.js';
+import { createTestDb, testConfig } from './helpers.js';
+
+/**
+ * Closing the app (what `npm start` does on SIGTERM before it closes the database) waits for
+ * route handlers still running — also those of a request whose client hung up, which is no
+ * connection the server waits for any more. Before, the database was closed under such a
+ * handler ("driver has already been destroyed").
+ */
+describe('closing the app', () => {
+  let handle: DbHandle;
+  after(() => handle?.destroy());
+
+  it('waits for the handler of a request whose client hung up, then ends', async () => {
+    handle = await createTestDb('sqlite');
+    const app: FastifyInstance = await buildApp(testConfig(), { db: handle, logger: false });
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    let finished = false;
+    app.get('/gated', async () => {
+      started();
+      await gate;
+      finished = true;
+      return { ok: true };
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address() as net.AddressInfo;
+
+    const socket = net.connect(port, '127.0.0.1');
+    socket.on('error', () => {});
+    socket.write('GET /gated HTTP/1.1\r\nHost: x\r\n\r\n');
+    await running;
+    socket.destroy(); // the client hangs up while the handler waits
+    await new Promise((r) => setTimeout(r, 50));
+
+    let closed = false;
+    const closing = app.close().then(() => {
+      closed = true;
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(closed, false, 'the close ended while a handler was still running');
+    open();
+    await closing;
+    assert.equal(finished, true);
+  });
+});
