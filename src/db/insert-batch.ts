@@ -142,6 +142,22 @@ export function transactionalKind<I, O>(
 }
 
 /**
+ * `kind` with a one-statement form tried first (PostgreSQL creates, issue 15): `asOne` writes
+ * the inputs in one statement, or answers undefined having written nothing (they do not fit
+ * it), and then the transaction of `kind` writes them. Used for a batch and for one alone.
+ */
+export function oneStatementFirst<I, O>(
+  kind: TransactionalKind<I, O>,
+  asOne: (db: Db, inputs: readonly I[]) => Promise<O[] | undefined>,
+): TransactionalKind<I, O> {
+  return {
+    ...kind,
+    together: async (db, inputs) => (await asOne(db, inputs)) ?? kind.together(db, inputs),
+    alone: async (db, input) => (await asOne(db, [input]))?.[0] ?? kind.alone(db, input),
+  };
+}
+
+/**
  * A create whose checks read first (`check` answers what to write, or throws). On PostgreSQL
  * outside a transaction the checks read on the database — inside one they would lock nothing
  * either (READ COMMITTED), and foreign keys hold the references — and the write joins the

@@ -1,6 +1,6 @@
 import type { Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
-import { checkThenWrite, transactionalKind } from '../../db/insert-batch.js';
+import { checkThenWrite, oneStatementFirst, transactionalKind } from '../../db/insert-batch.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { changesNothing } from '../../shared/changes.js';
@@ -74,17 +74,12 @@ export async function listMasters(db: Db, auth: AuthContext, q: MasterListQuery)
  * arrives alone: one statement when they set the same columns and have lines, else one
  * transaction (of four statements).
  */
-const CREATES = ((kind) => ({
-  ...kind,
-  together: async (db: Db, invoices: repo.NewInvoice[]) =>
-    (await repo.insertManyAsOne(db, invoices)) ?? kind.together(db, invoices),
-  alone: async (db: Db, invoice: repo.NewInvoice) =>
-    (await repo.insertManyAsOne(db, [invoice]))?.[0] ?? kind.alone(db, invoice),
-}))(
+const CREATES = oneStatementFirst(
   transactionalKind(
     (trx, i: repo.NewInvoice) => repo.insertWithLines(trx, i.values, i.lines),
     (trx, invoices: repo.NewInvoice[]) => repo.insertManyWithLines(trx, invoices),
   ),
+  repo.insertManyAsOne,
 );
 
 export async function createInvoice(db: Db, auth: AuthContext, body: InvoiceCreate): Promise<Invoice> {

@@ -1,6 +1,6 @@
 import type { Insertable, Transaction } from 'kysely';
 import type { Db } from '../../db/index.js';
-import { checkThenWrite, transactionalKind } from '../../db/insert-batch.js';
+import { checkThenWrite, oneStatementFirst, transactionalKind } from '../../db/insert-batch.js';
 import type { Database } from '../../db/schema.js';
 import { transact } from '../../db/transact.js';
 import { changesNothing } from '../../shared/changes.js';
@@ -175,11 +175,7 @@ const asOne = async (db: Db, tasks: readonly NewTask[]) =>
     )
   )?.map((row) => toTask(row, []));
 
-const CREATES = ((kind) => ({
-  ...kind,
-  together: async (db: Db, tasks: NewTask[]) => (await asOne(db, tasks)) ?? kind.together(db, tasks),
-  alone: async (db: Db, task: NewTask) => (await asOne(db, [task]))?.[0] ?? kind.alone(db, task),
-}))(
+const CREATES = oneStatementFirst(
   transactionalKind(
     async (trx, t: NewTask) =>
       recordChange(trx, t.auth, 'task:created', 'task', toTask(await repo.insertTask(trx, t.values), [])),
@@ -198,6 +194,7 @@ const CREATES = ((kind) => ({
       return out;
     },
   ),
+  asOne,
 );
 
 /** A new task's row as the INSERT will return it, but for its id (0). */
