@@ -6,17 +6,21 @@ import { readdirSync, readFileSync } from 'node:fs';
 /** USER_HZ: Linux reports process times in hundredths of a second. */
 const clockTicks = 100;
 
-/** utime + stime of one process and its reaped children, in ms; 0 when it is gone. */
-function processMs(pid: number): number {
+/** The fields of /proc/<pid>/stat after the command (which may hold spaces); [] when gone. */
+function statOf(pid: number): string[] {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command (which may hold spaces) start after the last ')'.
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-    return (ticks * 1000) / clockTicks;
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
-    return 0;
+    return [];
   }
+}
+
+/** utime + stime of one process and its reaped children, in ms; 0 when it is gone. */
+function processMs(pid: number): number {
+  const f = statOf(pid);
+  if (f.length === 0) return 0;
+  return ((Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 1000) / clockTicks;
 }
 
 const commOf = (pid: number): string => {
@@ -27,29 +31,20 @@ const commOf = (pid: number): string => {
   }
 };
 
-/** The pids whose command name is `comm` (e.g. every PostgreSQL process). */
-const pidsNamed = (comm: string): number[] =>
+const allPids = (): number[] =>
   readdirSync('/proc')
     .filter((d) => /^\d+$/.test(d))
-    .map(Number)
-    .filter((pid) => commOf(pid) === comm);
-
-const parentOf = (pid: number): number => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return 0;
-  }
-};
-
-/** `pid` and every process below it (a service's WORKERS). */
-function treeOf(pid: number): number[] {
-  const all = readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
     .map(Number);
+
+/** `pid` and every process below it (a service's WORKERS), from one pass over /proc. */
+function treeOf(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const p of allPids()) {
+    const parent = Number(statOf(p)[1]);
+    children.set(parent, [...(children.get(parent) ?? []), p]);
+  }
   const tree = [pid];
-  for (let i = 0; i < tree.length; i++) for (const p of all) if (parentOf(p) === tree[i]) tree.push(p);
+  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]!) ?? []));
   return tree;
 }
 
@@ -57,6 +52,8 @@ function treeOf(pid: number): number[] {
 export function cpuNow(pids: number[]): { own: number; postgres: number } {
   return {
     own: pids.flatMap(treeOf).reduce((s, p) => s + processMs(p), 0),
-    postgres: pidsNamed('postgres').reduce((s, p) => s + processMs(p), 0),
+    postgres: allPids()
+      .filter((p) => commOf(p) === 'postgres')
+      .reduce((s, p) => s + processMs(p), 0),
   };
 }
