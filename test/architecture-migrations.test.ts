@@ -59,6 +59,10 @@ const LANDED: ReadonlyArray<readonly [file: string, sha256: string]> = [
     '2026_11_29_100_invoice_line_key_and_fanout.ts',
     '7f4347f4d5618f5320a3f93be3b25886f6a51374df42f370ba662a62b1c464a1',
   ],
+  [
+    '2026_11_29_200_invoice_client_key.ts',
+    '732bb21dbdf18093d2ca91960db80ceb462c43d9925d6a2d07edc9ca8de235c9',
+  ],
 ];
 
 const dir = new URL('../src/db/migrations/', import.meta.url);

@@ -5,7 +5,7 @@ import pg from 'pg';
 import type { Db } from '../src/db/index.js';
 import { batchStats } from '../src/db/insert-batch.js';
 import { insertOne } from '../src/shared/owned.js';
-import { countRows, describeEachDb } from './helpers.js';
+import { countRows, describeEachDb, expectProblem } from './helpers.js';
 import { seedWork } from './work.fixtures.js';
 
 /** Runs `fn` while a PostgreSQL trigger refuses (P0001) rows of `table` whose `column` is `value`. */
@@ -189,6 +189,48 @@ describeEachDb('batched invoice creates', (t) => {
     assert.equal(new Set(res.slice(0, 20).map((r) => r.body.data.id)).size, 20);
     if (t.kind === 'postgres') assert.ok(batchStats.batches > before.batches, 'no batch was run');
   });
+
+  it('concurrent creates take their currency and payment term from their own client, else the account; a client of another account fails alone with `client_id: no such client`', async () => {
+    const api = await t.as('outgoing-invoice:write outgoing-invoice:read client:write');
+    const { currency: accountCurrency } = await t.db
+      .selectFrom('accounts')
+      .select('currency')
+      .where('id', '=', t.account.accountId)
+      .executeTakeFirstOrThrow();
+    const mk = async (body: object) => (await api.post('/clients', body)).body.data.id as number;
+    const termed = await mk({ name: 'Termed', currency: 'CHF', payment_term_days: 7 });
+    const plain = await mk({ name: 'Plain' });
+    const otherApi = await t.as('client:write', { accountId: t.other.accountId });
+    const foreign = (await otherApi.post('/clients', { name: 'Foreign', currency: 'JPY' })).body.data
+      .id as number;
+    const line = [{ title: 'Work', quantity: 2, unit_price: 50, tax_rate: 19 }];
+    const cases: [body: object, currency: string, term: number | null][] = [
+      [{ client_id: termed }, 'CHF', 7],
+      [{ client_id: termed, payment_term_days: null }, 'CHF', null],
+      [{ client_id: termed, payment_term_days: 30, currency: 'USD' }, 'USD', 30],
+      [{ client_id: plain }, accountCurrency, null],
+      [{ client_id: plain, payment_term_days: 0 }, accountCurrency, 0],
+      [{}, accountCurrency, null],
+      [{ currency: 'SEK' }, 'SEK', null],
+    ];
+    const invoices = await countRows(t.db, 'outgoing_invoices');
+    const res = await Promise.all([
+      ...cases.map(([b], i) =>
+        api.post('/outgoing-invoices', { ...b, title: `Defaults ${i}`, line_items: line }),
+      ),
+      api.post('/outgoing-invoices', { client_id: foreign, title: 'Foreign client', line_items: line }),
+    ]);
+    for (const [i, [, currency, term]] of cases.entries()) {
+      const r = res[i]!;
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+      assert.deepEqual([r.body.data.currency, r.body.data.payment_term_days], [currency, term], `case ${i}`);
+      assert.deepEqual((await api.get(`/outgoing-invoices/${r.body.data.id}`)).body.data, r.body.data);
+    }
+    const refused = expectProblem(res[cases.length]!, 422, 'invalid_reference');
+    assert.deepEqual(refused.errors, [{ field: 'client_id', message: 'no such client' }]);
+    assert.equal(await countRows(t.db, 'outgoing_invoices'), invoices + cases.length);
+  });
+
   // On PostgreSQL invoices that set the same columns go as one statement (insertManyAsOne).
   if (t.kind === 'postgres') {
     const spied = async <T>(run: () => Promise<T>): Promise<{ result: T; sent: string[] }> => {
@@ -229,6 +271,11 @@ describeEachDb('batched invoice creates', (t) => {
         sent.filter((q) => /^(begin|commit)/i.test(q)),
         [],
       );
+      // Nor a read of the client first: the statement takes its defaults (migration 2026_11_29_200).
+      assert.deepEqual(
+        sent.filter((q) => /"?clients"?/.test(q) && !/^\s*with inv as/.test(q)),
+        [],
+      );
     });
 
     it('a line a trigger refuses fails its invoice alone; nothing of it is written, the others are', async () => {
@@ -251,6 +298,24 @@ describeEachDb('batched invoice creates', (t) => {
       });
     });
   }
+
+  if (t.kind === 'postgres')
+    it("PostgreSQL: an invoice cannot name another account's client", async () => {
+      const otherApi = await t.as('client:write', { accountId: t.other.accountId });
+      const foreign = (await otherApi.post('/clients', { name: 'Not yours' })).body.data.id as number;
+      const row = { type: 'invoice', status: 'open', currency: 'EUR', client_id: foreign };
+      await assert.rejects(
+        t.db
+          .insertInto('outgoing_invoices')
+          .values({ ...row, account_id: t.account.accountId })
+          .execute(),
+        (err: { code?: string }) => err.code === '23503',
+      );
+      await t.db
+        .insertInto('outgoing_invoices')
+        .values({ ...row, account_id: t.other.accountId })
+        .execute();
+    });
 
   // PostgreSQL checks an invoice line's invoice and account with one composite key
   // (migration 2026_11_29_100); SQLite keeps its two plain keys, which do not tie the two.

@@ -167,6 +167,13 @@ export async function insertWithLines(
 export interface NewInvoice {
   values: Insertable<OutgoingInvoiceTable>;
   lines: readonly ParsedLine[];
+  /**
+   * Set while the currency and payment term are still to come from the client and the account
+   * (what the body gave of them; `documentDefaults`): `values.currency` is then the given one or
+   * null, and `values.payment_term_days` counts only when given. `insertManyAsOne` takes them
+   * in its statement; the other writes need them settled first (invoices.service.ts).
+   */
+  defaults?: { currency?: string; payment_term_days?: number | null };
 }
 
 /**
@@ -223,7 +230,7 @@ export async function insertManyAsOne(
   const { rows } = await sql<InvoiceRow & { __item_ids: number[] | null }>`
     with inv as (
       insert into outgoing_invoices (${cols(head.columns)})
-      select ${cols(head.columns)} from json_populate_recordset(null::outgoing_invoices, ${head.text}::json)
+      ${headSource(invoices, head)}
       returning *
     ), ord as (select id, row_number() over () as n from inv),
     items as (
@@ -247,6 +254,36 @@ export async function insertManyAsOne(
       items: own.map((l, i) => Object.assign({ id: ids[i]! }, l)) as ItemRow[],
     };
   });
+}
+
+/**
+ * The SELECT of `insertManyAsOne`'s invoice rows. Invoices whose defaults are still open
+ * (`NewInvoice.defaults`) take them here, as `documentDefaults` would: the currency given, else
+ * the client's, else the account's; the payment term given, else the client's. The client is
+ * read by the account's key, so one of another account gives nothing, and the row's composite
+ * key to clients (migration 2026_11_29_200) then refuses the statement. A lateral join keeps
+ * the rows in the order given (see `insertRowsReturning`).
+ */
+function headSource(invoices: readonly NewInvoice[], head: { columns: string[]; text: string }) {
+  const from = sql`json_populate_recordset(null::outgoing_invoices, ${head.text}::json)`;
+  if (!invoices.some((i) => i.defaults))
+    return sql`select ${sql.join(head.columns.map((c) => sql.ref(c)))} from ${from}`;
+  // Ordinals (1…n) of the invoices whose term is the client's.
+  const clientTerm = invoices.flatMap((inv, k) =>
+    inv.defaults && inv.defaults.payment_term_days === undefined ? [k + 1] : [],
+  );
+  const pick = (c: string) => {
+    if (c === 'currency')
+      return sql`coalesce(j.currency, c.currency, (select a.currency from accounts a where a.id = j.account_id))`;
+    if (c === 'payment_term_days')
+      return sql`case when j.ordinality = any(${clientTerm}::int[]) then c.payment_term_days else j.payment_term_days end`;
+    return sql.ref(`j.${c}`);
+  };
+  return sql`select ${sql.join(head.columns.map(pick))}
+    from ${from} with ordinality as j
+    left join lateral (
+      select currency, payment_term_days from clients c where c.account_id = j.account_id and c.id = j.client_id
+    ) c on true`;
 }
 
 /** Replaces every line of an invoice whose row already holds their totals; returns the new items. */

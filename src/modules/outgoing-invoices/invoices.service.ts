@@ -1,6 +1,6 @@
 import type { Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
-import { checkThenWrite, oneStatementFirst, transactionalKind } from '../../db/insert-batch.js';
+import { batchable, checkThenWrite, oneStatementFirst, transactionalKind } from '../../db/insert-batch.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { changesNothing } from '../../shared/changes.js';
@@ -76,11 +76,34 @@ export async function listMasters(db: Db, auth: AuthContext, q: MasterListQuery)
  */
 const CREATES = oneStatementFirst(
   transactionalKind(
-    (trx, i: repo.NewInvoice) => repo.insertWithLines(trx, i.values, i.lines),
-    (trx, invoices: repo.NewInvoice[]) => repo.insertManyWithLines(trx, invoices),
+    async (trx, i: repo.NewInvoice) => {
+      const { values, lines } = await settled(trx, i);
+      return repo.insertWithLines(trx, values, lines);
+    },
+    async (trx, invoices: repo.NewInvoice[]) => {
+      const all: repo.NewInvoice[] = [];
+      for (const i of invoices) all.push(await settled(trx, i));
+      return repo.insertManyWithLines(trx, all);
+    },
   ),
   repo.insertManyAsOne,
 );
+
+/** A new invoice with its defaults taken from its client and account (`NewInvoice.defaults`). */
+async function settled(trx: Db, i: repo.NewInvoice): Promise<repo.NewInvoice> {
+  if (!i.defaults) return i;
+  const found = await checkReferences(trx, i.values.account_id, { client_id: i.values.client_id });
+  return { values: Object.assign({}, i.values, documentDefaults(i.defaults, found)), lines: i.lines };
+}
+
+/**
+ * Whether a create may leave its client to the database (PostgreSQL, outside a transaction):
+ * when it names no other record than a client, `insertManyAsOne` takes the defaults from the
+ * client's row in the INSERT and the invoice's key to the account's clients refuses one that
+ * is not there — no read before the write (issue 15: a round trip and a statement per create).
+ */
+const clientOnly = (db: Db, body: InvoiceCreate) =>
+  batchable(db) && body.contact_id == null && body.project_id == null && body.credited_invoice_id == null;
 
 export async function createInvoice(db: Db, auth: AuthContext, body: InvoiceCreate): Promise<Invoice> {
   const type = body.type ?? 'invoice';
@@ -90,8 +113,7 @@ export async function createInvoice(db: Db, auth: AuthContext, body: InvoiceCrea
   checkDates(body);
   // The totals go in with the row and a new invoice has no lines to delete: one INSERT per
   // table, and one change-log entry (`created`) instead of a second (`updated`).
-  const { row, items } = await checkThenWrite(db, CREATES, async (trx) => {
-    const client = await checkReferences(trx, auth.accountId, body);
+  const written = checkThenWrite(db, CREATES, async (trx): Promise<repo.NewInvoice> => {
     // Object.assign, not spreads: see `withLineTotals`.
     const values = Object.assign(
       {
@@ -102,9 +124,24 @@ export async function createInvoice(db: Db, auth: AuthContext, body: InvoiceCrea
         date: body.date ?? null,
       },
       optionalHeader(body),
-      documentDefaults(body, client),
     );
-    return { values, lines };
+    if (clientOnly(trx, body)) {
+      const defaults = { currency: body.currency, payment_term_days: body.payment_term_days };
+      // Null until the statement takes it from the client or account (`NewInvoice.defaults`).
+      const open = {
+        currency: (body.currency ?? null) as string,
+        payment_term_days: body.payment_term_days ?? null,
+      };
+      return { values: Object.assign(values, open), lines, defaults };
+    }
+    const client = await checkReferences(trx, auth.accountId, body);
+    return { values: Object.assign(values, documentDefaults(body, client)), lines };
+  });
+  const { row, items } = await written.catch(async (err) => {
+    // A key refused the write: the client is not the account's, or was deleted meanwhile.
+    // The checks name the field (422 `client_id: no such client`); else the key's own error.
+    if ((err as { code?: unknown }).code === '23503') await checkReferences(db, auth.accountId, body);
+    throw err;
   });
   // Answered from what was written: reading it back gives the same (see `newView`).
   return toInvoice(newView(row, items));
