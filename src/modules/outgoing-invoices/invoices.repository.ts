@@ -1,4 +1,4 @@
-import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
+import { type CompiledQuery, type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import { type Db, isPostgres } from '../../db/index.js';
 import { keptTotal } from '../../shared/list-counts.js';
 import { documentTotals, type Totals } from '../../shared/money.js';
@@ -225,23 +225,20 @@ export async function insertManyAsOne(
   const head = jsonRecordset(invoices.map((i) => withLineTotals(i.values, i.lines)));
   const body = lines.length ? jsonRecordset(lines) : undefined;
   if (!head || !body) return undefined;
-  const cols = (cs: string[]) => sql.join(cs.map((c) => sql.ref(c)));
-  const fromLines = sql.join(body.columns.map((c) => (c === 'invoice_id' ? sql`ord.id` : sql.ref(`l.${c}`))));
-  const { rows } = await sql<InvoiceRow & { __item_ids: number[] | null }>`
-    with inv as (
-      insert into outgoing_invoices (${cols(head.columns)})
-      ${headSource(invoices, head)}
-      returning *
-    ), ord as (select id, row_number() over () as n from inv),
-    items as (
-      insert into outgoing_invoice_items (${cols(body.columns)})
-      select ${fromLines} from json_populate_recordset(null::outgoing_invoice_items, ${body.text}::json) as l
-        join ord on ord.n = l.invoice_id
-      returning id, invoice_id, position
-    )
-    select inv.*, (select json_agg(items.id order by items.position) from items where items.invoice_id = inv.id)
-      as __item_ids
-    from inv`.execute(db);
+  const termFromClient = invoices.flatMap((inv, k) =>
+    inv.defaults && inv.defaults.payment_term_days === undefined ? [k + 1] : [],
+  );
+  const statement = asOneStatement(
+    db,
+    head.columns,
+    body.columns,
+    invoices.some((i) => i.defaults),
+  );
+  const values = { head: head.text, lines: body.text, termFromClient };
+  const { rows } = await db.executeQuery<InvoiceRow & { __item_ids: number[] | null }>({
+    ...statement.query,
+    parameters: statement.slots.map((k) => values[k]),
+  });
   return rows.map((row, k) => {
     const ids = row.__item_ids ?? [];
     // The last column of the row: deleting it is cheap where copying the rest (`{ __item_ids,
@@ -259,31 +256,68 @@ export async function insertManyAsOne(
 /**
  * The SELECT of `insertManyAsOne`'s invoice rows. Invoices whose defaults are still open
  * (`NewInvoice.defaults`) take them here, as `documentDefaults` would: the currency given, else
- * the client's, else the account's; the payment term given, else the client's. The client is
- * read by the account's key, so one of another account gives nothing, and the row's composite
- * key to clients (migration 2026_11_29_200) then refuses the statement. A lateral join keeps
- * the rows in the order given (see `insertRowsReturning`).
+ * the client's, else the account's; the payment term given, else the client's (for the
+ * invoices numbered in `termFromClient`). The client is read by the account's key, so one of
+ * another account gives nothing, and the row's composite key to clients (migration
+ * 2026_11_29_200) then refuses the statement. A lateral join keeps the rows in the order
+ * given (see `insertRowsReturning`).
  */
-function headSource(invoices: readonly NewInvoice[], head: { columns: string[]; text: string }) {
-  const from = sql`json_populate_recordset(null::outgoing_invoices, ${head.text}::json)`;
-  if (!invoices.some((i) => i.defaults))
-    return sql`select ${sql.join(head.columns.map((c) => sql.ref(c)))} from ${from}`;
-  // Ordinals (1…n) of the invoices whose term is the client's.
-  const clientTerm = invoices.flatMap((inv, k) =>
-    inv.defaults && inv.defaults.payment_term_days === undefined ? [k + 1] : [],
-  );
+function headSource(columns: string[], open: boolean, head: unknown, termFromClient: unknown) {
+  const from = sql`json_populate_recordset(null::outgoing_invoices, ${head}::json)`;
+  if (!open) return sql`select ${sql.join(columns.map((c) => sql.ref(c)))} from ${from}`;
   const pick = (c: string) => {
     if (c === 'currency')
       return sql`coalesce(j.currency, c.currency, (select a.currency from accounts a where a.id = j.account_id))`;
     if (c === 'payment_term_days')
-      return sql`case when j.ordinality = any(${clientTerm}::int[]) then c.payment_term_days else j.payment_term_days end`;
+      return sql`case when j.ordinality = any(${termFromClient}::int[]) then c.payment_term_days else j.payment_term_days end`;
     return sql.ref(`j.${c}`);
   };
-  return sql`select ${sql.join(head.columns.map(pick))}
+  return sql`select ${sql.join(columns.map(pick))}
     from ${from} with ordinality as j
     left join lateral (
       select currency, payment_term_days from clients c where c.account_id = j.account_id and c.id = j.client_id
     ) c on true`;
+}
+
+type AsOneParam = 'head' | 'lines' | 'termFromClient';
+
+/**
+ * `insertManyAsOne`'s statement for one shape (the columns of the invoices and of their lines,
+ * whether defaults are open), built and compiled by Kysely once: per batch that cost 7 % of
+ * the service's CPU under invoice creates (issue 15). `slots` names each parameter.
+ */
+const asOneStatements = new Map<string, { query: CompiledQuery; slots: AsOneParam[] }>();
+
+function asOneStatement(db: Db, headColumns: string[], lineColumns: string[], open: boolean) {
+  const key = `${open}\n${headColumns.join()}\n${lineColumns.join()}`;
+  let hit = asOneStatements.get(key);
+  if (hit) return hit;
+  // Stand-ins for the parameters, recognised in the compiled query's parameter list.
+  const standIn = { head: {}, lines: {}, termFromClient: {} };
+  const cols = (cs: string[]) => sql.join(cs.map((c) => sql.ref(c)));
+  const fromLines = sql.join(lineColumns.map((c) => (c === 'invoice_id' ? sql`ord.id` : sql.ref(`l.${c}`))));
+  const query = sql`
+    with inv as (
+      insert into outgoing_invoices (${cols(headColumns)})
+      ${headSource(headColumns, open, standIn.head, standIn.termFromClient)}
+      returning *
+    ), ord as (select id, row_number() over () as n from inv),
+    items as (
+      insert into outgoing_invoice_items (${cols(lineColumns)})
+      select ${fromLines} from json_populate_recordset(null::outgoing_invoice_items, ${standIn.lines}::json) as l
+        join ord on ord.n = l.invoice_id
+      returning id, invoice_id, position
+    )
+    select inv.*, (select json_agg(items.id order by items.position) from items where items.invoice_id = inv.id)
+      as __item_ids
+    from inv`.compile(db);
+  const names = Object.keys(standIn) as AsOneParam[];
+  const slots = query.parameters.map((p) => names.find((n) => standIn[n] === p)!);
+  // A few shapes in practice (POST and plan invoices); bounded all the same.
+  if (asOneStatements.size >= 64) asOneStatements.clear();
+  hit = { query, slots };
+  asOneStatements.set(key, hit);
+  return hit;
 }
 
 /** Replaces every line of an invoice whose row already holds their totals; returns the new items. */
