@@ -26,8 +26,8 @@ import {
   checkDates,
   checkReferences,
   documentDefaults,
+  documentRow,
   lockWithMaster,
-  optionalHeader,
 } from './invoices.support.js';
 import { loadView, toInvoice } from './invoices.views.js';
 import { parseLineItems } from './line-items.js';
@@ -216,20 +216,17 @@ export async function createExternal(db: Db, auth: AuthContext, upload: Upload) 
       if (await repo.numberTaken(trx, auth.accountId, data.invoice_number))
         throw numberTakenError(data.invoice_number);
       const now = nowIso();
+      const head = {
+        account_id: auth.accountId,
+        type,
+        status: 'booked',
+        client_id: data.client_id,
+        date: data.date,
+      };
+      const values = documentRow(head, data, documentDefaults(data, client), repo.lineTotalsColumns(lines));
       const { row: inserted } = await repo.insertWithLines(
         trx,
-        {
-          account_id: auth.accountId,
-          type,
-          status: 'booked',
-          external: 1,
-          invoice_number: data.invoice_number,
-          client_id: data.client_id,
-          date: data.date,
-          ...optionalHeader(data),
-          booked_at: now,
-          ...documentDefaults(data, client),
-        },
+        Object.assign(values, { external: 1, invoice_number: data.invoice_number, booked_at: now }),
         lines,
       );
       const file = await storeFile(trx, auth, upload, { type: 'outgoing_invoice', id: inserted.id });

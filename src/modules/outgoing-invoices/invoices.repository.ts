@@ -163,7 +163,7 @@ export async function insertWithLines(
   return { row, items: await addLines(db, values.account_id, row.id, lines) };
 }
 
-/** A new invoice as `insertWithLines` takes it. */
+/** A new invoice as `insertWithLines` takes it, its lines' totals already in `values` (`withLineTotals`). */
 export interface NewInvoice {
   values: Insertable<OutgoingInvoiceTable>;
   lines: readonly ParsedLine[];
@@ -188,7 +188,7 @@ export async function insertManyWithLines(
   const rows = await insertRowsReturning(
     db,
     'outgoing_invoices',
-    invoices.map((i) => withLineTotals(i.values, i.lines)),
+    invoices.map((i) => i.values),
   );
   const lines = rows.flatMap((row, k) =>
     positioned(invoices[k]!.lines, { account_id: row.account_id, invoice_id: row.id }),
@@ -222,7 +222,7 @@ export async function insertManyAsOne(
   const lines = invoices.flatMap((inv, k) =>
     positioned(inv.lines, { account_id: inv.values.account_id, invoice_id: k + 1 }),
   );
-  const head = jsonRecordset(invoices.map((i) => withLineTotals(i.values, i.lines)));
+  const head = jsonRecordset(invoices.map((i) => i.values));
   const body = lines.length ? jsonRecordset(lines) : undefined;
   if (!head || !body) return undefined;
   const termFromClient = invoices.flatMap((inv, k) =>

@@ -30,8 +30,8 @@ import {
   checkDates,
   checkReferences,
   documentDefaults,
+  documentRow,
   lockWithMaster,
-  optionalHeader,
 } from './invoices.support.js';
 import type { OutgoingInvoiceTable } from './invoices.tables.js';
 import { loadMasters, loadView, loadViews, newView, toInvoice } from './invoices.views.js';
@@ -113,18 +113,15 @@ export async function createInvoice(db: Db, auth: AuthContext, body: InvoiceCrea
   checkDates(body);
   // The totals go in with the row and a new invoice has no lines to delete: one INSERT per
   // table, and one change-log entry (`created`) instead of a second (`updated`).
+  const totals = repo.lineTotalsColumns(lines);
+  const head = {
+    account_id: auth.accountId,
+    type,
+    status: body.status ?? 'open',
+    client_id: body.client_id ?? null,
+    date: body.date ?? null,
+  };
   const written = checkThenWrite(db, CREATES, async (trx): Promise<repo.NewInvoice> => {
-    // Object.assign, not spreads: see `withLineTotals`.
-    const values = Object.assign(
-      {
-        account_id: auth.accountId,
-        type,
-        status: body.status ?? 'open',
-        client_id: body.client_id ?? null,
-        date: body.date ?? null,
-      },
-      optionalHeader(body),
-    );
     if (clientOnly(trx, body)) {
       const defaults = { currency: body.currency, payment_term_days: body.payment_term_days };
       // Null until the statement takes it from the client or account (`NewInvoice.defaults`).
@@ -132,10 +129,10 @@ export async function createInvoice(db: Db, auth: AuthContext, body: InvoiceCrea
         currency: (body.currency ?? null) as string,
         payment_term_days: body.payment_term_days ?? null,
       };
-      return { values: Object.assign(values, open), lines, defaults };
+      return { values: documentRow(head, body, open, totals), lines, defaults };
     }
     const client = await checkReferences(trx, auth.accountId, body);
-    return { values: Object.assign(values, documentDefaults(body, client)), lines };
+    return { values: documentRow(head, body, documentDefaults(body, client), totals), lines };
   });
   const { row, items } = await written.catch(async (err) => {
     // A key refused the write: the client is not the account's, or was deleted meanwhile.

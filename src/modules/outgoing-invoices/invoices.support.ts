@@ -64,8 +64,24 @@ export function documentDefaults(
   };
 }
 
-/** The optional header fields of a new invoice or credit (POST, external upload) as its row stores them. */
-export const optionalHeader = (b: Partial<Omit<InvoiceCreate, 'line_items'>>) => ({
+/**
+ * The row of a new invoice or credit (POST, external upload) as stored, with its lines' totals
+ * (`lineTotalsColumns`; they go in with the row). One object literal with every column in one
+ * order, not one assembled from parts: V8 keeps an object built with Object.assign or spreads
+ * past a dozen properties as a dictionary, which made the JSON of a batched INSERT (issue 15)
+ * three times as slow to write (3.3 µs a row against 1.2 µs).
+ */
+export const documentRow = (
+  head: { account_id: number; type: string; status: string; client_id: number | null; date: string | null },
+  b: Partial<Omit<InvoiceCreate, 'line_items'>>,
+  defaults: { currency: string; payment_term_days: number | null },
+  totals: ReturnType<typeof repo.lineTotalsColumns>,
+) => ({
+  account_id: head.account_id,
+  type: head.type,
+  status: head.status,
+  client_id: head.client_id,
+  date: head.date,
   contact_id: b.contact_id ?? null,
   project_id: b.project_id ?? null,
   credited_invoice_id: b.credited_invoice_id ?? null,
@@ -79,6 +95,12 @@ export const optionalHeader = (b: Partial<Omit<InvoiceCreate, 'line_items'>>) =>
   tax_exemption_category: b.tax_exemption_category ?? null,
   tax_exemption_reason_code: b.tax_exemption_reason_code ?? null,
   tax_exemption_reason: b.tax_exemption_reason ?? null,
+  currency: defaults.currency,
+  payment_term_days: defaults.payment_term_days,
+  lines_net: totals.lines_net,
+  lines_tax: totals.lines_tax,
+  lines_gross: totals.lines_gross,
+  lines_taxes: totals.lines_taxes,
 });
 
 /** Date pairs must not run backwards. */
