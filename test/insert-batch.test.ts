@@ -212,6 +212,25 @@ describeEachDb('batched invoice creates', (t) => {
       [{ client_id: plain, payment_term_days: 0 }, accountCurrency, 0],
       [{}, accountCurrency, null],
       [{ currency: 'SEK' }, 'SEK', null],
+      // Every header field given: the answer takes what was sent, the database the rest.
+      [
+        {
+          client_id: termed,
+          date: '2028-02-29',
+          due_date: '2028-03-30',
+          service_period_start: '2028-02-01',
+          service_period_end: '2028-02-29',
+          intro_text: 'Grüße, "quoted" \\ back\nslash',
+          closing_text: '😀',
+          buyer_reference: 'BR-1',
+          tax_exemption_category: 'E',
+          tax_exemption_reason: 'Exempt',
+          tax_exemption_reason_code: 'VATEX-EU-132',
+          status: 'bookable',
+        },
+        'CHF',
+        7,
+      ],
     ];
     const invoices = await countRows(t.db, 'outgoing_invoices');
     const res = await Promise.all([
