@@ -61,51 +61,6 @@ export interface OutgoingInvoiceTable {
 }
 
 /** A position of an invoice or offer (offer_items has the same columns with offer_id). */
-/** Every column of `outgoing_invoices` (the type holds that none is missing and none unknown). */
-export const INVOICE_COLUMNS = Object.keys({
-  id: 0,
-  account_id: 0,
-  type: 0,
-  status: 0,
-  invoice_number: 0,
-  external: 0,
-  client_id: 0,
-  contact_id: 0,
-  project_id: 0,
-  master_id: 0,
-  credited_invoice_id: 0,
-  title: 0,
-  date: 0,
-  due_date: 0,
-  payment_term_days: 0,
-  service_period_start: 0,
-  service_period_end: 0,
-  plan_start: 0,
-  plan_end: 0,
-  currency: 0,
-  intro_text: 0,
-  closing_text: 0,
-  file_id: 0,
-  document: 0,
-  seller: 0,
-  buyer: 0,
-  buyer_reference: 0,
-  service_date: 0,
-  tax_exemption_category: 0,
-  tax_exemption_reason_code: 0,
-  tax_exemption_reason: 0,
-  pdf_file_id: 0,
-  booked_at: 0,
-  deleted_at: 0,
-  deleted_by: 0,
-  lines_net: 0,
-  lines_tax: 0,
-  lines_gross: 0,
-  lines_taxes: 0,
-  created_at: 0,
-  updated_at: 0,
-} satisfies Record<keyof OutgoingInvoiceTable, 0>) as (keyof OutgoingInvoiceTable)[];
-
 export interface DocumentItemColumns {
   id: Generated<number>;
   account_id: number;
