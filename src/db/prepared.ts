@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type SQLite from 'better-sqlite3';
 import { type CompiledQuery, type Kysely, PostgresAdapter } from 'kysely';
+import type { Db } from './schema.js';
 import { rowsOf } from './sqlite-rows.js';
 
 interface Compilable<Row> {
@@ -221,4 +222,36 @@ export function prepared<Args extends readonly unknown[], Row, DB = any>(
     return single(db, entry, params);
   };
   return Object.assign(run, { now });
+}
+
+/**
+ * Statements whose text depends only on a shape (a batch's table and columns), built and
+ * compiled by Kysely once per shape, not per call — for the one-statement creates of issue 15,
+ * where compiling per batch cost 5–7 % of the service's CPU. `build` receives a stand-in for
+ * each named parameter and may only pass them on as values; a call sends the compiled text
+ * with its own values in their places. Shapes are few in practice (the API's creates); the
+ * cache is bounded all the same. PostgreSQL only: the text is that dialect's.
+ */
+export function compiledByShape<S, P extends string, Row>(
+  names: readonly P[],
+  keyOf: (shape: S) => string,
+  build: (db: Db, shape: S, p: Record<P, unknown>) => CompiledQuery<Row>,
+) {
+  const cache = new Map<string, { query: CompiledQuery<Row>; slots: P[] }>();
+  const standIns = Object.fromEntries(names.map((n) => [n, { standIn: n }])) as Record<P, unknown>;
+  return async (db: Db, shape: S, values: Record<P, unknown>): Promise<Row[]> => {
+    const key = keyOf(shape);
+    let hit = cache.get(key);
+    if (!hit) {
+      const query = build(db, shape, standIns);
+      const slots = query.parameters.map((v) => names.find((n) => standIns[n] === v));
+      if (slots.includes(undefined))
+        throw new Error('compiledByShape(): the query has a parameter that is not a named one');
+      if (cache.size >= 64) cache.clear();
+      hit = { query, slots: slots as P[] };
+      cache.set(key, hit);
+    }
+    const { query, slots } = hit;
+    return (await db.executeQuery<Row>({ ...query, parameters: slots.map((n) => values[n]) })).rows;
+  };
 }

@@ -1,5 +1,6 @@
 import { type Insertable, type Selectable, sql, type Transaction } from 'kysely';
 import type { Db } from '../db/index.js';
+import { compiledByShape } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
 import {
   insertReturning,
@@ -102,22 +103,34 @@ export async function insertWithEventsAsOne<T extends OwnedTable>(
   const eventRows = events.map(eventRow);
   if (!head || eventRows.length !== rows.length || eventRows.some((e) => !e.payload.startsWith(UNNUMBERED)))
     return undefined;
-  const cols = sql.join(head.columns.map((c) => sql.ref(c)));
-  const { rows: out } = await sql<Selectable<Database[T]>>`
+  return (await withEventsStatement(
+    db,
+    { table, columns: head.columns },
+    { rows: head.text, events: JSON.stringify(eventRows) },
+  )) as Selectable<Database[T]>[];
+}
+
+/** `insertWithEventsAsOne`'s statement for one shape (the table, the columns its rows set). */
+const withEventsStatement = compiledByShape(
+  ['rows', 'events'],
+  (s: { table: OwnedTable; columns: string[] }) => `${s.table}\n${s.columns.join()}`,
+  (db, { table, columns }, p) => {
+    const cols = sql.join(columns.map((c) => sql.ref(c)));
+    return sql<Record<string, unknown>>`
     with ins as (
       insert into ${sql.table(table)} (${cols})
-      select ${cols} from json_populate_recordset(null::${sql.table(table)}, ${head.text}::json)
+      select ${cols} from json_populate_recordset(null::${sql.table(table)}, ${p.rows}::json)
       returning *
     ), ord as (select id, row_number() over () as n from ins),
-    ev as (select e.*, row_number() over () as n from json_populate_recordset(null::events, ${JSON.stringify(eventRows)}::json) e),
+    ev as (select e.*, row_number() over () as n from json_populate_recordset(null::events, ${p.events}::json) e),
     written as (
       insert into events (account_id, kind, resource_type, resource_id, payload, integration_id, occurred_at)
       select ev.account_id, ev.kind, ev.resource_type, ord.id,
-        '{"id":' || ord.id || substr(ev.payload, ${UNNUMBERED.length}), ev.integration_id, ev.occurred_at
+        '{"id":' || ord.id || substr(ev.payload, ${sql.lit(UNNUMBERED.length)}), ev.integration_id, ev.occurred_at
       from ev join ord on ord.n = ev.n
       order by ev.n
       returning 1
     )
-    select ins.* from ins`.execute(db);
-  return out;
-}
+    select ins.* from ins`.compile(db);
+  },
+);

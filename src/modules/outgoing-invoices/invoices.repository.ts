@@ -1,5 +1,6 @@
-import { type CompiledQuery, type Insertable, type Selectable, sql, type Updateable } from 'kysely';
+import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import { type Db, isPostgres } from '../../db/index.js';
+import { compiledByShape } from '../../db/prepared.js';
 import { keptTotal } from '../../shared/list-counts.js';
 import { documentTotals, type Totals } from '../../shared/money.js';
 import {
@@ -228,17 +229,11 @@ export async function insertManyAsOne(
   const termFromClient = invoices.flatMap((inv, k) =>
     inv.defaults && inv.defaults.payment_term_days === undefined ? [k + 1] : [],
   );
-  const statement = asOneStatement(
+  const rows = await asOneStatement(
     db,
-    head.columns,
-    body.columns,
-    invoices.some((i) => i.defaults),
+    { headColumns: head.columns, lineColumns: body.columns, open: invoices.some((i) => i.defaults) },
+    { head: head.text, lines: body.text, termFromClient },
   );
-  const values = { head: head.text, lines: body.text, termFromClient };
-  const { rows } = await db.executeQuery<Partial<InvoiceRow> & { __item_ids: number[] | null }>({
-    ...statement.query,
-    parameters: statement.slots.map((k) => values[k]),
-  });
   return rows.map((stored, k) => {
     const ids = stored.__item_ids ?? [];
     // The last column of the row: deleting it is cheap where copying the rest (`{ __item_ids,
@@ -338,54 +333,44 @@ const wholeRow = (sent: RowPart, decided: RowPart): InvoiceRow => ({
 /** Every column of `outgoing_invoices`. */
 const INVOICE_COLUMNS = Object.keys(wholeRow({}, {})) as (keyof InvoiceRow)[];
 
-type AsOneParam = 'head' | 'lines' | 'termFromClient';
-
 /**
- * `insertManyAsOne`'s statement for one shape (the columns of the invoices and of their lines,
- * whether defaults are open), built and compiled by Kysely once: per batch that cost 7 % of
- * the service's CPU under invoice creates (issue 15). `slots` names each parameter.
+ * `insertManyAsOne`'s statement for one shape: the columns of the invoices and of their lines,
+ * and whether defaults are open (`headSource`).
  */
-const asOneStatements = new Map<string, { query: CompiledQuery; slots: AsOneParam[] }>();
-
-function asOneStatement(db: Db, headColumns: string[], lineColumns: string[], open: boolean) {
-  const key = `${open}\n${headColumns.join()}\n${lineColumns.join()}`;
-  let hit = asOneStatements.get(key);
-  if (hit) return hit;
-  // The row comes back as far as the database decided it: the columns not sent (the id, the
-  // timestamps, defaults) and the defaults it took. The columns sent are stored as they were
-  // sent (text, numbers, ISO dates), so the caller has them: a third of the columns to send
-  // back, parse and build rows of — a sixth of the service's CPU went to `pg`'s result parsing
-  // with every column (issue 15).
-  const decided = INVOICE_COLUMNS.filter(
-    (c) => !headColumns.includes(c) || (open && (c === 'currency' || c === 'payment_term_days')),
-  );
-  // Stand-ins for the parameters, recognised in the compiled query's parameter list.
-  const standIn = { head: {}, lines: {}, termFromClient: {} };
-  const cols = (cs: string[]) => sql.join(cs.map((c) => sql.ref(c)));
-  const fromLines = sql.join(lineColumns.map((c) => (c === 'invoice_id' ? sql`ord.id` : sql.ref(`l.${c}`))));
-  const query = sql`
-    with inv as (
-      insert into outgoing_invoices (${cols(headColumns)})
-      ${headSource(headColumns, open, standIn.head, standIn.termFromClient)}
-      returning *
-    ), ord as (select id, row_number() over () as n from inv),
-    items as (
-      insert into outgoing_invoice_items (${cols(lineColumns)})
-      select ${fromLines} from json_populate_recordset(null::outgoing_invoice_items, ${standIn.lines}::json) as l
-        join ord on ord.n = l.invoice_id
-      returning id, invoice_id, position
-    )
-    select ${sql.join(decided.map((c) => sql.ref(`inv.${c}`)))},
-      (select json_agg(items.id order by items.position) from items where items.invoice_id = inv.id) as __item_ids
-    from inv`.compile(db);
-  const names = Object.keys(standIn) as AsOneParam[];
-  const slots = query.parameters.map((p) => names.find((n) => standIn[n] === p)!);
-  // A few shapes in practice (POST and plan invoices); bounded all the same.
-  if (asOneStatements.size >= 64) asOneStatements.clear();
-  hit = { query, slots };
-  asOneStatements.set(key, hit);
-  return hit;
-}
+const asOneStatement = compiledByShape(
+  ['head', 'lines', 'termFromClient'],
+  (s: { headColumns: string[]; lineColumns: string[]; open: boolean }) =>
+    `${s.open}\n${s.headColumns.join()}\n${s.lineColumns.join()}`,
+  (db, { headColumns, lineColumns, open }, p) => {
+    // The row comes back as far as the database decided it: the columns not sent (the id, the
+    // timestamps, defaults) and the defaults it took. The columns sent are stored as they were
+    // sent (text, numbers, ISO dates), so the caller has them: fewer columns to send back,
+    // parse and build rows of — a sixth of the service's CPU went to `pg`'s result parsing
+    // with every column (issue 15).
+    const decided = INVOICE_COLUMNS.filter(
+      (c) => !headColumns.includes(c) || (open && (c === 'currency' || c === 'payment_term_days')),
+    );
+    const cols = (cs: string[]) => sql.join(cs.map((c) => sql.ref(c)));
+    const fromLines = sql.join(
+      lineColumns.map((c) => (c === 'invoice_id' ? sql`ord.id` : sql.ref(`l.${c}`))),
+    );
+    return sql<Partial<InvoiceRow> & { __item_ids: number[] | null }>`
+      with inv as (
+        insert into outgoing_invoices (${cols(headColumns)})
+        ${headSource(headColumns, open, p.head, p.termFromClient)}
+        returning *
+      ), ord as (select id, row_number() over () as n from inv),
+      items as (
+        insert into outgoing_invoice_items (${cols(lineColumns)})
+        select ${fromLines} from json_populate_recordset(null::outgoing_invoice_items, ${p.lines}::json) as l
+          join ord on ord.n = l.invoice_id
+        returning id, invoice_id, position
+      )
+      select ${sql.join(decided.map((c) => sql.ref(`inv.${c}`)))},
+        (select json_agg(items.id order by items.position) from items where items.invoice_id = inv.id) as __item_ids
+      from inv`.compile(db);
+  },
+);
 
 /** Replaces every line of an invoice whose row already holds their totals; returns the new items. */
 export async function replaceLines(
