@@ -8,7 +8,7 @@
 import { type Insertable, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
 import { type Db, isPostgres } from '../db/index.js';
 import { type BatchKind, batchable, batched } from '../db/insert-batch.js';
-import { prepared } from '../db/prepared.js';
+import { compiledByShape, prepared } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
 import { notFound } from './errors.js';
 
@@ -113,13 +113,15 @@ function insertStatement(table: string, rows: readonly Record<string, unknown>[]
  * the first few hundred texts) instead of one shape per row count. Every column of the owned
  * tables is a scalar; none takes JSON.
  */
-function jsonInsert(table: string, rows: readonly Record<string, unknown>[]) {
-  const json = jsonRecordset(rows);
-  if (!json) return undefined;
-  const cols = sql.join(json.columns.map((c) => sql.ref(c)));
-  return sql<Record<string, unknown>>`insert into ${sql.table(table)} (${cols}) select ${cols}
-    from json_populate_recordset(null::${sql.table(table)}, ${json.text}::json) returning *`;
-}
+const jsonInsert = compiledByShape(
+  ['rows'],
+  (s: { table: string; columns: string[] }) => `${s.table}\n${s.columns.join()}`,
+  (db, { table, columns }, p) => {
+    const cols = sql.join(columns.map((c) => sql.ref(c)));
+    return sql<Record<string, unknown>>`insert into ${sql.table(table)} (${cols}) select ${cols}
+      from json_populate_recordset(null::${sql.table(table)}, ${p.rows}::json) returning *`.compile(db);
+  },
+);
 
 /**
  * Rows as one JSON text for `json_populate_recordset` (see `jsonInsert`), with the columns they
@@ -165,8 +167,9 @@ export async function insertRowsReturning<T extends OwnedTable>(
 ): Promise<Row<T>[]> {
   if (rows.length === 0) return [];
   if (rows.length > 1 && isPostgres(db)) {
-    const json = jsonInsert(table, rows as readonly Record<string, unknown>[]);
-    if (json) return (await json.execute(db)).rows as Row<T>[];
+    const json = jsonRecordset(rows as readonly Record<string, unknown>[]);
+    if (json)
+      return (await jsonInsert(db, { table, columns: json.columns }, { rows: json.text })) as Row<T>[];
   }
   const statement = insertStatement(table, rows as readonly Record<string, unknown>[]);
   if (statement) return (await statement.insert(db, ...statement.args)) as Row<T>[];
