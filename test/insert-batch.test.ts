@@ -318,22 +318,28 @@ describeEachDb('batched invoice creates', (t) => {
     });
   }
 
+  /** PostgreSQL: a row of `table` is refused by its composite key (23503) in `refused`'s account and written in `accepted`'s. */
+  const tiedToAccount = async (
+    table: 'outgoing_invoices' | 'outgoing_invoice_items',
+    values: Record<string, unknown>,
+    refused: number,
+    accepted: number,
+  ) => {
+    const insert = (accountId: number) =>
+      t.db
+        .insertInto(table)
+        .values({ ...values, account_id: accountId } as never)
+        .execute();
+    await assert.rejects(insert(refused), (err: { code?: string }) => err.code === '23503');
+    await insert(accepted);
+  };
+
   if (t.kind === 'postgres')
     it("PostgreSQL: an invoice cannot name another account's client", async () => {
       const otherApi = await t.as('client:write', { accountId: t.other.accountId });
       const foreign = (await otherApi.post('/clients', { name: 'Not yours' })).body.data.id as number;
       const row = { type: 'invoice', status: 'open', currency: 'EUR', client_id: foreign };
-      await assert.rejects(
-        t.db
-          .insertInto('outgoing_invoices')
-          .values({ ...row, account_id: t.account.accountId })
-          .execute(),
-        (err: { code?: string }) => err.code === '23503',
-      );
-      await t.db
-        .insertInto('outgoing_invoices')
-        .values({ ...row, account_id: t.other.accountId })
-        .execute();
+      await tiedToAccount('outgoing_invoices', row, t.account.accountId, t.other.accountId);
     });
 
   // PostgreSQL checks an invoice line's invoice and account with one composite key
@@ -356,17 +362,7 @@ describeEachDb('batched invoice creates', (t) => {
         tax_rate: '19',
         net_total: 100,
       };
-      await assert.rejects(
-        t.db
-          .insertInto('outgoing_invoice_items')
-          .values({ ...line, account_id: t.other.accountId })
-          .execute(),
-        (err: { code?: string }) => err.code === '23503',
-      );
-      await t.db
-        .insertInto('outgoing_invoice_items')
-        .values({ ...line, account_id: t.account.accountId })
-        .execute();
+      await tiedToAccount('outgoing_invoice_items', line, t.other.accountId, t.account.accountId);
       await t.db.deleteFrom('outgoing_invoices').where('id', '=', invoice).execute();
       assert.equal(
         (
