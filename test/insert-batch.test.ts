@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
-import { it } from 'node:test';
+import { before, it } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
 import type { Db } from '../src/db/index.js';
 import { batchStats } from '../src/db/insert-batch.js';
+import { importData } from '../src/import/index.js';
 import { insertOne } from '../src/shared/owned.js';
-import { countRows, describeEachDb, expectProblem } from './helpers.js';
-import { seedWork } from './work.fixtures.js';
+import { countRows, createAccount, describeEachDb, expectProblem } from './helpers.js';
+import { seedWork, type WorkFixture } from './work.fixtures.js';
 
 /** Runs `fn` while a PostgreSQL trigger refuses (P0001) rows of `table` whose `column` is `value`. */
 async function refusing(db: Db, table: string, column: string, value: string, fn: () => Promise<void>) {
@@ -24,6 +25,21 @@ async function refusing(db: Db, table: string, column: string, value: string, fn
     await sql`drop function ib_refuse()`.execute(db);
   }
 }
+
+/** PostgreSQL: the text of each statement `run` sends to the server. */
+const spied = async <T>(run: () => Promise<T>): Promise<{ result: T; sent: string[] }> => {
+  const sent: string[] = [];
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, q: unknown, ...rest: unknown[]) {
+    sent.push(typeof q === 'string' ? q : String((q as { text: string }).text));
+    return (query as (...a: unknown[]) => unknown).call(this, q, ...rest);
+  } as typeof query;
+  try {
+    return { result: await run(), sent };
+  } finally {
+    pg.Client.prototype.query = query;
+  }
+};
 
 /**
  * `insertOne` (src/db/insert-batch.ts): on PostgreSQL outside a transaction, inserts into one
@@ -252,19 +268,6 @@ describeEachDb('batched invoice creates', (t) => {
 
   // On PostgreSQL invoices that set the same columns go as one statement (insertManyAsOne).
   if (t.kind === 'postgres') {
-    const spied = async <T>(run: () => Promise<T>): Promise<{ result: T; sent: string[] }> => {
-      const sent: string[] = [];
-      const query = pg.Client.prototype.query;
-      pg.Client.prototype.query = function (this: pg.Client, q: unknown, ...rest: unknown[]) {
-        sent.push(typeof q === 'string' ? q : String((q as { text: string }).text));
-        return (query as (...a: unknown[]) => unknown).call(this, q, ...rest);
-      } as typeof query;
-      try {
-        return { result: await run(), sent };
-      } finally {
-        pg.Client.prototype.query = query;
-      }
-    };
     const invoice = (client: number, i: number, title = `Line of ${i}`) => ({
       client_id: client,
       title: `One statement ${i}`,
@@ -378,9 +381,14 @@ describeEachDb('batched invoice creates', (t) => {
 });
 
 describeEachDb('batched task creates', (t) => {
+  let w: WorkFixture;
+  before(async () => {
+    w = await seedWork(t);
+  });
+
   it('20 concurrent POST /tasks: each answered with its own task, as read back, each with its own task:created event; a bad project among them fails alone', async () => {
     const api = await t.as('task-management:write task-management:read');
-    const project = (await seedWork(t)).projects.web;
+    const project = w.projects.web;
     const hook = await (await t.as('integration')).post('/webhooks', {
       url: 'https://hooks.example.com/batched',
       scopes: ['task:create'],
@@ -437,4 +445,78 @@ describeEachDb('batched task creates', (t) => {
     );
     if (t.kind === 'postgres') assert.ok(batchStats.batches > before.batches, 'no batch was run');
   });
+
+  it('concurrent creates naming only their project: a project of another account, an archived one, none, and a required custom field left out each fail alone with the field named; nothing of them is written', async () => {
+    const api = await t.as('task-management:write task-management:read');
+    // A second account that requires a custom field of its tasks, creating in the same batches.
+    const strict = await createAccount(t.db);
+    await importData(
+      t.db,
+      {
+        custom_fields: [
+          { entity: 'task', key: 'budget_code', label: 'Budget code', type: 'text', required: true },
+        ],
+        clients: [{ key: 'c', name: 'C' }],
+        projects: [{ key: 'p', client: 'c', name: 'P' }],
+      },
+      { accountId: strict.accountId },
+    );
+    const { id: strictProject } = await t.db
+      .selectFrom('projects')
+      .select('id')
+      .where('account_id', '=', strict.accountId)
+      .executeTakeFirstOrThrow();
+    const strictApi = await t.as('task-management:write task-management:read', {
+      userId: strict.users.admin,
+    });
+    const tasks = await countRows(t.db, 'tasks');
+    const events = await countRows(t.db, 'events');
+    const res = await Promise.all([
+      ...Array.from({ length: 6 }, (_, i) =>
+        api.post('/tasks', { project_id: w.projects.web, name: `Mine ${i}` }),
+      ),
+      api.post('/tasks', { project_id: strictProject, name: 'Foreign project' }),
+      api.post('/tasks', { project_id: w.projects.legacy, name: 'Archived project' }),
+      api.post('/tasks', { project_id: 2_000_000_000, name: 'No project' }),
+      strictApi.post('/tasks', { project_id: strictProject, name: 'Required left out' }),
+      strictApi.post('/tasks', {
+        project_id: strictProject,
+        name: 'Required given',
+        custom_fields: { budget_code: 'B1' },
+      }),
+    ]);
+    const refused = (i: number) => expectProblem(res[i]!, 422).errors;
+    assert.deepEqual(refused(6), [{ field: 'project_id', message: 'no such project' }]);
+    assert.deepEqual(refused(7), [{ field: 'project_id', message: 'project is archived' }]);
+    assert.deepEqual(refused(8), [{ field: 'project_id', message: 'no such project' }]);
+    assert.deepEqual(refused(9), [{ field: 'custom_fields.budget_code', message: 'is required' }]);
+    const created = [...res.slice(0, 6), res[10]!];
+    for (const r of created) {
+      assert.equal(r.status, 201, r.text);
+      const reader = r === res[10] ? strictApi : api;
+      assert.deepEqual((await reader.get(`/tasks/${r.body.data.id}`)).body.data, r.body.data);
+    }
+    assert.deepEqual(res[10]!.body.data.custom_fields, { budget_code: 'B1' });
+    assert.equal(await countRows(t.db, 'tasks'), tasks + created.length);
+    assert.equal(await countRows(t.db, 'events'), events + created.length);
+  });
+
+  if (t.kind === 'postgres')
+    it('PostgreSQL: a create naming only its project reads nothing before its statement, which writes task and event without BEGIN and COMMIT', async () => {
+        const api = await t.as('task-management:write task-management:read');
+      const { result, sent } = await spied(() =>
+        Promise.all(
+          Array.from({ length: 10 }, (_, i) =>
+            api.post('/tasks', { project_id: w.projects.web, name: `Unread ${i}`, due_date: '2027-01-31' }),
+          ),
+        ),
+      );
+      for (const r of result) assert.equal(r.status, 201, r.text);
+      const statement = (q: string) => /^\s*with ins as/.test(q);
+      assert.ok(sent.some(statement), 'no single statement was sent');
+      assert.deepEqual(
+        sent.filter((q) => !statement(q) && /projects|custom_field_definitions|^(begin|commit)/i.test(q)),
+        [],
+      );
+    });
 });

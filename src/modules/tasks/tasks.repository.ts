@@ -1,6 +1,6 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
-import { type EventInput, insertWithEventsAsOne } from '../../shared/events.js';
+import { type EventInput, insertWithEventsAsOne, type RowGuard } from '../../shared/events.js';
 import { keptTotal } from '../../shared/list-counts.js';
 import { findOwned, insertReturning, insertRowsReturning } from '../../shared/owned.js';
 import { idPages, paginate, type Sortable, unfiltered } from '../../shared/paging.js';
@@ -69,12 +69,31 @@ export const insertTask = (db: Db, values: Insertable<TaskTable>) => insertRetur
 export const insertTasks = (db: Db, values: readonly Insertable<TaskTable>[]) =>
   insertRowsReturning(db, 'tasks', values);
 
-/** PostgreSQL: new tasks with their events in one statement (see `insertWithEventsAsOne`). */
+/**
+ * What the statement checks of each new task (`RowGuard`), so that a create naming no other
+ * record than its project reads nothing first: its project is the account's and not archived,
+ * and the account requires no custom field of tasks — unless the row sets custom fields, which
+ * the create then checked before. A row that fails it fails the statement (23502 on
+ * `project_id`) and the create runs its checks, which name the field.
+ */
+const TASK_GUARD: RowGuard = {
+  key: 'project, required custom fields',
+  column: 'project_id',
+  holds: sql`exists (
+      select 1 from projects p
+      where p.account_id = j.account_id and p.id = j.project_id and p.archived_at is null
+    ) and (j.custom_fields <> '{}' or not exists (
+      select 1 from custom_field_definitions d
+      where d.account_id = j.account_id and d.entity = 'task' and d.required <> 0
+    ))`,
+};
+
+/** PostgreSQL: new tasks with their events in one statement (see `insertWithEventsAsOne`); their ids. */
 export const insertTasksAsOne = (
   db: Db,
   values: readonly Insertable<TaskTable>[],
   events: readonly EventInput[],
-) => insertWithEventsAsOne(db, 'tasks', values, events);
+) => insertWithEventsAsOne(db, 'tasks', values, events, TASK_GUARD);
 
 export const updateTask = (db: Db, accountId: number, id: number, values: Updateable<TaskTable>) =>
   db

@@ -1,6 +1,6 @@
-import type { Insertable, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { Db } from '../../db/index.js';
-import { checkThenWrite, oneStatementFirst, transactionalKind } from '../../db/insert-batch.js';
+import { batchable, checkThenWrite, oneStatementFirst, transactionalKind } from '../../db/insert-batch.js';
 import type { Database } from '../../db/schema.js';
 import { transact } from '../../db/transact.js';
 import { changesNothing } from '../../shared/changes.js';
@@ -35,7 +35,6 @@ import type {
   TaskStatus,
   TaskUpdate,
 } from './tasks.schemas.js';
-import type { TaskTable } from './tasks.tables.js';
 
 export function toTask(r: TaskRow, files: FileRow[]): Task {
   return {
@@ -154,10 +153,18 @@ const emit = async (
   row: TaskRow,
 ): Promise<Task> => recordChange(trx, auth, kind, 'task', await withFiles(trx, row));
 
-/** A new task and who creates it (its event names the integration). */
+/** A new task's columns as the create writes them: every one but the id and `archived_at`. */
+type TaskValues = Omit<TaskRow, 'id' | 'archived_at'>;
+
+/**
+ * A new task and who creates it (its event names the integration). `unchecked` holds the body
+ * of a create whose checks were left to the statement (`projectOnly`): a transaction that
+ * writes it runs them first.
+ */
 interface NewTask {
   auth: AuthContext;
-  values: Insertable<TaskTable>;
+  values: TaskValues;
+  unchecked?: TaskCreate;
 }
 
 /**
@@ -166,27 +173,38 @@ interface NewTask {
  * transaction. Each event's payload is the task as answered, built before its id is known
  * (id 0, which the statement replaces).
  */
-const asOne = async (db: Db, tasks: readonly NewTask[]) =>
-  (
-    await repo.insertTasksAsOne(
-      db,
-      tasks.map((t) => t.values),
-      tasks.map((t) => changeEvent(t.auth, 'task:created', 'task', toTask(unnumbered(t.values), []))),
-    )
-  )?.map((row) => toTask(row, []));
+const asOne = async (db: Db, tasks: readonly NewTask[]): Promise<Task[] | undefined> => {
+  const out = tasks.map((t) => toTask(storedTask(0, t.values), []));
+  const ids = await repo.insertTasksAsOne(
+    db,
+    tasks.map((t) => t.values),
+    out.map((task, i) => changeEvent(tasks[i]!.auth, 'task:created', 'task', task)),
+  );
+  if (!ids) return undefined;
+  // The events went out as text with id 0, which the statement replaced; the answers get theirs.
+  for (const [i, id] of ids.entries()) out[i]!.id = id;
+  return out;
+};
+
+/** A new task as written: its checks run first where the statement was to run them. */
+const settled = async (trx: Db, t: NewTask): Promise<TaskValues> =>
+  t.unchecked ? checkedValues(trx, t.auth, t.unchecked) : t.values;
 
 const CREATES = oneStatementFirst(
   transactionalKind(
     async (trx, t: NewTask) =>
-      recordChange(trx, t.auth, 'task:created', 'task', toTask(await repo.insertTask(trx, t.values), [])),
+      recordChange(
+        trx,
+        t.auth,
+        'task:created',
+        'task',
+        toTask(await repo.insertTask(trx, await settled(trx, t)), []),
+      ),
     async (trx, tasks: NewTask[]) => {
+      const values: TaskValues[] = [];
+      for (const t of tasks) values.push(await settled(trx, t));
       // A new id (never reused: AUTOINCREMENT / serial) owns no files yet.
-      const out = (
-        await repo.insertTasks(
-          trx,
-          tasks.map((t) => t.values),
-        )
-      ).map((row) => toTask(row, []));
+      const out = (await repo.insertTasks(trx, values)).map((row) => toTask(row, []));
       await recordEvents(
         trx,
         out.map((task, i) => changeEvent(tasks[i]!.auth, 'task:created', 'task', task)),
@@ -197,54 +215,120 @@ const CREATES = oneStatementFirst(
   asOne,
 );
 
-/** A new task's row as the INSERT will return it, but for its id (0). */
-const unnumbered = (v: NewTask['values']): TaskRow =>
-  Object.assign({ id: 0, archived_at: null }, v) as TaskRow;
+/** A new task's row as stored, built as one literal (an Object.assign makes V8 a dictionary). */
+const storedTask = (id: number, v: TaskValues): TaskRow => ({
+  id,
+  account_id: v.account_id,
+  project_id: v.project_id,
+  phase_id: v.phase_id,
+  milestone_id: v.milestone_id,
+  epic_id: v.epic_id,
+  name: v.name,
+  description: v.description,
+  status: v.status,
+  priority: v.priority,
+  assignee_id: v.assignee_id,
+  start_date: v.start_date,
+  due_date: v.due_date,
+  estimate_minutes: v.estimate_minutes,
+  external_id: v.external_id,
+  custom_fields: v.custom_fields,
+  created_by_id: v.created_by_id,
+  completed_at: v.completed_at,
+  archived_at: null,
+  created_at: v.created_at,
+  updated_at: v.updated_at,
+});
+
+/**
+ * Whether a create may leave its checks to the statement (PostgreSQL, outside a transaction):
+ * when it names no other record than its project and sets no custom field nor external id, all
+ * there is to check is that the project is the account's and not archived and that no custom
+ * field is required — `insertTasksAsOne` does, in the INSERT (issue 15: two reads before every
+ * create). A create it refuses runs the checks, which name the field, and writes as before.
+ */
+const projectOnly = (db: Db, body: TaskCreate) =>
+  batchable(db) &&
+  body.phase_id == null &&
+  body.milestone_id == null &&
+  body.epic_id == null &&
+  body.assignee_id == null &&
+  body.custom_fields === undefined &&
+  body.external_id == null &&
+  dateErrors(body.start_date ?? null, body.due_date ?? null).length === 0;
+
+/** Whether the one-statement create refused a row (`insertTasksAsOne`'s guard, or the project's key). */
+const refusedByStatement = (err: unknown) => {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '23502' || code === '23503';
+};
 
 export function createTask(db: Db, auth: AuthContext, body: TaskCreate): Promise<Task> {
-  return checkThenWrite(db, CREATES, async (trx): Promise<NewTask> => {
-    const { custom_fields, external_id } = body;
-    const state: TaskState = {
-      project_id: body.project_id,
-      phase_id: body.phase_id ?? null,
-      milestone_id: body.milestone_id ?? null,
-      epic_id: body.epic_id ?? null,
-      assignee_id: body.assignee_id ?? null,
-      start_date: body.start_date ?? null,
-      due_date: body.due_date ?? null,
-    };
-    const errors = await stateErrors(trx, auth, state, { project: true, assignee: true });
-    const custom = await validate(trx, auth, errors, custom_fields, {}, true);
-    await assertExternalIdFree(externalIdHolders(trx, auth), external_id);
-    const now = nowIso();
-    return {
-      auth,
-      // Every column written out: spreads of the body and the state cost more than the rest
-      // of building the row, and a row of one shape for every request keeps a batch one
-      // statement (`jsonRecordset` wants the same columns in the same order).
-      values: {
-        project_id: state.project_id,
-        phase_id: state.phase_id,
-        milestone_id: state.milestone_id,
-        epic_id: state.epic_id,
-        assignee_id: state.assignee_id,
-        start_date: state.start_date,
-        due_date: state.due_date,
-        name: body.name,
-        description: body.description ?? null,
-        status: body.status ?? 'open',
-        priority: body.priority ?? 'normal',
-        estimate_minutes: body.estimate_minutes ?? null,
-        account_id: auth.accountId,
-        external_id: external_id ?? null,
-        custom_fields: JSON.stringify(custom),
-        created_by_id: auth.userId,
-        completed_at: completedAt(undefined, body.status ?? 'open', now),
-        created_at: now,
-        updated_at: now,
-      },
-    };
+  const checked = () =>
+    checkThenWrite(
+      db,
+      CREATES,
+      async (trx): Promise<NewTask> => ({
+        auth,
+        values: await checkedValues(trx, auth, body),
+      }),
+    );
+  if (!projectOnly(db, body)) return checked();
+  const unchecked: NewTask = { auth, values: taskValues(auth, body, {}), unchecked: body };
+  return checkThenWrite(db, CREATES, async () => unchecked).catch((err) => {
+    // Nothing was written: the checks name what is wrong, or find it fixed meanwhile and write.
+    if (refusedByStatement(err)) return checked();
+    throw err;
   });
+}
+
+/** Checks a create's references, dates, custom fields and external id; its columns. */
+async function checkedValues(db: Db, auth: AuthContext, body: TaskCreate): Promise<TaskValues> {
+  const { custom_fields, external_id } = body;
+  const state: TaskState = {
+    project_id: body.project_id,
+    phase_id: body.phase_id ?? null,
+    milestone_id: body.milestone_id ?? null,
+    epic_id: body.epic_id ?? null,
+    assignee_id: body.assignee_id ?? null,
+    start_date: body.start_date ?? null,
+    due_date: body.due_date ?? null,
+  };
+  const errors = await stateErrors(db, auth, state, { project: true, assignee: true });
+  const custom = await validate(db, auth, errors, custom_fields, {}, true);
+  await assertExternalIdFree(externalIdHolders(db, auth), external_id);
+  return taskValues(auth, body, custom);
+}
+
+/**
+ * A new task's columns. Every one written out: spreads of the body cost more than the rest of
+ * building the row, and a row of one shape for every request keeps a batch one statement
+ * (`jsonRecordset` wants the same columns in the same order).
+ */
+function taskValues(auth: AuthContext, body: TaskCreate, custom: CustomFieldValues): TaskValues {
+  const now = nowIso();
+  const status = body.status ?? 'open';
+  return {
+    account_id: auth.accountId,
+    project_id: body.project_id,
+    phase_id: body.phase_id ?? null,
+    milestone_id: body.milestone_id ?? null,
+    epic_id: body.epic_id ?? null,
+    name: body.name,
+    description: body.description ?? null,
+    status,
+    priority: body.priority ?? 'normal',
+    assignee_id: body.assignee_id ?? null,
+    start_date: body.start_date ?? null,
+    due_date: body.due_date ?? null,
+    estimate_minutes: body.estimate_minutes ?? null,
+    external_id: body.external_id ?? null,
+    custom_fields: JSON.stringify(custom),
+    created_by_id: auth.userId,
+    completed_at: completedAt(undefined, status, now),
+    created_at: now,
+    updated_at: now,
+  };
 }
 
 export function updateTask(db: Db, auth: AuthContext, id: number, body: TaskUpdate): Promise<Task> {
