@@ -83,11 +83,23 @@ async function drain(
   signal: string,
 ): Promise<void> {
   app.log.info({ signal }, 'shutting down: finishing the requests in flight');
+  // What the stop still waits for, named when it takes too long.
+  const waiting = new Set(['requests', 'background work']);
   setTimeout(() => {
-    app.log.error(`still busy after ${DRAIN_LIMIT_MS / 1000} s; exiting anyway`);
-    process.exit(1);
+    app.server.getConnections((_err, connections) => {
+      app.log.error(
+        { waiting: [...waiting], connections, handlers: app.stillRunning().slice(0, 20) },
+        `still busy after ${DRAIN_LIMIT_MS / 1000} s; exiting anyway`,
+      );
+      process.exit(1);
+    });
   }, DRAIN_LIMIT_MS).unref();
-  const results = await Promise.allSettled([app.close(), background.stop()]);
+  const step = (name: string, work: Promise<unknown>) => work.finally(() => waiting.delete(name));
+  const results = await Promise.allSettled([
+    step('requests', app.close()),
+    step('background work', background.stop()),
+  ]);
+  waiting.add('the database');
   // The database last: the requests and deliveries above may still have needed it.
   results.push(...(await Promise.allSettled([handle?.destroy()])));
   const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []));

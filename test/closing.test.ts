@@ -16,7 +16,7 @@ describe('closing the app', () => {
   let handle: DbHandle;
   after(() => handle?.destroy());
 
-  it('waits for the handler of a request whose client hung up, then ends', async () => {
+  it('waits for the handler of a request whose client hung up, naming it while it runs, then ends', async () => {
     handle = await createTestDb('sqlite');
     const app: FastifyInstance = await buildApp(testConfig(), { db: handle, logger: false });
     let open!: () => void;
@@ -46,8 +46,16 @@ describe('closing the app', () => {
     });
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(closed, false, 'the close ended while a handler was still running');
+    // What a stop that takes too long names (serve.ts): the handler and how long it has run.
+    const still = app.stillRunning();
+    assert.deepEqual(
+      still.map((h) => h.route),
+      ['GET /gated'],
+    );
+    assert.ok(still[0]!.ms >= 250, `ran ${still[0]!.ms} ms`);
     open();
     await closing;
     assert.equal(finished, true);
+    assert.deepEqual(app.stillRunning(), []);
   });
 });

@@ -503,7 +503,7 @@ describeEachDb('batched task creates', (t) => {
 
   if (t.kind === 'postgres')
     it('PostgreSQL: a create naming only its project reads nothing before its statement, which writes task and event without BEGIN and COMMIT', async () => {
-        const api = await t.as('task-management:write task-management:read');
+      const api = await t.as('task-management:write task-management:read');
       const { result, sent } = await spied(() =>
         Promise.all(
           Array.from({ length: 10 }, (_, i) =>

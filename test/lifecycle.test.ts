@@ -478,14 +478,16 @@ describe('logs', () => {
 });
 
 describe('closing', () => {
-  it('a request arriving while the server drains is 503 problem+json with Retry-After', async () => {
+  it('a request arriving while the server drains is 503 problem+json with Retry-After, logged as information', async () => {
     const config = loadConfig({
       DATABASE_URL: ':memory:',
       SECRET_KEY,
       LOG_LEVEL: 'silent',
       RUN_WORKER: 'false',
     });
-    const app = await buildApp(config, { logger: false });
+    const logged: { level: number; msg: string }[] = [];
+    const stream = { write: (line: string) => logged.push(JSON.parse(line)) };
+    const app = await buildApp(config, { logger: { level: 'info', stream } });
     app.get('/slow', { config: { public: true } }, async () => {
       await sleep(300);
       return { ok: true };
@@ -509,5 +511,11 @@ describe('closing', () => {
     assert.equal(JSON.parse(res.body).code, 'unavailable');
     assert.equal(await slow, 200, 'the request in flight finished');
     await closed;
+    // Expected during a stop: logged as information, not as a failure.
+    assert.ok(logged.some((l) => l.level === 30 && /shutting down/.test(l.msg)));
+    assert.deepEqual(
+      logged.filter((l) => l.level >= 50),
+      [],
+    );
   });
 });

@@ -1,6 +1,20 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError } from '../shared/errors.js';
+import { sendProblem } from './errors.js';
+
+/** A route handler that has not settled yet, and for how long it has run. */
+export interface RunningHandler {
+  route: string;
+  ms: number;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The route handlers running now (plugins/closing.ts), for a stop that takes too long. */
+    stillRunning(): RunningHandler[];
+  }
+}
 
 /** Seconds a client is told to wait before retrying (another process, or this one restarted). */
 const RETRY_AFTER_SECONDS = 1;
@@ -21,27 +35,38 @@ export const closingPlugin = fp(async (app: FastifyInstance) => {
   // any more, so server.close() does not wait for it, yet its handler runs on (a create may
   // wait for its batch's statement); closing the database under it failed it with "driver
   // has already been destroyed". The app's close waits for every handler to settle, bounded
-  // by the caller's drain limit (serve.ts).
-  let running = 0;
+  // by the caller's drain limit (serve.ts), which names those still running (`stillRunning`).
+  const running = new Map<object, { route: string; since: number }>();
   let settled: (() => void) | undefined;
-  const done = () => {
-    if (--running === 0) settled?.();
+  const done = (req: object) => {
+    running.delete(req);
+    if (running.size === 0) settled?.();
   };
   app.addHook('onRoute', (route) => {
     const handler = route.handler;
+    const name = `${route.method} ${route.url}`;
     route.handler = function (this: FastifyInstance, ...args: Parameters<typeof handler>) {
-      running++;
+      const req = args[0];
+      running.set(req, { route: name, since: Date.now() });
       let out: unknown;
       try {
         out = handler.apply(this, args);
       } catch (err) {
-        done();
+        done(req);
         throw err;
       }
-      if (out instanceof Promise) out.then(done, done);
-      else done();
+      if (out instanceof Promise)
+        out.then(
+          () => done(req),
+          () => done(req),
+        );
+      else done(req);
       return out;
     } as typeof handler;
+  });
+  app.decorate('stillRunning', (): RunningHandler[] => {
+    const now = Date.now();
+    return [...running.values()].map((r) => ({ route: r.route, ms: now - r.since }));
   });
 
   // preClose runs once Fastify has begun closing, before the server stops listening.
@@ -55,14 +80,19 @@ export const closingPlugin = fp(async (app: FastifyInstance) => {
   });
   app.addHook('onClose', async () => {
     clearInterval(reaper);
-    if (running > 0) await new Promise<void>((resolve) => (settled = resolve));
+    if (running.size > 0) await new Promise<void>((resolve) => (settled = resolve));
   });
-  app.addHook('onRequest', (_req, _reply, done) => {
+  app.addHook('onRequest', (req, reply, done) => {
     if (!closing) return done();
-    done(
+    // Answered here, not through the error handler: an expected answer of a stop, not a
+    // failure to log at level error with its stack (a busy server gets many while it drains).
+    req.log.info('refused: the server is shutting down');
+    sendProblem(
+      reply,
       new AppError('unavailable', 'The server is shutting down; retry the request', {
         headers: { 'retry-after': String(RETRY_AFTER_SECONDS) },
       }),
+      req,
     );
   });
 });
