@@ -6,6 +6,7 @@ import type { Config } from './config.js';
 import { createDb, type DbHandle } from './db/index.js';
 import { migrateToLatest } from './db/migrator.js';
 import { seedDemoIfEmpty } from './import/demo.js';
+import { openConnections } from './shared/open-connections.js';
 import { describeListenError, StartupError, startupStep } from './startup.js';
 import { afterWrites, type BackgroundWork, prepareBackgroundWork } from './worker-hooks.js';
 
@@ -86,13 +87,15 @@ async function drain(
   // What the stop still waits for, named when it takes too long.
   const waiting = new Set(['requests', 'background work']);
   setTimeout(() => {
-    app.server.getConnections((_err, connections) => {
-      app.log.error(
-        { waiting: [...waiting], connections, handlers: app.stillRunning().slice(0, 20) },
-        `still busy after ${DRAIN_LIMIT_MS / 1000} s; exiting anyway`,
-      );
-      process.exit(1);
-    });
+    app.log.error(
+      {
+        waiting: [...waiting],
+        connections: openConnections(app.server),
+        handlers: app.stillRunning().slice(0, 20),
+      },
+      `still busy after ${DRAIN_LIMIT_MS / 1000} s; exiting anyway`,
+    );
+    process.exit(1);
   }, DRAIN_LIMIT_MS).unref();
   const step = (name: string, work: Promise<unknown>) => work.finally(() => waiting.delete(name));
   const results = await Promise.allSettled([

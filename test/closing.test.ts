@@ -4,6 +4,7 @@ import { after, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import type { DbHandle } from '../src/db/index.js';
+import { openConnections } from '../src/shared/open-connections.js';
 import { createTestDb, testConfig } from './helpers.js';
 
 /**
@@ -57,5 +58,31 @@ describe('closing the app', () => {
     await closing;
     assert.equal(finished, true);
     assert.deepEqual(app.stillRunning(), []);
+  });
+
+  it('a connection on which nothing has arrived does not hold the close up, and is listed as such while open', async () => {
+    const app: FastifyInstance = await buildApp(testConfig(), { db: handle, logger: false });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address() as net.AddressInfo;
+    const silent = net.connect(port, '127.0.0.1');
+    silent.on('error', () => {});
+    await new Promise((r) => silent.once('connect', r));
+    let ended = false;
+    silent.once('close', () => {
+      ended = true;
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    // What a stop that passes its limit logs about it (serve.ts).
+    assert.deepEqual(
+      openConnections(app.server).map((c) => [c.remotePort, c.bytesRead, c.answering]),
+      [[silent.localPort, 0, undefined]],
+    );
+    const started = Date.now();
+    await app.close();
+    // Node counts such a connection as busy: without the reaper the close waited for the
+    // headers timeout (here 30 s), and a stop for its 15 s limit.
+    assert.ok(Date.now() - started < 2000, `the close took ${Date.now() - started} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(ended, true, 'the silent connection was not ended');
   });
 });

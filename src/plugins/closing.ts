@@ -1,6 +1,8 @@
+import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError } from '../shared/errors.js';
+import { silentSockets } from '../shared/open-connections.js';
 import { sendProblem } from './errors.js';
 
 /** A route handler that has not settled yet, and for how long it has run. */
@@ -75,7 +77,19 @@ export const closingPlugin = fp(async (app: FastifyInstance) => {
     // server.close() ends the connections idle at that moment; a kept-alive connection whose
     // request finishes later would hold the close up until its keep-alive timeout (72 s).
     // End each as soon as it is idle (checked here, not per request: no cost while serving).
-    reaper = setInterval(() => app.server.closeIdleConnections(), 100).unref();
+    // A connection on which nothing has arrived is not idle to Node (`silentSockets`): it is
+    // ended once it has stayed silent for a whole tick, so that a request on its way gets
+    // the same chance as on a kept-alive connection.
+    let silent = new WeakSet<Socket>();
+    reaper = setInterval(() => {
+      app.server.closeIdleConnections();
+      const stillSilent = new WeakSet<Socket>();
+      for (const socket of silentSockets(app.server)) {
+        if (silent.has(socket)) socket.destroy();
+        else stillSilent.add(socket);
+      }
+      silent = stillSilent;
+    }, 100).unref();
     done();
   });
   app.addHook('onClose', async () => {
