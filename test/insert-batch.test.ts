@@ -5,6 +5,7 @@ import pg from 'pg';
 import type { Db } from '../src/db/index.js';
 import { batchStats } from '../src/db/insert-batch.js';
 import { importData } from '../src/import/index.js';
+import { insertTasksAsOne } from '../src/modules/tasks/tasks.repository.js';
 import { insertOne } from '../src/shared/owned.js';
 import { countRows, createAccount, describeEachDb, expectProblem } from './helpers.js';
 import { seedWork, type WorkFixture } from './work.fixtures.js';
@@ -500,6 +501,70 @@ describeEachDb('batched task creates', (t) => {
     assert.equal(await countRows(t.db, 'tasks'), tasks + created.length);
     assert.equal(await countRows(t.db, 'events'), events + created.length);
   });
+
+  if (t.kind === 'postgres')
+    it('PostgreSQL: the task statement refuses a batch with a row whose project is archived or of another account (23502), writing nothing of it', async () => {
+      const row = (project: number, name: string) => ({
+        account_id: t.account.accountId,
+        project_id: project,
+        phase_id: null,
+        milestone_id: null,
+        epic_id: null,
+        name,
+        description: null,
+        status: 'open',
+        priority: 'normal',
+        assignee_id: null,
+        start_date: null,
+        due_date: null,
+        estimate_minutes: null,
+        external_id: null,
+        custom_fields: '{}',
+        created_by_id: null,
+        completed_at: null,
+        created_at: '2026-11-29T10:00:00.000Z',
+        updated_at: '2026-11-29T10:00:00.000Z',
+      });
+      const event = (name: string) => ({
+        accountId: t.account.accountId,
+        kind: 'task:created' as const,
+        resourceType: 'task',
+        resourceId: 0,
+        data: { id: 0, name },
+      });
+      await importData(
+        t.db,
+        {
+          clients: [{ key: 'o', name: 'Other client' }],
+          projects: [{ key: 'o', client: 'o', name: 'Other project' }],
+        },
+        { accountId: t.other.accountId },
+      );
+      const { id: foreign } = await t.db
+        .selectFrom('projects')
+        .select('id')
+        .where('account_id', '=', t.other.accountId)
+        .executeTakeFirstOrThrow();
+      const tasks = await countRows(t.db, 'tasks');
+      const events = await countRows(t.db, 'events');
+      for (const bad of [w.projects.legacy, foreign]) {
+        const err = await insertTasksAsOne(
+          t.db,
+          [row(w.projects.web, 'Fine'), row(bad, 'Refused')],
+          [event('Fine'), event('Refused')],
+        ).then(
+          () => undefined,
+          (e: { code?: string; column?: string }) => e,
+        );
+        assert.equal(err?.code, '23502');
+        assert.equal(err?.column, 'project_id');
+      }
+      assert.equal(await countRows(t.db, 'tasks'), tasks);
+      assert.equal(await countRows(t.db, 'events'), events);
+      const ids = await insertTasksAsOne(t.db, [row(w.projects.web, 'Fine')], [event('Fine')]);
+      assert.equal(ids?.length, 1);
+      assert.equal(await countRows(t.db, 'tasks'), tasks + 1);
+    });
 
   if (t.kind === 'postgres')
     it('PostgreSQL: a create naming only its project reads nothing before its statement, which writes task and event without BEGIN and COMMIT', async () => {

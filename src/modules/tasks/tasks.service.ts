@@ -273,11 +273,23 @@ export function createTask(db: Db, auth: AuthContext, body: TaskCreate): Promise
         values: await checkedValues(trx, auth, body),
       }),
     );
-  if (!projectOnly(db, body)) return checked();
-  const unchecked: NewTask = { auth, values: taskValues(auth, body, {}), unchecked: body };
-  return checkThenWrite(db, CREATES, async () => unchecked).catch((err) => {
-    // Nothing was written: the checks name what is wrong, or find it fixed meanwhile and write.
-    if (refusedByStatement(err)) return checked();
+  const first = projectOnly(db, body)
+    ? checkThenWrite(
+        db,
+        CREATES,
+        async (): Promise<NewTask> => ({
+          auth,
+          values: taskValues(auth, body, {}),
+          unchecked: body,
+        }),
+      )
+    : checked();
+  return first.catch((err) => {
+    // The one statement refused the row (its guard or a key; outside a transaction, so
+    // nothing was written and nothing is aborted) — also a checked one, whose project was
+    // archived or whose account came to require a custom field since its checks: the checks
+    // name what is wrong, or find it fixed meanwhile and write.
+    if (batchable(db) && refusedByStatement(err)) return checked();
     throw err;
   });
 }
