@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError } from '../shared/errors.js';
 import { silentSockets } from '../shared/open-connections.js';
@@ -38,18 +38,18 @@ export const closingPlugin = fp(async (app: FastifyInstance) => {
   // wait for its batch's statement); closing the database under it failed it with "driver
   // has already been destroyed". The app's close waits for every handler to settle, bounded
   // by the caller's drain limit (serve.ts), which names those still running (`stillRunning`).
-  const running = new Map<object, { route: string; since: number }>();
+  // Each running handler's request and when it began: its route is read off it when asked.
+  const running = new Map<FastifyRequest, number>();
   let settled: (() => void) | undefined;
-  const done = (req: object) => {
+  const done = (req: FastifyRequest) => {
     running.delete(req);
     if (running.size === 0) settled?.();
   };
   app.addHook('onRoute', (route) => {
     const handler = route.handler;
-    const name = `${route.method} ${route.url}`;
     route.handler = function (this: FastifyInstance, ...args: Parameters<typeof handler>) {
       const req = args[0];
-      running.set(req, { route: name, since: Date.now() });
+      running.set(req, Date.now());
       let out: unknown;
       try {
         out = handler.apply(this, args);
@@ -68,7 +68,10 @@ export const closingPlugin = fp(async (app: FastifyInstance) => {
   });
   app.decorate('stillRunning', (): RunningHandler[] => {
     const now = Date.now();
-    return [...running.values()].map((r) => ({ route: r.route, ms: now - r.since }));
+    return [...running].map(([req, since]) => ({
+      route: `${req.method} ${req.routeOptions.url}`,
+      ms: now - since,
+    }));
   });
 
   // preClose runs once Fastify has begun closing, before the server stops listening.
