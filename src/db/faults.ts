@@ -59,6 +59,13 @@ function* chain(err: unknown, depth = 0): Generator<ErrorLike> {
 const codeOf = (e: ErrorLike) => (typeof e.code === 'string' ? e.code : '');
 const messageOf = (e: ErrorLike) => (typeof e.message === 'string' ? e.message : '');
 
+/**
+ * The database's own code for this error, not for what it wraps: a PostgreSQL SQLSTATE
+ * ('23505') or better-sqlite3's ('SQLITE_CONSTRAINT_UNIQUE'); '' when it has none.
+ */
+export const sqlState = (err: unknown): string =>
+  typeof err === 'object' && err !== null ? codeOf(err as ErrorLike) : '';
+
 /** The connection this error came from is gone or in an unknown state: do not use it again. */
 export function connectionLost(err: unknown): boolean {
   for (const e of chain(err)) {
@@ -86,8 +93,8 @@ export function dbFault(err: unknown): DbFault | undefined {
 
 /** The start-up error for a database that cannot be written, in one line. */
 export function notWritableError(kind: 'sqlite' | 'postgres', err: unknown): Error {
-  const e = err as { code?: unknown; message?: unknown } | null;
-  const why = `${String(e?.message ?? err)}${typeof e?.code === 'string' ? ` (${e.code})` : ''}`;
+  const code = sqlState(err);
+  const why = `${String((err as { message?: unknown } | null)?.message ?? err)}${code ? ` (${code})` : ''}`;
   const hint =
     kind === 'postgres'
       ? "check the user's rights and that the server is not a standby or in read-only mode (default_transaction_read_only)"

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { sqlState } from './faults.js';
 import type { Db } from './index.js';
 import { migrationNames } from './migrator.js';
 
@@ -32,8 +33,7 @@ export async function readiness(db: Db, timeoutMs = 3000): Promise<Readiness> {
     return pending.length ? { ready: false, database: 'migrations_pending' } : { ready: true };
   } catch (error) {
     // No bookkeeping table yet: never migrated. Anything else: the database did not answer.
-    const code = (error as { code?: unknown }).code;
-    const unmigrated = code === '42P01' || /no such table/.test(String((error as Error).message));
+    const unmigrated = sqlState(error) === '42P01' || /no such table/.test(String((error as Error).message));
     return { ready: false, database: unmigrated ? 'migrations_pending' : 'unavailable', error };
   } finally {
     clearTimeout(timer);

@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import { connectionLost } from './faults.js';
+import { connectionLost, sqlState } from './faults.js';
 import { isPostgres } from './index.js';
 import type { Database, Db } from './schema.js';
 import { transact } from './transact.js';
@@ -120,8 +120,8 @@ function alone<I, O>(queue: Queue<I, O>, p: Pending<I, O>): void {
  */
 function worthAlone(err: unknown): boolean {
   if (connectionLost(err)) return false;
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !/^(53|57|58|XX)/.test(code);
+  const code = sqlState(err);
+  return /^[0-9A-Z]{5}$/.test(code) && !/^(53|57|58|XX)/.test(code);
 }
 
 /** A kind of create that takes a transaction of its own: `write` one, `writeMany` several. */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type SQLite from 'better-sqlite3';
 import { type CompiledQuery, type Kysely, PostgresAdapter } from 'kysely';
+import { sqlState } from './faults.js';
 import type { Db } from './schema.js';
 import { rowsOf } from './sqlite-rows.js';
 
@@ -205,7 +206,7 @@ export function prepared<Args extends readonly unknown[], Row, DB = any>(
       (err: unknown) => {
         // A parameter whose type the statement took from its context (a date compared with
         // a string) does not fit an array of text: this statement runs alone from now on.
-        if (MISTYPED.has((err as { code?: string }).code ?? '')) {
+        if (MISTYPED.has(sqlState(err))) {
           entry.batchable = false;
           for (const c of calls) alone(c);
         } else for (const c of calls) c.reject(err);

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { dbFault, notWritableError } from './faults.js';
+import { dbFault, notWritableError, sqlState } from './faults.js';
 import { type Db, isPostgres } from './index.js';
 
 /**
@@ -20,7 +20,7 @@ export async function assertWritable(db: Db): Promise<void> {
 
 /** A read-only database, or a PostgreSQL user without the right to write. */
 export const cannotWrite = (err: unknown): boolean =>
-  dbFault(err) === 'read_only' || (err as { code?: unknown } | null)?.code === '42501';
+  dbFault(err) === 'read_only' || sqlState(err) === '42501';
 
 /** The start-up error for a database that cannot be written, in one line. */
 export const notWritable = (db: Db, err: unknown): Error =>

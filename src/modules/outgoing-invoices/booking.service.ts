@@ -1,3 +1,4 @@
+import { sqlState } from '../../db/faults.js';
 import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
@@ -39,7 +40,7 @@ const numberTakenError = (n: string) =>
   });
 
 const isUniqueViolation = (err: unknown) => {
-  const code = String((err as { code?: unknown })?.code ?? '');
+  const code = sqlState(err);
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
 };
 

@@ -1,4 +1,5 @@
 import type { Updateable } from 'kysely';
+import { sqlState } from '../../db/faults.js';
 import type { Db } from '../../db/index.js';
 import { batchable, checkThenWrite, oneStatementFirst, transactionalKind } from '../../db/insert-batch.js';
 import { transact } from '../../db/transact.js';
@@ -137,7 +138,7 @@ export async function createInvoice(db: Db, auth: AuthContext, body: InvoiceCrea
   const { row, items } = await written.catch(async (err) => {
     // A key refused the write: the client is not the account's, or was deleted meanwhile.
     // The checks name the field (422 `client_id: no such client`); else the key's own error.
-    if ((err as { code?: unknown }).code === '23503') await checkReferences(db, auth.accountId, body);
+    if (sqlState(err) === '23503') await checkReferences(db, auth.accountId, body);
     throw err;
   });
   // Answered from what was written: reading it back gives the same (see `newView`).

@@ -1,4 +1,5 @@
 import type { Transaction } from 'kysely';
+import { sqlState } from '../../db/faults.js';
 import type { Db } from '../../db/index.js';
 import { batchable, checkThenWrite, oneStatementFirst, transactionalKind } from '../../db/insert-batch.js';
 import type { Database } from '../../db/schema.js';
@@ -259,7 +260,7 @@ const projectOnly = (db: Db, body: TaskCreate) =>
 
 /** Whether the one-statement create refused a row (`insertTasksAsOne`'s guard, or the project's key). */
 const refusedByStatement = (err: unknown) => {
-  const code = (err as { code?: unknown } | null)?.code;
+  const code = sqlState(err);
   return code === '23502' || code === '23503';
 };
 
