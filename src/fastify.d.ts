@@ -27,5 +27,10 @@ declare module 'fastify' {
     scopes?: readonly string[];
     /** No token needed (OpenAPI document, OAuth token endpoint). */
     public?: boolean;
+    /**
+     * Counted against the caller's request budget though outside the API (rate-limit.ts): the
+     * OAuth endpoints, where a caller has no API token yet and so counts per client address.
+     */
+    rateLimited?: boolean;
   }
 }

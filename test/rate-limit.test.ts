@@ -156,6 +156,48 @@ describeEachDb(
       assert.equal((await from('192.0.2.1', `Bearer ${valid}`)).statusCode, 200);
     });
 
+    it('limits the OAuth endpoints per client address too: the token endpoint answers, then 429', async () => {
+      nextWindow();
+      const token = () =>
+        ctx.app.inject({
+          method: 'POST',
+          url: '/oauth/token',
+          remoteAddress: '192.0.2.30',
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            authorization: `Basic ${Buffer.from('no-such-client:guess').toString('base64')}`,
+          },
+          payload: 'grant_type=client_credentials',
+        });
+      const first = await token();
+      // oidc-provider's own answer (RFC 6749), with the budget's headers.
+      assert.equal(first.statusCode, 401);
+      assert.equal(first.json().error, 'invalid_client');
+      assert.equal(first.headers['ratelimit-policy'], '"default";q=3;w=60');
+      assert.match(String(first.headers.ratelimit), /^"default";r=2;t=\d+$/);
+      const meta = await ctx.app.inject({
+        url: '/.well-known/oauth-authorization-server',
+        remoteAddress: '192.0.2.30',
+      });
+      assert.equal(meta.statusCode, 200);
+      assert.equal((await token()).statusCode, 401);
+      const limited = await token();
+      expectProblem(
+        { status: limited.statusCode, headers: limited.headers, body: limited.json(), text: limited.body },
+        429,
+        'rate_limited',
+      );
+      assert.ok(Number(limited.headers['retry-after']) > 0);
+      // Another address, and the API from this one for a valid token, have budgets of their own.
+      const elsewhere = await ctx.app.inject({
+        url: '/.well-known/oauth-authorization-server',
+        remoteAddress: '192.0.2.31',
+      });
+      assert.equal(elsewhere.statusCode, 200);
+      const api = await ctx.as([]);
+      assert.equal((await api.get('/whoami')).status, 200);
+    });
+
     it('counts a token that lacks the scope against its integration (403, then 429)', async () => {
       nextWindow();
       const api = await ctx.as([]);

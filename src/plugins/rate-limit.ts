@@ -63,11 +63,11 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance) => {
     count(req, reply, (limited) => done(limited ?? err));
   app.decorate('authRefusal', refusal);
 
-  // Only the API is limited (not /docs or /), after authentication (auth.ts adds its hook
-  // first), so that the budget is the integration's; anonymous callers and refused tokens
-  // count per client address.
+  // Only the API and the routes that ask (`rateLimited`: the OAuth endpoints) are limited, not
+  // /docs or /, after authentication (auth.ts adds its hook first), so that the budget is the
+  // integration's; anonymous callers and refused tokens count per client address.
   app.addHook('onRoute', (route) => {
-    if (!route.url.startsWith(API_PREFIX)) return;
+    if (!route.url.startsWith(API_PREFIX) && !route.config?.rateLimited) return;
     addRouteHook(route, 'onRequest', limit, 'last');
   });
 });

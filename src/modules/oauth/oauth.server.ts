@@ -19,6 +19,8 @@ declare module 'fastify' {
 
 registerViewFile('@consent', join(dirname(fileURLToPath(import.meta.url)), 'consent.eta'));
 
+const BUDGET_HEADERS = ['ratelimit-policy', 'ratelimit'] as const;
+
 /**
  * Hands a request to oidc-provider (a Koa app) as it came: Fastify has not read the body
  * (no parser in this scope), so oidc-provider reads and checks it itself. `originalUrl`
@@ -29,6 +31,11 @@ function handOver(provider: Provider, req: FastifyRequest, reply: FastifyReply, 
   const query = raw.url!.includes('?') ? raw.url!.slice(raw.url!.indexOf('?')) : '';
   raw.originalUrl = `${OAUTH_PREFIX}${path}${query}`;
   raw.url = `${path}${query}`;
+  // oidc-provider writes the answer itself: the budget's headers (rate-limit.ts) go with it.
+  for (const name of BUDGET_HEADERS) {
+    const value = reply.getHeader(name);
+    if (value !== undefined) reply.raw.setHeader(name, value);
+  }
   reply.hijack();
   provider.callback()(raw, reply.raw);
 }
@@ -116,7 +123,9 @@ export const oauthServerPlugin = fp(async (app: FastifyInstance, options: OAuthO
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_req, _payload, done) => done(null));
-    const opts = { config: { public: true }, schema: { hide: true } };
+    // Counted per client address like any caller without a token: an app's token requests, and
+    // whoever floods the endpoints that look up clients and grants in the database.
+    const opts = { config: { public: true, rateLimited: true }, schema: { hide: true } };
     scope.all(`${OAUTH_PREFIX}/*`, opts, (req, reply) =>
       handOver(provider, req, reply, `/${(req.params as { '*': string })['*']}`),
     );
