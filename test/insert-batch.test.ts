@@ -3,7 +3,7 @@ import { before, it } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
 import type { Db } from '../src/db/index.js';
-import { batchStats } from '../src/db/insert-batch.js';
+import { batchStats, batchTiming } from '../src/db/insert-batch.js';
 import { importData } from '../src/import/index.js';
 import { insertTasksAsOne } from '../src/modules/tasks/tasks.repository.js';
 import { insertOne } from '../src/shared/owned.js';
@@ -103,6 +103,61 @@ describeEachDb('batched one-row inserts', (t) => {
 
   // SQLite inserts each row at once: there is no batch to fail.
   if (t.kind === 'postgres') {
+    /** Runs `fn` while inserting a client named `Slow` sleeps `seconds` in a trigger. */
+    const slowing = async (seconds: number, fn: () => Promise<void>) => {
+      await sql
+        .raw(`create function ib_slow() returns trigger language plpgsql as $$
+          begin if new.name = 'Slow' then perform pg_sleep(${seconds}); end if; return new; end $$`)
+        .execute(t.db);
+      await sql
+        .raw('create trigger ib_slow before insert on clients for each row execute function ib_slow()')
+        .execute(t.db);
+      try {
+        await fn();
+      } finally {
+        await sql.raw('drop trigger ib_slow on clients').execute(t.db);
+        await sql`drop function ib_slow()`.execute(t.db);
+      }
+    };
+    /** Inserts `Slow`, then — once its statement is out — five more; the order they end in. */
+    const slowThenFive = async () => {
+      const ended: string[] = [];
+      const insert = (name: string) =>
+        insertOne(t.db, 'clients', { account_id: t.account.accountId, name }).then(() => {
+          ended.push(name);
+        });
+      const before = { ...batchStats };
+      const slow = insert('Slow');
+      await new Promise((r) => setTimeout(r, 50));
+      await Promise.all([slow, ...names(5, 'After').map(insert)]);
+      return { ended, batches: batchStats.batches - before.batches, items: batchStats.items - before.items };
+    };
+
+    it('creates that arrive while one of their statements runs wait for it, then go as one statement', async () => {
+      const stallMs = batchTiming.stallMs;
+      batchTiming.stallMs = 5_000;
+      try {
+        await slowing(0.3, async () => {
+          const { ended, batches, items } = await slowThenFive();
+          assert.equal(ended[0], 'Slow', `ended in the order ${ended.join(', ')}`);
+          assert.deepEqual([batches, items], [1, 5]);
+        });
+      } finally {
+        batchTiming.stallMs = stallMs;
+      }
+    });
+
+    it('a statement held up past batchTiming.stallMs does not hold up the creates that arrive after it', async () => {
+      await slowing(1, async () => {
+        const started = Date.now();
+        const { ended, batches, items } = await slowThenFive();
+        // The five went alongside the slow one, together, and ended long before it.
+        assert.equal(ended.at(-1), 'Slow', `ended in the order ${ended.join(', ')}`);
+        assert.deepEqual([batches, items], [1, 5]);
+        assert.ok(Date.now() - started >= 1_000);
+      });
+    });
+
     it('a row a trigger refuses fails alone, with its own error', async () => {
       await refusing(t.db, 'clients', 'name', 'Refused', async () => {
         const rows = await countRows(t.db, 'clients');

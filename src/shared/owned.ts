@@ -244,6 +244,7 @@ export function insertOne<T extends OwnedTable>(
       together: (d, rows) => insertRowsReturning(d, table, rows as Insertable<Database[T]>[]),
       alone: (d, row) => insertReturning(d, table, row as Insertable<Database[T]>),
       limit: rowsPerInsert,
+      commits: true,
     };
     insertKinds.set(table, kind);
   }
