@@ -66,6 +66,12 @@ const messageOf = (e: ErrorLike) => (typeof e.message === 'string' ? e.message :
 export const sqlState = (err: unknown): string =>
   typeof err === 'object' && err !== null ? codeOf(err as ErrorLike) : '';
 
+/** An error in one line: its message, and its database code where it has one (`sqlState`). */
+export const withCode = (err: unknown): string => {
+  const code = sqlState(err);
+  return `${String((err as { message?: unknown } | null)?.message ?? err)}${code ? ` (${code})` : ''}`;
+};
+
 /** The connection this error came from is gone or in an unknown state: do not use it again. */
 export function connectionLost(err: unknown): boolean {
   for (const e of chain(err)) {
@@ -93,8 +99,7 @@ export function dbFault(err: unknown): DbFault | undefined {
 
 /** The start-up error for a database that cannot be written, in one line. */
 export function notWritableError(kind: 'sqlite' | 'postgres', err: unknown): Error {
-  const code = sqlState(err);
-  const why = `${String((err as { message?: unknown } | null)?.message ?? err)}${code ? ` (${code})` : ''}`;
+  const why = withCode(err);
   const hint =
     kind === 'postgres'
       ? "check the user's rights and that the server is not a standby or in read-only mode (default_transaction_read_only)"

@@ -14,7 +14,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import type { DbConfig } from '../config.js';
-import { dbFault, notWritableError, sqlState } from './faults.js';
+import { dbFault, notWritableError, withCode } from './faults.js';
 import { registerGroupCommit } from './group-commit.js';
 import { type DbLogger, ResilientPool } from './pg-pool.js';
 import { registerSyncSqlite } from './prepared.js';
@@ -65,13 +65,7 @@ export function openSqlite(file: string): SQLite.Database {
     sqlite = new SQLite(file);
   } catch (err) {
     // better-sqlite3 says "unable to open database file" without saying which.
-    const code = sqlState(err);
-    throw new Error(
-      `cannot open the SQLite database ${file}: ${(err as Error).message}${code ? ` (${code})` : ''}`,
-      {
-        cause: err,
-      },
-    );
+    throw new Error(`cannot open the SQLite database ${file}: ${withCode(err)}`, { cause: err });
   }
   // WAL + synchronous=FULL: an acknowledged commit survives a crash or power loss. Switching
   // to WAL writes, and so is the first thing to fail in a read-only file or directory.

@@ -97,9 +97,9 @@ export function batched<I, O>(db: Db, kind: BatchKind<I, O>, input: I): Promise<
  * 8,116–9,129 creates a second instead of 7,821–8,939 (means 8,678 and 8,284: +5 %). A run in
  * flight longer than `batchTiming.stallMs` no longer holds them back.
  */
-function schedule<I, O>(queue: Queue<I, O>): void {
+function schedule<I, O>(queue: Queue<I, O>, pastRunning = false): void {
   if (queue.due || queue.items.length === 0) return;
-  if (queue.kind.commits && queue.running > 0) {
+  if (!pastRunning && queue.kind.commits && queue.running > 0) {
     queue.stall ??= setTimeout(stalled, batchTiming.stallMs, queue);
     return;
   }
@@ -109,9 +109,7 @@ function schedule<I, O>(queue: Queue<I, O>): void {
 
 function stalled<I, O>(queue: Queue<I, O>): void {
   queue.stall = undefined;
-  if (queue.due || queue.items.length === 0) return;
-  queue.due = true;
-  setImmediate(flush, queue);
+  schedule(queue, true);
 }
 
 function ended<I, O>(queue: Queue<I, O>): void {
@@ -133,17 +131,7 @@ function run<I, O>(queue: Queue<I, O>, chunk: Pending<I, O>[]): void {
   const { db, kind } = queue;
   queue.running++;
   if (chunk.length === 1) {
-    const p = chunk[0]!;
-    kind.alone(db, p.input).then(
-      (out) => {
-        ended(queue);
-        p.resolve(out);
-      },
-      (err) => {
-        ended(queue);
-        p.reject(err);
-      },
-    );
+    alone(queue, chunk[0]!).then(() => ended(queue));
     return;
   }
   batchStats.batches++;
@@ -171,8 +159,9 @@ function run<I, O>(queue: Queue<I, O>, chunk: Pending<I, O>[]): void {
     );
 }
 
-function alone<I, O>(queue: Queue<I, O>, p: Pending<I, O>): void {
-  queue.kind.alone(queue.db, p.input).then(p.resolve, p.reject);
+/** Settles `p` by its write alone; fulfils once it is settled (resolve and reject do not throw). */
+function alone<I, O>(queue: Queue<I, O>, p: Pending<I, O>): Promise<void> {
+  return queue.kind.alone(queue.db, p.input).then(p.resolve, p.reject);
 }
 
 /**

@@ -15,6 +15,17 @@ const WINDOW_SECONDS = 60;
 export const rateLimitClock = { now: (): number => Date.now() };
 
 /**
+ * For a route that writes its answer itself (`reply.hijack()`, the OAuth endpoints): puts the
+ * budget's headers, which `answer` set on the reply, on the raw response that will carry them.
+ */
+export function carryBudgetHeaders(reply: FastifyReply): void {
+  for (const name of ['ratelimit-policy', 'ratelimit']) {
+    const value = reply.getHeader(name);
+    if (value !== undefined) reply.raw.setHeader(name, value);
+  }
+}
+
+/**
  * Per-integration request budget (anonymous callers: per IP), a fixed one-minute window
  * shared by all processes on the database (see rate-limit.store.ts). Every API answer carries
  * the IETF `RateLimit-Policy` and `RateLimit` headers; past the budget the answer is 429

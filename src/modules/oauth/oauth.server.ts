@@ -4,6 +4,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type Provider from 'oidc-provider';
+import { carryBudgetHeaders } from '../../plugins/rate-limit.js';
 import { parseScopes } from '../../shared/tokens.js';
 import { registerViewFile, render } from '../../web/render.js';
 import { checkCsrf, requireSession, sessionUser } from '../../web/session.js';
@@ -19,8 +20,6 @@ declare module 'fastify' {
 
 registerViewFile('@consent', join(dirname(fileURLToPath(import.meta.url)), 'consent.eta'));
 
-const BUDGET_HEADERS = ['ratelimit-policy', 'ratelimit'] as const;
-
 /**
  * Hands a request to oidc-provider (a Koa app) as it came: Fastify has not read the body
  * (no parser in this scope), so oidc-provider reads and checks it itself. `originalUrl`
@@ -31,11 +30,8 @@ function handOver(provider: Provider, req: FastifyRequest, reply: FastifyReply, 
   const query = raw.url!.includes('?') ? raw.url!.slice(raw.url!.indexOf('?')) : '';
   raw.originalUrl = `${OAUTH_PREFIX}${path}${query}`;
   raw.url = `${path}${query}`;
-  // oidc-provider writes the answer itself: the budget's headers (rate-limit.ts) go with it.
-  for (const name of BUDGET_HEADERS) {
-    const value = reply.getHeader(name);
-    if (value !== undefined) reply.raw.setHeader(name, value);
-  }
+  // oidc-provider writes the answer itself: the budget's headers go with it.
+  carryBudgetHeaders(reply);
   reply.hijack();
   provider.callback()(raw, reply.raw);
 }
