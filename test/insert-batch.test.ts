@@ -147,6 +147,39 @@ describeEachDb('batched one-row inserts', (t) => {
       }
     });
 
+    it('when a statement ends, the creates that waited for it are sent before its own callers are answered', async () => {
+      const stallMs = batchTiming.stallMs;
+      batchTiming.stallMs = 5_000;
+      const order: string[] = [];
+      const insert = (name: string) =>
+        insertOne(t.db, 'clients', { account_id: t.account.accountId, name }).then(() => {
+          order.push(`answered ${name}`);
+        });
+      try {
+        await slowing(0.2, async () => {
+          const { sent } = await spied(async () => {
+            const first = [insert('Slow'), insert('Slow')];
+            await new Promise((r) => setTimeout(r, 50));
+            const query = pg.Client.prototype.query;
+            // From now on: when the statement of the three that wait goes out.
+            pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+              order.push('sent');
+              return (query as (...a: unknown[]) => unknown).apply(this, args);
+            } as typeof query;
+            try {
+              await Promise.all([...first, ...names(3, 'After').map(insert)]);
+            } finally {
+              pg.Client.prototype.query = query;
+            }
+          });
+          assert.equal(sent.filter((q) => q.includes('insert into')).length, 2, sent.join('\n'));
+        });
+      } finally {
+        batchTiming.stallMs = stallMs;
+      }
+      assert.deepEqual(order.slice(0, 3), ['sent', 'answered Slow', 'answered Slow'], order.join(', '));
+    });
+
     it('a statement held up past batchTiming.stallMs does not hold up the creates that arrive after it', async () => {
       await slowing(1, async () => {
         const started = Date.now();

@@ -112,9 +112,18 @@ function stalled<I, O>(queue: Queue<I, O>): void {
   schedule(queue, true);
 }
 
-function ended<I, O>(queue: Queue<I, O>): void {
+/**
+ * A run has ended: the creates that waited for it go now, in this turn (see `run`), the
+ * others as `schedule` says. True when a run was started.
+ */
+function ended<I, O>(queue: Queue<I, O>): boolean {
   queue.running--;
-  schedule(queue);
+  if (!queue.kind.commits || queue.running > 0 || queue.items.length === 0) {
+    schedule(queue);
+    return false;
+  }
+  flush(queue);
+  return true;
 }
 
 function flush<I, O>(queue: Queue<I, O>): void {
@@ -143,13 +152,21 @@ function run<I, O>(queue: Queue<I, O>, chunk: Pending<I, O>[]): void {
     )
     .then(
       (outs) => {
-        ended(queue);
-        if (outs.length !== chunk.length) {
-          const err = new Error(`batched write: ${outs.length} results for ${chunk.length} inputs`);
-          for (const p of chunk) p.reject(err);
-          return;
-        }
-        for (const [i, p] of chunk.entries()) p.resolve(outs[i]!);
+        const settle = () => {
+          if (outs.length !== chunk.length) {
+            const err = new Error(`batched write: ${outs.length} results for ${chunk.length} inputs`);
+            for (const p of chunk) p.reject(err);
+            return;
+          }
+          for (const [i, p] of chunk.entries()) p.resolve(outs[i]!);
+        };
+        // The creates that waited go to the database before these are answered: answering
+        // them (a response each, all in promise continuations) would otherwise hold back the
+        // next statement's sending — pg sends it from a process.nextTick, which waits for all
+        // continuations to drain — and leave PostgreSQL idle meanwhile. Answered on the next
+        // turn, they are built while PostgreSQL runs the next statement.
+        if (ended(queue)) setImmediate(settle);
+        else settle();
       },
       (err) => {
         ended(queue);
