@@ -5,6 +5,7 @@ import pg from 'pg';
 import type { Db } from '../src/db/index.js';
 import { batchStats, batchTiming } from '../src/db/insert-batch.js';
 import { importData } from '../src/import/index.js';
+import { CREATE_COLUMN_TYPES } from '../src/modules/outgoing-invoices/invoices.repository.js';
 import { insertTasksAsOne } from '../src/modules/tasks/tasks.repository.js';
 import { insertOne } from '../src/shared/owned.js';
 import { countRows, createAccount, describeEachDb, expectProblem } from './helpers.js';
@@ -361,6 +362,17 @@ describeEachDb('batched invoice creates', (t) => {
       client_id: client,
       title: `One statement ${i}`,
       line_items: [{ title, quantity: 1, unit_price: 100 + i, tax_rate: 19 }],
+    });
+
+    it("the one-statement create casts each column's array to the column's own type", async () => {
+      for (const [table, types] of Object.entries(CREATE_COLUMN_TYPES)) {
+        const { rows } = await sql<{ name: string; type: string }>`
+          select attname as name, format_type(atttypid, null) as type from pg_attribute
+          where attrelid = ${table}::regclass and attnum > 0 and not attisdropped`.execute(t.db);
+        const catalog = Object.fromEntries(rows.map((r) => [r.name, r.type]));
+        for (const [column, type] of Object.entries(types))
+          assert.equal(type, catalog[column], `${table}.${column}`);
+      }
     });
 
     it('invoices that set the same columns are written by one statement, without BEGIN and COMMIT', async () => {

@@ -124,13 +124,11 @@ const jsonInsert = compiledByShape(
 );
 
 /**
- * Rows as one JSON text for `json_populate_recordset` (see `jsonInsert`), with the columns they
- * set; undefined unless every row sets the same columns, in the same order, to plain values: a
- * column left out of one row would be NULL there instead of its default.
+ * The columns that rows set, when every row sets the same columns, in the same order, to plain
+ * values (no undefined, no expression); else undefined: a column left out of one row would be
+ * NULL there instead of its default.
  */
-export function jsonRecordset(
-  rows: readonly Record<string, unknown>[],
-): { columns: string[]; text: string } | undefined {
+export function plainColumns(rows: readonly Record<string, unknown>[]): string[] | undefined {
   const columns = Object.keys(rows[0]!);
   // A loop over the keys, not Object.entries: no array per row and per column (issue 15).
   const plain = (r: Record<string, unknown>) => {
@@ -141,7 +139,15 @@ export function jsonRecordset(
     }
     return i === columns.length;
   };
-  return rows.every(plain) ? { columns, text: JSON.stringify(rows) } : undefined;
+  return rows.every(plain) ? columns : undefined;
+}
+
+/** Rows as one JSON text for `json_populate_recordset` (see `jsonInsert`), when `plainColumns` has their columns. */
+export function jsonRecordset(
+  rows: readonly Record<string, unknown>[],
+): { columns: string[]; text: string } | undefined {
+  const columns = plainColumns(rows);
+  return columns && { columns, text: JSON.stringify(rows) };
 }
 
 /** PostgreSQL stops at 65,535 parameters a statement. */

@@ -6,7 +6,7 @@ import { documentTotals, type Totals } from '../../shared/money.js';
 import {
   insertReturning,
   insertRowsReturning,
-  jsonRecordset,
+  plainColumns,
   rowsPerInsert,
   updateOwnedOrThrow,
 } from '../../shared/owned.js';
@@ -208,13 +208,13 @@ export async function insertManyWithLines(
 
 /**
  * PostgreSQL: what `insertManyWithLines` gives, in one statement — so atomic without BEGIN and
- * COMMIT, one round trip instead of four. The invoices are inserted from one JSON parameter and
- * numbered in the order PostgreSQL inserted and returned them (the order given, which
+ * COMMIT, one round trip instead of four. The invoices are inserted from an array parameter a
+ * column (`unnested`) and numbered in the order PostgreSQL inserted and returned them (the order given, which
  * `insertManyWithLines` relies on as well); each line names its invoice by that number until
  * the statement joins in the invoice's id. The lines' ids come back with each invoice, in
  * position order; the rest of an item is what was sent (every column of an item is given).
  * Undefined, with nothing written, when the invoices do not all set the same columns (see
- * `jsonRecordset`): then the caller writes them as before.
+ * `columnArrays`): then the caller writes them as before.
  */
 export async function insertManyAsOne(
   db: Db,
@@ -223,16 +223,22 @@ export async function insertManyAsOne(
   const lines = invoices.flatMap((inv, k) =>
     positioned(inv.lines, { account_id: inv.values.account_id, invoice_id: k + 1 }),
   );
-  const head = jsonRecordset(invoices.map((i) => i.values));
-  const body = lines.length ? jsonRecordset(lines) : undefined;
+  const head = columnArrays(
+    invoices.map((i) => i.values),
+    INVOICE_TYPES,
+  );
+  const body = lines.length ? columnArrays(lines, ITEM_TYPES) : undefined;
   if (!head || !body) return undefined;
   const termFromClient = invoices.flatMap((inv, k) =>
     inv.defaults && inv.defaults.payment_term_days === undefined ? [k + 1] : [],
   );
+  const values: Record<string, unknown> = { termFromClient };
+  for (let i = 0; i < head.arrays.length; i++) values[`h${i}`] = head.arrays[i];
+  for (let i = 0; i < body.arrays.length; i++) values[`l${i}`] = body.arrays[i];
   const rows = await asOneStatement(
     db,
     { headColumns: head.columns, lineColumns: body.columns, open: invoices.some((i) => i.defaults) },
-    { head: head.text, lines: body.text, termFromClient },
+    values,
   );
   return rows.map((stored, k) => {
     const ids = stored.__item_ids ?? [];
@@ -256,12 +262,16 @@ export async function insertManyAsOne(
  * the client's, else the account's; the payment term given, else the client's (for the
  * invoices numbered in `termFromClient`). The client is read by the account's key, so one of
  * another account gives nothing, and the row's composite key to clients (migration
- * 2026_11_29_200) then refuses the statement. A lateral join keeps the rows in the order
- * given (see `insertRowsReturning`).
+ * 2026_11_29_200) then refuses the statement. The rows go in in the order given.
  */
-function headSource(columns: string[], open: boolean, head: unknown, termFromClient: unknown) {
-  const from = sql`json_populate_recordset(null::outgoing_invoices, ${head}::json)`;
-  if (!open) return sql`select ${sql.join(columns.map((c) => sql.ref(c)))} from ${from}`;
+function headSource(columns: string[], open: boolean, p: Record<string, unknown>) {
+  const from = unnested(columns, INVOICE_TYPES, 'h', p);
+  const names = sql.join(columns.map((c) => sql.ref(c)));
+  // Inserted in the order given (`order by`): the ids the sequence gives then rise in that
+  // order, which `asOneStatement` numbers the invoices by.
+  if (!open)
+    return sql`select ${names} from ${from} with ordinality as j(${names}, ordinality) order by j.ordinality`;
+  const termFromClient = p.termFromClient;
   const pick = (c: string) => {
     if (c === 'currency')
       return sql`coalesce(j.currency, c.currency, (select a.currency from accounts a where a.id = j.account_id))`;
@@ -270,10 +280,92 @@ function headSource(columns: string[], open: boolean, head: unknown, termFromCli
     return sql.ref(`j.${c}`);
   };
   return sql`select ${sql.join(columns.map(pick))}
-    from ${from} with ordinality as j
+    from ${from} with ordinality as j(${names}, ordinality)
     left join lateral (
       select currency, payment_term_days from clients c where c.account_id = j.account_id and c.id = j.client_id
-    ) c on true`;
+    ) c on true
+    order by j.ordinality`;
+}
+
+/**
+ * PostgreSQL's type of each column the creates write, for the arrays they send
+ * (`columnArrays`); test/insert-batch.test.ts holds them to the catalog.
+ */
+const INVOICE_TYPES: Readonly<Record<string, string>> = {
+  account_id: 'integer',
+  type: 'text',
+  status: 'text',
+  invoice_number: 'text',
+  client_id: 'integer',
+  contact_id: 'integer',
+  project_id: 'integer',
+  master_id: 'integer',
+  credited_invoice_id: 'integer',
+  title: 'text',
+  date: 'date',
+  due_date: 'date',
+  payment_term_days: 'integer',
+  service_period_start: 'date',
+  service_period_end: 'date',
+  currency: 'text',
+  intro_text: 'text',
+  closing_text: 'text',
+  buyer_reference: 'text',
+  service_date: 'date',
+  tax_exemption_category: 'text',
+  tax_exemption_reason_code: 'text',
+  tax_exemption_reason: 'text',
+  lines_net: 'bigint',
+  lines_tax: 'bigint',
+  lines_gross: 'bigint',
+  lines_taxes: 'text',
+};
+const ITEM_TYPES: Readonly<Record<string, string>> = {
+  account_id: 'integer',
+  invoice_id: 'integer',
+  position: 'integer',
+  title: 'text',
+  description: 'text',
+  quantity: 'text',
+  unit: 'text',
+  unit_price: 'bigint',
+  tax_rate: 'text',
+  discount: 'text',
+  net_total: 'bigint',
+};
+export const CREATE_COLUMN_TYPES = { outgoing_invoices: INVOICE_TYPES, outgoing_invoice_items: ITEM_TYPES };
+
+/**
+ * `unnest` of one array parameter per column (`columnArrays`), each cast to its column's
+ * type: what the one-statement create reads its rows from. Cheaper for PostgreSQL than one
+ * JSON parameter, which it parsed twice (once to check the text, once to read it) and whose
+ * keys it hashed for every row: 25 invoices of three lines a statement, PostgreSQL CPU per
+ * invoice 72 → 66 µs, and a third of the bytes to send.
+ */
+const unnested = (
+  columns: string[],
+  types: Readonly<Record<string, string>>,
+  prefix: string,
+  p: Record<string, unknown>,
+) => sql`unnest(${sql.join(columns.map((c, i) => sql`${p[`${prefix}${i}`]}::${sql.raw(types[c]!)}[]`))})`;
+
+/**
+ * Rows that set the same columns, in the same order, to plain values, as one array per
+ * column (`unnested`); undefined when they do not, or set a column `types` does not name.
+ */
+function columnArrays(
+  rows: readonly Record<string, unknown>[],
+  types: Readonly<Record<string, string>>,
+): { columns: string[]; arrays: unknown[][] } | undefined {
+  const columns = plainColumns(rows);
+  if (!columns?.every((c) => c in types)) return undefined;
+  const arrays = columns.map(() => new Array<unknown>(rows.length));
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r]!;
+    let i = 0;
+    for (const k in row) arrays[i++]![r] = row[k];
+  }
+  return { columns, arrays };
 }
 
 type RowPart = Partial<Record<keyof InvoiceRow, unknown>>;
@@ -338,7 +430,11 @@ const INVOICE_COLUMNS = Object.keys(wholeRow({}, {})) as (keyof InvoiceRow)[];
  * and whether defaults are open (`headSource`).
  */
 const asOneStatement = compiledByShape(
-  ['head', 'lines', 'termFromClient'],
+  [
+    'termFromClient',
+    ...Object.keys(INVOICE_TYPES).map((_, i) => `h${i}`),
+    ...Object.keys(ITEM_TYPES).map((_, i) => `l${i}`),
+  ],
   (s: { headColumns: string[]; lineColumns: string[]; open: boolean }) =>
     `${s.open}\n${s.headColumns.join()}\n${s.lineColumns.join()}`,
   (db, { headColumns, lineColumns, open }, p) => {
@@ -355,20 +451,20 @@ const asOneStatement = compiledByShape(
     // kept for the statement's end. Each invoice's item ids are gathered in one pass over the
     // items (a grouped join) rather than a scan of all of them per invoice. Together a tenth
     // less PostgreSQL CPU per invoice (25 invoices of three lines a statement: 75 → 67 µs).
-    // A join keeps no order: the rows are put in the order of their ids, which the sequence
-    // gave them as they were inserted — the order given.
+    // A join keeps no order: the rows are numbered and returned in the order of their ids,
+    // which the sequence gave them as they were inserted — the order given (`headSource`).
     const fromLines = sql.join(
       lineColumns.map((c) => (c === 'invoice_id' ? sql`ord.id` : sql.ref(`l.${c}`))),
     );
     return sql<Partial<InvoiceRow> & { __item_ids: number[] | null }>`
       with inv as (
         insert into outgoing_invoices (${cols(headColumns)})
-        ${headSource(headColumns, open, p.head, p.termFromClient)}
+        ${headSource(headColumns, open, p)}
         returning ${cols(decided)}
-      ), ord as (select id, row_number() over () as n from inv),
+      ), ord as (select id, row_number() over (order by id) as n from inv),
       items as (
         insert into outgoing_invoice_items (${cols(lineColumns)})
-        select ${fromLines} from json_populate_recordset(null::outgoing_invoice_items, ${p.lines}::json) as l
+        select ${fromLines} from ${unnested(lineColumns, ITEM_TYPES, 'l', p)} as l(${cols(lineColumns)})
           join ord on ord.n = l.invoice_id
         returning id, invoice_id, position
       )
