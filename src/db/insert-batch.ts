@@ -162,9 +162,10 @@ function run<I, O>(queue: Queue<I, O>, chunk: Pending<I, O>[]): void {
         };
         // The creates that waited go to the database before these are answered: answering
         // them (a response each, all in promise continuations) would otherwise hold back the
-        // next statement's sending — pg sends it from a process.nextTick, which waits for all
-        // continuations to drain — and leave PostgreSQL idle meanwhile. Answered on the next
-        // turn, they are built while PostgreSQL runs the next statement.
+        // next statement's sending — pg-pool hands out its connection from a
+        // process.nextTick, which waits for all continuations to drain — and leave PostgreSQL
+        // idle meanwhile. Answered on the next turn, they are built while PostgreSQL runs the
+        // next statement.
         if (ended(queue)) setImmediate(settle);
         else settle();
       },

@@ -3,6 +3,7 @@ import type { Db } from '../db/index.js';
 import { compiledByShape } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
 import {
+  columnList,
   insertReturning,
   insertRowsReturning,
   jsonRecordset,
@@ -132,7 +133,7 @@ const withEventsStatement = compiledByShape(
   (s: { table: OwnedTable; columns: string[]; guard?: RowGuard }) =>
     `${s.table}\n${s.columns.join()}\n${s.guard?.key ?? ''}`,
   (db, { table, columns, guard }, p) => {
-    const cols = sql.join(columns.map((c) => sql.ref(c)));
+    const cols = columnList(columns);
     const picks = sql.join(
       columns.map((c) =>
         c === guard?.column ? sql`case when ${guard.holds} then ${sql.ref(`j.${c}`)} end` : sql.ref(`j.${c}`),

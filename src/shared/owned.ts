@@ -113,11 +113,14 @@ function insertStatement(table: string, rows: readonly Record<string, unknown>[]
  * the first few hundred texts) instead of one shape per row count. Every column of the owned
  * tables is a scalar; none takes JSON.
  */
+/** Column names as a list for a statement's text: `"a", "b"`. */
+export const columnList = (columns: readonly string[]) => sql.join(columns.map((c) => sql.ref(c)));
+
 const jsonInsert = compiledByShape(
   ['rows'],
   (s: { table: string; columns: string[] }) => `${s.table}\n${s.columns.join()}`,
   (db, { table, columns }, p) => {
-    const cols = sql.join(columns.map((c) => sql.ref(c)));
+    const cols = columnList(columns);
     return sql<Record<string, unknown>>`insert into ${sql.table(table)} (${cols}) select ${cols}
       from json_populate_recordset(null::${sql.table(table)}, ${p.rows}::json) returning *`.compile(db);
   },

@@ -4,6 +4,7 @@ import { compiledByShape } from '../../db/prepared.js';
 import { keptTotal } from '../../shared/list-counts.js';
 import { documentTotals, type Totals } from '../../shared/money.js';
 import {
+  columnList,
   insertReturning,
   insertRowsReturning,
   plainColumns,
@@ -266,7 +267,7 @@ export async function insertManyAsOne(
  */
 function headSource(columns: string[], open: boolean, p: Record<string, unknown>) {
   const from = unnested(columns, INVOICE_TYPES, 'h', p);
-  const names = sql.join(columns.map((c) => sql.ref(c)));
+  const names = columnList(columns);
   // Inserted in the order given (`order by`): the ids the sequence gives then rise in that
   // order, which `asOneStatement` numbers the invoices by.
   if (!open)
@@ -446,7 +447,6 @@ const asOneStatement = compiledByShape(
     const decided = INVOICE_COLUMNS.filter(
       (c) => !headColumns.includes(c) || (open && (c === 'currency' || c === 'payment_term_days')),
     );
-    const cols = (cs: string[]) => sql.join(cs.map((c) => sql.ref(c)));
     // The invoices' ids come back with what the database decided: nothing else of the rows is
     // kept for the statement's end. Each invoice's item ids are gathered in one pass over the
     // items (a grouped join) rather than a scan of all of them per invoice. Together a tenth
@@ -458,13 +458,13 @@ const asOneStatement = compiledByShape(
     );
     return sql<Partial<InvoiceRow> & { __item_ids: number[] | null }>`
       with inv as (
-        insert into outgoing_invoices (${cols(headColumns)})
+        insert into outgoing_invoices (${columnList(headColumns)})
         ${headSource(headColumns, open, p)}
-        returning ${cols(decided)}
+        returning ${columnList(decided)}
       ), ord as (select id, row_number() over (order by id) as n from inv),
       items as (
-        insert into outgoing_invoice_items (${cols(lineColumns)})
-        select ${fromLines} from ${unnested(lineColumns, ITEM_TYPES, 'l', p)} as l(${cols(lineColumns)})
+        insert into outgoing_invoice_items (${columnList(lineColumns)})
+        select ${fromLines} from ${unnested(lineColumns, ITEM_TYPES, 'l', p)} as l(${columnList(lineColumns)})
           join ord on ord.n = l.invoice_id
         returning id, invoice_id, position
       )
