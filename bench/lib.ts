@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -74,29 +75,38 @@ export function startChild(
 }
 
 /**
- * Starts the service as `npm start` runs it (src/server.ts, any WORKERS) on a free port and
- * resolves once every server process listens (it reports so over the IPC channel).
+ * The arguments `npm start` gives node (package.json: `exec node <flags> src/server.ts`), the
+ * entry as an absolute path: the benchmarks run the service with the same flags.
+ */
+export function startArguments(): string[] {
+  const root = join(BENCH_DIR, '..');
+  const start: string = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.start;
+  const words = start.trim().split(/\s+/);
+  const args = words.slice(words.indexOf('node') + 1);
+  if (args.at(-1) !== 'src/server.ts') throw new Error(`npm start is not 'node … src/server.ts': ${start}`);
+  return [...args.slice(0, -1), join(root, 'src', 'server.ts')];
+}
+
+/**
+ * Starts the service as `npm start` runs it (its node flags, src/server.ts, any WORKERS) on a
+ * free port and resolves once every server process listens (it reports so over the IPC channel).
  */
 export function startService(env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
     // BENCH_SERVICE_NODE_ARGS: e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the service alone.
     const nodeArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-    const child = spawn(
-      process.execPath,
-      [...nodeArgs, '--import', 'tsx', join(BENCH_DIR, '..', 'src', 'server.ts')],
-      {
-        env: {
-          ...process.env,
-          PORT: '0',
-          HOST: '127.0.0.1',
-          SEED_DEMO: 'false',
-          LOG_LEVEL: 'warn',
-          RUN_WORKER: 'false',
-          ...env,
-        },
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    const child = spawn(process.execPath, [...nodeArgs, ...startArguments()], {
+      env: {
+        ...process.env,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        SEED_DEMO: 'false',
+        LOG_LEVEL: 'warn',
+        RUN_WORKER: 'false',
+        ...env,
       },
-    );
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     child.on('message', (m: { ready?: boolean; port?: number }) => {
       if (m.ready) resolve({ child, port: m.port! });
     });

@@ -122,6 +122,9 @@ const refused = (port: number) =>
     s.once('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'ECONNREFUSED'));
   });
 
+/** A process's command line, as `ps` shows it. */
+const argsOf = (pid: number) => execFileSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' });
+
 /** The node process npm runs the script in (npm's `exec` makes it npm's own child). */
 async function scriptProcess(npmPid: number): Promise<number> {
   let pid: number | undefined;
@@ -181,7 +184,10 @@ describe('process lifecycle', () => {
     const pids = tree(p.child.pid!);
     assert.ok(pids.length >= 2, `npm and the server: ${pids}`);
     // Without WORKERS the service is this one process: no server processes below it.
-    assert.deepEqual(serverProcesses(await scriptProcess(p.child.pid!)), []);
+    const server = await scriptProcess(p.child.pid!);
+    assert.deepEqual(serverProcesses(server), []);
+    // The young generation `npm start` gives node (README, Starting and stopping).
+    assert.match(argsOf(server), /--max-semi-space-size=64 /);
 
     // A request whose body is still arriving when the signal comes.
     const body = JSON.stringify({ name: 'Sent slowly' });
@@ -257,6 +263,8 @@ describe('process lifecycle', () => {
     const { port } = (await p.logLine(/^server processes listening$/)) as { port: number };
     const supervisor = await scriptProcess(p.child.pid!);
     const [victim, healthy] = serverProcesses(supervisor);
+    // Server processes take the supervisor's node flags.
+    for (const pid of [victim!, healthy!]) assert.match(argsOf(pid), /--max-semi-space-size=64 /);
     const get = () =>
       fetch(`http://127.0.0.1:${port}/api/v1/clients/full`, {
         headers: { authorization: `Bearer ${token}`, connection: 'close' },
