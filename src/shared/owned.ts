@@ -105,6 +105,9 @@ function insertStatement(table: string, rows: readonly Record<string, unknown>[]
   return insert && { insert, args };
 }
 
+/** Column names as a list for a statement's text: `"a", "b"`. */
+export const columnList = (columns: readonly string[]) => sql.join(columns.map((c) => sql.ref(c)));
+
 /**
  * Several rows that set the same columns, in that order, to plain values (no undefined, no
  * expression) — on PostgreSQL one JSON parameter (`json_populate_recordset`, which converts
@@ -113,9 +116,6 @@ function insertStatement(table: string, rows: readonly Record<string, unknown>[]
  * the first few hundred texts) instead of one shape per row count. Every column of the owned
  * tables is a scalar; none takes JSON.
  */
-/** Column names as a list for a statement's text: `"a", "b"`. */
-export const columnList = (columns: readonly string[]) => sql.join(columns.map((c) => sql.ref(c)));
-
 const jsonInsert = compiledByShape(
   ['rows'],
   (s: { table: string; columns: string[] }) => `${s.table}\n${s.columns.join()}`,
