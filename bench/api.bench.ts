@@ -1,5 +1,6 @@
 // Issue 15's read benchmark: every read row of the issue's table, on SQLite and on PostgreSQL,
-// as a share of a bare Fastify route measured in the same run (before and after, averaged).
+// as a share of a bare Fastify route measured side by side with it (lib.ts `besideBare`), and
+// of the bare route's mean over the run.
 // The service runs as `npm start` runs it (src/server.ts, one process). Writes are measured by
 // writes.bench.ts, growth with the table's size by growth.bench.ts.
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -10,13 +11,14 @@ import { createDb } from '../src/db/index.js';
 import { migrateToLatest } from '../src/db/migrator.js';
 import { createIntegration } from '../src/modules/integration/integration.service.js';
 import {
+  type Beside,
+  besideBare,
   environment,
-  type LoadResult,
-  load,
   type Metric,
   machineLoad,
   markdown,
   SECONDS,
+  startBare,
   startChild,
   startService,
   stopChild,
@@ -82,9 +84,9 @@ const TARGETS: Record<string, Record<string, number>> = {
   },
 };
 
-async function measureService(env: Record<string, string>, token: string) {
+async function measureService(env: Record<string, string>, token: string, bareUrl: string) {
   const api = await startService({ ...env, RATE_LIMIT_PER_MINUTE: '100000000' });
-  const out = new Map<string, LoadResult>();
+  const out = new Map<string, Beside>();
   try {
     for (const s of SCENARIOS) {
       // Every answer is checked once: a benchmark of 4xx answers measures nothing.
@@ -97,7 +99,7 @@ async function measureService(env: Record<string, string>, token: string) {
       const path = s.path;
       out.set(
         s.label,
-        await load({
+        await besideBare(bareUrl, {
           url: `http://127.0.0.1:${api.port}`,
           headers: { authorization: `Bearer ${token}` },
           requests: [
@@ -115,15 +117,6 @@ async function measureService(env: Record<string, string>, token: string) {
   return out;
 }
 
-const measureCeiling = async () => {
-  const bare = await startChild('child-bare.ts', {});
-  try {
-    return await load({ url: `http://127.0.0.1:${bare.port}/bare` });
-  } finally {
-    await stopChild(bare.child);
-  }
-};
-
 let pgDb: Awaited<ReturnType<typeof freshPgDatabase>> | undefined;
 try {
   const loadBefore = machineLoad();
@@ -134,13 +127,13 @@ try {
     postgres = await prepare(pgDb.url);
   }
 
-  const before = await measureCeiling();
+  const bareRoute = await startBare();
   const floorChild = await startChild('child-floor.ts', {
     DATABASE_URL: sqliteFile,
     ACCOUNT_ID: String(sqlite.accountId),
   });
   let f = 0;
-  const floor = await load({
+  const floor = await besideBare(bareRoute.url, {
     url: `http://127.0.0.1:${floorChild.port}`,
     requests: [{ method: 'GET', setupRequest: (r) => ({ ...r, path: `/clients/${(f++ % SIZE) + 1}` }) }],
   });
@@ -148,44 +141,51 @@ try {
   // Each database as `npm start` runs it (pages kept while nothing is written,
   // plugins/page-cache.ts), and with PAGE_CACHE_MB=0: every request reads its page, as after
   // a write (on PostgreSQL: a commit anywhere on the server).
-  const runs: Array<[string, Map<string, LoadResult>]> = [
-    ['sqlite', await measureService({ DATABASE_URL: sqliteFile }, sqlite.token)],
-    ['sqlite-uncached', await measureService({ DATABASE_URL: sqliteFile, PAGE_CACHE_MB: '0' }, sqlite.token)],
-  ];
-  if (postgres && pgDb)
+  const runs: Array<[string, Map<string, Beside>]> = [];
+  try {
     runs.push(
-      ['postgresql', await measureService({ DATABASE_URL: pgDb.url }, postgres.token)],
+      ['sqlite', await measureService({ DATABASE_URL: sqliteFile }, sqlite.token, bareRoute.url)],
       [
-        'postgresql-uncached',
-        await measureService({ DATABASE_URL: pgDb.url, PAGE_CACHE_MB: '0' }, postgres.token),
+        'sqlite-uncached',
+        await measureService({ DATABASE_URL: sqliteFile, PAGE_CACHE_MB: '0' }, sqlite.token, bareRoute.url),
       ],
     );
-  const after = await measureCeiling();
-  const mean = (a: number, b: number) => Math.round((a + b) / 2);
-  const ceiling: LoadResult = {
-    rps: mean(before.rps, after.rps),
-    p50: mean(before.p50, after.p50),
-    p99: mean(before.p99, after.p99),
-    errors: before.errors + after.errors,
-    non2xx: before.non2xx + after.non2xx,
-  };
-  const share = (r: LoadResult) => r.rps / ceiling.rps;
-  const pct = (x: number) => `${(x * 100).toFixed(x < 0.1 ? 1 : 0)} %`;
+    if (postgres && pgDb)
+      runs.push(
+        ['postgresql', await measureService({ DATABASE_URL: pgDb.url }, postgres.token, bareRoute.url)],
+        [
+          'postgresql-uncached',
+          await measureService({ DATABASE_URL: pgDb.url, PAGE_CACHE_MB: '0' }, postgres.token, bareRoute.url),
+        ],
+      );
+  } finally {
+    await bareRoute.stop();
+  }
+  const bareRates = [floor, ...runs.flatMap(([, rows]) => [...rows.values()])].map((b) => b.bare.rps);
+  const ceiling = Math.round(bareRates.reduce((a, b) => a + b, 0) / bareRates.length);
+  /** The share judged: of the bare route measured side by side with the scenario. */
+  const share = (b: Beside) => b.result.rps / b.bare.rps;
+  /** The share of the bare route's mean over the run (until session 19: of its first and last measurement). */
+  const ofRun = (b: Beside) => b.result.rps / ceiling;
+  // One decimal everywhere: a verdict on 59.6 % must not print "60 %".
+  const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
 
   const results: Metric[] = [];
-  const add = (label: string, r: LoadResult) => {
+  const add = (label: string, b: Beside) => {
+    const r = b.result;
     results.push(
-      { metric: `${label} requests/s`, value: r.rps, unit: 'req/s', note: `${pct(share(r))} of ceiling` },
+      {
+        metric: `${label} requests/s`,
+        value: r.rps,
+        unit: 'req/s',
+        note: `${pct(share(b))} of the bare route beside it (${b.bare.rps} req/s); ${pct(ofRun(b))} of the run's mean`,
+      },
       { metric: `${label} p50`, value: r.p50, unit: 'ms' },
       { metric: `${label} p99`, value: r.p99, unit: 'ms' },
       { metric: `${label} errors/non-2xx`, value: r.errors + r.non2xx, unit: 'count' },
     );
   };
-  add('ceiling (bare Fastify), mean of before and after', ceiling);
-  results.push(
-    { metric: 'ceiling before requests/s', value: before.rps, unit: 'req/s' },
-    { metric: 'ceiling after requests/s', value: after.rps, unit: 'req/s' },
-  );
+  results.push({ metric: 'bare Fastify route, mean over the run', value: ceiling, unit: 'req/s' });
   add('floor: bare route + two SQLite reads per request', floor);
   for (const [dbName, rows] of runs) for (const [label, r] of rows) add(`${dbName}: ${label}`, r);
 
@@ -193,10 +193,12 @@ try {
   const loadAfter = machineLoad();
   const cell = (dbName: string, label: string) => {
     const r = runs.find(([d]) => d === dbName)?.[1].get(label);
-    return r ? `${r.rps.toLocaleString('en')} / ${pct(share(r))} / ${r.p99} ms` : '—';
+    return r
+      ? `${r.result.rps.toLocaleString('en')} / ${pct(share(r))} (${pct(ofRun(r))}) / ${r.result.p99} ms`
+      : '—';
   };
   const table = [
-    `Ceiling (bare Fastify route): ${before.rps.toLocaleString('en')} req/s before, ${after.rps.toLocaleString('en')} after; load average ${loadBefore} before the run, ${loadAfter} after (2 cores).`,
+    `Bare Fastify route, measured side by side with each scenario: ${Math.min(...bareRates).toLocaleString('en')}–${Math.max(...bareRates).toLocaleString('en')} req/s, ${ceiling.toLocaleString('en')} on average; load average ${loadBefore} before the run, ${loadAfter} after (2 cores). Share: of the bare route beside the scenario (in brackets: of its mean over the run).`,
     '',
     '| scenario | SQLite: req/s / share / p99 | SQLite, page cache off | PostgreSQL: req/s / share / p99 | PostgreSQL, page cache off | targets (SQLite / PostgreSQL) |',
     '|---|---:|---:|---:|---:|---|',
@@ -215,7 +217,7 @@ try {
       service: 'src/server.ts as npm start runs it (WORKERS=1); rate limiter on, 1e8/min',
       size: `${SIZE} clients, tasks and contacts, ${SIZE / 10} projects, ${INVOICES} invoices of 3 lines`,
       connections: 50,
-      seconds: SECONDS,
+      seconds: `${SECONDS} of each scenario and ${SECONDS} of the bare route, in turns of ${SECONDS / 4} (lib.ts besideBare)`,
       'load average before / after': `${loadBefore} / ${loadAfter}`,
     },
     results,
@@ -229,7 +231,7 @@ try {
       const r = rows.get(label);
       if (!r) continue;
       console.log(
-        `target ${dbName} ${label} >= ${pct(target)}: ${share(r) >= target ? 'MET' : 'NOT MET'} (${pct(share(r))})`,
+        `target ${dbName} ${label} >= ${pct(target)}: ${share(r) >= target ? 'MET' : 'NOT MET'} (${pct(share(r))} of the bare route beside it; ${pct(ofRun(r))} of the run's mean)`,
       );
     }
 } finally {

@@ -157,6 +157,61 @@ export async function load(opts: autocannon.Options, afterWarmup?: () => Promise
   };
 }
 
+/** The bare Fastify route (child-bare.ts) in a process of its own, kept running through a benchmark. */
+export async function startBare(): Promise<{ url: string; stop(): Promise<void> }> {
+  const bare = await startChild('child-bare.ts', {});
+  return { url: `http://127.0.0.1:${bare.port}/bare`, stop: () => stopChild(bare.child) };
+}
+
+/** A scenario's result and the bare route's, measured side by side (`besideBare`). */
+export interface Beside {
+  result: LoadResult;
+  bare: LoadResult;
+}
+
+/** Slices of a side-by-side measurement: SECONDS of each, cut into this many turns. */
+const SLICES = 4;
+
+/**
+ * Measures a scenario and the bare route side by side: after 3 s of warm-up (the scenario's;
+ * `afterWarmup` runs after it), the two take turns, SECONDS / SLICES at a time, SECONDS each
+ * in all. Rates are requests over seconds summed over the slices; p50 is the slices' median,
+ * p99 their highest.
+ *
+ * Why: the machine's speed moved by up to 1.8× within one run and 2× within minutes (README,
+ * session 19). Against a bare route measured once before and once after the run, a scenario
+ * measured in a fast minute read high and one in a slow minute low; slices of 2 s measure both
+ * across the same minutes.
+ */
+export async function besideBare(
+  bareUrl: string,
+  opts: autocannon.Options,
+  afterWarmup?: () => Promise<void>,
+): Promise<Beside> {
+  await autocannon({ connections: CONNECTIONS, duration: 3, ...opts });
+  await afterWarmup?.();
+  const slice = SECONDS / SLICES;
+  const bare: autocannon.Result[] = [];
+  const it: autocannon.Result[] = [];
+  for (let i = 0; i < SLICES; i++) {
+    bare.push(await autocannon({ connections: CONNECTIONS, duration: slice, url: bareUrl }));
+    it.push(await autocannon({ connections: CONNECTIONS, duration: slice, ...opts }));
+  }
+  return { result: summed(it), bare: summed(bare) };
+}
+
+function summed(slices: autocannon.Result[]): LoadResult {
+  const sum = (f: (r: autocannon.Result) => number) => slices.reduce((a, r) => a + f(r), 0);
+  const p50s = slices.map((r) => r.latency.p50).sort((a, b) => a - b);
+  return {
+    rps: Math.round(sum((r) => r.requests.total) / sum((r) => r.duration)),
+    p50: p50s[Math.floor((p50s.length - 1) / 2)]!,
+    p99: Math.max(...slices.map((r) => r.latency.p99)),
+    errors: sum((r) => r.errors + r.timeouts),
+    non2xx: sum((r) => r.non2xx),
+  };
+}
+
 /** The bodies of the write scenarios (writes.bench.ts, focus.ts): the same requests in both. */
 export const WRITE_BODIES = {
   '/clients': () => ({ name: 'Bench client', email: 'new@bench.example', country_code: 'DE' }),
