@@ -17,7 +17,8 @@ import {
   type Metric,
   machineLoad,
   markdown,
-  SECONDS,
+  meanBareRate,
+  SIDE_BY_SIDE,
   startBare,
   startChild,
   startService,
@@ -161,8 +162,9 @@ try {
   } finally {
     await bareRoute.stop();
   }
-  const bareRates = [floor, ...runs.flatMap(([, rows]) => [...rows.values()])].map((b) => b.bare.rps);
-  const ceiling = Math.round(bareRates.reduce((a, b) => a + b, 0) / bareRates.length);
+  const measured = [floor, ...runs.flatMap(([, rows]) => [...rows.values()])];
+  const bareRates = measured.map((b) => b.bare.rps);
+  const ceiling = meanBareRate(measured);
   /** The share judged: of the bare route measured side by side with the scenario. */
   const share = (b: Beside) => b.result.rps / b.bare.rps;
   /** The share of the bare route's mean over the run (until session 19: of its first and last measurement). */
@@ -217,7 +219,7 @@ try {
       service: 'src/server.ts as npm start runs it (WORKERS=1); rate limiter on, 1e8/min',
       size: `${SIZE} clients, tasks and contacts, ${SIZE / 10} projects, ${INVOICES} invoices of 3 lines`,
       connections: 50,
-      seconds: `${SECONDS} of each scenario and ${SECONDS} of the bare route, in turns of ${SECONDS / 4} (lib.ts besideBare)`,
+      seconds: SIDE_BY_SIDE,
       'load average before / after': `${loadBefore} / ${loadAfter}`,
     },
     results,

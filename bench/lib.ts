@@ -157,10 +157,16 @@ export async function load(opts: autocannon.Options, afterWarmup?: () => Promise
   };
 }
 
-/** The bare Fastify route (child-bare.ts) in a process of its own, kept running through a benchmark. */
+/**
+ * The bare Fastify route (child-bare.ts) in a process of its own, kept running through a
+ * benchmark, after 3 s of load: `besideBare` warms only the scenario, so without this the first
+ * scenario would be compared with a route still being compiled.
+ */
 export async function startBare(): Promise<{ url: string; stop(): Promise<void> }> {
   const bare = await startChild('child-bare.ts', {});
-  return { url: `http://127.0.0.1:${bare.port}/bare`, stop: () => stopChild(bare.child) };
+  const url = `http://127.0.0.1:${bare.port}/bare`;
+  await autocannon({ connections: CONNECTIONS, duration: 3, url });
+  return { url, stop: () => stopChild(bare.child) };
 }
 
 /** A scenario's result and the bare route's, measured side by side (`besideBare`). */
@@ -171,6 +177,13 @@ export interface Beside {
 
 /** Slices of a side-by-side measurement: SECONDS of each, cut into this many turns. */
 const SLICES = 4;
+
+/** How `besideBare` measures, for a report's environment. */
+export const SIDE_BY_SIDE = `${SECONDS} s of each scenario and ${SECONDS} s of the bare route, in turns of ${SECONDS / SLICES} s (lib.ts besideBare)`;
+
+/** The bare route's mean rate over a run: the mean of its rates beside each scenario. */
+export const meanBareRate = (measured: readonly Beside[]): number =>
+  Math.round(measured.reduce((a, b) => a + b.bare.rps, 0) / measured.length);
 
 /**
  * Measures a scenario and the bare route side by side: after 3 s of warm-up (the scenario's;

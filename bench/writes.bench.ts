@@ -22,7 +22,8 @@ import {
   environment,
   type Metric,
   markdown,
-  SECONDS,
+  meanBareRate,
+  SIDE_BY_SIDE,
   startBare,
   startService,
   stopChild,
@@ -163,8 +164,7 @@ try {
 } finally {
   await bareRoute.stop();
 }
-const bareRates = [...Object.values(sqlite), ...Object.values(postgres ?? {})].map((b) => b.bare.rps);
-const ceiling = Math.round(bareRates.reduce((a, b) => a + b, 0) / bareRates.length);
+const ceiling = meanBareRate([...Object.values(sqlite), ...Object.values(postgres ?? {})]);
 
 const results: Metric[] = [
   { metric: 'bare Fastify route, mean over the run', value: ceiling, unit: 'req/s' },
@@ -217,7 +217,7 @@ const report = {
     service: `src/server.ts as npm start runs it, WORKERS=${WORKERS}; rate limiter on, 1e8/min`,
     clients: CLIENTS,
     connections: 50,
-    seconds: `${SECONDS} of each scenario and ${SECONDS} of the bare route, in turns of ${SECONDS / 4} (lib.ts besideBare)`,
+    seconds: SIDE_BY_SIDE,
   },
   results,
 };
