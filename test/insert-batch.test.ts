@@ -401,6 +401,37 @@ describeEachDb('batched invoice creates', (t) => {
       );
     });
 
+    it('text that an array literal must escape (quotes, backslashes, braces, commas, NULL, blanks, emoji) is stored as sent by the one statement', async () => {
+      const api = await t.as('outgoing-invoice:write outgoing-invoice:read client:write');
+      const client = (await api.post('/clients', { name: 'Literal client' })).body.data.id as number;
+      const awkward = ['say "hi"', 'C:\\dir\\', '\\"', '{a,b}', 'NULL', ' padded ', 'Müller € 🧾', 'a\nb'];
+      const { result, sent } = await spied(() =>
+        Promise.all(
+          awkward.map((text, i) =>
+            api.post('/outgoing-invoices', {
+              client_id: client,
+              title: text,
+              intro_text: `${text}!`,
+              line_items: [{ title: text, unit: text, quantity: 1, unit_price: 10 + i, tax_rate: 19 }],
+            }),
+          ),
+        ),
+      );
+      assert.ok(
+        sent.some((q) => /^\s*with inv as/.test(q)),
+        'no single statement was sent',
+      );
+      for (const [i, r] of result.entries()) {
+        assert.equal(r.status, 201, JSON.stringify(r.body));
+        const stored = (await api.get(`/outgoing-invoices/${r.body.data.id}`)).body.data;
+        assert.equal(stored.title, awkward[i]);
+        assert.equal(stored.intro_text, `${awkward[i]}!`);
+        assert.equal(stored.line_items[0].title, awkward[i]);
+        assert.equal(stored.line_items[0].unit, awkward[i]);
+        assert.deepEqual(stored, r.body.data);
+      }
+    });
+
     it('a line a trigger refuses fails its invoice alone; nothing of it is written, the others are', async () => {
       const api = await t.as('outgoing-invoice:write outgoing-invoice:read client:write');
       const client = (await api.post('/clients', { name: 'Refusing client' })).body.data.id as number;
