@@ -122,6 +122,36 @@ describe('token cache', () => {
     assert.equal(state.epochReads - before, 2, 'a later check reads again');
   });
 
+  it('a check asked for while an epoch read is in flight waits for the next read, sent once that one has answered', async () => {
+    const { state, source } = fakeSource();
+    const cache = new TokenCache(10, source);
+    const row = await cache.lookup(db, 'h', usable);
+    state.sync = false;
+    // Epoch reads that answer when the test says, with the epoch as it is at that moment.
+    const answers: Array<() => void> = [];
+    let sent = 0;
+    source.epoch = () => {
+      sent++;
+      return new Promise((resolve) => answers.push(() => resolve({ epoch: state.epoch })));
+    };
+    const first = checked(cache, 'h');
+    await new Promise((r) => setImmediate(r));
+    assert.equal(sent, 1);
+    // Asked for while the first read is in flight; then a change commits, still before the
+    // first read answers: the first read may have seen the epoch before the change.
+    const second = checked(cache, 'h');
+    const third = checked(cache, 'h');
+    await new Promise((r) => setImmediate(r));
+    assert.equal(sent, 1, 'no second read while the first is in flight');
+    answers.shift()!();
+    assert.equal(await first, row, 'read before the change: the kept row stands for the first');
+    state.epoch++;
+    await new Promise((r) => setImmediate(r));
+    assert.equal(sent, 2, 'one read for the two that waited');
+    answers.shift()!();
+    assert.deepEqual(await Promise.all([second, third]), [undefined, undefined], 'the change is seen');
+  });
+
   it('empties itself when full', async () => {
     const { state, source } = fakeSource();
     const cache = new TokenCache(1, source);

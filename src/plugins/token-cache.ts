@@ -21,6 +21,8 @@ export class TokenCache {
   private rows = new Map<string, TokenRow>();
   private epoch: number | undefined;
   private waiting: Array<{ tokenHash: string; cb: CheckCallback }> = [];
+  /** An epoch read of `check`'s is in flight. */
+  private reading = false;
 
   /** `source`: the token tables' owner (the integration module), given at app build. */
   constructor(
@@ -37,10 +39,17 @@ export class TokenCache {
    * Still exact: a request is checked against an epoch read after its bytes arrived (its
    * onRequest hook ran before the read), so a change committed before it arrived — from this
    * process, another process or plain SQL — is seen, as with a read per request.
+   *
+   * One read at a time: checks asked for while a read is in flight wait for the next, sent
+   * once that one has answered (a read already sent may predate them). Under load that is
+   * fewer reads for as many requests — each a round trip that wakes a PostgreSQL backend and
+   * costs both sides CPU; issue 15: PostgreSQL invoice creates, A/B in alternating turns,
+   * 3,531 against 3,325 a second — at the cost, for such a check, of waiting for the read in
+   * flight to end first.
    */
   check(db: Db, tokenHash: string, cb: CheckCallback): void {
     this.waiting.push({ tokenHash, cb });
-    if (this.waiting.length === 1) setImmediate(() => this.readEpochFor(db));
+    if (this.waiting.length === 1 && !this.reading) setImmediate(() => this.readEpochFor(db));
   }
 
   /** The epoch as just read: if it moved, nothing kept holds any more. */
@@ -53,7 +62,11 @@ export class TokenCache {
   private readEpochFor(db: Db): void {
     const waiting = this.waiting;
     this.waiting = [];
+    this.reading = true;
     const settle = (err: Error | null, epoch?: number, version?: string) => {
+      this.reading = false;
+      // The checks asked for meanwhile: their read, once the event loop has taken in the rest.
+      if (this.waiting.length > 0) setImmediate(() => this.readEpochFor(db));
       if (!err) this.advance(epoch!);
       let thrown: unknown;
       for (const w of waiting) {
