@@ -5,7 +5,7 @@ const NEEDS_ESCAPE = /["\\]/;
  * A one-dimensional PostgreSQL array literal (`{1,NULL,"a \"b\""}`) of plain values — null or
  * undefined, numbers, bigints, booleans, strings — as `pg` would write it for an array
  * parameter; undefined when a value is of another kind (a Date, a Buffer, an object: those are
- * left to `pg`).
+ * left to `pg`). Every array parameter goes through it (db/pg-pool.ts).
  *
  * Why not leave it to `pg`: its encoder quotes every element and runs two regular-expression
  * replacements over each, numbers included; for the one-statement invoice create (issue 15,

@@ -3,6 +3,7 @@ import pg from 'pg';
 import pino from 'pino';
 import type { DbConfig } from '../config.js';
 import { connectionLost } from './faults.js';
+import { pgArrayLiteral } from './pg-array.js';
 
 export interface DbLogger {
   warn(obj: object, msg?: string): void;
@@ -148,9 +149,10 @@ function guard(client: pg.PoolClient): PostgresPoolClient {
         // Without parameters (begin, commit, savepoints) a simple query: one message, and
         // nothing kept on the server for texts that differ by a savepoint's name.
         const name = parameters.length ? statementName(sql) : undefined;
+        const values = encoded(parameters);
         const result = name
-          ? await client.query({ name, text: sql, values: parameters as unknown[] })
-          : await client.query(sql, parameters as unknown[]);
+          ? await client.query({ name, text: sql, values })
+          : await client.query(sql, values);
         return result as unknown as PostgresQueryResult<R>;
       } catch (err) {
         if (connectionLost(err)) broken = err as Error;
@@ -161,6 +163,16 @@ function guard(client: pg.PoolClient): PostgresPoolClient {
       client.release(broken);
     },
   } as PostgresPoolClient;
+}
+
+/**
+ * The parameters as `pg` is to send them, each array as its literal (db/pg-array.ts) — the
+ * one-statement creates' columns, the batched reads' keys — unless it holds values only `pg`
+ * can encode.
+ */
+function encoded(parameters: ReadonlyArray<unknown>): unknown[] {
+  if (!parameters.some(Array.isArray)) return parameters as unknown[];
+  return parameters.map((p) => (Array.isArray(p) ? (pgArrayLiteral(p) ?? p) : p));
 }
 
 /**

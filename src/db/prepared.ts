@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import type SQLite from 'better-sqlite3';
 import { type CompiledQuery, type Kysely, PostgresAdapter } from 'kysely';
 import { sqlState } from './faults.js';
-import { pgArrayLiteral } from './pg-array.js';
 import type { Db } from './schema.js';
 import { rowsOf } from './sqlite-rows.js';
 
@@ -195,9 +194,7 @@ export function prepared<Args extends readonly unknown[], Row, DB = any>(
       sql = batchSql(entry.query.sql, types as string[]);
       entry.batchSql.set(key, sql);
     }
-    // Each column as its array literal (db/pg-array.ts): `arrayType` admits only plain values.
-    const parameters = columns.map((c) => pgArrayLiteral(c) ?? c);
-    db.executeQuery<Row & { [ORD]: number }>({ ...entry.query, sql, parameters }).then(
+    db.executeQuery<Row & { [ORD]: number }>({ ...entry.query, sql, parameters: columns }).then(
       ({ rows }) => {
         const answers = calls.map((): Row[] => []);
         for (const row of rows) {

@@ -1,6 +1,5 @@
 import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import { type Db, isPostgres } from '../../db/index.js';
-import { pgArrayLiteral } from '../../db/pg-array.js';
 import { compiledByShape } from '../../db/prepared.js';
 import { keptTotal } from '../../shared/list-counts.js';
 import { documentTotals, type Totals } from '../../shared/money.js';
@@ -353,14 +352,12 @@ const unnested = (
 
 /**
  * Rows that set the same columns, in the same order, to plain values, as one array per
- * column (`unnested`), each written as its array literal (`pgArrayLiteral`, or left to `pg`
- * when it holds other values); undefined when the rows do not, or set a column `types` does
- * not name.
+ * column (`unnested`); undefined when they do not, or set a column `types` does not name.
  */
 function columnArrays(
   rows: readonly Record<string, unknown>[],
   types: Readonly<Record<string, string>>,
-): { columns: string[]; arrays: unknown[] } | undefined {
+): { columns: string[]; arrays: unknown[][] } | undefined {
   const columns = plainColumns(rows);
   if (!columns?.every((c) => c in types)) return undefined;
   const arrays = columns.map(() => new Array<unknown>(rows.length));
@@ -369,7 +366,7 @@ function columnArrays(
     let i = 0;
     for (const k in row) arrays[i++]![r] = row[k];
   }
-  return { columns, arrays: arrays.map((a) => pgArrayLiteral(a) ?? a) };
+  return { columns, arrays };
 }
 
 type RowPart = Partial<Record<keyof InvoiceRow, unknown>>;
