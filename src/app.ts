@@ -17,7 +17,7 @@ import { idempotencyPlugin } from './plugins/idempotency.js';
 import { openapiPlugin } from './plugins/openapi.js';
 import { pageCachePlugin } from './plugins/page-cache.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
-import { loggerOptions } from './shared/logging.js';
+import { loggerOptions, requestLogger } from './shared/logging.js';
 import { cachingSerializerFactory } from './shared/serializers.js';
 import { validatorCompiler } from './shared/validation.js';
 import { webPlugin } from './web/web.plugin.js';
@@ -42,6 +42,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const requestTimeout = config.requestTimeoutSeconds * 1000;
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel),
+    childLoggerFactory: requestLogger,
     bodyLimit: config.bodyLimit,
     requestIdHeader: 'x-request-id',
     // Unique across the processes of one service (WORKERS=N): the pid, then a counter.

@@ -13,7 +13,7 @@ import { createDb } from '../src/db/index.js';
 import { migrateToLatest } from '../src/db/migrator.js';
 import { importData } from '../src/import/index.js';
 import { createIntegration } from '../src/modules/integration/integration.service.js';
-import { loggerOptions, redactUrl } from '../src/shared/logging.js';
+import { loggerOptions, redactUrl, requestLogger } from '../src/shared/logging.js';
 import { Api } from './helpers.js';
 import { TS_NODE_ARGS } from './spawn-ts.js';
 import { Receiver, record, sleep, waitFor } from './webhooks.support.js';
@@ -482,6 +482,43 @@ describe('logs', () => {
     const all = lines.join('');
     assert.match(all, /access_token=\[redacted\]/);
     for (const s of ['SECRET1', 'SECRET2', 'SECRET3']) assert.ok(!all.includes(s), `${s} in the log: ${all}`);
+  });
+
+  it("a request's logger (made into pino's child on its first line) writes what pino's child would", async () => {
+    /** The lines a request writes at `level`, through Fastify's own child loggers or ours. */
+    async function logged(level: string, factory?: typeof requestLogger) {
+      const lines: Record<string, unknown>[] = [];
+      const stream = { write: (line: string) => lines.push(JSON.parse(line)) };
+      const app = Fastify({
+        logger: { ...loggerOptions(level), stream },
+        genReqId: () => 'req-7',
+        ...(factory ? { childLoggerFactory: factory } : {}),
+      });
+      app.get('/x', async (req) => {
+        req.log.debug('debug line');
+        req.log.info({ headers: { authorization: 'Bearer SECRET' } }, 'info line');
+        req.log.warn({ n: 1 }, 'warn line');
+        req.log.child({ part: 'inner' }).error('child line');
+        return { level: req.log.level };
+      });
+      const res = await app.inject({ url: '/x?code=SECRET' });
+      await app.close();
+      assert.equal(res.json().level, level);
+      return lines.map(({ time: _, pid: __, hostname: ___, responseTime: ____, ...line }) => line);
+    }
+    for (const level of ['debug', 'info', 'warn', 'silent']) {
+      const ours = await logged(level, requestLogger);
+      assert.deepEqual(ours, await logged(level), level);
+      if (level === 'warn')
+        assert.deepEqual(
+          ours.map((l) => [l.reqId, l.msg, l.part]),
+          [
+            ['req-7', 'warn line', undefined],
+            ['req-7', 'child line', 'inner'],
+          ],
+        );
+      assert.ok(!JSON.stringify(ours).includes('SECRET'), level);
+    }
   });
 });
 
