@@ -167,7 +167,7 @@ try {
   const ceiling = meanBareRate(measured);
   /** The share judged: of the bare route measured side by side with the scenario. */
   const share = (b: Beside) => b.result.rps / b.bare.rps;
-  /** The share of the bare route's mean over the run (until session 19: of its first and last measurement). */
+  /** The share of the bare route's mean over the run: a second view, less fair to a scenario measured in a slow minute. */
   const ofRun = (b: Beside) => b.result.rps / ceiling;
   // One decimal everywhere: a verdict on 59.6 % must not print "60 %".
   const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
@@ -191,7 +191,7 @@ try {
   add('floor: bare route + two SQLite reads per request', floor);
   for (const [dbName, rows] of runs) for (const [label, r] of rows) add(`${dbName}: ${label}`, r);
 
-  // The README's table: one row per scenario, both databases side by side.
+  // The table of docs/performance.md: one row per scenario, both databases side by side.
   const loadAfter = machineLoad();
   const cell = (dbName: string, label: string) => {
     const r = runs.find(([d]) => d === dbName)?.[1].get(label);

@@ -1,6 +1,6 @@
 // CPU time of processes from /proc (Linux), for the focus bench's per-request figures: CPU
 // spent per request moves far less with the machine's drift than requests per second do,
-// so an A/B of a change that saves work shows there first (README, session 14).
+// so an A/B of a change that saves work shows there first.
 import { readdirSync, readFileSync } from 'node:fs';
 
 /** USER_HZ: Linux reports process times in hundredths of a second. */

@@ -133,9 +133,9 @@ export interface LoadResult {
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 
 /**
- * Connections of the load generator: 50, as the README's table is measured. `BENCH_CONN`
- * changes it for diagnosis only (whether a scenario is bound by latency or by CPU: a
- * latency-bound one gains from more connections, see README session 13).
+ * Connections of the load generator: 50, as the tables of docs/performance.md are measured.
+ * `BENCH_CONN` changes it for diagnosis only (whether a scenario is bound by latency or by CPU:
+ * a latency-bound one gains from more connections).
  */
 const CONNECTIONS = Number(process.env.BENCH_CONN ?? 50);
 if (!Number.isSafeInteger(CONNECTIONS) || CONNECTIONS < 1) throw new Error('BENCH_CONN: a whole number ≥ 1');
@@ -191,10 +191,10 @@ export const meanBareRate = (measured: readonly Beside[]): number =>
  * in all. Rates are requests over seconds summed over the slices; p50 is the slices' median,
  * p99 their highest.
  *
- * Why: the machine's speed moved by up to 1.8× within one run and 2× within minutes (README,
- * session 19). Against a bare route measured once before and once after the run, a scenario
- * measured in a fast minute read high and one in a slow minute low; slices of 2 s measure both
- * across the same minutes.
+ * Why: the machine's speed moved by up to 1.8× within one run and 2× within minutes. Against
+ * a bare route measured once before and once after the run, a scenario measured in a fast
+ * minute read high and one in a slow minute low; slices of 2 s measure both across the same
+ * minutes.
  */
 export async function besideBare(
   bareUrl: string,
@@ -244,8 +244,8 @@ export const WRITE_BODIES = {
 
 /**
  * What autovacuum would do for tables that a write scenario grows from nothing: ANALYZE them
- * after the warm-up — only when the server runs without autovacuum (which the README requires;
- * the benchmark machines' server has it off). Without it the statistics still say "empty":
+ * after the warm-up — only when the server runs without autovacuum (docs/operations.md requires
+ * it on; the benchmark machines' server has it off). Without it the statistics still say "empty":
  * PostgreSQL then keeps the plan of a foreign-key check that scans the whole table (each line
  * of a new invoice checks its invoice), measured at a third of the rate of the same build on
  * connections planned after the table had grown. An ANALYZE invalidates such plans, as

@@ -186,7 +186,7 @@ for (const [db, out] of [
   for (const [scenario, b] of Object.entries(out ?? {})) {
     const label = `${db}: ${scenario}`;
     const r = b.result;
-    // Judged unrounded: 11.6 % does not meet 12 % (it printed "MET (12%)" until session 18).
+    // Judged unrounded: 11.6 % does not meet 12 %, though rounded it would print "12%".
     // Judged against the bare route measured side by side with the scenario (lib.ts `besideBare`).
     const exact = (r.rps / b.bare.rps) * 100;
     const ofRun = (r.rps / ceiling) * 100;
