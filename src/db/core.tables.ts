@@ -29,6 +29,15 @@ export interface UserTable {
   updated_at: CreatedAt;
 }
 
+/** A user's sale rate (default for the projects they work on) and internal cost, cents an hour. */
+export interface UserRateTable {
+  user_id: number;
+  account_id: number;
+  hourly_rate: number | null;
+  cost_rate: number | null;
+  updated_at: Generated<string>;
+}
+
 export interface UserGroupTable {
   id: Generated<number>;
   account_id: number;
@@ -125,6 +134,7 @@ declare module './schema.js' {
   interface Database {
     accounts: AccountTable;
     users: UserTable;
+    user_rates: UserRateTable;
     user_groups: UserGroupTable;
     user_group_members: UserGroupMemberTable;
     integrations: IntegrationTable;

@@ -11,6 +11,8 @@ export interface EffortTable {
   billable: Generated<number>;
   type: Generated<string>;
   description: string | null;
+  /** Cents an hour; overrides every other rate of the rate order. */
+  hourly_rate: Generated<number | null>;
   created_at: Generated<string>;
   updated_at: Generated<string>;
 }

@@ -15,6 +15,8 @@ export interface OfferTable {
   currency: string;
   intro_text: string | null;
   closing_text: string | null;
+  /** The invoice made from this offer (POST /offers/{id}/invoice); freed when it is deleted. */
+  invoice_id: Generated<number | null>;
   created_at: Generated<string>;
   updated_at: Generated<string>;
 }

@@ -37,6 +37,13 @@ export interface ProjectTable {
   start_date: string | null;
   end_date: string | null;
   budget_minutes: number | null;
+  /** `time_and_materials` (billed by hours) or `fixed_price` (billed by its plan). */
+  billing_mode: Generated<string>;
+  /** Cents an hour; cents. */
+  hourly_rate: Generated<number | null>;
+  budget_amount: Generated<number | null>;
+  /** ISO 4217; null: the client's, else the account's. */
+  currency: Generated<string | null>;
   /** JSON object: custom field values by key. */
   custom_fields: Generated<string>;
   archived_at: string | null;
@@ -48,6 +55,8 @@ export interface ProjectMemberTable {
   project_id: number;
   user_id: number;
   role: Generated<string>;
+  /** Cents an hour: this member's sale rate on this project. */
+  hourly_rate: Generated<number | null>;
   created_at: Generated<string>;
 }
 

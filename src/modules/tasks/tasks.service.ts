@@ -155,7 +155,8 @@ const emit = async (
 ): Promise<Task> => recordChange(trx, auth, kind, 'task', await withFiles(trx, row));
 
 /** A new task's columns as the create writes them: every one but the id and `archived_at`. */
-type TaskValues = Omit<TaskRow, 'id' | 'archived_at'>;
+/** A new task's columns; its rate is set later (PATCH), never on create. */
+type TaskValues = Omit<TaskRow, 'id' | 'archived_at' | 'hourly_rate'>;
 
 /**
  * A new task and who creates it (its event names the integration). `unchecked` holds the body
@@ -236,6 +237,7 @@ const storedTask = (id: number, v: TaskValues): TaskRow => ({
   custom_fields: v.custom_fields,
   created_by_id: v.created_by_id,
   completed_at: v.completed_at,
+  hourly_rate: null,
   archived_at: null,
   created_at: v.created_at,
   updated_at: v.updated_at,

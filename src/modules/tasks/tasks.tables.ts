@@ -15,6 +15,8 @@ export interface TaskTable {
   start_date: string | null;
   due_date: string | null;
   estimate_minutes: number | null;
+  /** Cents an hour for the efforts on this task. */
+  hourly_rate: Generated<number | null>;
   external_id: string | null;
   /** JSON object: custom field values by key. */
   custom_fields: Generated<string>;
