@@ -101,7 +101,9 @@ export async function up(db: AnyDb): Promise<void> {
 
 export async function down(db: AnyDb): Promise<void> {
   const pg = db.getExecutor().adapter instanceof PostgresAdapter;
-  await sql`DROP TRIGGER trg_invoice_deleted_frees_work${sql.raw(pg ? ' ON outgoing_invoices' : '')}`.execute(db);
+  await sql`DROP TRIGGER trg_invoice_deleted_frees_work${sql.raw(pg ? ' ON outgoing_invoices' : '')}`.execute(
+    db,
+  );
   if (pg) await sql`DROP FUNCTION invoice_deleted_frees_work()`.execute(db);
   await db.schema.dropTable('invoice_efforts').execute();
   await db.schema.dropTable('user_rates').execute();
