@@ -1,4 +1,4 @@
-// Issue 15's read benchmark: every read row of the issue's table, on SQLite and on PostgreSQL,
+// The read benchmark: every read scenario of docs/performance.md, on SQLite and on PostgreSQL,
 // as a share of a bare Fastify route measured side by side with it (lib.ts `besideBare`), and
 // of the bare route's mean over the run.
 // The service runs as `npm start` runs it (src/server.ts, one process). Writes are measured by
@@ -66,7 +66,7 @@ const SCENARIOS: Scenario[] = [
   },
 ];
 
-/** Issue 15's targets, as shares of the bare route. */
+/** The targets (docs/performance.md), as shares of the bare route. */
 const TARGETS: Record<string, Record<string, number>> = {
   sqlite: {
     'GET /clients/{id}': 0.6,

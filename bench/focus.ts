@@ -1,5 +1,5 @@
-// One write scenario, measured alone and repeatedly, for A/B comparisons on a busy machine
-// (issue 15): the bare route and the scenario alternate `--runs` times, and each row prints
+// One write scenario, measured alone and repeatedly, for A/B comparisons on a busy machine:
+// the bare route and the scenario alternate `--runs` times, and each row prints
 // median / min / max of requests/s and of the share of the bare route measured beside it.
 //
 //   tsx bench/focus.ts --url postgres://postgres@127.0.0.1:5432/h7 --path /clients --runs 3

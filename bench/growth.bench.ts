@@ -1,4 +1,4 @@
-// Issue 15's growth curve: GET /clients?per_page=50, page 1 and the last page, with 10,000,
+// The growth curve: GET /clients?per_page=50, page 1 and the last page, with 10,000,
 // 100,000 and 1,000,000 clients in one account (SQLite; `BENCH_PG=on` adds PostgreSQL), as
 // the median latency of 200 requests of one client, one after another, against the service
 // as `npm start` runs it. Target: at 1M both at most 2x page 1 at 10k.

@@ -1,4 +1,4 @@
-// Issue 11's responsiveness proof: scans uploaded to the service as `npm start` runs it (the
+// Responsiveness while scans are read: scans uploaded to the service as `npm start` runs it (the
 // extraction worker in the API process, OCR_THREADS threads of OCR), and the p99 of other API
 // requests (GET /clients/{id} and GET /clients) at a fixed rate while the OCR jobs run,
 // against the same requests without jobs.

@@ -1,4 +1,4 @@
-// Issue 10's bounded-resources benchmark: PDF bombs (a ~110 KB file whose content stream
+// Bounded resources: PDF bombs (a ~110 KB file whose content stream
 // inflates to 110 MB) uploaded four at a time, over and over, to the service as `npm start`
 // runs it, while autocannon measures GET /clients/{id}; against the same load without uploads.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';

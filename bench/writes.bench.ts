@@ -1,4 +1,4 @@
-// Issue 15, the write side: POST /clients, POST /outgoing-invoices (3 lines) and POST /tasks
+// The write benchmark: POST /clients, POST /outgoing-invoices (3 lines) and POST /tasks
 // on SQLite (WAL, synchronous=FULL) and PostgreSQL, and GET /clients/{id} on PostgreSQL, each
 // as a share of a bare Fastify route measured side by side with it (lib.ts `besideBare`), and
 // of the bare route's mean over the run.
