@@ -10,7 +10,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { Decimal } from 'decimal.js';
 import { ATTACHMENT_NAMES, pdfWithXml } from '../eval/embed.js';
 import { DEV_SEED, type GeneratedPdf, generateTextPdfs, HELD_OUT_SEED } from '../eval/generate.js';
@@ -21,7 +21,12 @@ import type { ExtractionOutcome } from '../src/modules/incoming-invoices/extract
 import { fieldsFromLayout } from '../src/modules/incoming-invoices/layout/fields.js';
 import { createOcrReader } from '../src/modules/incoming-invoices/ocr/ocr.pool.js';
 
-const CORPUS = join(import.meta.dirname, '..', '..', 'shared', 'corpus', 'xrechnung-testsuite');
+// The conformance material's folder (CONFORMANCE_DIR, default ../shared beside the repository).
+const CORPUS = join(
+  resolve(import.meta.dirname, '..', process.env.CONFORMANCE_DIR ?? '../shared'),
+  'corpus',
+  'xrechnung-testsuite',
+);
 const HIGH = 0.9;
 const FIELDS = [
   'invoice_number',

@@ -24,7 +24,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -51,8 +51,15 @@ function testFiles(dir) {
 const args = process.argv.slice(2);
 const options = args.filter((a) => a.startsWith('--'));
 const paths = args.filter((a) => !a.startsWith('--')).map((a) => resolve(a));
+// The conformance tier (test/conformance, `npm run test:conformance`) needs material from
+// outside the repository: it runs only when named.
+const CONFORMANCE = join(ROOT, 'test', 'conformance');
 const files = (paths.length ? paths : [join(ROOT, 'test')])
-  .flatMap((p) => (statSync(p).isDirectory() ? testFiles(p) : [p]))
+  .flatMap((p) =>
+    statSync(p).isDirectory()
+      ? testFiles(p).filter((f) => paths.length || !f.startsWith(CONFORMANCE + sep))
+      : [p],
+  )
   .sort();
 
 /** Durations of a run on this machine, else of a run when the grouping was set up. */
@@ -71,9 +78,14 @@ const weight = (file) => known[name(file)] ?? average;
 
 const work = mkdtempSync(join(tmpdir(), 'test-run-'));
 let entries;
+let progress;
 if (SHARED) {
   const queue = [...files].sort((a, b) => weight(b) - weight(a)).map((f) => [name(f), pathToFileURL(f).href]);
   const claims = join(work, 'claims');
+  // Node's runner reports a test process's results when the process ends, minutes in: each
+  // file appends a line here when it is done, and this process prints them as they come.
+  progress = join(work, 'progress.log');
+  writeFileSync(progress, '');
   mkdirSync(claims);
   entries = Array.from({ length: Math.min(CONCURRENCY, queue.length) }, (_, i) => {
     const entry = join(work, `process-${i + 1}.test.mjs`);
@@ -83,16 +95,18 @@ if (SHARED) {
     // declared (a timestamp, say) is as fresh when its tests run.
     writeFileSync(
       entry,
-      `import { mkdirSync } from 'node:fs';\n` +
+      `import { appendFileSync, mkdirSync } from 'node:fs';\n` +
         `import { after, describe } from 'node:test';\n` +
         `const queue = ${JSON.stringify(queue)};\n` +
         `const claim = (i) => { try { mkdirSync(${JSON.stringify(claims)} + '/' + i); return true; } catch { return false; } };\n` +
         `for (let i = 0; i < queue.length; i++) {\n` +
         `  if (!claim(i)) continue;\n` +
         `  const [name, url] = queue[i];\n` +
+        `  const started = Date.now();\n` +
+        `  const finished = () => appendFileSync(${JSON.stringify(progress)}, name + '\\t' + (Date.now() - started) + '\\n');\n` +
         `  await new Promise((done) =>\n` +
         `    describe(name, async () => {\n` +
-        `      after(done);\n` +
+        `      after(() => { finished(); done(); });\n` +
         `      await import(url).catch((err) => { done(); throw err; });\n` +
         `    }),\n` +
         `  );\n` +
@@ -120,7 +134,22 @@ const child = spawn(
   { cwd: ROOT, stdio: 'inherit', env: { ...process.env, TEST_RUN_ROOT: ROOT } },
 );
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+let shown = 0;
+let done = 0;
+/** Prints the files finished since the last call: `[12/130] test/clients.test.ts 4.1 s`. */
+function showProgress() {
+  if (!progress) return;
+  const lines = readFileSync(progress, 'utf8').split('\n').slice(0, -1);
+  for (const line of lines.slice(shown)) {
+    const [file, ms] = line.split('\t');
+    process.stderr.write(`[${++done}/${files.length}] ${file} ${(Number(ms) / 1000).toFixed(1)} s\n`);
+  }
+  shown = lines.length;
+}
+const ticker = setInterval(showProgress, 250);
 child.on('exit', (code, signal) => {
+  clearInterval(ticker);
+  showProgress();
   try {
     // A run filtered by name says nothing about how long the files take.
     if (options.some((o) => /^--test-(name-pattern|skip-pattern|only)/.test(o))) throw new Error('filtered');

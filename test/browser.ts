@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type Browser, chromium } from 'playwright-core';
 
 /** Debian's chromium (`.ci/run` installs it): the test fails, never skips, without it. */
@@ -14,6 +16,18 @@ export const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
+
+/**
+ * Where the browser tests save their screenshots: test-results/screenshots/ (ignored by git),
+ * so a test run leaves the working tree clean. `npm run screenshots` points SCREENSHOT_DIR at
+ * docs/screenshots/ to refresh the pictures the guides show.
+ */
+export function screenshotPath(name: string): string {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const dir = resolve(root, process.env.SCREENSHOT_DIR ?? 'test-results/screenshots');
+  mkdirSync(dir, { recursive: true });
+  return join(dir, name);
+}
 
 let shared: Promise<Browser> | undefined;
 let open = 0;

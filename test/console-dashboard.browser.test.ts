@@ -3,11 +3,10 @@ import { after, before, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { importData } from '../src/import/index.js';
 import { setPassword } from '../src/modules/users/passwords.service.js';
-import { launchBrowser } from './browser.js';
+import { launchBrowser, screenshotPath } from './browser.js';
 import { describeEachDb } from './helpers.js';
 import { ALL_INVOICE_SCOPES, bookNow, line, makeClient, makeInvoice } from './invoicing.fixtures.js';
 
-const SHOTS = new URL('../docs/screenshots/', import.meta.url);
 const PASSWORD = 'correct horse battery staple';
 
 describeEachDb('console dashboard in a real browser', (ctx) => {
@@ -17,7 +16,7 @@ describeEachDb('console dashboard in a real browser', (ctx) => {
   const numbers: string[] = [];
   const shot = (page: Page, name: string) =>
     ctx.kind === 'sqlite'
-      ? page.screenshot({ path: new URL(name, SHOTS).pathname, fullPage: true })
+      ? page.screenshot({ path: screenshotPath(name), fullPage: true })
       : Promise.resolve(undefined);
 
   before(async () => {

@@ -3,10 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { after, before, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { setPassword } from '../src/modules/users/passwords.service.js';
-import { launchBrowser } from './browser.js';
+import { launchBrowser, screenshotPath } from './browser.js';
 import { describeEachDb } from './helpers.js';
 
-const SHOTS = new URL('../docs/screenshots/', import.meta.url);
 const PASSWORD = 'correct horse battery staple';
 
 describeEachDb('console integrations page in a real browser', (ctx) => {
@@ -14,7 +13,7 @@ describeEachDb('console integrations page in a real browser', (ctx) => {
   let browser: Awaited<ReturnType<typeof launchBrowser>>;
   const shot = (page: Page, name: string) =>
     ctx.kind === 'sqlite'
-      ? page.screenshot({ path: new URL(name, SHOTS).pathname, fullPage: true })
+      ? page.screenshot({ path: screenshotPath(name), fullPage: true })
       : Promise.resolve(undefined);
   const emailOf = async (id: number) =>
     (await ctx.db.selectFrom('users').select('email').where('id', '=', id).executeTakeFirstOrThrow()).email;

@@ -4,10 +4,9 @@ import { after, before, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { getAccountProfile } from '../src/modules/account/account.service.js';
 import { setPassword } from '../src/modules/users/passwords.service.js';
-import { launchBrowser } from './browser.js';
+import { launchBrowser, screenshotPath } from './browser.js';
 import { describeEachDb } from './helpers.js';
 
-const SHOTS = new URL('../docs/screenshots/', import.meta.url);
 const PASSWORD = 'correct horse battery staple';
 
 describeEachDb('console company profile and audit in a real browser', (ctx) => {
@@ -18,7 +17,7 @@ describeEachDb('console company profile and audit in a real browser', (ctx) => {
   const emails: Record<'admin' | 'member', string> = { admin: '', member: '' };
   const shot = (page: Page, name: string) =>
     ctx.kind === 'sqlite'
-      ? page.screenshot({ path: new URL(name, SHOTS).pathname, fullPage: true })
+      ? page.screenshot({ path: screenshotPath(name), fullPage: true })
       : Promise.resolve(undefined);
 
   async function signIn(page: Page, who: 'admin' | 'member', target: string) {

@@ -4,10 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { after, before, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { setPassword } from '../src/modules/users/passwords.service.js';
-import { launchBrowser } from './browser.js';
+import { launchBrowser, screenshotPath } from './browser.js';
 import { describeEachDb } from './helpers.js';
 
-const SHOTS = new URL('../docs/screenshots/', import.meta.url);
 const PASSWORD = 'correct horse battery staple';
 
 describeEachDb('console users page in a real browser', (ctx) => {
@@ -19,7 +18,7 @@ describeEachDb('console users page in a real browser', (ctx) => {
   // Screenshots once (SQLite run): the pages are the same on both databases.
   const shot = (page: Page, name: string) =>
     ctx.kind === 'sqlite'
-      ? page.screenshot({ path: new URL(name, SHOTS).pathname, fullPage: true })
+      ? page.screenshot({ path: screenshotPath(name), fullPage: true })
       : Promise.resolve(undefined);
   const emailOf = async (id: number) =>
     (await ctx.db.selectFrom('users').select('email').where('id', '=', id).executeTakeFirstOrThrow()).email;

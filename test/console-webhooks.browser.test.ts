@@ -5,14 +5,13 @@ import type { Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { setPassword } from '../src/modules/users/passwords.service.js';
 import { WebhookWorker } from '../src/modules/webhooks/webhooks.worker.js';
-import { launchBrowser } from './browser.js';
+import { launchBrowser, screenshotPath } from './browser.js';
 import { describeEachDb } from './helpers.js';
 import { Receiver, record, waitFor as waitForBriefly } from './webhooks.support.js';
 
 /** Longer than the default: the worker shares the machine with the browser (and other tests). */
 const waitFor = (what: string, cond: () => boolean | Promise<boolean>) => waitForBriefly(what, cond, 30_000);
 
-const SHOTS = new URL('../docs/screenshots/', import.meta.url);
 const PASSWORD = 'correct horse battery staple';
 
 describeEachDb('console webhooks page in a real browser', (ctx) => {
@@ -24,7 +23,7 @@ describeEachDb('console webhooks page in a real browser', (ctx) => {
   let secret: string;
   const shot = (page: Page, name: string) =>
     ctx.kind === 'sqlite'
-      ? page.screenshot({ path: new URL(name, SHOTS).pathname, fullPage: true })
+      ? page.screenshot({ path: screenshotPath(name), fullPage: true })
       : Promise.resolve(undefined);
   const emailOf = async (id: number) =>
     (await ctx.db.selectFrom('users').select('email').where('id', '=', id).executeTakeFirstOrThrow()).email;

@@ -1,8 +1,5 @@
 import PDFDocument from 'pdfkit';
 
-/** The XRechnung test suite beside the repository (read at test time, never copied in). */
-export const CORPUS = new URL('../../shared/corpus/xrechnung-testsuite/', import.meta.url);
-
 /** A PDF made with pdfkit: pages of text (or `null` for a page with a drawing only), attachments. */
 export function makePdf(
   pages: (string | null)[],

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setPassword } from '../src/modules/users/passwords.service.js';
-import { launchBrowser } from './browser.js';
+import { launchBrowser, screenshotPath } from './browser.js';
 import { createAccount, createTestDb, DB_KINDS } from './helpers.js';
 import { discover, listeningApp, oauthClient, oidc, REDIRECT } from './oauth/harness.js';
 
-const SHOTS = new URL('../docs/screenshots/', import.meta.url);
 const PASSWORD = 'correct horse battery staple';
 
 /**
@@ -54,9 +53,7 @@ for (const kind of DB_KINDS) {
       );
       const config = await discover(server.origin, app.client_id, null);
       const shot = (name: string) =>
-        kind === 'sqlite'
-          ? page.screenshot({ path: new URL(name, SHOTS).pathname })
-          : Promise.resolve(undefined);
+        kind === 'sqlite' ? page.screenshot({ path: screenshotPath(name) }) : Promise.resolve(undefined);
 
       const authorizeUrl = async () => {
         const verifier = oidc.randomPKCECodeVerifier();

@@ -2,10 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { inviteUser, setPassword } from '../src/modules/users/passwords.service.js';
-import { launchBrowser } from './browser.js';
+import { launchBrowser, screenshotPath } from './browser.js';
 import { describeEachDb } from './helpers.js';
 
-const SHOTS = new URL('../docs/screenshots/', import.meta.url);
 const PASSWORD = 'correct horse battery staple';
 
 describeEachDb('sign-in in a real browser', (ctx) => {
@@ -15,9 +14,7 @@ describeEachDb('sign-in in a real browser', (ctx) => {
   let context: BrowserContext;
   // Screenshots once (SQLite run): they show pages, which are the same on both databases.
   const shot = (page: Page, name: string) =>
-    ctx.kind === 'sqlite'
-      ? page.screenshot({ path: new URL(name, SHOTS).pathname })
-      : Promise.resolve(undefined);
+    ctx.kind === 'sqlite' ? page.screenshot({ path: screenshotPath(name) }) : Promise.resolve(undefined);
 
   before(async () => {
     await ctx.app.listen({ host: '127.0.0.1', port: 0 });

@@ -1,57 +1,8 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { DEFAULT_LIMITS, extractInvoiceData } from '../../src/modules/incoming-invoices/extraction.js';
 import { readXmlInvoice, sniffXml } from '../../src/modules/incoming-invoices/xml/index.js';
-import { CORPUS, UBL_CREDIT_NOTE } from '../incoming-einvoices.fixtures.js';
-
-const root = fileURLToPath(CORPUS);
-const files: string[] = [];
-const walk = (dir: string) => {
-  for (const f of readdirSync(dir)) {
-    const p = join(dir, f);
-    if (statSync(p).isDirectory()) walk(p);
-    else if (p.endsWith('.xml')) files.push(p);
-  }
-};
-walk(root);
-
-const first = (xml: string, re: RegExp) => re.exec(xml)?.[1];
-/** Number, date and gross as the file says them, read with plain patterns. */
-function truth(xml: string) {
-  if (xml.includes('CrossIndustryInvoice')) {
-    const head = first(xml, /<rsm:ExchangedDocument>([\s\S]*?)<\/rsm:ExchangedDocument>/)!;
-    const d = first(head, /format="102">(\d{8})</)!;
-    return {
-      number: first(head, /<ram:ID>([^<]+)</),
-      date: `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6)}`,
-      gross: Number(first(xml, /<ram:GrandTotalAmount[^>]*>([^<]+)</)),
-    };
-  }
-  return {
-    number: first(xml, /<cbc:ID>([^<]+)</),
-    date: first(xml, /<cbc:IssueDate>([^<]+)</),
-    gross: Number(first(xml, /<cbc:TaxInclusiveAmount[^>]*>([^<]+)</)),
-  };
-}
-
-describe('the XRechnung test suite', () => {
-  it('has its 86 documents beside the repository', () => assert.equal(files.length, 86));
-  it('every document is read fully right (number, date, gross), whatever the declared type', async () => {
-    const wrong: string[] = [];
-    for (const file of files) {
-      const xml = readFileSync(file);
-      const t = truth(xml.toString('utf8'));
-      const o = await extractInvoiceData(xml, 'application/octet-stream');
-      const f = o.fields;
-      if (f.invoice_number !== t.number || f.date !== t.date || Number(f.gross_total) !== t.gross)
-        wrong.push(`${file.slice(root.length)}: ${f.invoice_number} ${f.date} ${f.gross_total}`);
-    }
-    assert.deepEqual(wrong, []);
-  });
-});
+import { UBL_CREDIT_NOTE } from '../incoming-einvoices.fixtures.js';
 
 describe('XML sniffing', () => {
   it('knows a UBL credit note inside a Peppol envelope, and a UTF-16 file', async () => {
