@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import { importData, importFileSchema } from '../import/index.js';
 import { ALL_SCOPES, describeScope, USER_PROFILE_SCOPES } from '../shared/scopes.js';
 import { accountProfileCommands } from './account-profile.js';
 import { backupCommands } from './backup.js';
@@ -42,6 +41,7 @@ const importCommand: Command = {
     } catch (err) {
       throw new UsageError(`cannot read ${file} as JSON: ${(err as Error).message}`);
     }
+    const { importData } = await import('../import/index.js');
     ctx.json(await ctx.withDb(({ db }) => importData(db, doc, { accountId })));
   },
 };
@@ -52,6 +52,7 @@ const importSchema: Command = {
   summary: 'print the JSON Schema of the import format',
   options: {},
   async run(ctx) {
+    const { importFileSchema } = await import('../import/index.js');
     ctx.json(importFileSchema());
   },
 };

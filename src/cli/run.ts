@@ -1,7 +1,6 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
-import { createDb, type DbHandle } from '../db/index.js';
-import { migrateToLatest } from '../db/migrator.js';
+import type { DbHandle } from '../db/index.js';
 import { AppError } from '../shared/errors.js';
 import { describeStartupError } from '../startup.js';
 
@@ -12,6 +11,8 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   /** Read by `user set-password`; defaults to process.stdin. */
   stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
+  /** How the usage lines name the program; PROG unless run as the `pm-invoicing` bin. */
+  prog?: string;
 }
 
 export const PROG = 'npm run --silent cli --';
@@ -47,7 +48,7 @@ export interface Command {
   run(ctx: Ctx): Promise<void>;
 }
 
-export const usageLine = (c: Command) => `usage: ${PROG} ${c.name}${c.args ? ` ${c.args}` : ''}`;
+export const usageLine = (c: Command, prog = PROG) => `usage: ${prog} ${c.name}${c.args ? ` ${c.args}` : ''}`;
 
 export function positiveInt(name: string, v: unknown): number | undefined {
   if (v === undefined) return undefined;
@@ -57,22 +58,22 @@ export function positiveInt(name: string, v: unknown): number | undefined {
   return n;
 }
 
-function topUsage(commands: Command[]): string {
+function topUsage(commands: Command[], prog: string): string {
   const width = Math.max(...commands.map((c) => c.name.length)) + 2;
   return [
-    `Usage: ${PROG} <command> [options]`,
+    `Usage: ${prog} <command> [options]`,
     '',
     'Commands:',
     ...commands.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
     '',
-    `"${PROG} <command> --help" shows a command's options.`,
+    `"${prog} <command> --help" shows a command's options.`,
     "The database is the server's: DATABASE_URL (default: ./data/app.sqlite).",
     'Exit codes: 0 done, 1 refused (bad data, unknown id, database error), 2 usage error.',
   ].join('\n');
 }
 
-function commandHelp(c: Command): string {
-  return `${usageLine(c)}\n\n${c.summary}${c.help ? `\n\n${c.help}` : ''}\n`;
+function commandHelp(c: Command, prog: string): string {
+  return `${usageLine(c, prog)}\n\n${c.summary}${c.help ? `\n\n${c.help}` : ''}\n`;
 }
 
 /** The command named by the first one or two arguments, and the arguments after it. */
@@ -96,12 +97,13 @@ function findCommand(
 export async function runCommand(commands: Command[], argv: string[], io: CliIo): Promise<number> {
   const out = (s: string) => io.stdout.write(s);
   const err = (s: string) => io.stderr.write(s);
+  const prog = io.prog ?? PROG;
   if (argv.length === 0) {
-    err(`${topUsage(commands)}\n`);
+    err(`${topUsage(commands, prog)}\n`);
     return 2;
   }
   if (argv[0] === '--help' || argv[0] === '-h' || (argv[0] === 'help' && argv.length === 1)) {
-    out(`${topUsage(commands)}\n`);
+    out(`${topUsage(commands, prog)}\n`);
     return 0;
   }
   const helpFor = argv[0] === 'help';
@@ -112,8 +114,8 @@ export async function runCommand(commands: Command[], argv: string[], io: CliIo)
       .slice(helpFor ? 1 : 0, group ? 2 : 1)
       .join(' ');
     const choices = group
-      ? commands.filter((c) => c.name.startsWith(`${group} `)).map((c) => `  ${usageLine(c)}`)
-      : [`usage: ${PROG} <command> [options]   ("${PROG} --help" lists the commands)`];
+      ? commands.filter((c) => c.name.startsWith(`${group} `)).map((c) => `  ${usageLine(c, prog)}`)
+      : [`usage: ${prog} <command> [options]   ("${prog} --help" lists the commands)`];
     const rest = argv.slice(helpFor ? 2 : 1);
     // `integration --help` (or `help integration`): the group's commands, not an error.
     if (group && (helpFor || rest.every((x) => x === '--help' || x === '-h')) && (helpFor || rest.length)) {
@@ -126,7 +128,7 @@ export async function runCommand(commands: Command[], argv: string[], io: CliIo)
     return 2;
   }
   if (helpFor) {
-    out(commandHelp(command));
+    out(commandHelp(command, prog));
     return 0;
   }
   try {
@@ -144,7 +146,7 @@ export async function runCommand(commands: Command[], argv: string[], io: CliIo)
       throw new UsageError((e as Error).message.replace(/\. To specify a positional.*$/s, ''));
     }
     if (parsed.values.help) {
-      out(commandHelp(command));
+      out(commandHelp(command, prog));
       return 0;
     }
     await command.run({
@@ -152,6 +154,11 @@ export async function runCommand(commands: Command[], argv: string[], io: CliIo)
       values: parsed.values as Ctx['values'],
       positionals: parsed.positionals,
       withDb: async (fn) => {
+        // Loaded here, not on top: help and the commands without a database start faster.
+        const [{ createDb }, { migrateToLatest }] = await Promise.all([
+          import('../db/index.js'),
+          import('../db/migrator.js'),
+        ]);
         const handle = createDb(loadConfig(io.env).db);
         try {
           await migrateToLatest(handle.db);
@@ -166,7 +173,7 @@ export async function runCommand(commands: Command[], argv: string[], io: CliIo)
     return 0;
   } catch (e) {
     if (e instanceof UsageError) {
-      err(`error: ${e.message}\n${usageLine(command)}\n("${PROG} ${command.name} --help" for more)\n`);
+      err(`error: ${e.message}\n${usageLine(command, prog)}\n("${prog} ${command.name} --help" for more)\n`);
       return 2;
     }
     if (e instanceof Refused) {
