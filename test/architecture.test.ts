@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { analyze, edgeName, report } from '../scripts/module-graph.js';
 
@@ -81,5 +83,41 @@ describe('module boundaries (issue 17)', () => {
 
   it("a repository names only its own module's tables", () => {
     ratchet(r.foreignTables, ALLOWED_FOREIGN_TABLES, "repositories naming another module's table");
+  });
+});
+
+/** Every file under src/modules, as paths relative to it. */
+function moduleFiles(): string[] {
+  const root = new URL('../src/modules/', import.meta.url).pathname;
+  return readdirSync(root, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => join(root, f));
+}
+
+describe('one home for business rules', () => {
+  const files = moduleFiles();
+  const domain = files.filter((f) => f.endsWith('.domain.ts'));
+
+  it('business rules live in *.domain.ts files (no *.rules.ts or other homes)', () => {
+    assert.ok(domain.length >= 3, 'no domain files found: is the scan broken?');
+    assert.deepEqual(
+      files.filter((f) => /\.(rules|policy|logic)\.ts$/.test(f)),
+      [],
+    );
+  });
+
+  it('a domain file is pure: no database, HTTP, file system or clock of its own', () => {
+    // What a domain function needs comes in as arguments; it imports values only from other
+    // domain files and the shared pure helpers (money, errors, dates).
+    const impure =
+      /^(kysely|fastify|pg|better-sqlite3|node:fs|node:fs\/promises|node:child_process)$|\.(repository|service|routes|read-model)\.js$|\/db\//;
+    const valueImports = (text: string) =>
+      [...text.matchAll(/^import\s+(?!type\b)[^;]*?from\s+'([^']+)'/gms)].map((m) => m[1]!);
+    const offenders = domain.flatMap((f) =>
+      valueImports(readFileSync(f, 'utf8'))
+        .filter((spec) => impure.test(spec))
+        .map((spec) => `${f} imports ${spec}`),
+    );
+    assert.deepEqual(offenders, []);
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { completedAt, dateErrors, linkErrors } from '../../src/modules/tasks/tasks.rules.js';
+import { completedAt, dateErrors, linkErrors } from '../../src/modules/tasks/tasks.domain.js';
 
 describe('linkErrors: a task’s phase, milestone and epic belong to its project', () => {
   const cases: [string, Parameters<typeof linkErrors>[1], string[]][] = [

@@ -10,7 +10,7 @@ import { nowIso, todayIso } from '../../shared/time.js';
 import { validatorCompiler } from '../../shared/validation.js';
 import { accountProfile, numberFormatFor } from '../account/profile.public.js';
 import { storeFile, type Upload } from '../files/files.public.js';
-import { legalCompletenessErrors } from './booking.rules.js';
+import { legalCompletenessErrors } from './booking.domain.js';
 import {
   addDays,
   bookingRefusal,

@@ -11,7 +11,7 @@ import {
   Timestamp,
   UpdatedSinceQuery,
 } from '../../shared/schemas.js';
-import { EXEMPTION_CATEGORIES } from './booking.rules.js';
+import { EXEMPTION_CATEGORIES } from './booking.domain.js';
 import { INVOICE_TYPES, MASTER_TYPES, RECURRING_TYPES, STATUSES } from './invoices.domain.js';
 import { Amount, LineItem, LineItemInput, LineItemsInput, MoneyInput, TotalsProps } from './line-items.js';
 

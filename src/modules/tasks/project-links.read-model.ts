@@ -1,6 +1,6 @@
 import type { Db } from '../../db/index.js';
 import { prepared } from '../../db/prepared.js';
-import type { LinkCheck, LinkField } from './tasks.rules.js';
+import type { LinkCheck, LinkField } from './tasks.domain.js';
 
 /**
  * Read model of what a task points at in the projects module: its project, phase, milestone

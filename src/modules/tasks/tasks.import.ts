@@ -6,7 +6,7 @@ import { validateImportedCustomFields } from '../custom-fields/custom-fields.pub
 import { userRef } from '../users/users.public.js';
 import { linkChecks } from './project-links.read-model.js';
 import { insertComment, insertTask } from './tasks.repository.js';
-import { completedAt, dateErrors, type LinkField, linkErrors } from './tasks.rules.js';
+import { completedAt, dateErrors, type LinkField, linkErrors } from './tasks.domain.js';
 import { TaskPriority, TaskStatus } from './tasks.schemas.js';
 
 const Ref = (what: string) => Type.Optional(Type.String({ description: `Key of a ${what} in the file` }));

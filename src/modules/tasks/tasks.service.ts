@@ -27,7 +27,7 @@ import { changeEvent, recordChange, withFilesOf } from './owned-files.js';
 import { findProject, linkChecks } from './project-links.read-model.js';
 import type { TaskRow } from './tasks.repository.js';
 import * as repo from './tasks.repository.js';
-import { completedAt, dateErrors, linkErrors } from './tasks.rules.js';
+import { completedAt, dateErrors, linkErrors } from './tasks.domain.js';
 import type {
   Task,
   TaskCreate,
