@@ -35,6 +35,7 @@ describeEachDb('efforts', (ctx) => {
       'date',
       'description',
       'duration_minutes',
+      'hourly_rate',
       'id',
       'project_id',
       'task_id',

@@ -27,6 +27,7 @@ export const ERROR_CODES = {
   plan_final_invoice: { status: 409, title: 'A partial plan’s final invoice goes only with its plan' },
   plan_has_booked_invoices: { status: 409, title: 'A plan with booked invoices cannot be deleted' },
   document_has_payments: { status: 409, title: 'A document with payments keeps its document type' },
+  effort_billed: { status: 409, title: 'The effort stands on an invoice: its billed value cannot change' },
   idempotency_in_progress: { status: 409, title: 'A request with this Idempotency-Key is still in progress' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   range_not_satisfiable: { status: 416, title: 'Range not satisfiable' },

@@ -26,6 +26,12 @@ export const ALL_SCOPES = [
   // Beyond the specification (issue 13): the company profile, for an admin user behind the token.
   'account:read',
   'account:write',
+  // Beyond the specification (issue 37): writing the work (efforts, projects, offers, rates).
+  'efforts:write',
+  'efforts:extended:write',
+  'project:write',
+  'offer:write',
+  'user:write',
 ] as const;
 export type Scope = (typeof ALL_SCOPES)[number];
 
@@ -66,6 +72,11 @@ export const SCOPE_DESCRIPTIONS: Record<Scope | (typeof USER_PROFILE_SCOPES)[num
   integration: 'Manage webhooks and see custom fields of this app',
   'account:read': 'See the company profile (address, tax and bank details, invoice settings)',
   'account:write': 'Change the company profile that invoices print',
+  'efforts:write': 'Record, change and delete your own time',
+  'efforts:extended:write': 'Record and change the time of other users, and administrative time',
+  'project:write': 'Create, change and archive projects and their teams',
+  'offer:write': 'Create, change, accept and decline offers',
+  'user:write': 'Set the hourly and cost rates of users (administrators only)',
   'user-profile:read': 'See your own full user profile',
 };
 

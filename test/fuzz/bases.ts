@@ -184,6 +184,23 @@ export const BASES: Record<string, Maker[]> = {
   'POST /payments/outgoing-invoice-credit': [
     (n) => ({ body: { invoice_id: n.bookedInvoice, credit_id: n.bookedCredit, date: '2026-05-02' } }),
   ],
+  'POST /efforts': [
+    (n) => ({
+      body: {
+        user_id: n.teamMember,
+        project_id: n.project,
+        task_id: n.task,
+        date: '2026-05-04',
+        duration_minutes: 30,
+      },
+    }),
+  ],
+  'PATCH /efforts/{id}': [
+    (n, w) => ({
+      params: { id: w.own.efforts![0]! },
+      body: { user_id: n.teamMember, project_id: n.project, task_id: n.task },
+    }),
+  ],
   'POST /webhooks': [() => ({ body: { url: 'https://hooks.example.com/fuzz', scopes: ['task:create'] } })],
   'POST /oauth/token': [() => ({ body: { grant_type: 'client_credentials' } })],
 };

@@ -19,6 +19,7 @@ const BY_SEGMENT: Record<string, string> = {
   webhooks: 'webhooks',
   offers: 'offers',
   payments: 'payments',
+  efforts: 'efforts',
 };
 
 export function pathParamTable(path: string, param: string): string {

@@ -1,6 +1,7 @@
-import type { Insertable, Selectable } from 'kysely';
+import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
 import { keptTotal } from '../../shared/list-counts.js';
+import { insertReturning, updateOwnedOrThrow } from '../../shared/owned.js';
 import { paginate, type Sortable, unfiltered } from '../../shared/paging.js';
 import { toIso } from '../../shared/time.js';
 import type { EffortListQuery } from './efforts.schemas.js';
@@ -45,4 +46,14 @@ export function listEfforts(db: Db, accountId: number, q: EffortListQuery, inclu
 
 export async function insertEffort(db: Db, values: Insertable<EffortTable>): Promise<void> {
   await db.insertInto('efforts').values(values).execute();
+}
+
+export const insertEffortReturning = (db: Db, values: Insertable<EffortTable>): Promise<EffortRow> =>
+  insertReturning(db, 'efforts', values);
+
+export const updateEffort = (db: Db, accountId: number, id: number, values: Updateable<EffortTable>) =>
+  updateOwnedOrThrow(db, 'efforts', accountId, id, values);
+
+export async function deleteEffort(db: Db, accountId: number, id: number): Promise<void> {
+  await db.deleteFrom('efforts').where('account_id', '=', accountId).where('id', '=', id).execute();
 }

@@ -2,8 +2,11 @@ import { type Static, Type } from 'typebox';
 import {
   DateString,
   Id,
+  Money,
   Nullable,
+  optional,
   SortedPagingQuery,
+  Text,
   Timestamp,
   UpdatedSinceQuery,
 } from '../../shared/schemas.js';
@@ -27,12 +30,51 @@ export const Effort = Type.Object(
     billable: Type.Boolean(),
     type: EffortType,
     description: Nullable(Type.String()),
+    hourly_rate: Nullable({
+      ...Money,
+      description:
+        'Sale rate an hour for this effort alone (beyond the specification); null: the rate order decides',
+    }),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
   { $id: 'Effort', description: 'A time entry' },
 );
 export type Effort = Static<typeof Effort>;
+
+/** A sale or cost rate as written: money an hour, never negative. */
+export const RateInput = { ...Money, minimum: 0, maximum: 10_000_000 };
+
+/** Fields a caller may write (beyond the specification: efforts were read-only). */
+const writable = {
+  user_id: Id,
+  project_id: Nullable(Id),
+  task_id: Nullable(Id),
+  date: DateString,
+  duration_minutes: Type.Integer({ minimum: 0, maximum: 24 * 60 }),
+  billable: Type.Boolean(),
+  type: EffortType,
+  description: Text(10_000),
+  hourly_rate: Nullable({ ...RateInput, description: 'Sale rate an hour for this effort alone' }),
+};
+
+const { date, duration_minutes, ...rest } = writable;
+
+export const EffortCreate = Type.Object(
+  { date, duration_minutes, ...optional(rest) },
+  {
+    additionalProperties: false,
+    description:
+      '`user_id` defaults to the token’s user; `task_id` alone sets the project too. `billable` defaults to true except for `admin` time.',
+  },
+);
+export type EffortCreate = Static<typeof EffortCreate>;
+
+export const EffortUpdate = Type.Object(optional(writable), {
+  additionalProperties: false,
+  minProperties: 1,
+});
+export type EffortUpdate = Static<typeof EffortUpdate>;
 
 const IdFilter = Type.Optional(Type.Integer({ minimum: 1 }));
 

@@ -28,6 +28,11 @@ const SCOPES_DE: Record<keyof typeof SCOPE_DESCRIPTIONS, string> = {
   integration: 'Webhooks dieser App verwalten und Zusatzfelder sehen',
   'account:read': 'Das Firmenprofil sehen (Adresse, Steuer- und Bankdaten, Rechnungseinstellungen)',
   'account:write': 'Das Firmenprofil ändern, das Rechnungen drucken',
+  'efforts:write': 'Ihre eigenen Zeiten erfassen, ändern und löschen',
+  'efforts:extended:write': 'Zeiten anderer Benutzer und Verwaltungszeiten erfassen und ändern',
+  'project:write': 'Projekte und ihre Teams anlegen, ändern und archivieren',
+  'offer:write': 'Angebote anlegen, ändern, annehmen und ablehnen',
+  'user:write': 'Stunden- und Kostensätze von Benutzern festlegen (nur Administratoren)',
   'user-profile:read': 'Ihr eigenes vollständiges Benutzerprofil sehen',
 };
 
