@@ -1,5 +1,5 @@
 import { type RawBuilder, sql, type Transaction } from 'kysely';
-import type { Db, DbKind } from '../../db/index.js';
+import { type Db, type DbKind, isPostgres } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
 import type { ClaimedDelivery, RunRecord } from './webhooks.queue.js';
 
@@ -228,4 +228,15 @@ export async function pruneDeliveries(db: Db, before: string): Promise<number> {
     .where('created_at', '<', before)
     .executeTakeFirst();
   return Number(r.numDeletedRows);
+}
+
+/** The triggers on `events` (the fan-out is one of them: webhooks.fanout.ts). */
+export async function fanoutTriggerNames(db: Db): Promise<string[]> {
+  const rows = isPostgres(db)
+    ? await sql<{ name: string }>`
+          select tgname as name from pg_trigger
+          where tgrelid = 'events'::regclass and not tgisinternal`.execute(db)
+    : await sql<{ name: string }>`
+          select name from sqlite_master where type = 'trigger' and tbl_name = 'events'`.execute(db);
+  return rows.rows.map((r) => r.name);
 }
