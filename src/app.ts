@@ -16,6 +16,7 @@ import { healthRoutes } from './plugins/health.js';
 import { idempotencyPlugin } from './plugins/idempotency.js';
 import { openapiPlugin } from './plugins/openapi.js';
 import { pageCachePlugin } from './plugins/page-cache.js';
+import { problemTypeRoutes } from './plugins/problem-types.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { loggerOptions, requestLogger } from './shared/logging.js';
 import { cachingSerializerFactory } from './shared/serializers.js';
@@ -81,6 +82,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(pageCachePlugin, { maxBytes: config.pageCacheMb * 1024 * 1024 });
   await app.register(registerModules, { prefix: API_PREFIX });
   await app.register(healthRoutes);
+  await app.register(problemTypeRoutes);
   await app.register(webPlugin);
   await app.register(oauthServerPlugin, options.oauth ?? {});
 

@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { toAppError } from '../shared/db-errors.js';
 import { AppError, ERROR_CODES } from '../shared/errors.js';
+import { problemType } from './problem-types.js';
 import { routeTable } from './route-table.js';
 
 // Re-exported: the translation of any error into an AppError lives in shared/db-errors.ts.
@@ -11,7 +12,7 @@ export { toAppError } from '../shared/db-errors.js';
 
 export function problemBody(err: AppError, instance?: string) {
   return {
-    type: `https://docs.invoicing.local/problems/${err.code.replace(/_/g, '-')}`,
+    type: problemType(err.code),
     title: ERROR_CODES[err.code].title,
     status: err.status,
     // 5xx details stay in the log, never in the answer; a known condition (database away,

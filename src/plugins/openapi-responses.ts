@@ -1,5 +1,6 @@
 import { API_PREFIX } from '../config.js';
 import { ERROR_CODES, type ErrorCode } from '../shared/errors.js';
+import { problemType } from './problem-types.js';
 
 /**
  * Completes every operation of the published document with the answers and headers the
@@ -299,7 +300,7 @@ function problemAnswer(status: number, codes: ErrorCode[], described?: string) {
           ],
         },
         example: {
-          type: `https://docs.invoicing.local/problems/${codes[0]!.replace(/_/g, '-')}`,
+          type: problemType(codes[0]!),
           title: ERROR_CODES[codes[0]!].title,
           status,
           detail: ERROR_CODES[codes[0]!].title,

@@ -48,7 +48,10 @@ export const Money = Type.Number({
 
 export const Problem = Type.Object(
   {
-    type: Type.String(),
+    type: Type.String({
+      description:
+        'The problem type: a path of this service (`/problems/{code}`) whose page says what it means',
+    }),
     title: Type.String(),
     status: Type.Integer(),
     detail: Type.Optional(Type.String()),

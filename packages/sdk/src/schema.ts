@@ -1581,11 +1581,45 @@ export interface paths {
          */
         get: operations["listEfforts"];
         put?: never;
-        post?: never;
+        /**
+         * Record an effort
+         * @description Beyond the specification. `efforts:write` covers the token user’s own work and travel; another user’s effort, or `admin` time, needs `efforts:extended:write` too (403). `project_id`, `task_id` and `user_id` must be of the account (422 naming the field); a task must belong to the project.
+         *
+         *     Scopes (all required): `efforts:write`.
+         */
+        post: operations["createEffort"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/efforts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an effort
+         * @description Beyond the specification. `efforts:write` covers the token user’s own work and travel; another user’s effort, or `admin` time, needs `efforts:extended:write` too (403). `project_id`, `task_id` and `user_id` must be of the account (422 naming the field); a task must belong to the project. The effort is removed for good.
+         *
+         *     Scopes (all required): `efforts:write`.
+         */
+        delete: operations["deleteEffort"];
+        options?: never;
+        head?: never;
+        /**
+         * Update an effort
+         * @description Beyond the specification. `efforts:write` covers the token user’s own work and travel; another user’s effort, or `admin` time, needs `efforts:extended:write` too (403). `project_id`, `task_id` and `user_id` must be of the account (422 naming the field); a task must belong to the project. An effort on an invoice keeps what it was billed at: changing its user, project, task, date, duration, type, `billable` or `hourly_rate` is a 409.
+         *
+         *     Scopes (all required): `efforts:write`.
+         */
+        patch: operations["updateEffort"];
         trace?: never;
     };
     "/user-group": {
@@ -2197,7 +2231,7 @@ export interface components {
         /**
          * @description RFC 9457 problem details
          * @example {
-         *       "type": "https://docs.invoicing.local/problems/not-found",
+         *       "type": "/problems/not-found",
          *       "title": "Resource not found",
          *       "status": 404,
          *       "detail": "Client not found",
@@ -2205,6 +2239,7 @@ export interface components {
          *     }
          */
         Problem: {
+            /** @description The problem type: a path of this service (`/problems/{code}`) whose page says what it means */
             type: string;
             title: string;
             status: number;
@@ -3540,6 +3575,8 @@ export interface components {
              */
             type: "work" | "travel" | "admin";
             description: string | null;
+            /** @description Sale rate an hour for this effort alone (beyond the specification); null: the rate order decides */
+            hourly_rate: number | null;
             /**
              * Format: date-time
              * @description RFC 3339 timestamp in UTC
@@ -4017,7 +4054,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -4041,7 +4078,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -4064,7 +4101,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -4087,7 +4124,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -4111,7 +4148,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -4134,7 +4171,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -4158,7 +4195,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -4244,7 +4281,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -4268,7 +4305,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -4291,7 +4328,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -4315,7 +4352,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/range-not-satisfiable",
+                     *       "type": "/problems/range-not-satisfiable",
                      *       "title": "Range not satisfiable",
                      *       "status": 416,
                      *       "detail": "Range not satisfiable",
@@ -4338,7 +4375,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -4362,7 +4399,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -4385,7 +4422,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -4409,7 +4446,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -4490,7 +4527,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -4514,7 +4551,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -4537,7 +4574,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -4561,7 +4598,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -4584,7 +4621,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -4608,7 +4645,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -4698,7 +4735,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -4722,7 +4759,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -4746,7 +4783,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -4770,7 +4807,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -4793,7 +4830,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -4816,7 +4853,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -4839,7 +4876,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/idempotency-key-reused",
+                     *       "type": "/problems/idempotency-key-reused",
                      *       "title": "Idempotency-Key was used with a different request",
                      *       "status": 422,
                      *       "detail": "Idempotency-Key was used with a different request",
@@ -4863,7 +4900,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -4886,7 +4923,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -4910,7 +4947,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -4933,7 +4970,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -4984,7 +5021,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -5008,7 +5045,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -5031,7 +5068,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -5054,7 +5091,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -5078,7 +5115,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -5101,7 +5138,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -5125,7 +5162,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -5171,7 +5208,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -5195,7 +5232,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -5219,7 +5256,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -5242,7 +5279,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -5265,7 +5302,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/conflict",
+                     *       "type": "/problems/conflict",
                      *       "title": "Conflict with the current state",
                      *       "status": 409,
                      *       "detail": "Conflict with the current state",
@@ -5288,7 +5325,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -5311,7 +5348,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -5334,7 +5371,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -5358,7 +5395,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -5381,7 +5418,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -5405,7 +5442,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -5428,7 +5465,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -5514,7 +5551,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -5538,7 +5575,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -5562,7 +5599,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -5585,7 +5622,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -5608,7 +5645,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -5631,7 +5668,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -5654,7 +5691,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -5677,7 +5714,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-reference",
+                     *       "type": "/problems/invalid-reference",
                      *       "title": "A referenced record does not exist",
                      *       "status": 422,
                      *       "detail": "A referenced record does not exist",
@@ -5701,7 +5738,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -5724,7 +5761,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -5748,7 +5785,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -5771,7 +5808,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -5832,7 +5869,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -5856,7 +5893,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -5880,7 +5917,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -5903,7 +5940,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -5926,7 +5963,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -5949,7 +5986,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -5972,7 +6009,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -5995,7 +6032,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -6019,7 +6056,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -6042,7 +6079,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -6066,7 +6103,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -6089,7 +6126,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -6154,7 +6191,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -6178,7 +6215,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -6202,7 +6239,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -6225,7 +6262,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -6249,7 +6286,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -6272,7 +6309,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -6295,7 +6332,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -6318,7 +6355,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/idempotency-key-reused",
+                     *       "type": "/problems/idempotency-key-reused",
                      *       "title": "Idempotency-Key was used with a different request",
                      *       "status": 422,
                      *       "detail": "Idempotency-Key was used with a different request",
@@ -6342,7 +6379,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -6365,7 +6402,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -6389,7 +6426,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -6412,7 +6449,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -6473,7 +6510,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -6497,7 +6534,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -6520,7 +6557,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -6543,7 +6580,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -6567,7 +6604,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -6590,7 +6627,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -6614,7 +6651,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -6675,7 +6712,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -6699,7 +6736,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -6723,7 +6760,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -6747,7 +6784,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -6770,7 +6807,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -6793,7 +6830,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -6816,7 +6853,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/idempotency-key-reused",
+                     *       "type": "/problems/idempotency-key-reused",
                      *       "title": "Idempotency-Key was used with a different request",
                      *       "status": 422,
                      *       "detail": "Idempotency-Key was used with a different request",
@@ -6840,7 +6877,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -6863,7 +6900,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -6887,7 +6924,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -6910,7 +6947,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -6961,7 +6998,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -6985,7 +7022,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -7008,7 +7045,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -7031,7 +7068,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -7055,7 +7092,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -7078,7 +7115,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -7102,7 +7139,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -7148,7 +7185,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -7172,7 +7209,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -7196,7 +7233,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -7219,7 +7256,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -7242,7 +7279,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -7265,7 +7302,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -7288,7 +7325,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -7312,7 +7349,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -7335,7 +7372,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -7359,7 +7396,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -7382,7 +7419,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -7438,7 +7475,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -7462,7 +7499,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -7486,7 +7523,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -7509,7 +7546,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -7532,7 +7569,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -7555,7 +7592,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -7578,7 +7615,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -7601,7 +7638,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -7625,7 +7662,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -7648,7 +7685,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -7672,7 +7709,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -7695,7 +7732,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -7760,7 +7797,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -7784,7 +7821,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -7808,7 +7845,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -7831,7 +7868,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -7855,7 +7892,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -7878,7 +7915,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -7901,7 +7938,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -7924,7 +7961,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/idempotency-key-reused",
+                     *       "type": "/problems/idempotency-key-reused",
                      *       "title": "Idempotency-Key was used with a different request",
                      *       "status": 422,
                      *       "detail": "Idempotency-Key was used with a different request",
@@ -7948,7 +7985,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -7971,7 +8008,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -7995,7 +8032,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -8018,7 +8055,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -8090,7 +8127,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -8114,7 +8151,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -8137,7 +8174,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -8161,7 +8198,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -8184,7 +8221,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -8208,7 +8245,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -8368,7 +8405,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -8392,7 +8429,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -8416,7 +8453,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -8440,7 +8477,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -8463,7 +8500,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -8486,7 +8523,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -8509,7 +8546,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/idempotency-key-reused",
+                     *       "type": "/problems/idempotency-key-reused",
                      *       "title": "Idempotency-Key was used with a different request",
                      *       "status": 422,
                      *       "detail": "Idempotency-Key was used with a different request",
@@ -8533,7 +8570,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -8556,7 +8593,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -8580,7 +8617,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -8603,7 +8640,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -8688,7 +8725,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -8712,7 +8749,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -8736,7 +8773,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -8760,7 +8797,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -8783,7 +8820,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -8806,7 +8843,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -8829,7 +8866,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/idempotency-key-reused",
+                     *       "type": "/problems/idempotency-key-reused",
                      *       "title": "Idempotency-Key was used with a different request",
                      *       "status": 422,
                      *       "detail": "Idempotency-Key was used with a different request",
@@ -8853,7 +8890,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -8876,7 +8913,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -8900,7 +8937,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -8923,7 +8960,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -8974,7 +9011,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -8998,7 +9035,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -9021,7 +9058,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -9044,7 +9081,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -9068,7 +9105,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -9091,7 +9128,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -9115,7 +9152,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -9252,7 +9289,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -9276,7 +9313,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -9300,7 +9337,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -9323,7 +9360,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -9346,7 +9383,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -9369,7 +9406,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -9392,7 +9429,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -9415,7 +9452,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-reference",
+                     *       "type": "/problems/invalid-reference",
                      *       "title": "A referenced record does not exist",
                      *       "status": 422,
                      *       "detail": "A referenced record does not exist",
@@ -9439,7 +9476,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -9462,7 +9499,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -9486,7 +9523,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -9509,7 +9546,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -9557,7 +9594,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -9581,7 +9618,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -9605,7 +9642,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -9628,7 +9665,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -9651,7 +9688,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -9674,7 +9711,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -9697,7 +9734,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -9721,7 +9758,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -9744,7 +9781,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -9768,7 +9805,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -9791,7 +9828,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -9856,7 +9893,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -9880,7 +9917,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -9904,7 +9941,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -9927,7 +9964,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -9950,7 +9987,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -9973,7 +10010,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -9996,7 +10033,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -10019,7 +10056,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-reference",
+                     *       "type": "/problems/invalid-reference",
                      *       "title": "A referenced record does not exist",
                      *       "status": 422,
                      *       "detail": "A referenced record does not exist",
@@ -10043,7 +10080,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -10066,7 +10103,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -10090,7 +10127,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -10113,7 +10150,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -10211,7 +10248,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -10235,7 +10272,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -10259,7 +10296,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -10283,7 +10320,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -10306,7 +10343,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -10329,7 +10366,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -10352,7 +10389,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/idempotency-key-reused",
+                     *       "type": "/problems/idempotency-key-reused",
                      *       "title": "Idempotency-Key was used with a different request",
                      *       "status": 422,
                      *       "detail": "Idempotency-Key was used with a different request",
@@ -10376,7 +10413,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -10399,7 +10436,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -10423,7 +10460,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -10446,7 +10483,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -10500,7 +10537,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -10524,7 +10561,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -10548,7 +10585,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -10571,7 +10608,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -10595,7 +10632,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -10618,7 +10655,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -10641,7 +10678,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -10664,7 +10701,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/idempotency-key-reused",
+                     *       "type": "/problems/idempotency-key-reused",
                      *       "title": "Idempotency-Key was used with a different request",
                      *       "status": 422,
                      *       "detail": "Idempotency-Key was used with a different request",
@@ -10688,7 +10725,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -10711,7 +10748,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -10735,7 +10772,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -10758,7 +10795,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -10862,7 +10899,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -10886,7 +10923,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -10910,7 +10947,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -10934,7 +10971,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -10957,7 +10994,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -10980,7 +11017,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -11003,7 +11040,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/idempotency-key-reused",
+                     *       "type": "/problems/idempotency-key-reused",
                      *       "title": "Idempotency-Key was used with a different request",
                      *       "status": 422,
                      *       "detail": "Idempotency-Key was used with a different request",
@@ -11027,7 +11064,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -11050,7 +11087,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -11074,7 +11111,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -11097,7 +11134,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -11203,7 +11240,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -11227,7 +11264,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -11251,7 +11288,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -11274,7 +11311,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -11298,7 +11335,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -11321,7 +11358,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -11344,7 +11381,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -11367,7 +11404,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/idempotency-key-reused",
+                     *       "type": "/problems/idempotency-key-reused",
                      *       "title": "Idempotency-Key was used with a different request",
                      *       "status": 422,
                      *       "detail": "Idempotency-Key was used with a different request",
@@ -11391,7 +11428,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -11414,7 +11451,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -11438,7 +11475,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -11461,7 +11498,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -11519,7 +11556,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -11543,7 +11580,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -11566,7 +11603,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -11590,7 +11627,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -11613,7 +11650,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -11637,7 +11674,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -11717,7 +11754,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -11741,7 +11778,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -11764,7 +11801,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -11788,7 +11825,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -11811,7 +11848,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -11835,7 +11872,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -11957,7 +11994,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -11981,7 +12018,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -12005,7 +12042,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -12029,7 +12066,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -12052,7 +12089,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -12075,7 +12112,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -12098,7 +12135,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/idempotency-key-reused",
+                     *       "type": "/problems/idempotency-key-reused",
                      *       "title": "Idempotency-Key was used with a different request",
                      *       "status": 422,
                      *       "detail": "Idempotency-Key was used with a different request",
@@ -12122,7 +12159,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -12145,7 +12182,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -12169,7 +12206,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -12192,7 +12229,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -12256,7 +12293,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -12280,7 +12317,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -12303,7 +12340,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -12327,7 +12364,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -12350,7 +12387,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -12374,7 +12411,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -12425,7 +12462,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -12449,7 +12486,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -12472,7 +12509,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -12495,7 +12532,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -12519,7 +12556,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -12542,7 +12579,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -12566,7 +12603,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -12617,7 +12654,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -12641,7 +12678,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -12664,7 +12701,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -12687,7 +12724,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -12711,7 +12748,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -12734,7 +12771,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -12758,7 +12795,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -12804,7 +12841,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -12828,7 +12865,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -12852,7 +12889,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -12875,7 +12912,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -12898,7 +12935,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invoice-booked",
+                     *       "type": "/problems/invoice-booked",
                      *       "title": "Booked invoices cannot be changed or deleted",
                      *       "status": 409,
                      *       "detail": "Booked invoices cannot be changed or deleted",
@@ -12921,7 +12958,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -12944,7 +12981,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -12967,7 +13004,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -12991,7 +13028,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -13014,7 +13051,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -13038,7 +13075,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -13061,7 +13098,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -13186,7 +13223,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -13210,7 +13247,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -13234,7 +13271,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -13257,7 +13294,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -13280,7 +13317,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -13303,7 +13340,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -13326,7 +13363,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -13349,7 +13386,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-reference",
+                     *       "type": "/problems/invalid-reference",
                      *       "title": "A referenced record does not exist",
                      *       "status": 422,
                      *       "detail": "A referenced record does not exist",
@@ -13373,7 +13410,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -13396,7 +13433,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -13420,7 +13457,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -13443,7 +13480,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -13489,7 +13526,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -13513,7 +13550,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -13537,7 +13574,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -13560,7 +13597,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -13583,7 +13620,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/plan-final-invoice",
+                     *       "type": "/problems/plan-final-invoice",
                      *       "title": "A partial plan’s final invoice goes only with its plan",
                      *       "status": 409,
                      *       "detail": "A partial plan’s final invoice goes only with its plan",
@@ -13606,7 +13643,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -13629,7 +13666,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -13652,7 +13689,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -13676,7 +13713,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -13699,7 +13736,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -13723,7 +13760,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -13746,7 +13783,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -13807,7 +13844,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -13831,7 +13868,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -13854,7 +13891,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -13877,7 +13914,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -13901,7 +13938,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -13924,7 +13961,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -13948,7 +13985,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -14009,7 +14046,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -14033,7 +14070,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -14057,7 +14094,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -14080,7 +14117,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -14104,7 +14141,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-booked",
+                     *       "type": "/problems/already-booked",
                      *       "title": "Invoice is already booked",
                      *       "status": 409,
                      *       "detail": "Invoice is already booked",
@@ -14127,7 +14164,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -14150,7 +14187,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -14173,7 +14210,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/idempotency-key-reused",
+                     *       "type": "/problems/idempotency-key-reused",
                      *       "title": "Idempotency-Key was used with a different request",
                      *       "status": 422,
                      *       "detail": "Idempotency-Key was used with a different request",
@@ -14197,7 +14234,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -14220,7 +14257,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -14244,7 +14281,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -14267,7 +14304,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -14331,7 +14368,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -14355,7 +14392,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -14379,7 +14416,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -14403,7 +14440,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-booked",
+                     *       "type": "/problems/already-booked",
                      *       "title": "Invoice is already booked",
                      *       "status": 409,
                      *       "detail": "Invoice is already booked",
@@ -14426,7 +14463,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -14449,7 +14486,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -14472,7 +14509,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/idempotency-key-reused",
+                     *       "type": "/problems/idempotency-key-reused",
                      *       "title": "Idempotency-Key was used with a different request",
                      *       "status": 422,
                      *       "detail": "Idempotency-Key was used with a different request",
@@ -14496,7 +14533,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -14519,7 +14556,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -14543,7 +14580,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -14566,7 +14603,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -14652,7 +14689,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -14676,7 +14713,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -14699,7 +14736,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -14723,7 +14760,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/range-not-satisfiable",
+                     *       "type": "/problems/range-not-satisfiable",
                      *       "title": "Range not satisfiable",
                      *       "status": 416,
                      *       "detail": "Range not satisfiable",
@@ -14746,7 +14783,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unprocessable",
+                     *       "type": "/problems/unprocessable",
                      *       "title": "Request cannot be processed",
                      *       "status": 422,
                      *       "detail": "Request cannot be processed",
@@ -14770,7 +14807,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -14793,7 +14830,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -14817,7 +14854,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -14906,7 +14943,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -14930,7 +14967,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -14953,7 +14990,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -14976,7 +15013,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invoice-not-booked",
+                     *       "type": "/problems/invoice-not-booked",
                      *       "title": "Only a booked invoice has this",
                      *       "status": 409,
                      *       "detail": "Only a booked invoice has this",
@@ -15000,7 +15037,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/range-not-satisfiable",
+                     *       "type": "/problems/range-not-satisfiable",
                      *       "title": "Range not satisfiable",
                      *       "status": 416,
                      *       "detail": "Range not satisfiable",
@@ -15023,7 +15060,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unprocessable",
+                     *       "type": "/problems/unprocessable",
                      *       "title": "Request cannot be processed",
                      *       "status": 422,
                      *       "detail": "Request cannot be processed",
@@ -15047,7 +15084,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -15070,7 +15107,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -15094,7 +15131,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -15141,7 +15178,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -15165,7 +15202,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/forbidden",
+                     *       "type": "/problems/forbidden",
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "Forbidden",
@@ -15188,7 +15225,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -15211,7 +15248,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -15235,7 +15272,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -15258,7 +15295,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -15282,7 +15319,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -15339,7 +15376,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -15363,7 +15400,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -15387,7 +15424,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/forbidden",
+                     *       "type": "/problems/forbidden",
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "Forbidden",
@@ -15410,7 +15447,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -15433,7 +15470,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -15456,7 +15493,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -15479,7 +15516,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -15503,7 +15540,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -15526,7 +15563,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -15550,7 +15587,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -15573,7 +15610,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -15616,7 +15653,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -15640,7 +15677,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -15664,7 +15701,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/forbidden",
+                     *       "type": "/problems/forbidden",
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "Forbidden",
@@ -15687,7 +15724,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -15710,7 +15747,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -15733,7 +15770,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -15757,7 +15794,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -15780,7 +15817,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -15804,7 +15841,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -15827,7 +15864,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -15938,7 +15975,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -15961,7 +15998,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -15985,7 +16022,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -16008,7 +16045,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -16056,7 +16093,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -16080,7 +16117,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -16103,7 +16140,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -16127,7 +16164,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -16150,7 +16187,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -16174,7 +16211,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -16239,7 +16276,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -16263,7 +16300,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -16286,7 +16323,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -16310,7 +16347,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -16333,7 +16370,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -16357,7 +16394,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -16422,7 +16459,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -16446,7 +16483,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -16469,7 +16506,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -16493,7 +16530,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -16516,7 +16553,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -16540,7 +16577,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -16591,7 +16628,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -16615,7 +16652,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -16638,7 +16675,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -16661,7 +16698,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -16685,7 +16722,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -16708,7 +16745,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -16732,7 +16769,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -16780,7 +16817,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -16804,7 +16841,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/forbidden",
+                     *       "type": "/problems/forbidden",
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "Forbidden",
@@ -16827,7 +16864,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -16851,7 +16888,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -16874,7 +16911,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -16898,7 +16935,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -16996,7 +17033,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -17020,7 +17057,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -17044,7 +17081,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/forbidden",
+                     *       "type": "/problems/forbidden",
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "Forbidden",
@@ -17067,7 +17104,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -17090,7 +17127,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -17113,7 +17150,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -17136,7 +17173,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -17160,7 +17197,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -17183,7 +17220,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -17207,7 +17244,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -17230,7 +17267,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -17299,7 +17336,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -17323,7 +17360,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -17346,7 +17383,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -17370,7 +17407,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -17393,7 +17430,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -17417,7 +17454,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -17496,7 +17533,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -17520,7 +17557,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -17544,7 +17581,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -17568,7 +17605,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -17591,7 +17628,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -17614,7 +17651,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -17637,7 +17674,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/idempotency-key-reused",
+                     *       "type": "/problems/idempotency-key-reused",
                      *       "title": "Idempotency-Key was used with a different request",
                      *       "status": 422,
                      *       "detail": "Idempotency-Key was used with a different request",
@@ -17661,7 +17698,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -17684,7 +17721,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -17708,7 +17745,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -17731,7 +17768,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -17800,7 +17837,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -17824,7 +17861,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -17847,7 +17884,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -17871,7 +17908,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -17894,7 +17931,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -17918,7 +17955,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -17969,7 +18006,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -17993,7 +18030,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -18016,7 +18053,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -18039,7 +18076,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -18063,7 +18100,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -18086,7 +18123,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -18110,7 +18147,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -18156,7 +18193,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -18180,7 +18217,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -18204,7 +18241,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -18227,7 +18264,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -18250,7 +18287,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -18273,7 +18310,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -18296,7 +18333,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -18320,7 +18357,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -18343,7 +18380,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -18367,7 +18404,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -18390,7 +18427,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -18469,7 +18506,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -18493,7 +18530,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -18517,7 +18554,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -18540,7 +18577,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -18563,7 +18600,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -18586,7 +18623,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -18609,7 +18646,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -18632,7 +18669,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -18656,7 +18693,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -18679,7 +18716,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -18703,7 +18740,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -18726,7 +18763,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -18780,7 +18817,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -18804,7 +18841,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -18828,7 +18865,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -18851,7 +18888,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -18875,7 +18912,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -18898,7 +18935,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -18921,7 +18958,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -18944,7 +18981,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/idempotency-key-reused",
+                     *       "type": "/problems/idempotency-key-reused",
                      *       "title": "Idempotency-Key was used with a different request",
                      *       "status": 422,
                      *       "detail": "Idempotency-Key was used with a different request",
@@ -18968,7 +19005,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -18991,7 +19028,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -19015,7 +19052,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -19038,7 +19075,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -19099,7 +19136,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -19123,7 +19160,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -19147,7 +19184,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -19170,7 +19207,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -19193,7 +19230,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -19216,7 +19253,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -19239,7 +19276,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -19262,7 +19299,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -19286,7 +19323,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -19309,7 +19346,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -19333,7 +19370,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -19356,7 +19393,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -19412,7 +19449,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -19436,7 +19473,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -19460,7 +19497,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -19483,7 +19520,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -19506,7 +19543,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -19529,7 +19566,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -19552,7 +19589,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -19575,7 +19612,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -19599,7 +19636,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -19622,7 +19659,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -19646,7 +19683,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -19669,7 +19706,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -19737,7 +19774,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -19761,7 +19798,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -19784,7 +19821,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -19808,7 +19845,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -19831,7 +19868,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -19855,7 +19892,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -19933,7 +19970,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -19957,7 +19994,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -19981,7 +20018,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -20005,7 +20042,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -20028,7 +20065,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -20051,7 +20088,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -20074,7 +20111,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/idempotency-key-reused",
+                     *       "type": "/problems/idempotency-key-reused",
                      *       "title": "Idempotency-Key was used with a different request",
                      *       "status": 422,
                      *       "detail": "Idempotency-Key was used with a different request",
@@ -20098,7 +20135,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -20121,7 +20158,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -20145,7 +20182,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -20168,7 +20205,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -20219,7 +20256,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -20243,7 +20280,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -20266,7 +20303,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -20289,7 +20326,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -20313,7 +20350,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -20336,7 +20373,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -20360,7 +20397,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -20406,7 +20443,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -20430,7 +20467,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -20454,7 +20491,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -20477,7 +20514,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -20500,7 +20537,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -20523,7 +20560,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -20546,7 +20583,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -20570,7 +20607,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -20593,7 +20630,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -20617,7 +20654,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -20640,7 +20677,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -20717,7 +20754,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -20741,7 +20778,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -20765,7 +20802,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -20788,7 +20825,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -20811,7 +20848,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -20834,7 +20871,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -20857,7 +20894,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -20880,7 +20917,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -20904,7 +20941,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -20927,7 +20964,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -20951,7 +20988,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -20974,7 +21011,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -21028,7 +21065,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -21052,7 +21089,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -21076,7 +21113,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -21099,7 +21136,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -21123,7 +21160,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -21146,7 +21183,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -21169,7 +21206,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -21192,7 +21229,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/idempotency-key-reused",
+                     *       "type": "/problems/idempotency-key-reused",
                      *       "title": "Idempotency-Key was used with a different request",
                      *       "status": 422,
                      *       "detail": "Idempotency-Key was used with a different request",
@@ -21216,7 +21253,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -21239,7 +21276,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -21263,7 +21300,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -21286,7 +21323,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -21347,7 +21384,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -21371,7 +21408,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -21395,7 +21432,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -21418,7 +21455,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -21441,7 +21478,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -21464,7 +21501,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -21487,7 +21524,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -21510,7 +21547,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -21534,7 +21571,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -21557,7 +21594,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -21581,7 +21618,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -21604,7 +21641,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -21674,7 +21711,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -21698,7 +21735,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -21721,7 +21758,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -21745,7 +21782,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -21768,7 +21805,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -21792,7 +21829,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -21874,7 +21911,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -21898,7 +21935,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -21922,7 +21959,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -21946,7 +21983,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -21969,7 +22006,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -21992,7 +22029,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -22015,7 +22052,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/idempotency-key-reused",
+                     *       "type": "/problems/idempotency-key-reused",
                      *       "title": "Idempotency-Key was used with a different request",
                      *       "status": 422,
                      *       "detail": "Idempotency-Key was used with a different request",
@@ -22039,7 +22076,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -22062,7 +22099,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -22086,7 +22123,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -22109,7 +22146,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -22160,7 +22197,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -22184,7 +22221,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -22207,7 +22244,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -22230,7 +22267,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -22254,7 +22291,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -22277,7 +22314,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -22301,7 +22338,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -22347,7 +22384,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -22371,7 +22408,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -22395,7 +22432,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -22418,7 +22455,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -22441,7 +22478,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -22464,7 +22501,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -22487,7 +22524,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -22511,7 +22548,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -22534,7 +22571,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -22558,7 +22595,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -22581,7 +22618,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -22660,7 +22697,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -22684,7 +22721,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -22708,7 +22745,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -22731,7 +22768,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -22754,7 +22791,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -22777,7 +22814,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -22800,7 +22837,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -22823,7 +22860,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -22847,7 +22884,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -22870,7 +22907,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -22894,7 +22931,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -22917,7 +22954,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -22971,7 +23008,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -22995,7 +23032,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -23019,7 +23056,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -23042,7 +23079,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -23066,7 +23103,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -23089,7 +23126,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -23112,7 +23149,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -23135,7 +23172,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/idempotency-key-reused",
+                     *       "type": "/problems/idempotency-key-reused",
                      *       "title": "Idempotency-Key was used with a different request",
                      *       "status": 422,
                      *       "detail": "Idempotency-Key was used with a different request",
@@ -23159,7 +23196,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -23182,7 +23219,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -23206,7 +23243,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -23229,7 +23266,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -23290,7 +23327,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -23314,7 +23351,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -23338,7 +23375,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -23361,7 +23398,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -23384,7 +23421,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -23407,7 +23444,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -23430,7 +23467,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -23453,7 +23490,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -23477,7 +23514,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -23500,7 +23537,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -23524,7 +23561,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -23547,7 +23584,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -23604,7 +23641,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -23628,7 +23665,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -23652,7 +23689,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -23675,7 +23712,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -23698,7 +23735,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -23721,7 +23758,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -23744,7 +23781,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -23767,7 +23804,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-reference",
+                     *       "type": "/problems/invalid-reference",
                      *       "title": "A referenced record does not exist",
                      *       "status": 422,
                      *       "detail": "A referenced record does not exist",
@@ -23791,7 +23828,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -23814,7 +23851,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -23838,7 +23875,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -23861,7 +23898,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -23911,7 +23948,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -23935,7 +23972,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -23959,7 +23996,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -23982,7 +24019,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -24005,7 +24042,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -24028,7 +24065,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -24051,7 +24088,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -24074,7 +24111,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -24098,7 +24135,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -24121,7 +24158,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -24145,7 +24182,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -24168,7 +24205,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -24225,7 +24262,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -24249,7 +24286,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -24272,7 +24309,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -24296,7 +24333,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -24319,7 +24356,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -24343,7 +24380,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -24391,7 +24428,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -24415,7 +24452,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -24438,7 +24475,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -24462,7 +24499,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -24485,7 +24522,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -24509,7 +24546,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -24569,7 +24606,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -24593,7 +24630,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/forbidden",
+                     *       "type": "/problems/forbidden",
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "Forbidden",
@@ -24616,7 +24653,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -24640,7 +24677,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -24663,7 +24700,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -24687,7 +24724,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -24732,7 +24769,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -24756,7 +24793,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -24780,7 +24817,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -24803,7 +24840,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -24826,7 +24863,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -24849,7 +24886,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -24872,7 +24909,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -24896,7 +24933,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -24919,7 +24956,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -24943,7 +24980,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -24966,7 +25003,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -25042,7 +25079,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -25066,7 +25103,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -25089,7 +25126,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -25113,7 +25150,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -25136,7 +25173,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -25160,7 +25197,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -25211,7 +25248,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -25235,7 +25272,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -25258,7 +25295,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -25281,7 +25318,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -25305,7 +25342,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -25328,7 +25365,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -25352,7 +25389,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -25413,7 +25450,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -25437,7 +25474,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -25460,7 +25497,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -25483,7 +25520,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -25507,7 +25544,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -25530,7 +25567,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -25554,7 +25591,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -25615,7 +25652,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -25639,7 +25676,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -25662,7 +25699,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -25685,7 +25722,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -25709,7 +25746,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -25732,7 +25769,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -25756,7 +25793,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -25817,7 +25854,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -25841,7 +25878,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -25864,7 +25901,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -25887,7 +25924,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -25911,7 +25948,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -25934,7 +25971,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -25958,7 +25995,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -26019,7 +26056,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -26043,7 +26080,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -26066,7 +26103,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -26089,7 +26126,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -26113,7 +26150,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -26136,7 +26173,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -26160,7 +26197,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -26221,7 +26258,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -26245,7 +26282,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -26268,7 +26305,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -26291,7 +26328,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -26315,7 +26352,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -26338,7 +26375,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -26362,7 +26399,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -26445,7 +26482,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -26469,7 +26506,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -26492,7 +26529,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -26515,7 +26552,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -26539,7 +26576,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -26562,7 +26599,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -26586,7 +26623,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -26653,7 +26690,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -26677,7 +26714,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -26700,7 +26737,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -26724,7 +26761,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -26747,7 +26784,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -26771,7 +26808,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -26832,7 +26869,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -26856,7 +26893,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -26879,7 +26916,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -26903,7 +26940,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -26926,7 +26963,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -26950,7 +26987,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -27023,7 +27060,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -27047,7 +27084,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -27070,7 +27107,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -27094,7 +27131,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -27117,7 +27154,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -27141,7 +27178,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -27151,6 +27188,956 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    createEffort: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (at most 255 characters; a UUID is fine). The same key with the same body within 24 hours replays the first answer (`Idempotent-Replayed: true`); with a different body it is refused with 422 `idempotency_key_reused`; while the first request still runs, 409 `idempotency_in_progress` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description `user_id` defaults to the token’s user; `task_id` alone sets the project too. `billable` defaults to true except for `admin` time. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date
+                     * @description Calendar date, YYYY-MM-DD
+                     */
+                    date: string;
+                    duration_minutes: number;
+                    /** @description Positive integer id */
+                    user_id?: number;
+                    /** @description Positive integer id */
+                    project_id?: number | null;
+                    /** @description Positive integer id */
+                    task_id?: number | null;
+                    billable?: boolean;
+                    /**
+                     * @description `work` on a project, `travel`, or internal `admin` time (needs `efforts:extended:read` to be seen)
+                     * @enum {unknown}
+                     */
+                    type?: "work" | "travel" | "admin";
+                    description?: string | null;
+                    /** @description Sale rate an hour for this effort alone */
+                    hourly_rate?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Effort"];
+                    };
+                };
+            };
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description Problem codes: `already_exists` (A record with this value already exists), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists" | "idempotency_in_progress";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `invalid_reference` (A referenced record does not exist), `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key was used with a different request",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key was used with a different request",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused" | "invalid_reference" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
+    deleteEffort: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description `effort_billed`: the effort stands on an invoice; only its `description` may still change, and it cannot be deleted until the invoice is deleted. Problem codes: `effort_billed` (The effort stands on an invoice: its billed value cannot change). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/effort-billed",
+                     *       "title": "The effort stands on an invoice: its billed value cannot change",
+                     *       "status": 409,
+                     *       "detail": "The effort stands on an invoice: its billed value cannot change",
+                     *       "code": "effort_billed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "effort_billed";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
+    updateEffort: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Positive integer id */
+                    user_id?: number;
+                    /** @description Positive integer id */
+                    project_id?: number | null;
+                    /** @description Positive integer id */
+                    task_id?: number | null;
+                    /**
+                     * Format: date
+                     * @description Calendar date, YYYY-MM-DD
+                     */
+                    date?: string;
+                    duration_minutes?: number;
+                    billable?: boolean;
+                    /**
+                     * @description `work` on a project, `travel`, or internal `admin` time (needs `efforts:extended:read` to be seen)
+                     * @enum {unknown}
+                     */
+                    type?: "work" | "travel" | "admin";
+                    description?: string | null;
+                    /** @description Sale rate an hour for this effort alone */
+                    hourly_rate?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Effort"];
+                    };
+                };
+            };
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description `effort_billed`: the effort stands on an invoice; only its `description` may still change, and it cannot be deleted until the invoice is deleted. Problem codes: `already_exists` (A record with this value already exists), `effort_billed` (The effort stands on an invoice: its billed value cannot change). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists" | "effort_billed";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `invalid_reference` (A referenced record does not exist), `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-reference",
+                     *       "title": "A referenced record does not exist",
+                     *       "status": 422,
+                     *       "detail": "A referenced record does not exist",
+                     *       "code": "invalid_reference"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_reference" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
                     };
                 };
             };
@@ -27204,7 +28191,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -27228,7 +28215,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -27251,7 +28238,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -27275,7 +28262,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -27298,7 +28285,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -27322,7 +28309,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -27373,7 +28360,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -27397,7 +28384,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -27420,7 +28407,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -27443,7 +28430,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -27467,7 +28454,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -27490,7 +28477,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -27514,7 +28501,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -27575,7 +28562,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -27599,7 +28586,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -27622,7 +28609,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -27646,7 +28633,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -27669,7 +28656,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -27693,7 +28680,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -27758,7 +28745,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -27782,7 +28769,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -27805,7 +28792,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -27829,7 +28816,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -27852,7 +28839,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -27876,7 +28863,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -27951,7 +28938,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -27975,7 +28962,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -27999,7 +28986,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -28023,7 +29010,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -28046,7 +29033,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -28069,7 +29056,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -28092,7 +29079,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/idempotency-key-reused",
+                     *       "type": "/problems/idempotency-key-reused",
                      *       "title": "Idempotency-Key was used with a different request",
                      *       "status": 422,
                      *       "detail": "Idempotency-Key was used with a different request",
@@ -28116,7 +29103,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -28139,7 +29126,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -28163,7 +29150,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -28186,7 +29173,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -28237,7 +29224,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -28261,7 +29248,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -28284,7 +29271,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -28307,7 +29294,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -28331,7 +29318,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -28354,7 +29341,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -28378,7 +29365,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -28451,7 +29438,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -28475,7 +29462,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -28499,7 +29486,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -28522,7 +29509,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -28545,7 +29532,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -28568,7 +29555,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -28591,7 +29578,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -28614,7 +29601,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-reference",
+                     *       "type": "/problems/invalid-reference",
                      *       "title": "A referenced record does not exist",
                      *       "status": 422,
                      *       "detail": "A referenced record does not exist",
@@ -28638,7 +29625,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -28661,7 +29648,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -28685,7 +29672,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -28708,7 +29695,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -28772,7 +29759,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -28796,7 +29783,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -28819,7 +29806,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -28843,7 +29830,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -28866,7 +29853,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -28890,7 +29877,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -28956,7 +29943,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -28980,7 +29967,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -29003,7 +29990,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -29027,7 +30014,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -29050,7 +30037,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -29074,7 +30061,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -29125,7 +30112,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -29149,7 +30136,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -29172,7 +30159,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -29195,7 +30182,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -29219,7 +30206,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -29242,7 +30229,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -29266,7 +30253,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -29342,7 +30329,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -29366,7 +30353,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -29390,7 +30377,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -29414,7 +30401,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -29437,7 +30424,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -29460,7 +30447,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -29483,7 +30470,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/idempotency-key-reused",
+                     *       "type": "/problems/idempotency-key-reused",
                      *       "title": "Idempotency-Key was used with a different request",
                      *       "status": 422,
                      *       "detail": "Idempotency-Key was used with a different request",
@@ -29507,7 +30494,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -29530,7 +30517,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -29554,7 +30541,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -29577,7 +30564,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -29645,7 +30632,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -29669,7 +30656,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -29693,7 +30680,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -29717,7 +30704,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -29740,7 +30727,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -29763,7 +30750,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -29786,7 +30773,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/idempotency-key-reused",
+                     *       "type": "/problems/idempotency-key-reused",
                      *       "title": "Idempotency-Key was used with a different request",
                      *       "status": 422,
                      *       "detail": "Idempotency-Key was used with a different request",
@@ -29810,7 +30797,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -29833,7 +30820,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -29857,7 +30844,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -29880,7 +30867,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -29938,7 +30925,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -29962,7 +30949,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -29985,7 +30972,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -30009,7 +30996,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -30032,7 +31019,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -30056,7 +31043,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -30117,7 +31104,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -30141,7 +31128,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -30165,7 +31152,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -30189,7 +31176,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -30212,7 +31199,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -30235,7 +31222,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -30258,7 +31245,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/idempotency-key-reused",
+                     *       "type": "/problems/idempotency-key-reused",
                      *       "title": "Idempotency-Key was used with a different request",
                      *       "status": 422,
                      *       "detail": "Idempotency-Key was used with a different request",
@@ -30282,7 +31269,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -30305,7 +31292,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -30329,7 +31316,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -30352,7 +31339,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -30403,7 +31390,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -30427,7 +31414,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -30450,7 +31437,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -30473,7 +31460,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -30497,7 +31484,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -30520,7 +31507,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -30544,7 +31531,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -30590,7 +31577,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -30614,7 +31601,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -30638,7 +31625,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -30661,7 +31648,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -30684,7 +31671,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -30707,7 +31694,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -30730,7 +31717,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -30754,7 +31741,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -30777,7 +31764,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -30801,7 +31788,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -30824,7 +31811,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -30878,7 +31865,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -30902,7 +31889,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -30926,7 +31913,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -30949,7 +31936,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -30973,7 +31960,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -30996,7 +31983,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -31019,7 +32006,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -31042,7 +32029,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/idempotency-key-reused",
+                     *       "type": "/problems/idempotency-key-reused",
                      *       "title": "Idempotency-Key was used with a different request",
                      *       "status": 422,
                      *       "detail": "Idempotency-Key was used with a different request",
@@ -31066,7 +32053,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -31089,7 +32076,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -31113,7 +32100,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -31136,7 +32123,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -31190,7 +32177,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -31214,7 +32201,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -31238,7 +32225,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -31261,7 +32248,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -31285,7 +32272,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -31308,7 +32295,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -31331,7 +32318,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -31354,7 +32341,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/idempotency-key-reused",
+                     *       "type": "/problems/idempotency-key-reused",
                      *       "title": "Idempotency-Key was used with a different request",
                      *       "status": 422,
                      *       "detail": "Idempotency-Key was used with a different request",
@@ -31378,7 +32365,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -31401,7 +32388,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -31425,7 +32412,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -31448,7 +32435,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -31512,7 +32499,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -31536,7 +32523,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -31559,7 +32546,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -31582,7 +32569,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -31606,7 +32593,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -31629,7 +32616,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -31653,7 +32640,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -31706,7 +32693,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -31730,7 +32717,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -31753,7 +32740,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -31776,7 +32763,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -31800,7 +32787,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -31823,7 +32810,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -31847,7 +32834,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -31903,7 +32890,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -31927,7 +32914,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -31951,7 +32938,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -31974,7 +32961,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -31998,7 +32985,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -32021,7 +33008,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -32044,7 +33031,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -32067,7 +33054,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/idempotency-key-reused",
+                     *       "type": "/problems/idempotency-key-reused",
                      *       "title": "Idempotency-Key was used with a different request",
                      *       "status": 422,
                      *       "detail": "Idempotency-Key was used with a different request",
@@ -32091,7 +33078,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -32114,7 +33101,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -32138,7 +33125,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -32161,7 +33148,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -32235,7 +33222,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -32259,7 +33246,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -32282,7 +33269,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -32306,7 +33293,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -32329,7 +33316,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -32353,7 +33340,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -32404,7 +33391,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -32428,7 +33415,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -32451,7 +33438,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -32474,7 +33461,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -32498,7 +33485,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -32521,7 +33508,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -32545,7 +33532,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -32606,7 +33593,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -32630,7 +33617,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -32653,7 +33640,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -32676,7 +33663,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -32700,7 +33687,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -32723,7 +33710,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -32747,7 +33734,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -32833,7 +33820,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -32857,7 +33844,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -32880,7 +33867,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -32904,7 +33891,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/range-not-satisfiable",
+                     *       "type": "/problems/range-not-satisfiable",
                      *       "title": "Range not satisfiable",
                      *       "status": 416,
                      *       "detail": "Range not satisfiable",
@@ -32927,7 +33914,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -32951,7 +33938,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -32974,7 +33961,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -32998,7 +33985,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -33058,7 +34045,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -33082,7 +34069,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -33105,7 +34092,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -33129,7 +34116,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -33152,7 +34139,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -33176,7 +34163,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -33252,7 +34239,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -33276,7 +34263,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -33299,7 +34286,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -33323,7 +34310,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -33346,7 +34333,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -33370,7 +34357,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -33421,7 +34408,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -33445,7 +34432,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -33468,7 +34455,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/not-found",
+                     *       "type": "/problems/not-found",
                      *       "title": "Resource not found",
                      *       "status": 404,
                      *       "detail": "Resource not found",
@@ -33491,7 +34478,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -33515,7 +34502,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -33538,7 +34525,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -33562,7 +34549,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
@@ -33682,7 +34669,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -33706,7 +34693,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -33730,7 +34717,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -33754,7 +34741,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -33777,7 +34764,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -33800,7 +34787,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -33823,7 +34810,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/idempotency-key-reused",
+                     *       "type": "/problems/idempotency-key-reused",
                      *       "title": "Idempotency-Key was used with a different request",
                      *       "status": 422,
                      *       "detail": "Idempotency-Key was used with a different request",
@@ -33847,7 +34834,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -33870,7 +34857,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -33894,7 +34881,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -33917,7 +34904,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -34034,7 +35021,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/bad-request",
+                     *       "type": "/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
                      *       "detail": "Bad request",
@@ -34058,7 +35045,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -34082,7 +35069,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -34106,7 +35093,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/already-exists",
+                     *       "type": "/problems/already-exists",
                      *       "title": "A record with this value already exists",
                      *       "status": 409,
                      *       "detail": "A record with this value already exists",
@@ -34129,7 +35116,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/payload-too-large",
+                     *       "type": "/problems/payload-too-large",
                      *       "title": "Payload too large",
                      *       "status": 413,
                      *       "detail": "Payload too large",
@@ -34152,7 +35139,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unsupported-media-type",
+                     *       "type": "/problems/unsupported-media-type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
                      *       "detail": "Unsupported media type",
@@ -34175,7 +35162,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/idempotency-key-reused",
+                     *       "type": "/problems/idempotency-key-reused",
                      *       "title": "Idempotency-Key was used with a different request",
                      *       "status": 422,
                      *       "detail": "Idempotency-Key was used with a different request",
@@ -34199,7 +35186,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -34222,7 +35209,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -34246,7 +35233,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/read-only",
+                     *       "type": "/problems/read-only",
                      *       "title": "The database is read-only",
                      *       "status": 503,
                      *       "detail": "The database is read-only",
@@ -34269,7 +35256,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/storage-full",
+                     *       "type": "/problems/storage-full",
                      *       "title": "The database storage is full",
                      *       "status": 507,
                      *       "detail": "The database storage is full",
@@ -34348,7 +35335,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/invalid-token",
+                     *       "type": "/problems/invalid-token",
                      *       "title": "Token is unknown, expired or revoked",
                      *       "status": 401,
                      *       "detail": "Token is unknown, expired or revoked",
@@ -34372,7 +35359,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/insufficient-scope",
+                     *       "type": "/problems/insufficient-scope",
                      *       "title": "Token lacks a required scope",
                      *       "status": 403,
                      *       "detail": "Token lacks a required scope",
@@ -34395,7 +35382,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/validation-failed",
+                     *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
                      *       "detail": "Validation failed",
@@ -34419,7 +35406,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/rate-limited",
+                     *       "type": "/problems/rate-limited",
                      *       "title": "Too many requests",
                      *       "status": 429,
                      *       "detail": "Too many requests",
@@ -34442,7 +35429,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/internal",
+                     *       "type": "/problems/internal",
                      *       "title": "Internal server error",
                      *       "status": 500,
                      *       "detail": "Internal server error",
@@ -34466,7 +35453,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://docs.invoicing.local/problems/unavailable",
+                     *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "Service unavailable",
