@@ -42,6 +42,8 @@ function idFieldsOf(op: Operation, body: unknown, prefix = ''): { path: string; 
   return Object.entries(body).flatMap(([k, v]) => {
     const path = prefix ? `${prefix}.${k}` : k;
     if (typeof v === 'number' && isReference(op, path)) return [{ path, value: v }];
+    // A list of ids (`effort_ids`): its first id stands for all of them.
+    if (Array.isArray(v) && typeof v[0] === 'number' && isReference(op, path)) return [{ path, value: v[0] }];
     return idFieldsOf(op, v, path);
   });
 }
@@ -51,7 +53,7 @@ function withValue(body: Record<string, unknown>, path: string, value: number) {
   const keys = path.split('.');
   let node = copy;
   for (const k of keys.slice(0, -1)) node = node[k];
-  node[keys.at(-1)!] = value;
+  node[keys.at(-1)!] = Array.isArray(node[keys.at(-1)!]) ? [value] : value;
   return copy;
 }
 

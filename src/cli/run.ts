@@ -155,15 +155,11 @@ export async function runCommand(commands: Command[], argv: string[], io: CliIo)
       positionals: parsed.positionals,
       withDb: async (fn) => {
         // Loaded here, not on top: help and the commands without a database start faster.
-        const [{ createDatabaseIfMissing }, { createDb }, { migrateToLatest }] = await Promise.all([
-          import('../db/create-database.js'),
+        const [{ createDb }, { migrateToLatest }] = await Promise.all([
           import('../db/index.js'),
           import('../db/migrator.js'),
         ]);
-        const config = loadConfig(io.env).db;
-        const created = await createDatabaseIfMissing(config);
-        if (created) io.stderr.write(`${created}\n`);
-        const handle = createDb(config);
+        const handle = createDb(loadConfig(io.env).db);
         try {
           await migrateToLatest(handle.db);
           return await fn(handle);

@@ -1,6 +1,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import { accountLogoRoutes, accountRoutes } from './account/account.routes.js';
+import { billingRoutes } from './billing/billing.routes.js';
 import { changesRoutes } from './changes/changes.routes.js';
 import { chartOfAccountsRoutes } from './chart-of-accounts/chart-of-accounts.routes.js';
 import { clientsRoutes } from './clients/clients.routes.js';
@@ -67,4 +68,5 @@ export async function registerModules(api: FastifyInstance): Promise<void> {
   await api.register(offersRoutes);
   await api.register(paymentsRoutes);
   await api.register(changesRoutes);
+  await api.register(billingRoutes);
 }

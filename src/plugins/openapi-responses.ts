@@ -72,6 +72,11 @@ export const DOMAIN_ERRORS: Record<string, Codes> = {
   resendWebhookDelivery: { 409: ['conflict'] },
   listIntegrationGrants: { 403: ['forbidden'] },
   getAccountProfileLogo: { 404: ['not_found'] },
+  createOutgoingInvoiceFromEfforts: {
+    409: ['effort_already_billed'],
+    422: ['nothing_to_bill', 'unprocessable'],
+  },
+  createOfferInvoice: { 409: ['offer_already_invoiced', 'offer_not_accepted'], 422: ['invalid_reference'] },
 };
 
 /** The code an answer of this status gives when no rule names a more precise one. */

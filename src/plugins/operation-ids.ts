@@ -55,6 +55,8 @@ const OVERRIDES: Record<string, string> = {
   'GET /outgoing-invoices/{id}/pdf': 'downloadOutgoingInvoicePdf',
   'GET /outgoing-invoices/{id}/xml': 'downloadOutgoingInvoiceXml',
   'GET /offers/{id}/pdf': 'downloadOfferPdf',
+  'POST /outgoing-invoices/from-efforts': 'createOutgoingInvoiceFromEfforts',
+  'GET /reports/uninvoiced': 'getUninvoicedReport',
   'GET /files/{id}/download': 'downloadFile',
   'POST /payments/outgoing-invoice': 'createOutgoingInvoicePayment',
   'POST /payments/outgoing-invoice-credit': 'settleOutgoingInvoiceWithCredit',

@@ -98,6 +98,36 @@ export const BASES: Record<string, Maker[]> = {
   'POST /outgoing-invoices/{id}/plan-invoices': [
     (n) => ({ params: { id: n.partialPlan }, body: { type: 'partial', value: 1 } }),
   ],
+  // The demo's first four efforts are billable time on the first project: one base each bills
+  // its own, so that every base is accepted once.
+  'POST /outgoing-invoices/from-efforts': [
+    (n, w) => ({
+      body: {
+        project_id: n.project,
+        date_from: '2026-09-01',
+        date_to: '2026-09-30',
+        effort_ids: [w.own.efforts![0]!],
+      },
+    }),
+    (n, w) => ({
+      body: {
+        client_id: n.client,
+        date_from: '2026-09-01',
+        date_to: '2026-10-31',
+        effort_ids: [w.own.efforts![1]!],
+        group_by: 'user',
+      },
+    }),
+    (n) => ({
+      body: {
+        project_id: n.project,
+        date_from: '2026-10-01',
+        date_to: '2026-10-31',
+        group_by: 'none',
+        rounding_minutes: 15,
+      },
+    }),
+  ],
   'POST /outgoing-invoices': [
     (n) => ({
       body: {

@@ -53,6 +53,7 @@ const BY_FIELD: Record<string, string> = {
   incoming_invoice_id: 'incoming_invoices',
   outgoing_invoice_id: 'outgoing_invoices',
   payment_account_id: 'payment_accounts',
+  effort_ids: 'efforts',
 };
 
 /** The table a reference field names, or undefined when the name is not known here. */

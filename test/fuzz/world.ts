@@ -81,6 +81,12 @@ async function seedAccount(app: FastifyInstance, db: Db, accountId: number, n: n
   delete file.account;
   for (const u of file.users) u.email = u.email.replace('@', `+w${n}@`);
   await importData(db, file, { accountId });
+  // A sale rate, so that the demo's efforts can be billed (POST /outgoing-invoices/from-efforts).
+  await (db as any)
+    .updateTable('projects')
+    .set({ hourly_rate: 9000 })
+    .where('account_id', '=', accountId)
+    .execute();
   const admin = await (db as any)
     .selectFrom('users')
     .select('id')

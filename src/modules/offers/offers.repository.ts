@@ -3,7 +3,7 @@ import type { Db } from '../../db/index.js';
 import { keptTotal } from '../../shared/list-counts.js';
 import { findOwned } from '../../shared/owned.js';
 import { paginate, type Sortable, unfiltered } from '../../shared/paging.js';
-import { toIso } from '../../shared/time.js';
+import { nowIso, toIso } from '../../shared/time.js';
 import { type ParsedLine, positioned } from '../outgoing-invoices/outgoing-invoices.public.js';
 import type { OfferListQuery } from './offers.schemas.js';
 import type { OfferItemTable, OfferTable } from './offers.tables.js';
@@ -82,4 +82,19 @@ export async function insertOfferItems(
       .insertInto('offer_items')
       .values(positioned(lines, { account_id: accountId, offer_id: offerId }))
       .execute();
+}
+
+/**
+ * Records the invoice made from an offer, once: only while the offer has none (a concurrent
+ * second call updates nothing). True when this call set it.
+ */
+export async function claimInvoice(db: Db, accountId: number, offerId: number, invoiceId: number) {
+  const r = await db
+    .updateTable('offers')
+    .set({ invoice_id: invoiceId, updated_at: nowIso() })
+    .where('account_id', '=', accountId)
+    .where('id', '=', offerId)
+    .where('invoice_id', 'is', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
 }

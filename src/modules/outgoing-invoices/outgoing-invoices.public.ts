@@ -20,6 +20,7 @@ export {
 export { offerToPdf } from './invoices.pdf.js';
 export { importDefaults } from './invoices.read-model.js';
 export type { InvoiceRow } from './invoices.repository.js';
+export { Invoice, type InvoiceCreate, Master } from './invoices.schemas.js';
 export { invalidReference } from './invoices.support.js';
 export type { DocumentItemColumns } from './invoices.tables.js';
 export {
@@ -36,6 +37,7 @@ export {
   totalsToWire,
 } from './line-items.js';
 export { asDownload, documentParties, type PdfBytes } from './pdf.service.js';
+export { invoiceTimesheet, type TimesheetRow } from './timesheet.read-model.js';
 
 /**
  * A live invoice (or credit, or plan master) by id, row-locked on PostgreSQL when `lock`: a
