@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { announceReady, supervise, WAKE_WEBHOOKS } from './cluster.js';
 import type { Config } from './config.js';
+import { createDatabaseIfMissing } from './db/create-database.js';
 import { createDb, type DbHandle } from './db/index.js';
 import { migrateToLatest } from './db/migrator.js';
 import { seedDemoIfEmpty } from './import/demo.js';
@@ -22,6 +23,8 @@ const serverProcess = cluster.isWorker;
 export async function run(config: Config): Promise<void> {
   if (serverProcess) return serve(config);
   // Migrations and the demo seed run once, before any server process starts.
+  const created = await startupStep('opening the database', () => createDatabaseIfMissing(config.db));
+  if (created) process.stderr.write(`${created}\n`);
   const handle = await startupStep('opening the database', () => createDb(config.db));
   await startupStep('migrating the database', () => migrateToLatest(handle.db));
   if (config.seedDemo) await startupStep('loading the demo data', () => seedDemoIfEmpty(handle.db));

@@ -1,5 +1,6 @@
 import pino from 'pino';
 import { loadConfig } from './config.js';
+import { createDatabaseIfMissing } from './db/create-database.js';
 import { createDb } from './db/index.js';
 import { migrateToLatest } from './db/migrator.js';
 import { failStartup, startupStep } from './startup.js';
@@ -13,6 +14,8 @@ try {
   const config = loadConfig();
   const log = pino({ level: config.logLevel, name: 'webhook-worker' });
   for (const warning of config.warnings) log.warn(warning);
+  const created = await startupStep('opening the database', () => createDatabaseIfMissing(config.db));
+  if (created) log.info(created);
   const handle = await startupStep('opening the database', () => createDb(config.db));
   await startupStep('migrating the database', () => migrateToLatest(handle.db));
   const worker = webhookWorkerFor(handle.db, handle.kind, config, log);

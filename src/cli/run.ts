@@ -155,11 +155,15 @@ export async function runCommand(commands: Command[], argv: string[], io: CliIo)
       positionals: parsed.positionals,
       withDb: async (fn) => {
         // Loaded here, not on top: help and the commands without a database start faster.
-        const [{ createDb }, { migrateToLatest }] = await Promise.all([
+        const [{ createDatabaseIfMissing }, { createDb }, { migrateToLatest }] = await Promise.all([
+          import('../db/create-database.js'),
           import('../db/index.js'),
           import('../db/migrator.js'),
         ]);
-        const handle = createDb(loadConfig(io.env).db);
+        const config = loadConfig(io.env).db;
+        const created = await createDatabaseIfMissing(config);
+        if (created) io.stderr.write(`${created}\n`);
+        const handle = createDb(config);
         try {
           await migrateToLatest(handle.db);
           return await fn(handle);
