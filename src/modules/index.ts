@@ -9,6 +9,7 @@ import { companiesRoutes } from './companies/companies.routes.js';
 import { contactsRoutes } from './contacts/contacts.routes.js';
 import { customFieldsRoutes } from './custom-fields/custom-fields.routes.js';
 import { effortsRoutes } from './efforts/efforts.routes.js';
+import { exportsRoutes } from './exports/exports.routes.js';
 import { filesRoutes } from './files/files.routes.js';
 import { incomingInvoicesRoutes } from './incoming-invoices/incoming-invoices.routes.js';
 import { integrationRoutes } from './integration/integration.routes.js';
@@ -69,4 +70,5 @@ export async function registerModules(api: FastifyInstance): Promise<void> {
   await api.register(paymentsRoutes);
   await api.register(changesRoutes);
   await api.register(billingRoutes);
+  await api.register(exportsRoutes);
 }

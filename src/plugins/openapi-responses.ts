@@ -79,6 +79,24 @@ export const DOMAIN_ERRORS: Record<string, Codes> = {
   createOfferInvoice: { 409: ['offer_already_invoiced', 'offer_not_accepted'], 422: ['invalid_reference'] },
 };
 
+// Writes dated into the books meet the period lock (issue 41, src/modules/exports/exports.public.ts).
+for (const op of [
+  'bookOutgoingInvoice',
+  'forceDeleteOutgoingInvoice',
+  'createOutgoingInvoicePayment',
+  'settleOutgoingInvoiceWithCredit',
+  'createIncomingInvoice',
+  'createIncomingInvoicePayment',
+  'settleIncomingInvoiceWithCredit',
+  'updateIncomingInvoiceBooking',
+  'deleteIncomingInvoiceBooking',
+]) {
+  const codes = DOMAIN_ERRORS[op] ?? {};
+  codes[409] = [...(codes[409] ?? []), 'period_locked'];
+  DOMAIN_ERRORS[op] = codes;
+}
+DOMAIN_ERRORS.createDatevExport = { 422: ['unprocessable'] };
+
 /** The code an answer of this status gives when no rule names a more precise one. */
 const FALLBACK: Partial<Record<number, ErrorCode>> = {
   400: 'bad_request',

@@ -31,6 +31,10 @@ export const ERROR_CODES = {
   offer_already_invoiced: { status: 409, title: 'An invoice has been made from this offer already' },
   offer_not_accepted: { status: 409, title: 'Only an accepted offer is invoiced' },
   effort_billed: { status: 409, title: 'The effort stands on an invoice: its billed value cannot change' },
+  period_locked: {
+    status: 409,
+    title: 'The period is locked (Festschreibung): its bookings no longer change',
+  },
   idempotency_in_progress: { status: 409, title: 'A request with this Idempotency-Key is still in progress' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   range_not_satisfiable: { status: 416, title: 'Range not satisfiable' },

@@ -32,6 +32,8 @@ export const ALL_SCOPES = [
   'project:write',
   'offer:write',
   'user:write',
+  // Beyond the specification (issue 41): the DATEV export and the period lock.
+  'accounting:export',
 ] as const;
 export type Scope = (typeof ALL_SCOPES)[number];
 
@@ -77,6 +79,7 @@ export const SCOPE_DESCRIPTIONS: Record<Scope | (typeof USER_PROFILE_SCOPES)[num
   'project:write': 'Create, change and archive projects and their teams',
   'offer:write': 'Create, change, accept and decline offers',
   'user:write': 'Set the hourly and cost rates of users (administrators only)',
+  'accounting:export': 'Export the books to DATEV for your tax adviser and lock exported months for good',
   'user-profile:read': 'See your own full user profile',
 };
 

@@ -201,6 +201,7 @@ export const BASES: Record<string, Maker[]> = {
   'POST /payments/incoming-invoice-credit': [
     (n) => ({ body: { invoice_id: n.incomingInvoice, credit_id: n.incomingCredit, amount: 0.01 } }),
   ],
+  'POST /exports/datev': [() => ({ body: { date_from: '2026-05-01', date_to: '2026-05-31' } })],
   'POST /payments/outgoing-invoice': [
     (n) => ({
       body: {

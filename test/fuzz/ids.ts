@@ -20,6 +20,7 @@ const BY_SEGMENT: Record<string, string> = {
   offers: 'offers',
   payments: 'payments',
   efforts: 'efforts',
+  exports: 'datev_exports',
 };
 
 export function pathParamTable(path: string, param: string): string {

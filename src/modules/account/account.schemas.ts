@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { Nullable, Text } from '../../shared/schemas.js';
+import { AccountingSettings, AccountingSettingsPatch } from './accounting.schemas.js';
 
 /** Bounds of the profile's fields: the schema, the service's checks and the console's form share them. */
 export const LIMITS = {
@@ -103,6 +104,7 @@ const fields = {
       'An invoice without a service period was supplied on its invoice date (printed as such); otherwise booking asks for the period',
   }),
   number_formats: NumberFormats,
+  accounting: AccountingSettings,
 };
 
 export const AccountProfile = Type.Object(
@@ -144,6 +146,7 @@ export const AccountProfilePatch = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    accounting: Type.Optional(AccountingSettingsPatch),
   },
   {
     additionalProperties: false,

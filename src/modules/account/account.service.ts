@@ -16,6 +16,7 @@ import { nowIso } from '../../shared/time.js';
 import { type ActorKind, recordAudit } from '../audit/audit.service.js';
 import * as repo from './account.repository.js';
 import { type AccountProfile, type AccountProfilePatch, LIMITS, LOGO_MAX_BYTES } from './account.schemas.js';
+import { applyAccountingPatch } from './accounting.domain.js';
 import {
   accountProfile,
   NUMBER_KINDS,
@@ -187,6 +188,14 @@ export function applyProfilePatch(current: StoredProfile, patch: AccountProfileP
     const problem = numberFormatProblem(format.trim());
     if (problem) bad(`number_formats.${kind}`, `"${format}" ${problem}`);
     else next.number_formats[kind] = format.trim();
+  }
+  if (patch.accounting !== undefined) {
+    try {
+      next.accounting = applyAccountingPatch(current.accounting, patch.accounting);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      errors.push(...(err.errors ?? []));
+    }
   }
   if (errors.length > 0) throw validationFailed(errors);
   return next;

@@ -1,6 +1,13 @@
 import { AppError } from '../../shared/errors.js';
 import { DEFAULT_NUMBER_FORMATS, type NumberKind, numberFormatError } from '../../shared/number-formats.js';
 import { formatterFor } from '../../shared/pdf/format.js';
+import { type AccountingSettings, accountingSettings, storedAccounting } from './accounting.domain.js';
+
+export {
+  type AccountingSettings,
+  type AccountKey,
+  personalRange,
+} from './accounting.domain.js';
 
 /**
  * What invoicing reads from `accounts.settings` (JSON; written by the account profile API and
@@ -40,6 +47,8 @@ export interface AccountProfile {
   payment_term_days: number | null;
   payment_terms_text: string | null;
   logo: AccountLogoRef | null;
+  /** `accounting`: DATEV export and VAT settings (accounting.domain.ts). */
+  accounting: AccountingSettings;
 }
 
 /** The account's current logo: the bytes are kept by their hash, so an older one stays readable. */
@@ -129,6 +138,7 @@ export function accountProfile(account: {
       typeof days === 'number' && Number.isInteger(days) && days >= 0 && days <= 365 ? days : null,
     payment_terms_text: text(s.payment_terms_text),
     logo: logoRef(s.logo),
+    accounting: accountingSettings(s.accounting),
   };
 }
 
@@ -148,6 +158,7 @@ export function profileSettings(previous: string | null, p: AccountProfile): str
   s.service_date_defaults_to_invoice_date = p.service_date_defaults_to_invoice_date;
   if (p.logo === null) delete s.logo;
   else s.logo = p.logo;
+  s.accounting = storedAccounting(p.accounting);
   return JSON.stringify(s);
 }
 

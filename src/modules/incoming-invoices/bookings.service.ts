@@ -6,6 +6,7 @@ import { toCents } from '../../shared/money.js';
 import { nowIso } from '../../shared/time.js';
 import type { AuthContext } from '../../shared/tokens.js';
 import { findChartOfAccount, requireChartOfAccount } from '../chart-of-accounts/chart-of-accounts.public.js';
+import { assertPeriodOpen } from '../exports/exports.public.js';
 import { findSupplier } from '../suppliers/suppliers.public.js';
 import { type BookingRow, type InvoiceRow, rateIn } from './incoming-invoices.mappers.js';
 import * as repo from './incoming-invoices.repository.js';
@@ -74,6 +75,7 @@ export async function resolveBookings(
 async function loadBooking(db: Db, auth: AuthContext, invoiceId: number, bookingId: number) {
   const invoice = await repo.lockInvoice(db, auth.accountId, invoiceId);
   if (!invoice) throw notFound('Incoming invoice');
+  await assertPeriodOpen(db, auth.accountId, `Incoming invoice ${invoiceId}`, invoice.date);
   const booking = await repo.findBooking(db, auth.accountId, invoiceId, bookingId);
   if (!booking) throw notFound('Booking');
   return { invoice, booking };

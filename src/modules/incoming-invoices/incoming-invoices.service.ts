@@ -7,6 +7,7 @@ import { toCents } from '../../shared/money.js';
 import { orNotFound } from '../../shared/owned.js';
 import { nowIso } from '../../shared/time.js';
 import type { AuthContext } from '../../shared/tokens.js';
+import { assertPeriodOpen } from '../exports/exports.public.js';
 import { storeFile, type Upload } from '../files/files.public.js';
 import { findSupplier, findSupplierBySeller } from '../suppliers/suppliers.public.js';
 import { bookedCents, bookingSumError, resolveBookings } from './bookings.service.js';
@@ -198,6 +199,7 @@ export async function createInvoice(
       const file = await storeFile(trx, auth, upload, { type: 'incoming_invoice', id: row.id });
       row = await repo.updateInvoice(trx, auth.accountId, row.id, { file_id: file.id, file_md5: file.md5 });
     }
+    if (body.bookings?.length) await assertPeriodOpen(trx, auth.accountId, 'The incoming invoice', row.date);
     if (body.bookings?.length)
       await repo.insertBookings(trx, await resolveBookings(trx, auth, row, body.bookings));
     if (status === 'pending') await enqueueExtraction(trx, { accountId: auth.accountId, invoiceId: row.id });

@@ -33,6 +33,8 @@ const SCOPES_DE: Record<keyof typeof SCOPE_DESCRIPTIONS, string> = {
   'project:write': 'Projekte und ihre Teams anlegen, ändern und archivieren',
   'offer:write': 'Angebote anlegen, ändern, annehmen und ablehnen',
   'user:write': 'Stunden- und Kostensätze von Benutzern festlegen (nur Administratoren)',
+  'accounting:export':
+    'Die Buchhaltung für Ihre Steuerberatung an DATEV exportieren und exportierte Monate festschreiben',
   'user-profile:read': 'Ihr eigenes vollständiges Benutzerprofil sehen',
 };
 

@@ -8,6 +8,7 @@ import { changesNothing } from '../../shared/changes.js';
 import { AppError, type FieldError, notFound, validationFailed } from '../../shared/errors.js';
 import type { Page } from '../../shared/paging.js';
 import { nowIso } from '../../shared/time.js';
+import { assertPeriodOpen } from '../exports/exports.public.js';
 import {
   deleteRefusal,
   editRefusal,
@@ -227,6 +228,7 @@ export async function deleteInvoice(db: Db, auth: AuthContext, id: number, force
     const row = await getRow(trx, auth, id, true);
     const refusal = deleteRefusal(row, force);
     if (refusal) throw refusal;
+    if (row.status === 'booked') await assertPeriodOpen(trx, auth.accountId, `Invoice ${id}`, row.date);
     if (row.type === 'final' && row.master_id !== null) {
       throw new AppError(
         'plan_final_invoice',

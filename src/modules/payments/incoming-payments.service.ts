@@ -4,6 +4,7 @@ import type { AuthContext } from '../../plugins/auth.js';
 import { type FieldError, validationFailed } from '../../shared/errors.js';
 import { fromCents, toCentsRounded } from '../../shared/money.js';
 import { todayIso } from '../../shared/time.js';
+import { assertPeriodOpen } from '../exports/exports.public.js';
 import {
   addPaidCents,
   type IncomingInvoiceRow,
@@ -58,6 +59,7 @@ export function createPayment(
       { field: 'invoices', message: `shares sum to ${fromCents(sum)}, not the amount ${body.amount}` },
     ]);
   return transact(db, async (trx) => {
+    await assertPeriodOpen(trx, auth.accountId, 'The payment', body.date);
     const errors: FieldError[] = [];
     const seen = new Set<number>();
     const rows: IncomingInvoiceRow[] = [];
@@ -107,6 +109,7 @@ export function createCreditOffset(
   body: IncomingCreditCreate,
 ): Promise<IncomingPayment> {
   return transact(db, async (trx) => {
+    await assertPeriodOpen(trx, auth.accountId, 'The credit offset', body.date ?? todayIso());
     const errors: FieldError[] = [];
     const invoice = await lockIncomingInvoice(trx, auth.accountId, body.invoice_id);
     const credit = await lockIncomingInvoice(trx, auth.accountId, body.credit_id);

@@ -5,6 +5,7 @@ import { AppError, type FieldError, notFound, validationFailed } from '../../sha
 import { fromCents, toCents } from '../../shared/money.js';
 import type { Page } from '../../shared/paging.js';
 import { todayIso } from '../../shared/time.js';
+import { assertPeriodOpen } from '../exports/exports.public.js';
 import * as invoices from '../outgoing-invoices/outgoing-invoices.public.js';
 import { invalidReference, isMaster } from '../outgoing-invoices/outgoing-invoices.public.js';
 import { allocationsOf } from './incoming-payments.repository.js';
@@ -128,6 +129,7 @@ export async function recordPayment(
   if (amount === undefined)
     throw validationFailed([{ field: 'amount', message: 'must have at most two decimals' }]);
   const payment = await transact(db, async (trx) => {
+    await assertPeriodOpen(trx, auth.accountId, 'The payment', body.date);
     // The invoice's row lock serializes payments on it, so two cannot overpay together.
     const invoice = await invoices.findInvoice(trx, auth.accountId, body.invoice_id, true);
     const account = await repo.findPaymentAccount(trx, auth.accountId, body.payment_account_id);
@@ -169,6 +171,7 @@ export async function associateCredit(
   body: CreditAssociationCreate,
 ): Promise<PaymentCreated> {
   const payment = await transact(db, async (trx) => {
+    await assertPeriodOpen(trx, auth.accountId, 'The credit offset', body.date ?? todayIso());
     // Lock both in id order: two associations on the same pair cannot deadlock.
     const [first, second] = [body.invoice_id, body.credit_id].sort((a, b) => a - b);
     const locked = new Map<number, invoices.InvoiceRow | undefined>();

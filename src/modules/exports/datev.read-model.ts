@@ -1,0 +1,155 @@
+import type { Db } from '../../db/index.js';
+
+/**
+ * What the DATEV export and the reports read of the books, across the modules that keep
+ * them: booked outgoing invoices and credits, payments received, bookings and payments of
+ * incoming invoices, and the clients and suppliers behind them. Read only, in one place,
+ * because the exports module sits above all of those (they call its period lock, so it
+ * cannot import them). Every list is in a fixed order, so an export of unchanged books is
+ * the same file.
+ */
+
+/** Booked outgoing documents (invoices, credits, deposits, partial and final invoices) dated in the range. */
+export function bookedDocuments(db: Db, accountId: number, from: string, to: string) {
+  return db
+    .selectFrom('outgoing_invoices')
+    .select([
+      'id',
+      'type',
+      'invoice_number',
+      'date',
+      'due_date',
+      'currency',
+      'client_id',
+      'document',
+      'buyer',
+    ])
+    .where('account_id', '=', accountId)
+    .where('status', '=', 'booked')
+    .where('deleted_at', 'is', null)
+    .where('date', '>=', from)
+    .where('date', '<=', to)
+    .orderBy('date')
+    .orderBy('id')
+    .execute();
+}
+
+export type BookedDocumentRow = Awaited<ReturnType<typeof bookedDocuments>>[number];
+
+/** Booked outgoing documents dated up to `to` (the open items of the ageing, the cash-method VAT). */
+export function bookedDocumentsById(db: Db, accountId: number, ids: number[]) {
+  if (ids.length === 0) return Promise.resolve([] as BookedDocumentRow[]);
+  return db
+    .selectFrom('outgoing_invoices')
+    .select([
+      'id',
+      'type',
+      'invoice_number',
+      'date',
+      'due_date',
+      'currency',
+      'client_id',
+      'document',
+      'buyer',
+    ])
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .orderBy('id')
+    .execute();
+}
+
+/** Money received for invoices (not credits offset against them), dated in the range. */
+export function paymentsReceived(db: Db, accountId: number, from: string, to: string) {
+  return db
+    .selectFrom('payments as p')
+    .innerJoin('outgoing_invoices as i', 'i.id', 'p.invoice_id')
+    .select([
+      'p.id',
+      'p.amount',
+      'p.date',
+      'p.currency',
+      'p.invoice_id',
+      'i.invoice_number',
+      'i.client_id',
+      'i.buyer',
+    ])
+    .where('p.account_id', '=', accountId)
+    .where('p.type', '=', 'outgoing_invoice')
+    .where('p.date', '>=', from)
+    .where('p.date', '<=', to)
+    .orderBy('p.date')
+    .orderBy('p.id')
+    .execute();
+}
+
+/** Bookings of incoming invoices dated in the range, with their expense account's number. */
+export function incomingBookings(db: Db, accountId: number, from: string, to: string) {
+  return db
+    .selectFrom('incoming_invoice_bookings as b')
+    .innerJoin('incoming_invoices as i', 'i.id', 'b.incoming_invoice_id')
+    .innerJoin('chart_of_accounts as c', 'c.id', 'b.chart_of_account_id')
+    .select([
+      'b.id',
+      'b.amount',
+      'b.tax_rate',
+      'c.number as expense',
+      'i.id as invoice_id',
+      'i.invoice_number',
+      'i.date',
+      'i.document_type',
+      'i.supplier_id',
+      'i.supplier_name',
+    ])
+    .where('b.account_id', '=', accountId)
+    .where('i.date', '>=', from)
+    .where('i.date', '<=', to)
+    .orderBy('i.date')
+    .orderBy('b.id')
+    .execute();
+}
+
+/** Payments made on incoming invoices (per invoice paid), dated in the range. */
+export function paymentsMade(db: Db, accountId: number, from: string, to: string) {
+  return db
+    .selectFrom('incoming_payments as p')
+    .innerJoin('incoming_payment_allocations as a', 'a.incoming_payment_id', 'p.id')
+    .innerJoin('incoming_invoices as i', 'i.id', 'a.incoming_invoice_id')
+    .select([
+      'a.id',
+      'a.amount',
+      'p.date',
+      'i.id as invoice_id',
+      'i.invoice_number',
+      'i.supplier_id',
+      'i.supplier_name',
+    ])
+    .where('p.account_id', '=', accountId)
+    .where('p.type', '=', 'payment')
+    .where('p.date', '>=', from)
+    .where('p.date', '<=', to)
+    .orderBy('p.date')
+    .orderBy('a.id')
+    .execute();
+}
+
+export function clientsById(db: Db, accountId: number, ids: number[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('clients')
+    .select(['id', 'name', 'street', 'zip', 'city', 'country_code', 'vat_id', 'email'])
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .orderBy('id')
+    .execute();
+}
+
+export function suppliersById(db: Db, accountId: number, ids: number[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('suppliers')
+    .select(['id', 'name', 'street', 'zip', 'city', 'country_code', 'vat_id', 'email'])
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .orderBy('id')
+    .execute();
+}

@@ -1,0 +1,87 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { sendBytes } from '../../shared/http.js';
+import { createRoute, getRoute, listRoute } from '../../shared/route-builders.js';
+import { Data, IdParams } from '../../shared/schemas.js';
+import { Binary } from '../files/files.public.js';
+import { DatevExport, DatevExportCreate, DatevExportListQuery, LockedPeriod } from './exports.schemas.js';
+import * as service from './exports.service.js';
+
+const tags = ['Accounting exports'];
+const config = { scopes: ['accounting:export'] };
+
+/** The hand-over to the tax adviser (issue 41): DATEV exports and the period lock. */
+export const exportsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  createRoute(
+    app,
+    {
+      path: '/exports/datev',
+      tags,
+      config,
+      summary: 'Export a period to DATEV',
+      description:
+        'Writes the DATEV export (EXTF, format version 700) of the date range: the Buchungsstapel of every booked outgoing invoice and credit, payment received, incoming invoice booking and payment made dated in it, and the Debitoren/Kreditoren of the parties it uses. Needs the DATEV consultant and client number in the company profile (`accounting`), else 422. With `lock`, the months are locked for good in the same step. The ZIP is kept: GET /exports/datev/{id}/download.',
+      body: DatevExportCreate,
+      response: DatevExport,
+      location: '/exports/datev',
+    },
+    service.createDatevExport,
+  );
+
+  listRoute(
+    app,
+    {
+      path: '/exports/datev',
+      tags,
+      config,
+      summary: 'List DATEV exports',
+      description: 'Every export with its period, lock, checksum, and who made it when.',
+      querystring: DatevExportListQuery,
+      item: DatevExport,
+    },
+    service.listDatevExports,
+    service.toExport,
+  );
+
+  getRoute(
+    app,
+    { path: '/exports/datev/:id', tags, config, summary: 'Retrieve a DATEV export', item: DatevExport },
+    service.getDatevExport,
+  );
+
+  app.get(
+    '/exports/datev/:id/download',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Download a DATEV export',
+        description: 'The ZIP of the export, the same bytes every time (its SHA-256 is the ETag).',
+        params: IdParams,
+        response: {
+          200: Binary('The ZIP', 'application/zip'),
+          206: Binary('A byte range', 'application/zip'),
+        },
+      },
+    },
+    async (req, reply) => {
+      const file = await service.datevExportFile(app.db, req.auth, req.params.id);
+      return sendBytes(req, reply, { ...file, contentType: 'application/zip' });
+    },
+  );
+
+  app.get(
+    '/exports/locked-periods',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'List the locked months',
+        description:
+          'The months locked for good (Festschreibung), oldest first, with when, by whom and by which export.',
+        response: { 200: Data(Type.Array(LockedPeriod)) },
+      },
+    },
+    async (req) => ({ data: await service.listLockedPeriods(app.db, req.auth) }),
+  );
+};

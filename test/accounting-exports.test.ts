@@ -1,0 +1,378 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { before, it } from 'node:test';
+import { unzipSync } from 'fflate';
+import { importData } from '../src/import/index.js';
+import { type Api, describeEachDb, expectProblem } from './helpers.js';
+import { type ChartIds, seedChart } from './incoming.fixtures.js';
+import { ALL_INVOICE_SCOPES, bookNow, line, makeClient, makeInvoice } from './invoicing.fixtures.js';
+
+/**
+ * The files of an export's ZIP, as bytes and as text decoded from Windows-1252 (Latin-1 but for
+ * 0x80–0x9F, of which the fixture uses only €; Node's TextDecoder may lack the code page).
+ */
+function unzip(zip: Buffer) {
+  const files = unzipSync(new Uint8Array(zip));
+  const text = (name: string) => Buffer.from(files[name]!).toString('latin1').replaceAll('\x80', '€');
+  return { files, bookings: text('EXTF_Buchungsstapel.csv'), parties: text('EXTF_Debitoren_Kreditoren.csv') };
+}
+
+/** Lines of an EXTF file (CRLF) split into fields; quotes are kept, as the file has them. */
+const linesOf = (file: string) =>
+  file
+    .split('\r\n')
+    .slice(0, -1)
+    .map((l) => l.split(';'));
+
+const download = async (api: Api, id: number) => {
+  const res = await api.app.inject({
+    method: 'GET',
+    url: `/api/v1/exports/datev/${id}/download`,
+    headers: { authorization: `Bearer ${api.token}` },
+  });
+  return { status: res.statusCode, headers: res.headers, bytes: res.rawPayload };
+};
+
+describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
+  let api: Api;
+  let exporter: Api;
+  let chart: ChartIds;
+  let bankId: number;
+  const doc = {} as Record<'inv' | 'credit' | 'rc' | 'draft' | 'december', { id: number; number: string }>;
+  let incomingId: number;
+  let bookingId: number;
+  const NAME = 'Bäckerei Groß €-Service GmbH';
+
+  before(async () => {
+    await importData(
+      ctx.db,
+      { payment_accounts: [{ key: 'bank', name: 'Business account' }] },
+      { accountId: ctx.account.accountId },
+    );
+    chart = await seedChart(ctx);
+    api = await ctx.as([
+      ...ALL_INVOICE_SCOPES,
+      'account:read',
+      'account:write',
+      'incoming-invoice:write',
+      'chart-of-accounts:write',
+    ]);
+    exporter = await ctx.as('accounting:export');
+    const settings = await api.patch('/account/profile', {
+      accounting: { datev_consultant_number: 1001, datev_client_number: 42 },
+    });
+    assert.equal(settings.status, 200, settings.text);
+    bankId = (await api.get('/payment-accounts')).body.data[0].id;
+
+    const client = await makeClient(api, { name: NAME });
+    const eu = await makeClient(api, { name: 'Wiener Agentur', country_code: 'AT', vat_id: 'ATU12345678' });
+    const book = async (key: keyof typeof doc, body: Record<string, unknown>, booked = true) => {
+      const inv = await makeInvoice(api, body);
+      const b = booked ? await bookNow(api, inv.id) : inv;
+      doc[key] = { id: inv.id, number: b.invoice_number };
+    };
+    await book('inv', {
+      client_id: client,
+      date: '2026-11-03',
+      line_items: [line(100), line(50, { tax_rate: 7 })],
+    });
+    await book('credit', {
+      type: 'credit',
+      client_id: client,
+      credited_invoice_id: doc.inv.id,
+      date: '2026-11-10',
+      line_items: [line(-20)],
+    });
+    await book('rc', {
+      client_id: eu,
+      date: '2026-11-12',
+      tax_exemption_category: 'AE',
+      line_items: [line(200, { tax_rate: 0 })],
+    });
+    await book('draft', { client_id: client, date: '2026-11-15', line_items: [line(10)] }, false);
+    await book('december', { client_id: client, date: '2026-12-02', line_items: [line(10)] });
+    const paid = await api.post('/payments/outgoing-invoice', {
+      invoice_id: doc.inv.id,
+      amount: 50,
+      date: '2026-11-20',
+      payment_account_id: bankId,
+    });
+    assert.equal(paid.status, 201, paid.text);
+
+    const supplier = await api.post('/suppliers', {
+      name: 'Büro Schmidt',
+      chart_of_account_id: chart.office,
+    });
+    assert.equal(supplier.status, 201, supplier.text);
+    const incoming = await api.post('/incoming-invoices', {
+      supplier_id: supplier.body.data.id,
+      invoice_number: 'ER-7',
+      date: '2026-11-05',
+      gross_total: 119,
+      tax_total: 19,
+      bookings: [{ chart_of_account_id: chart.office, amount: 119, tax_rate: 19 }],
+    });
+    assert.equal(incoming.status, 201, incoming.text);
+    incomingId = incoming.body.data.id;
+    bookingId = (
+      await ctx.as('chart-of-accounts:read').then((r) => r.get('/chart-of-accounts/bookings'))
+    ).body.data.find((b: { incoming_invoice_id: number }) => b.incoming_invoice_id === incomingId).id;
+    const out = await api.post('/payments/incoming-invoice', {
+      amount: 119,
+      date: '2026-11-25',
+      incoming_invoice_id: incomingId,
+      payment_account_id: bankId,
+    });
+    assert.equal(out.status, 201, out.text);
+  });
+
+  it('the company profile holds the accounting settings, with the chart’s default accounts', async () => {
+    const admin = await ctx.as('account:read account:write', { accountId: ctx.other.accountId });
+    const got = (await admin.get('/account/profile')).body.data.accounting;
+    assert.deepEqual(
+      {
+        ...got,
+        accounts: { r19: got.accounts.revenue_19, r7: got.accounts.revenue_7, deb: got.accounts.receivables },
+      },
+      {
+        datev_consultant_number: null,
+        datev_client_number: null,
+        fiscal_year_start_month: 1,
+        account_length: 4,
+        chart: 'SKR03',
+        vat_method: 'accrual',
+        accounts: { r19: '8400', r7: '8300', deb: '1400' },
+      },
+    );
+    const skr04 = await admin.patch('/account/profile', {
+      accounting: { chart: 'SKR04', vat_method: 'cash', accounts: { revenue_7: '4301' } },
+    });
+    assert.equal(skr04.status, 200, skr04.text);
+    const a = skr04.body.data.accounting;
+    assert.deepEqual(
+      [a.chart, a.vat_method, a.accounts.revenue_19, a.accounts.revenue_7],
+      ['SKR04', 'cash', '4400', '4301'],
+    );
+    // A longer account length pads the defaults; an account chosen by hand must be redone.
+    const wrong = expectProblem(
+      await admin.patch('/account/profile', { accounting: { account_length: 5 } }),
+      422,
+    );
+    assert.deepEqual(
+      wrong.errors!.map((e) => e.field),
+      ['accounting.accounts.revenue_7'],
+    );
+    const longer = await admin.patch('/account/profile', {
+      accounting: { account_length: 5, accounts: { revenue_7: null } },
+    });
+    assert.equal(longer.body.data.accounting.accounts.revenue_7, '43000');
+    expectProblem(await admin.patch('/account/profile', { accounting: { chart: 'SKR99' } }), 422);
+    expectProblem(
+      await admin.patch('/account/profile', { accounting: { datev_consultant_number: 1000 } }),
+      422,
+    );
+    expectProblem(await admin.patch('/account/profile', { accounting: { bogus: 1 } }), 422);
+  });
+
+  it('POST /exports/datev writes the month as EXTF files, field by field', async () => {
+    const res = await exporter.post('/exports/datev', { date_from: '2026-11-01', date_to: '2026-11-30' });
+    assert.equal(res.status, 201, res.text);
+    const e = res.body.data;
+    assert.equal(res.headers.location, `/api/v1/exports/datev/${e.id}`);
+    assert.deepEqual(
+      [e.date_from, e.date_to, e.locked, e.bookings, e.debtors, e.creditors],
+      ['2026-11-01', '2026-11-30', false, 7, 2, 1],
+    );
+    const file = await download(exporter, e.id);
+    assert.equal(file.status, 200);
+    assert.equal(file.headers['content-type'], 'application/zip');
+    assert.equal(createHash('sha256').update(file.bytes).digest('hex'), e.sha256);
+    const { files, bookings, parties } = unzip(file.bytes);
+
+    // Windows-1252 and CRLF: ä, ß and € are one byte each, no line ends with a bare LF.
+    const raw = Buffer.from(files['EXTF_Buchungsstapel.csv']!);
+    assert.ok(raw.includes(Buffer.from([0x42, 0xe4, 0x63, 0x6b])), 'Bäck as E4');
+    assert.ok(raw.includes(Buffer.from([0x47, 0x72, 0x6f, 0xdf])), 'Groß as DF');
+    assert.ok(raw.includes(Buffer.from([0x80, 0x2d])), '€ as 80');
+    assert.equal(raw.includes(Buffer.from('Ã')), false, 'no UTF-8');
+    assert.equal(/[^\r]\n/.test(raw.toString('latin1')), false, 'CRLF only');
+
+    const [header, columns, ...rows] = linesOf(bookings);
+    assert.equal(header!.length, 31);
+    assert.deepEqual(
+      [0, 1, 2, 3, 4, 7, 10, 11, 12, 13, 14, 15, 18, 20, 21, 26].map((i) => header![i]),
+      [
+        '"EXTF"',
+        '700',
+        '21',
+        '"Buchungsstapel"',
+        '13',
+        '"RE"',
+        '1001',
+        '42',
+        '20260101',
+        '4',
+        '20261101',
+        '20261130',
+        '1',
+        '0',
+        '"EUR"',
+        '"03"',
+      ],
+    );
+    assert.match(header![5]!, /^20\d{15}$/);
+    assert.equal(columns!.length, 125);
+    assert.equal(columns![0], 'Umsatz (ohne Soll/Haben-Kz)');
+    assert.equal(columns![13], 'Buchungstext');
+    for (const r of rows) assert.equal(r.length, 125);
+
+    // Amount, side, account, contra account, BU key, date (DDMM), Belegfeld 1, EU VAT id.
+    const pick = (r: string[]) => [r[0], r[1], r[6], r[7], r[8], r[9], r[10], r[39]].join(' ');
+    const q = (s: string) => `"${s}"`;
+    assert.deepEqual(rows.map(pick), [
+      `53,50 "S" 10000 8300  0311 ${q(doc.inv.number)} `,
+      `119,00 "S" 10000 8400  0311 ${q(doc.inv.number)} `,
+      '119,00 "H" 70000 4930 "9" 0511 "ER-7" ',
+      `23,80 "H" 10000 8400  1011 ${q(doc.credit.number)} `,
+      `200,00 "S" 10001 8336  1211 ${q(doc.rc.number)} "ATU12345678"`,
+      `50,00 "S" 1200 10000  2011 ${q(doc.inv.number)} `,
+      '119,00 "H" 1200 70000  2511 "ER-7" ',
+    ]);
+    assert.equal(rows[0]![13], `"${NAME}"`);
+    assert.equal(rows[0]![2], '"EUR"');
+
+    const [pHeader, pColumns, ...pRows] = linesOf(parties);
+    assert.deepEqual(
+      [0, 1, 2, 3, 4, 10, 11, 12, 13, 14, 15, 26].map((i) => pHeader![i]),
+      ['"EXTF"', '700', '16', '"Debitoren/Kreditoren"', '5', '1001', '42', '20260101', '4', '', '', '"03"'],
+    );
+    assert.equal(pColumns!.length, 254);
+    for (const r of pRows) assert.equal(r.length, 254);
+    assert.deepEqual(
+      pRows.map((r) => [r[0], r[1], r[6], r[8], r[9], r[19]].join(' ')),
+      [
+        `10000 "${NAME}" "2"   "DE"`,
+        '10001 "Wiener Agentur" "2" "AT" "U12345678" "AT"',
+        '70000 "Büro Schmidt" "2"   ',
+      ],
+    );
+
+    // The same bytes again, listed with their checksum.
+    assert.deepEqual((await download(exporter, e.id)).bytes, file.bytes);
+    const list = await exporter.get('/exports/datev');
+    assert.equal(list.status, 200);
+    assert.ok(
+      list.body.data.some((x: { id: number; sha256: string }) => x.id === e.id && x.sha256 === e.sha256),
+    );
+    assert.equal((await exporter.get(`/exports/datev/${e.id}`)).body.data.sha256, e.sha256);
+  });
+
+  it('a locked month refuses every change dated in it (409 period_locked); others still change', async () => {
+    expectProblem(
+      await exporter.post('/exports/datev', { date_from: '2026-11-02', date_to: '2026-11-30', lock: true }),
+      422,
+    );
+    const res = await exporter.post('/exports/datev', {
+      date_from: '2026-11-01',
+      date_to: '2026-11-30',
+      lock: true,
+    });
+    assert.equal(res.status, 201, res.text);
+    const locked = res.body.data;
+    assert.equal(locked.locked, true);
+    const { bookings } = unzip((await download(exporter, locked.id)).bytes);
+    assert.equal(linesOf(bookings)[0]![20], '1', 'Festschreibung flag');
+    const periods = (await exporter.get('/exports/locked-periods')).body.data;
+    assert.deepEqual(
+      periods.map((p: { period: string; export_id: number }) => [p.period, p.export_id]),
+      [['2026-11', locked.id]],
+    );
+
+    const refused = async (res: Awaited<ReturnType<Api['get']>>) => {
+      const p = expectProblem(res, 409, 'period_locked');
+      assert.match(p.detail, /2026-11/);
+    };
+    await refused(await api.post(`/outgoing-invoices/${doc.draft.id}/book`));
+    assert.equal((await api.get(`/outgoing-invoices/${doc.draft.id}`)).body.data.status, 'open');
+    await refused(await api.delete(`/outgoing-invoices/${doc.credit.id}/force`));
+    assert.equal((await api.get(`/outgoing-invoices/${doc.credit.id}`)).body.data.deleted_at ?? null, null);
+    const pay = (date: string) =>
+      api.post('/payments/outgoing-invoice', {
+        invoice_id: doc.inv.id,
+        amount: 1,
+        date,
+        payment_account_id: bankId,
+      });
+    await refused(await pay('2026-11-29'));
+    await refused(
+      await api.post('/payments/outgoing-invoice-credit', {
+        invoice_id: doc.inv.id,
+        credit_id: doc.credit.id,
+        date: '2026-11-30',
+      }),
+    );
+    await refused(await api.patch(`/incoming-invoices/${incomingId}/bookings/${bookingId}`, { amount: 100 }));
+    await refused(await api.delete(`/incoming-invoices/${incomingId}/bookings/${bookingId}`));
+    await refused(
+      await api.post('/payments/incoming-invoice', {
+        amount: 1,
+        date: '2026-11-26',
+        incoming_invoice_id: incomingId,
+      }),
+    );
+    await refused(
+      await api.post('/incoming-invoices', {
+        invoice_number: 'ER-8',
+        date: '2026-11-06',
+        gross_total: 10,
+        bookings: [{ chart_of_account_id: chart.office, amount: 10 }],
+      }),
+    );
+
+    // Outside the month everything still works.
+    assert.equal((await pay('2026-12-03')).status, 201);
+    assert.equal((await api.delete(`/outgoing-invoices/${doc.december.id}/force`)).status, 204);
+
+    // An export of the locked month is the same file every time.
+    const again = await exporter.post('/exports/datev', { date_from: '2026-11-01', date_to: '2026-11-30' });
+    assert.equal(again.status, 201, again.text);
+    assert.equal(again.body.data.sha256, locked.sha256);
+    assert.equal(again.body.data.locked, true);
+  });
+
+  it('401, 403, 404 and 422 on every operation', async () => {
+    const none = await ctx.as('account:read');
+    const ops: [string, string, unknown?][] = [
+      ['POST', '/exports/datev', { date_from: '2026-10-01', date_to: '2026-10-31' }],
+      ['GET', '/exports/datev'],
+      ['GET', '/exports/datev/1'],
+      ['GET', '/exports/datev/1/download'],
+      ['GET', '/exports/locked-periods'],
+    ];
+    for (const [method, path, body] of ops) {
+      expectProblem(await ctx.anon.request(method as 'GET', path, body), 401);
+      const p = expectProblem(await none.request(method as 'GET', path, body), 403, 'insufficient_scope');
+      assert.deepEqual(p.required_scopes, ['accounting:export']);
+    }
+    expectProblem(await exporter.get('/exports/datev/99999999'), 404, 'not_found');
+    expectProblem(await exporter.get('/exports/datev/99999999/download'), 404, 'not_found');
+    const foreign = await ctx.as('accounting:export', { accountId: ctx.other.accountId });
+    const mine = (await exporter.get('/exports/datev')).body.data[0].id;
+    expectProblem(await foreign.get(`/exports/datev/${mine}`), 404);
+    expectProblem(await foreign.get(`/exports/datev/${mine}/download`), 404);
+    const fields = async (body: unknown, as = exporter) =>
+      expectProblem(await as.post('/exports/datev', body), 422).errors!.map((e) => e.field);
+    assert.deepEqual(await fields({ date_from: '2026-11-30', date_to: '2026-11-01' }), ['date_to']);
+    assert.deepEqual(await fields({ date_from: '2026-12-01', date_to: '2027-01-31' }), ['date_to']);
+    assert.ok((await fields({ date_from: '2026-11-01', date_to: '2026-11-30', extra: 1 })).length > 0);
+    assert.ok((await fields({ date_from: '2026-13-01', date_to: '2026-11-30' })).length > 0);
+    assert.ok((await fields({ date_from: '2026-11-01' })).length > 0);
+    expectProblem(await exporter.get('/exports/datev?per_page=1000'), 422);
+    expectProblem(await exporter.get('/exports/datev/abc'), 422);
+    // The other account has no DATEV numbers yet.
+    assert.deepEqual(await fields({ date_from: '2026-11-01', date_to: '2026-11-30' }, foreign), [
+      'accounting.datev_consultant_number',
+      'accounting.datev_client_number',
+    ]);
+  });
+});
