@@ -83,6 +83,12 @@ export function clientErrorHandler(
 
 export const errorsPlugin = fp(async (app: FastifyInstance) => {
   app.setErrorHandler((error: FastifyError, req, reply) => {
+    const shadowed = shadowedPath(error, req);
+    if (shadowed) return sendProblem(reply, shadowed, req);
+    // A request no route matched whose body the not-found route could not parse (a method
+    // such as QUERY without a Content-Type): still 405 or 404, not the parser's 400.
+    if (req.routeOptions.url === undefined && (error.statusCode ?? 500) < 500)
+      return sendProblem(reply, unmatched(req), req);
     const appError = toAppError(error);
     if (appError.status >= 500) req.log.error({ err: error }, 'request failed');
     else req.log.info({ code: appError.code, detail: appError.message }, 'request refused');
@@ -90,20 +96,26 @@ export const errorsPlugin = fp(async (app: FastifyInstance) => {
   });
   // A path the router did not match: another method's (405 + Allow) or none at all (404).
   const routes = routeTable();
+  /** A fixed path asked with a method it lacks, taken by a parameter route: 405 with its own methods. */
+  const shadowedPath = (error: FastifyError & { validationContext?: string }, req: FastifyRequest) => {
+    if (error.validationContext !== 'params' || !req.routeOptions.url) return undefined;
+    const methods = routes.fixedMethodsFor(req.url, req.routeOptions.url);
+    if (methods.length === 0) return undefined;
+    const allow = methods.join(', ');
+    const path = req.url.split('?')[0];
+    return new AppError('method_not_allowed', `${req.method} is not allowed on ${path}; allowed: ${allow}`, {
+      headers: { allow },
+    });
+  };
   app.addHook('onRoute', (route) => routes.add(route));
-  app.setNotFoundHandler((req, reply) => {
+  const unmatched = (req: FastifyRequest): AppError => {
     const path = req.url.split('?')[0];
     const methods = routes.methodsFor(req.url);
-    if (methods.length > 0) {
-      const allow = methods.join(', ');
-      return sendProblem(
-        reply,
-        new AppError('method_not_allowed', `${req.method} is not allowed on ${path}; allowed: ${allow}`, {
-          headers: { allow },
-        }),
-        req,
-      );
-    }
-    return sendProblem(reply, new AppError('not_found', `No route ${req.method} ${path}`), req);
-  });
+    if (methods.length === 0) return new AppError('not_found', `No route ${req.method} ${path}`);
+    const allow = methods.join(', ');
+    return new AppError('method_not_allowed', `${req.method} is not allowed on ${path}; allowed: ${allow}`, {
+      headers: { allow },
+    });
+  };
+  app.setNotFoundHandler((req, reply) => sendProblem(reply, unmatched(req), req));
 });

@@ -142,7 +142,9 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
   const begin: preHandlerHookHandler = (req, reply, done) => {
     if (!req.auth) return done();
     const key = req.headers['idempotency-key'];
-    if (typeof key !== 'string' || key === '') return done();
+    if (typeof key !== 'string') return done();
+    // Sent but empty is a client's bug (an unset variable), not a request without a key.
+    if (key.trim() === '') return done(new AppError('validation_failed', 'Idempotency-Key is empty'));
     if (key.length > 255)
       return done(new AppError('validation_failed', 'Idempotency-Key is longer than 255 characters'));
     let held: Held | undefined;

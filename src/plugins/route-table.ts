@@ -28,6 +28,23 @@ export function routeTable() {
     add(route: RouteOptions) {
       routes.push({ methods: [route.method].flat(), segments: compile(route.url) });
     },
+    /**
+     * The methods of a fixed path that a parameter route also matches (`/payments/outgoing-invoice`
+     * beside `/payments/{id}`): those of the matching routes with more literal segments than
+     * `than` (the pattern the router took), sorted; empty when no such route exists. A request
+     * with another method falls to the parameter route, whose validation would otherwise
+     * answer for a path it does not own.
+     */
+    fixedMethodsFor(url: string, than: string): string[] {
+      const parts = split(url.split('?')[0] ?? '');
+      const literals = (segments: Segment[]) => segments.filter((s) => !s.param && !s.rest).length;
+      const taken = literals(compile(than));
+      const methods = new Set<string>();
+      for (const r of routes)
+        if (literals(r.segments) > taken && matches(r.segments, parts))
+          for (const m of r.methods) methods.add(m);
+      return [...methods].sort();
+    },
     /** The methods of the routes whose pattern the path matches, sorted. */
     methodsFor(url: string): string[] {
       const parts = split(url.split('?')[0] ?? '');
