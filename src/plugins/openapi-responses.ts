@@ -340,6 +340,17 @@ function withHeaders(response: Json, names: (keyof typeof HEADERS)[]) {
 }
 
 /** Adds the answers, problem codes and headers of one operation (mutates `op`). */
+/** What a success answer is, for routes that name only its schema (Fastify says "Default Response"). */
+function successDescription(method: string, status: number, list: boolean): string {
+  if (status === 201) return 'Created: the new record; its address in `Location`';
+  if (status === 202) return 'Accepted: queued, done in the background';
+  if (status === 204) return 'Done; no content';
+  if (status === 206) return 'The requested part of the file';
+  if (status === 200 && method === 'get') return list ? 'One page of the list' : 'The record';
+  if (status === 200) return 'Done: the record as it is now';
+  return 'Success';
+}
+
 export function completeOperation(doc: Json, method: string, path: string, op: Json, operationId: string) {
   const api = path.startsWith(`${API_PREFIX}/`);
   const secured = Array.isArray(op.security) && op.security.length > 0;
@@ -368,6 +379,8 @@ export function completeOperation(doc: Json, method: string, path: string, op: J
 
   for (const [status, response] of Object.entries<Json>(op.responses)) {
     const s = Number(status);
+    if (response.description === 'Default Response' || !response.description)
+      response.description = successDescription(method, s, isList(doc, response));
     const names: (keyof typeof HEADERS)[] = [];
     if (api) names.push('RateLimit', 'RateLimit-Policy');
     if (s === 201) names.push('Location');
