@@ -115,7 +115,7 @@ describe('CLI: help, usage errors and scopes', () => {
     const demo = await cli(dbFile, 'import', 'seed/demo.json');
     assert.equal(demo.code, 0, demo.stderr);
     const readme = await readFile('README.md', 'utf8');
-    const quick = readme.slice(readme.indexOf('## Quick start'), readme.indexOf('## Configuration'));
+    const quick = readme.slice(readme.indexOf('## Five-minute tour'), readme.indexOf('## Configuration'));
     const lines = quick.split('\n');
     const create = lines.find((l) => l.startsWith('npm run --silent cli -- integration create'))!;
     const made = await cli(dbFile, ...shellWords(create).slice(5));
