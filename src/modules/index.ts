@@ -8,6 +8,7 @@ import { clientsRoutes } from './clients/clients.routes.js';
 import { companiesRoutes } from './companies/companies.routes.js';
 import { contactsRoutes } from './contacts/contacts.routes.js';
 import { customFieldsRoutes } from './custom-fields/custom-fields.routes.js';
+import { dunningRoutes } from './dunning/dunning.routes.js';
 import { effortsRoutes } from './efforts/efforts.routes.js';
 import { exportsRoutes } from './exports/exports.routes.js';
 import { filesRoutes } from './files/files.routes.js';
@@ -71,4 +72,5 @@ export async function registerModules(api: FastifyInstance): Promise<void> {
   await api.register(changesRoutes);
   await api.register(billingRoutes);
   await api.register(exportsRoutes);
+  await api.register(dunningRoutes);
 }

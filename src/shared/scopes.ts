@@ -34,6 +34,9 @@ export const ALL_SCOPES = [
   'user:write',
   // Beyond the specification (issue 41): the DATEV export and the period lock.
   'accounting:export',
+  // Beyond the specification (issue 39): payment reminders and dunning letters.
+  'dunning:read',
+  'dunning:write',
 ] as const;
 export type Scope = (typeof ALL_SCOPES)[number];
 
@@ -80,6 +83,8 @@ export const SCOPE_DESCRIPTIONS: Record<Scope | (typeof USER_PROFILE_SCOPES)[num
   'offer:write': 'Create, change, accept and decline offers',
   'user:write': 'Set the hourly and cost rates of users (administrators only)',
   'accounting:export': 'Export the books to DATEV for your tax adviser and lock exported months for good',
+  'dunning:read': 'See dunning levels, base rates and dunning letters',
+  'dunning:write': 'Change dunning levels and base rates, run dunning, cancel and send dunning letters',
   'user-profile:read': 'See your own full user profile',
 };
 

@@ -39,6 +39,13 @@ const writable = {
         'The buyer reference of e-invoices (BT-10), e.g. a German Leitweg-ID; an invoice’s own `buyer_reference` overrides it',
     }),
   ),
+  is_consumer: Type.Boolean({
+    description:
+      'A consumer (§ 13 BGB): default interest of dunning letters is the base rate + 5 points instead of + 9, and no € 40 lump sum; default false',
+  }),
+  dunning_blocked: Type.Boolean({
+    description: 'The dunning run skips the client’s invoices; default false',
+  }),
   currency: Nullable(CurrencyCode),
   payment_term_days: Nullable(Type.Integer({ minimum: 0, maximum: 3650 })),
   notes: Text(10000),

@@ -25,6 +25,8 @@ export function toClientFull(r: ClientRow): ClientFull {
     ...partyOf(r),
     language: r.language,
     buyer_reference: r.buyer_reference,
+    is_consumer: Boolean(r.is_consumer),
+    dunning_blocked: Boolean(r.dunning_blocked),
     currency: r.currency,
     payment_term_days: r.payment_term_days,
     notes: r.notes,
@@ -68,14 +70,24 @@ async function assertShortcodeFree(db: Db, auth: AuthContext, value: string, sel
   }
 }
 
+/** The flags as the columns keep them (0/1). */
+function stored<T extends { is_consumer?: boolean; dunning_blocked?: boolean }>(body: T) {
+  const { is_consumer, dunning_blocked, ...rest } = body;
+  return {
+    ...rest,
+    ...(is_consumer === undefined ? {} : { is_consumer: is_consumer ? 1 : 0 }),
+    ...(dunning_blocked === undefined ? {} : { dunning_blocked: dunning_blocked ? 1 : 0 }),
+  };
+}
+
 export async function createClient(db: Db, auth: AuthContext, body: ClientCreate): Promise<ClientRow> {
+  const values = { ...stored(body), account_id: auth.accountId };
   // Nothing to check first: the INSERT is the whole write.
-  if (!body.shortcode && !body.external_id)
-    return transactOne(db, (trx) => repo.insertClient(trx, { ...body, account_id: auth.accountId }));
+  if (!body.shortcode && !body.external_id) return transactOne(db, (trx) => repo.insertClient(trx, values));
   return transact(db, async (trx) => {
     if (body.shortcode) await assertShortcodeFree(trx, auth, body.shortcode);
     await clients.assertExternalIdFree(trx, auth, body.external_id);
-    return repo.insertClient(trx, { ...body, account_id: auth.accountId });
+    return repo.insertClient(trx, values);
   });
 }
 
@@ -88,7 +100,7 @@ export async function updateClient(
   // A PATCH that changes nothing keeps updated_at (shared rule: src/shared/changes.ts).
   const current = await getClient(db, auth, id);
   if (changesNothing(current, body)) return current;
-  const row = await repo.updateClient(db, auth.accountId, id, { ...body, updated_at: nowIso() });
+  const row = await repo.updateClient(db, auth.accountId, id, { ...stored(body), updated_at: nowIso() });
   if (!row) throw notFound('Client');
   return row;
 }

@@ -10,6 +10,10 @@ export interface ClientTable extends PartyColumns {
   language: string | null;
   /** BT-10 of e-invoices (Leitweg-ID); an invoice's own value wins. */
   buyer_reference: string | null;
+  /** 1: a consumer (§ 13 BGB): default interest is base rate + 5 points, no lump sum. */
+  is_consumer: Generated<number>;
+  /** 1: the dunning run leaves the client's invoices alone. */
+  dunning_blocked: Generated<number>;
   currency: string | null;
   payment_term_days: number | null;
   notes: string | null;

@@ -248,7 +248,7 @@ export const SHIPPED_BASE_RATES: readonly BaseRate[] = Object.freeze(
 );
 
 /** The shipped table with an account's own entries, which win on the same date; by date. */
-export function mergeBaseRates(own: readonly BaseRate[]): BaseRate[] {
+export function mergeBaseRates(own: readonly BaseRate[]): (BaseRate & { source: 'shipped' | 'account' })[] {
   const by = new Map<string, BaseRate & { source: 'shipped' | 'account' }>();
   for (const r of SHIPPED_BASE_RATES) by.set(r.valid_from, { ...r, source: 'shipped' });
   for (const r of own) by.set(r.valid_from, { valid_from: r.valid_from, rate: r.rate, source: 'account' });

@@ -1,0 +1,94 @@
+import type { Db } from '../../db/index.js';
+
+/**
+ * What the dunning run reads of other modules' tables: booked invoices past their due date
+ * with their client's flags, and the days payments were received. Read only, never written;
+ * invoice totals come through the outgoing-invoices front door.
+ */
+
+/** Kinds of documents that are dunned: invoices and the partial and final invoices of plans. */
+const DUNNED_TYPES = ['invoice', 'partial', 'final'];
+
+export interface OverdueInvoice {
+  id: number;
+  client_id: number | null;
+  invoice_number: string | null;
+  date: string | null;
+  due_date: string;
+  currency: string;
+  is_consumer: number | null;
+  language: string | null;
+  client_name: string | null;
+}
+
+/**
+ * Booked, live invoices whose due date is before `date`, not credited by a booked credit note,
+ * of clients the run may dun (not `dunning_blocked`). Paid ones are among them: the service
+ * asks for each one's open amount.
+ */
+export function overdueInvoices(
+  db: Db,
+  accountId: number,
+  date: string,
+  invoiceId?: number,
+): Promise<OverdueInvoice[]> {
+  let qb = db
+    .selectFrom('outgoing_invoices as i')
+    .leftJoin('clients as c', 'c.id', 'i.client_id')
+    .select([
+      'i.id',
+      'i.client_id',
+      'i.invoice_number',
+      'i.date',
+      'i.due_date',
+      'i.currency',
+      'c.is_consumer',
+      'c.language',
+      'c.name as client_name',
+    ])
+    .where('i.account_id', '=', accountId)
+    .where('i.status', '=', 'booked')
+    .where('i.deleted_at', 'is', null)
+    .where('i.type', 'in', DUNNED_TYPES)
+    .where('i.due_date', 'is not', null)
+    .where('i.due_date', '<', date)
+    .where((eb) => eb.or([eb('c.dunning_blocked', 'is', null), eb('c.dunning_blocked', '=', 0)]))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('outgoing_invoices as cr')
+            .select('cr.id')
+            .where('cr.account_id', '=', accountId)
+            .whereRef('cr.credited_invoice_id', '=', 'i.id')
+            .where('cr.type', '=', 'credit')
+            .where('cr.status', '=', 'booked')
+            .where('cr.deleted_at', 'is', null),
+        ),
+      ),
+    );
+  if (invoiceId !== undefined) qb = qb.where('i.id', '=', invoiceId);
+  return qb.orderBy('i.id').execute() as Promise<OverdueInvoice[]>;
+}
+
+/** Payments and credit settlements of the invoices: the day each lowered the open amount. */
+export function reductionsOf(db: Db, accountId: number, invoiceIds: readonly number[]) {
+  if (invoiceIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('payments')
+    .select(['invoice_id', 'amount', 'date'])
+    .where('account_id', '=', accountId)
+    .where('invoice_id', 'in', invoiceIds)
+    .orderBy('invoice_id')
+    .orderBy('date')
+    .execute();
+}
+
+/** The client of a letter, as the PDF and the levels' texts name it. */
+export const clientOf = (db: Db, accountId: number, clientId: number) =>
+  db
+    .selectFrom('clients')
+    .select(['id', 'name', 'language', 'is_consumer', 'dunning_blocked'])
+    .where('account_id', '=', accountId)
+    .where('id', '=', clientId)
+    .executeTakeFirst();

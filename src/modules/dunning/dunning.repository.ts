@@ -1,0 +1,137 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db } from '../../db/index.js';
+import { paginate } from '../../shared/paging.js';
+import type { LetterListQuery } from './dunning.schemas.js';
+import type { DunningLetterTable } from './dunning.tables.js';
+
+export type LetterRow = Selectable<DunningLetterTable>;
+
+export const findSettings = (db: Db, accountId: number) =>
+  db
+    .selectFrom('dunning_settings')
+    .select(['levels', 'updated_at'])
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+
+export async function saveSettings(db: Db, accountId: number, levels: string, now: string): Promise<void> {
+  await db
+    .insertInto('dunning_settings')
+    .values({ account_id: accountId, levels, updated_at: now })
+    .onConflict((oc) => oc.column('account_id').doUpdateSet({ levels, updated_at: now }))
+    .execute();
+}
+
+export const ownBaseRates = (db: Db, accountId: number) =>
+  db
+    .selectFrom('dunning_base_rates')
+    .select(['valid_from', 'rate', 'updated_at'])
+    .where('account_id', '=', accountId)
+    .orderBy('valid_from')
+    .execute();
+
+export async function saveBaseRate(
+  db: Db,
+  accountId: number,
+  validFrom: string,
+  rate: string,
+  now: string,
+): Promise<void> {
+  await db
+    .insertInto('dunning_base_rates')
+    .values({ account_id: accountId, valid_from: validFrom, rate, updated_at: now })
+    .onConflict((oc) => oc.columns(['account_id', 'valid_from']).doUpdateSet({ rate, updated_at: now }))
+    .execute();
+}
+
+/**
+ * The next letter number of a year. The UPDATE holds the counter row's lock until the
+ * transaction ends: runs at once queue here, and a rollback hands the value back (no gaps).
+ */
+export async function nextLetterSequence(db: Db, accountId: number, year: number): Promise<number> {
+  await db
+    .insertInto('dunning_number_counters')
+    .values({ account_id: accountId, year, last_value: 0 })
+    .onConflict((oc) => oc.columns(['account_id', 'year']).doNothing())
+    .execute();
+  const row = await db
+    .updateTable('dunning_number_counters')
+    .set((eb) => ({ last_value: eb('last_value', '+', 1) }))
+    .where('account_id', '=', accountId)
+    .where('year', '=', year)
+    .returning('last_value')
+    .executeTakeFirstOrThrow();
+  return Number(row.last_value);
+}
+
+export const letterCounters = (db: Db, accountId: number) =>
+  db
+    .selectFrom('dunning_number_counters')
+    .select(['year', 'last_value'])
+    .where('account_id', '=', accountId)
+    .orderBy('year')
+    .execute();
+
+export const insertLetter = (db: Db, values: Insertable<DunningLetterTable>) =>
+  db.insertInto('dunning_letters').values(values).returningAll().executeTakeFirstOrThrow();
+
+export const findLetter = (db: Db, accountId: number, id: number): Promise<LetterRow | undefined> =>
+  db
+    .selectFrom('dunning_letters')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+
+export const updateLetter = (db: Db, accountId: number, id: number, values: Updateable<DunningLetterTable>) =>
+  db
+    .updateTable('dunning_letters')
+    .set(values)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+
+/** The letters of some invoices, for the run (every status). */
+export function lettersOf(db: Db, accountId: number, invoiceIds: readonly number[]) {
+  if (invoiceIds.length === 0) return Promise.resolve([] as LetterRow[]);
+  return db
+    .selectFrom('dunning_letters')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('invoice_id', 'in', invoiceIds)
+    .orderBy('invoice_id')
+    .orderBy('level')
+    .execute();
+}
+
+/** The account's letters still open or sent (the run settles those of paid invoices). */
+export const unsettledLetters = (db: Db, accountId: number) =>
+  db
+    .selectFrom('dunning_letters')
+    .select(['id', 'invoice_id'])
+    .where('account_id', '=', accountId)
+    .where('status', 'in', ['open', 'sent'])
+    .execute();
+
+export function settleLetters(db: Db, accountId: number, ids: readonly number[], now: string) {
+  if (ids.length === 0) return Promise.resolve();
+  return db
+    .updateTable('dunning_letters')
+    .set({ status: 'settled', settled_at: now, updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .where('status', 'in', ['open', 'sent'])
+    .execute()
+    .then(() => undefined);
+}
+
+export function listLetters(db: Db, accountId: number, q: LetterListQuery) {
+  let qb = db.selectFrom('dunning_letters').selectAll().where('account_id', '=', accountId);
+  if (q.invoice_id !== undefined) qb = qb.where('invoice_id', '=', q.invoice_id);
+  if (q.client_id !== undefined) qb = qb.where('client_id', '=', q.client_id);
+  if (q.level !== undefined) qb = qb.where('level', '=', q.level);
+  if (q.status !== undefined) qb = qb.where('status', '=', q.status);
+  if (q.date_from !== undefined) qb = qb.where('date', '>=', q.date_from);
+  if (q.date_to !== undefined) qb = qb.where('date', '<=', q.date_to);
+  return paginate(qb.orderBy('id'), q);
+}

@@ -1,0 +1,149 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { getRoute, listRoute } from '../../shared/route-builders.js';
+import { Data, IdParams, problemResponse } from '../../shared/schemas.js';
+import {
+  BaseRate,
+  BaseRateBody,
+  BaseRateParams,
+  Letter,
+  LetterListQuery,
+  Levels,
+  LevelsBody,
+  RunBody,
+  RunResult,
+} from './dunning.schemas.js';
+import * as service from './dunning.service.js';
+
+const tags = ['Dunning'];
+const read = { scopes: ['dunning:read'] };
+const write = { scopes: ['dunning:write'] };
+
+export const dunningRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/dunning/levels',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'The dunning levels',
+        description:
+          'Beyond the specification (issue 39). The ordered levels of the account (by default a payment reminder without a fee, then a first and a second dunning letter) with their days, fee, interest and lump-sum options, delivery and texts.',
+        response: { 200: Data(Levels) },
+      },
+    },
+    async (req) => ({ data: await service.getLevels(app.db, req.auth) }),
+  );
+
+  app.put(
+    '/dunning/levels',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Replace the dunning levels',
+        description:
+          'Beyond the specification (issue 39). The whole ordered list, 1 to 10 levels; letters already made keep their level number and texts. An unknown placeholder in a text is a 422 naming the field.',
+        body: LevelsBody,
+        response: { 200: Data(Levels) },
+      },
+    },
+    async (req) => ({ data: await service.putLevels(app.db, req.auth, req.body) }),
+  );
+
+  app.get(
+    '/dunning/base-rates',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'The base rates of default interest',
+        description:
+          'Beyond the specification (issue 39). The base rates (Basiszinssatz, § 247 BGB) by the day each took effect: the published values the service ships since 1 January 2002, and the account’s own, which extend the table and win on the same date.',
+        response: { 200: Data(Type.Array(BaseRate)) },
+      },
+    },
+    async (req) => ({ data: await service.listBaseRates(app.db, req.auth) }),
+  );
+
+  app.put(
+    '/dunning/base-rates/:valid_from',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Set a base rate',
+        description:
+          'Beyond the specification (issue 39). Sets the base rate in force from `valid_from` (a 1 January or 1 July) for this account; letters already made keep their interest.',
+        params: BaseRateParams,
+        body: BaseRateBody,
+        response: { 200: Data(BaseRate) },
+      },
+    },
+    async (req) => ({
+      data: await service.putBaseRate(app.db, req.auth, req.params.valid_from, req.body.rate),
+    }),
+  );
+
+  app.post(
+    '/dunning/run',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Run dunning',
+        description:
+          'Beyond the specification (issue 39). For every booked invoice, partial or final invoice that is due before `date`, not fully paid, not credited and whose client is not `dunning_blocked`: the next level whose time has come, one letter each. Idempotent: a second run on the same day makes nothing more, and concurrent runs make each letter once. The open and sent letters of paid invoices become `settled`. `dry_run` only answers what would be made.',
+        body: RunBody,
+        response: { 200: Data(RunResult) },
+      },
+    },
+    async (req) => ({ data: await service.run(app.db, req.auth, req.body) }),
+  );
+
+  listRoute(
+    app,
+    {
+      path: '/dunnings',
+      tags,
+      config: read,
+      summary: 'List dunning letters',
+      description:
+        'Beyond the specification (issue 39). Filters: `invoice_id`, `client_id`, `level`, `status`, and `date_from`/`date_to` on the letter’s date.',
+      querystring: LetterListQuery,
+      item: Letter,
+    },
+    service.listLetters,
+    service.toLetter,
+  );
+
+  getRoute(
+    app,
+    {
+      path: '/dunnings/:id',
+      tags,
+      config: read,
+      summary: 'Read a dunning letter',
+      description: 'Beyond the specification (issue 39).',
+      item: Letter,
+    },
+    service.getLetter,
+    service.toLetter,
+  );
+
+  app.post(
+    '/dunnings/:id/cancel',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Cancel a dunning letter',
+        description:
+          'Beyond the specification (issue 39). Withdraws an open or sent letter: its claims are void, its number stays taken, and the run does not make its level again. Cancelling a cancelled letter changes nothing; a settled one is a 409.',
+        params: IdParams,
+        response: { 200: Data(Letter), 409: problemResponse('`conflict`: the letter is settled') },
+      },
+    },
+    async (req) => ({ data: service.toLetter(await service.cancelLetter(app.db, req.auth, req.params.id)) }),
+  );
+};

@@ -1,0 +1,428 @@
+import { sqlState } from '../../db/faults.js';
+import type { Db } from '../../db/index.js';
+import { transact } from '../../db/transact.js';
+import { AppError, type FieldError, notFound } from '../../shared/errors.js';
+import { centsToString, exactDecimal, fromCents, toCents } from '../../shared/money.js';
+import type { Page } from '../../shared/paging.js';
+import { formatterFor } from '../../shared/pdf/format.js';
+import { nowIso, todayIso } from '../../shared/time.js';
+import type { AuthContext } from '../../shared/tokens.js';
+import { documentParties, findInvoice, invoiceState } from '../outgoing-invoices/outgoing-invoices.public.js';
+import {
+  DEFAULT_LEVELS,
+  fill,
+  type Language,
+  type Level,
+  letterAmounts,
+  nextLevel,
+  type PastLetter,
+  unknownPlaceholder,
+} from './dunning.domain.js';
+import { type OverdueInvoice, overdueInvoices, reductionsOf } from './dunning.read-model.js';
+import type { LetterRow } from './dunning.repository.js';
+import * as repo from './dunning.repository.js';
+import type {
+  BaseRate,
+  Letter,
+  LetterListQuery,
+  LetterPreview,
+  Levels,
+  LevelsBody,
+  RunBody,
+  RunResult,
+} from './dunning.schemas.js';
+import {
+  type BaseRate as DomainBaseRate,
+  type InterestPeriod,
+  isHalfYearStart,
+  mergeBaseRates,
+  NoBaseRate,
+  type Reduction,
+} from './interest.domain.js';
+
+// ---------------------------------------------------------------------------------------------
+// Levels
+
+async function levelsOf(db: Db, accountId: number): Promise<{ levels: Level[]; updated_at: string | null }> {
+  const row = await repo.findSettings(db, accountId);
+  return row
+    ? { levels: JSON.parse(row.levels) as Level[], updated_at: row.updated_at }
+    : { levels: DEFAULT_LEVELS as Level[], updated_at: null };
+}
+
+const toLevels = (s: { levels: Level[]; updated_at: string | null }): Levels => ({
+  levels: s.levels.map((l, i) => ({ level: i + 1, ...l, fee: fromCents(l.fee) })),
+  updated_at: s.updated_at,
+});
+
+export async function getLevels(db: Db, auth: AuthContext): Promise<Levels> {
+  return toLevels(await levelsOf(db, auth.accountId));
+}
+
+/** PUT /dunning/levels: replaces the whole list; texts may hold only the known placeholders. */
+export async function putLevels(db: Db, auth: AuthContext, body: LevelsBody): Promise<Levels> {
+  const errors: FieldError[] = [];
+  body.levels.forEach((l, i) => {
+    for (const lang of ['de', 'en'] as const) {
+      for (const part of ['subject', 'body'] as const) {
+        const bad = unknownPlaceholder(l.texts[lang][part]);
+        if (bad)
+          errors.push({
+            field: `levels.${i}.texts.${lang}.${part}`,
+            message: `unknown placeholder {${bad}}`,
+          });
+      }
+    }
+  });
+  if (errors.length) throw new AppError('validation_failed', errors[0]!.message, { errors });
+  const levels: Level[] = body.levels.map((l) => ({
+    days_after_due: l.days_after_due,
+    fee: toCents(l.fee)!,
+    charge_interest: l.charge_interest,
+    flat_fee: l.flat_fee,
+    delivery: l.delivery,
+    texts: { de: { ...l.texts.de }, en: { ...l.texts.en } },
+  }));
+  const now = nowIso();
+  await repo.saveSettings(db, auth.accountId, JSON.stringify(levels), now);
+  return toLevels({ levels, updated_at: now });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Base rates
+
+async function baseRatesOf(db: Db, accountId: number) {
+  return mergeBaseRates(await repo.ownBaseRates(db, accountId));
+}
+
+const toBaseRate = (r: DomainBaseRate & { source: 'shipped' | 'account' }): BaseRate => ({
+  valid_from: r.valid_from,
+  rate: Number(r.rate),
+  source: r.source,
+});
+
+export async function listBaseRates(db: Db, auth: AuthContext): Promise<BaseRate[]> {
+  return (await baseRatesOf(db, auth.accountId)).map(toBaseRate);
+}
+
+export async function putBaseRate(
+  db: Db,
+  auth: AuthContext,
+  validFrom: string,
+  rate: number,
+): Promise<BaseRate> {
+  if (!isHalfYearStart(validFrom) || validFrom < '2002-01-01') {
+    throw new AppError('validation_failed', 'A base rate starts on a 1 January or 1 July from 2002 on', {
+      errors: [{ field: 'valid_from', message: 'must be a 1 January or 1 July from 2002 on' }],
+    });
+  }
+  const text = exactDecimal(rate, 2)!;
+  await repo.saveBaseRate(db, auth.accountId, validFrom, text, nowIso());
+  return { valid_from: validFrom, rate: Number(text), source: 'account' };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Letters
+
+const languageOf = (clientLanguage: string | null | undefined): Language =>
+  clientLanguage === 'de' ? 'de' : 'en';
+
+const periodToWire = (p: InterestPeriod) => ({
+  from: p.from,
+  to: p.to,
+  days: p.days,
+  open_amount: fromCents(p.open_cents),
+  base_rate: Number(p.base_rate),
+  rate: Number(p.rate),
+  amount: fromCents(p.cents),
+  exact_amount: p.exact,
+});
+
+export function toLetter(r: LetterRow): Letter {
+  return {
+    id: r.id,
+    number: r.number,
+    invoice_id: r.invoice_id,
+    client_id: r.client_id,
+    level: r.level,
+    date: r.date,
+    currency: r.currency,
+    language: languageOf(r.language),
+    open_amount: fromCents(r.open_amount),
+    fee: fromCents(r.fee),
+    flat_fee: fromCents(r.flat_fee),
+    interest: fromCents(r.interest),
+    interest_breakdown: (JSON.parse(r.interest_breakdown) as InterestPeriod[]).map(periodToWire),
+    total_due: fromCents(r.total_due),
+    subject: r.subject,
+    body: r.body,
+    delivery: r.delivery as Letter['delivery'],
+    status: r.status as Letter['status'],
+    sent_at: r.sent_at,
+    cancelled_at: r.cancelled_at,
+    settled_at: r.settled_at,
+    charges_invoice_id: r.charges_invoice_id,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}
+
+export const listLetters = (db: Db, auth: AuthContext, q: LetterListQuery): Promise<Page<LetterRow>> =>
+  repo.listLetters(db, auth.accountId, q);
+
+export async function getLetter(db: Db, auth: AuthContext, id: number): Promise<LetterRow> {
+  const row = await repo.findLetter(db, auth.accountId, id);
+  if (!row) throw notFound('Dunning letter');
+  return row;
+}
+
+/** POST /dunnings/{id}/cancel: an open or sent letter is withdrawn; its level is not made again. */
+export async function cancelLetter(db: Db, auth: AuthContext, id: number): Promise<LetterRow> {
+  return transact(db, async (trx) => {
+    const row = await getLetter(trx, auth, id);
+    if (row.status === 'cancelled') return row;
+    if (row.status === 'settled') throw new AppError('conflict', 'A settled letter cannot be cancelled');
+    const now = nowIso();
+    return (await repo.updateLetter(trx, auth.accountId, id, {
+      status: 'cancelled',
+      cancelled_at: now,
+      updated_at: now,
+    }))!;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The run
+
+/** The letter number: `MA-{YYYY}-{NNNNN}`, its own series per year. */
+export const letterNumber = (year: number, seq: number) => `MA-${year}-${String(seq).padStart(5, '0')}`;
+
+const isUniqueViolation = (err: unknown) => {
+  const code = sqlState(err);
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+};
+
+const pastOf = (rows: readonly LetterRow[]): PastLetter[] =>
+  rows.map((l) => ({
+    level: l.level,
+    date: l.date,
+    flat_fee: Number(l.flat_fee),
+    status: l.status as PastLetter['status'],
+  }));
+
+interface Planned {
+  invoice: OverdueInvoice;
+  levelNumber: number;
+  level: Level;
+  preview: LetterPreview;
+  breakdown: InterestPeriod[];
+}
+
+/** What a letter says: the level's texts in the client's language, placeholders filled in. */
+function texts(
+  level: Level,
+  language: Language,
+  v: {
+    number: string;
+    date: string;
+    invoice: OverdueInvoice;
+    currency: string;
+    amounts: { open_amount: number; fee: number; flat_fee: number; interest: number; total_due: number };
+    company: string;
+  },
+) {
+  const f = formatterFor({ language, currency: v.currency });
+  const money = (cents: number) => f.money(centsToString(cents));
+  const values = {
+    letter_number: v.number,
+    letter_date: f.date(v.date),
+    invoice_number: v.invoice.invoice_number ?? '',
+    invoice_date: f.date(v.invoice.date),
+    due_date: f.date(v.invoice.due_date),
+    open_amount: money(v.amounts.open_amount),
+    fee: money(v.amounts.fee),
+    flat_fee: money(v.amounts.flat_fee),
+    interest: money(v.amounts.interest),
+    total_due: money(v.amounts.total_due),
+    client_name: v.invoice.client_name ?? '',
+    company_name: v.company,
+  };
+  const t = level.texts[language];
+  return { subject: fill(t.subject, values), body: fill(t.body, values) };
+}
+
+/**
+ * A dunning run on `date`: for each overdue invoice that is still open, the next level whose
+ * time has come, one letter each; the open and sent letters of invoices that are paid become
+ * `settled`. Each letter is written in a transaction of its own; the unique (invoice, level)
+ * makes a concurrent run's copy fail, and that run goes on with the next invoice.
+ */
+export async function runDunning(
+  db: Db,
+  accountId: number,
+  opts: { date: string; dryRun: boolean },
+): Promise<RunResult> {
+  const { date, dryRun } = opts;
+  const [{ levels }, rates, candidates, parties] = await Promise.all([
+    levelsOf(db, accountId),
+    baseRatesOf(db, accountId),
+    overdueInvoices(db, accountId, date),
+    documentParties(db, accountId, { client_id: null, contact_id: null }),
+  ]);
+  const ids = candidates.map((c) => c.id);
+  const [letters, payments] = await Promise.all([
+    repo.lettersOf(db, accountId, ids),
+    reductionsOf(db, accountId, ids),
+  ]);
+  const lettersBy = group(letters, (l) => l.invoice_id);
+  const paymentsBy = group(payments, (p) => p.invoice_id);
+
+  const planned: Planned[] = [];
+  const toSettle: number[] = [];
+  for (const invoice of candidates) {
+    const past = lettersBy.get(invoice.id) ?? [];
+    const row = await findInvoice(db, accountId, invoice.id);
+    if (!row) continue;
+    const state = await invoiceState(db, accountId, row);
+    if (state.payment.open <= 0) {
+      for (const l of past) if (l.status === 'open' || l.status === 'sent') toSettle.push(l.id);
+      continue;
+    }
+    const levelNumber = nextLevel(levels, invoice.due_date, pastOf(past), date);
+    if (levelNumber === null) continue;
+    const level = levels[levelNumber - 1]!;
+    const reductions: Reduction[] = (paymentsBy.get(invoice.id) ?? []).map((p) => ({
+      date: p.date,
+      cents: Number(p.amount),
+    }));
+    let amounts: ReturnType<typeof letterAmounts>;
+    try {
+      amounts = letterAmounts({
+        level,
+        date,
+        dueDate: invoice.due_date,
+        amountCents: state.totals.gross,
+        reductions,
+        consumer: Boolean(invoice.is_consumer),
+        currency: invoice.currency,
+        letters: pastOf(past),
+        baseRates: rates,
+      });
+    } catch (err) {
+      // A due date before the table's first rate (2002): such an invoice is not dunned.
+      if (err instanceof NoBaseRate) continue;
+      throw err;
+    }
+    if (amounts.open_amount <= 0) continue;
+    const language = languageOf(invoice.language);
+    const preview: LetterPreview = {
+      invoice_id: invoice.id,
+      client_id: invoice.client_id,
+      level: levelNumber,
+      date,
+      currency: invoice.currency,
+      language,
+      open_amount: fromCents(amounts.open_amount),
+      fee: fromCents(amounts.fee),
+      flat_fee: fromCents(amounts.flat_fee),
+      interest: fromCents(amounts.interest),
+      interest_breakdown: amounts.interest_breakdown.map(periodToWire),
+      total_due: fromCents(amounts.total_due),
+      delivery: level.delivery,
+      ...texts(level, language, {
+        number: '',
+        date,
+        invoice,
+        currency: invoice.currency,
+        amounts,
+        company: parties.seller.name,
+      }),
+    };
+    planned.push({ invoice, levelNumber, level, preview, breakdown: amounts.interest_breakdown });
+  }
+
+  if (dryRun)
+    return { date, dry_run: true, created: [], would_create: planned.map((p) => p.preview), settled: 0 };
+
+  const now = nowIso();
+  await repo.settleLetters(db, accountId, toSettle, now);
+  const created: Letter[] = [];
+  for (const p of planned) {
+    const row = await writeLetter(db, accountId, p, parties.seller.name).catch((err) => {
+      if (isUniqueViolation(err)) return null;
+      throw err;
+    });
+    if (row) created.push(toLetter(row));
+  }
+  return { date, dry_run: false, created, would_create: [], settled: toSettle.length };
+}
+
+/** One letter: its number, then the row; nothing when another run wrote the level already. */
+function writeLetter(db: Db, accountId: number, p: Planned, company: string): Promise<LetterRow | null> {
+  return transact(db, async (trx) => {
+    const existing = await repo.lettersOf(trx, accountId, [p.invoice.id]);
+    if (existing.some((l) => l.level >= p.levelNumber)) return null;
+    const year = Number(p.preview.date.slice(0, 4));
+    const number = letterNumber(year, await repo.nextLetterSequence(trx, accountId, year));
+    const cents = {
+      open_amount: toCents(p.preview.open_amount)!,
+      fee: toCents(p.preview.fee)!,
+      flat_fee: toCents(p.preview.flat_fee)!,
+      interest: toCents(p.preview.interest)!,
+      total_due: toCents(p.preview.total_due)!,
+    };
+    const { subject, body } = texts(p.level, p.preview.language, {
+      number,
+      date: p.preview.date,
+      invoice: p.invoice,
+      currency: p.preview.currency,
+      amounts: cents,
+      company,
+    });
+    const now = nowIso();
+    return repo.insertLetter(trx, {
+      account_id: accountId,
+      number,
+      invoice_id: p.invoice.id,
+      client_id: p.invoice.client_id,
+      level: p.levelNumber,
+      date: p.preview.date,
+      currency: p.preview.currency,
+      language: p.preview.language,
+      ...cents,
+      interest_breakdown: JSON.stringify(p.breakdown),
+      subject,
+      body,
+      delivery: p.preview.delivery,
+      status: 'open',
+      sent_at: null,
+      cancelled_at: null,
+      settled_at: null,
+      charges_invoice_id: null,
+      created_at: now,
+      updated_at: now,
+    });
+  });
+}
+
+/** POST /dunning/run: `date` defaults to today and may not be after it. */
+export async function run(db: Db, auth: AuthContext, body: RunBody, today = todayIso()): Promise<RunResult> {
+  const date = body.date ?? today;
+  if (date > today) {
+    throw new AppError('validation_failed', 'A run cannot be dated after today', {
+      errors: [{ field: 'date', message: `must not be after ${today}` }],
+    });
+  }
+  return runDunning(db, auth.accountId, { date, dryRun: body.dry_run ?? false });
+}
+
+function group<T>(rows: readonly T[], key: (r: T) => number): Map<number, T[]> {
+  const by = new Map<number, T[]>();
+  for (const r of rows) {
+    const k = key(r);
+    const list = by.get(k);
+    if (list) list.push(r);
+    else by.set(k, [r]);
+  }
+  return by;
+}
