@@ -3,7 +3,7 @@ import { before, it } from 'node:test';
 import { type Api, countRows, describeEachDb, expectProblem } from './helpers.js';
 import { line, makeClient, makeInvoice } from './invoicing.fixtures.js';
 import { seedWork, type WorkFixture } from './work.fixtures.js';
-import { seedOtherTenant } from './work-write.fixtures.js';
+import { feedOf, seedOtherTenant } from './work-write.fixtures.js';
 
 describeEachDb('efforts: writing (beyond the specification)', (ctx) => {
   let w: WorkFixture;
@@ -45,12 +45,10 @@ describeEachDb('efforts: writing (beyond the specification)', (ctx) => {
     const listed = await own.get(`/efforts?date_from=2026-11-02&date_to=2026-11-02`);
     assert.ok(listed.body.data.some((x: { id: number }) => x.id === e.id));
     // The change feed shows the new effort.
-    const feed = await (await ctx.as('efforts:read')).get('/changes?limit=1000');
-    assert.ok(
-      feed.body.data.some(
-        (c: { resource: string; id: number; action: string }) =>
-          c.resource === 'effort' && c.id === e.id && c.action === 'created',
-      ),
+    const { entries } = await feedOf(await ctx.as('efforts:read'), 'effort', e.id);
+    assert.deepEqual(
+      entries.map((c) => c.action),
+      ['created'],
     );
   });
 

@@ -46,6 +46,9 @@ export const Money = Type.Number({
   description: 'Amount in the document currency, at most two decimals',
 });
 
+/** A sale or cost rate as written (issue 37): money an hour, never negative. */
+export const RateInput = { ...Money, minimum: 0, maximum: 10_000_000 };
+
 export const Problem = Type.Object(
   {
     type: Type.String({

@@ -26,9 +26,6 @@ const line = (extra: Record<string, unknown> = {}) => ({
 type Maker = (n: NamedIds, w: World) => BaseRequest;
 
 export const BASES: Record<string, Maker[]> = {
-  'PUT /dunning/base-rates/{valid_from}': [
-    () => ({ params: { valid_from: '2026-07-01' }, body: { rate: 1.27 } }),
-  ],
   'POST /tasks': [
     (n) => ({
       body: {
@@ -234,6 +231,32 @@ export const BASES: Record<string, Maker[]> = {
       params: { id: w.own.efforts![0]! },
       body: { user_id: n.teamMember, project_id: n.project, task_id: n.task },
     }),
+  ],
+  'POST /projects': [
+    (n, w) => ({
+      body: {
+        client_id: n.client,
+        name: 'Fuzz project',
+        identifier: fresh('P'),
+        portfolio_id: w.own.portfolios![0]!,
+        project_group_ids: [w.own.project_groups![0]!],
+        hourly_rate: 95.5,
+      },
+    }),
+  ],
+  'PATCH /projects/{id}': [
+    (n, w) => ({
+      params: { id: n.project },
+      body: {
+        client_id: n.client,
+        portfolio_id: w.own.portfolios![0]!,
+        project_group_ids: [w.own.project_groups![0]!],
+        budget_amount: 1000,
+      },
+    }),
+  ],
+  'PUT /projects/{id}/team/{user_id}': [
+    (n) => ({ params: { id: n.project, user_id: n.teamMember }, body: { role: 'member', hourly_rate: 80 } }),
   ],
   'POST /webhooks': [() => ({ body: { url: 'https://hooks.example.com/fuzz', scopes: ['task:create'] } })],
   'POST /oauth/token': [() => ({ body: { grant_type: 'client_credentials' } })],

@@ -19,7 +19,6 @@ const BY_SEGMENT: Record<string, string> = {
   webhooks: 'webhooks',
   offers: 'offers',
   payments: 'payments',
-  dunnings: 'dunning_letters',
   efforts: 'efforts',
   exports: 'datev_exports',
 };
@@ -28,9 +27,8 @@ export function pathParamTable(path: string, param: string): string {
   if (param === 'bookingId') return 'incoming_invoice_bookings';
   if (param === 'delivery_id') return 'webhook_deliveries';
   // OAuth grants: string ids in oauth_store, no account column (no pool: an id of nothing).
-  // A date, not an id: the base rates have no other tenant's row to try.
-  if (param === 'valid_from') return 'dunning_base_rates';
   if (param === 'grant_id') return 'oauth_store';
+  if (param === 'user_id') return 'users';
   if (path.startsWith('/tasks/comments/')) return 'task_comments';
   const table = BY_SEGMENT[path.split('/')[1]!];
   if (!table) throw new Error(`no table known for path parameter ${param} of ${path}`);
@@ -53,6 +51,7 @@ const BY_FIELD: Record<string, string> = {
   credited_invoice_id: 'outgoing_invoices',
   portfolio_id: 'portfolios',
   project_group_id: 'project_groups',
+  project_group_ids: 'project_groups',
   master_id: 'outgoing_invoices',
   incoming_invoice_id: 'incoming_invoices',
   outgoing_invoice_id: 'outgoing_invoices',

@@ -5,6 +5,7 @@ import {
   Money,
   Nullable,
   optional,
+  RateInput,
   SortedPagingQuery,
   Text,
   Timestamp,
@@ -41,9 +42,6 @@ export const Effort = Type.Object(
   { $id: 'Effort', description: 'A time entry' },
 );
 export type Effort = Static<typeof Effort>;
-
-/** A sale or cost rate as written: money an hour, never negative. */
-export const RateInput = { ...Money, minimum: 0, maximum: 10_000_000 };
 
 /** Fields a caller may write (beyond the specification: efforts were read-only). */
 const writable = {

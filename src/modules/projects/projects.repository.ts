@@ -1,9 +1,9 @@
-import type { Insertable, Selectable } from 'kysely';
+import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
 import { idsByOwner } from '../../shared/collect.js';
 import { keptTotal } from '../../shared/list-counts.js';
-import { findOwned } from '../../shared/owned.js';
+import { findOwned, insertReturning, updateOwnedOrThrow } from '../../shared/owned.js';
 import {
   idPages,
   type Page,
@@ -90,7 +90,7 @@ export const listTeam = (db: Db, projectId: number, page: PageParams) =>
   paginate(
     db
       .selectFrom('project_members')
-      .select(['user_id', 'role', 'created_at'])
+      .select(['user_id', 'role', 'hourly_rate', 'created_at'])
       .where('project_id', '=', projectId)
       .orderBy('user_id'),
     page,
@@ -161,4 +161,82 @@ export async function insertLink<T extends ProjectLinks>(db: Db, table: T, value
     .insertInto(table as ProjectLinks)
     .values(values as never)
     .execute();
+}
+
+export const insertProject = (db: Db, values: Insertable<ProjectTable>): Promise<ProjectRow> =>
+  insertReturning(db, 'projects', values);
+
+export const updateProject = (db: Db, accountId: number, id: number, values: Updateable<ProjectTable>) =>
+  updateOwnedOrThrow(db, 'projects', accountId, id, values);
+
+/** Another project of the account with this identifier (project numbers are unique). */
+export const projectByIdentifier = (db: Db, accountId: number, identifier: string) =>
+  db
+    .selectFrom('projects')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('identifier', '=', identifier)
+    .executeTakeFirst();
+
+/** Which of these portfolio or project group ids are of the account. */
+export async function ownIds(
+  db: Db,
+  table: 'portfolios' | 'project_groups',
+  accountId: number,
+  ids: readonly number[],
+): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom(table)
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .execute();
+  return new Set(rows.map((r) => Number(r.id)));
+}
+
+/** Replaces the project's group links with these groups. */
+export async function setGroups(db: Db, projectId: number, groupIds: readonly number[]): Promise<void> {
+  await db.deleteFrom('project_group_projects').where('project_id', '=', projectId).execute();
+  if (groupIds.length > 0)
+    await db
+      .insertInto('project_group_projects')
+      .values(groupIds.map((project_group_id) => ({ project_group_id, project_id: projectId })))
+      .execute();
+}
+
+export const findMember = (db: Db, projectId: number, userId: number) =>
+  db
+    .selectFrom('project_members')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+
+export async function insertMember(db: Db, values: Insertable<Database['project_members']>): Promise<void> {
+  await db.insertInto('project_members').values(values).execute();
+}
+
+export async function updateMember(
+  db: Db,
+  projectId: number,
+  userId: number,
+  values: Updateable<Database['project_members']>,
+): Promise<void> {
+  await db
+    .updateTable('project_members')
+    .set(values)
+    .where('project_id', '=', projectId)
+    .where('user_id', '=', userId)
+    .execute();
+}
+
+/** Removes a member; whether there was one. */
+export async function deleteMember(db: Db, projectId: number, userId: number): Promise<boolean> {
+  const r = await db
+    .deleteFrom('project_members')
+    .where('project_id', '=', projectId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return Number(r.numDeletedRows) > 0;
 }

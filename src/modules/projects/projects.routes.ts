@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifySchema } from 'fastify';
-import type { Static, TSchema } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 import type { Db } from '../../db/index.js';
+import { createRoute, updateRoute } from '../../shared/archivable.js';
 import { listResponse, type Page } from '../../shared/paging.js';
 import { type App, described, getRoute, listRoute } from '../../shared/route-builders.js';
-import { IdParams, List } from '../../shared/schemas.js';
+import { Data, IdParams, List } from '../../shared/schemas.js';
 import type { AuthContext } from '../../shared/tokens.js';
 import { listTasks, ProjectTaskListQuery, Task } from '../tasks/tasks.public.js';
 import {
@@ -15,15 +16,32 @@ import {
   Portfolio,
   PortfolioListQuery,
   Project,
+  ProjectCreate,
   ProjectGroup,
   ProjectGroupListQuery,
   ProjectListQuery,
+  ProjectUpdate,
   SubListQuery,
   TeamMember,
+  TeamMemberPut,
+  TeamParams,
 } from './projects.schemas.js';
 import * as service from './projects.service.js';
 
 const tags = ['Projects'];
+const write = { scopes: ['project:write'] };
+const BEYOND = 'Beyond the specification (projects came in only through the import).';
+const spec = {
+  path: '/projects',
+  tags,
+  write,
+  schema: Project,
+  toData: (p: Project) => p,
+  create: ProjectCreate,
+  insert: service.createProject,
+  update: ProjectUpdate,
+  change: service.updateProject,
+};
 
 /**
  * One GET list under `/projects/{id}` (404 when the project is not the caller's): the shape of
@@ -151,7 +169,81 @@ export const projectsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     service.getProject,
   );
+  createRoute(app, spec, {
+    summary: 'Create a project',
+    description: `${BEYOND} \`client_id\`, \`portfolio_id\` and \`project_group_ids\` must be of the account (422 naming the field); custom field values are checked against the project definitions.`,
+    conflict: '`already_exists`: another project of the account has this `identifier`',
+  });
+  updateRoute(app, spec, {
+    summary: 'Update a project',
+    description: `${BEYOND} Changes the given fields; \`project_group_ids\` replaces the groups, \`custom_fields\` keys left out keep their value. 409 \`already_exists\` when another project has the \`identifier\`.`,
+  });
+  app.delete(
+    '/projects/:id',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Archive a project',
+        description: `${BEYOND} Sets \`archived_at\`: the project leaves the lists unless \`archived=true\` and stays readable by id; its tasks and efforts stay. Archiving twice changes nothing.`,
+        params: IdParams,
+        response: { 204: Type.Null({ description: 'Archived' }) },
+      },
+    },
+    async (req, reply) => {
+      await service.setProjectArchived(app.db, req.auth, req.params.id, true);
+      return reply.code(204).send(null);
+    },
+  );
+  app.post(
+    '/projects/:id/restore',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Restore an archived project',
+        description: BEYOND,
+        params: IdParams,
+        response: { 200: Data(Project) },
+      },
+    },
+    async (req) => ({ data: await service.setProjectArchived(app.db, req.auth, req.params.id, false) }),
+  );
   for (const d of SUB_LISTS) subListRoute(app, d);
+  app.put(
+    '/projects/:id/team/:user_id',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Add or change a team member',
+        description: `${BEYOND} Adds the user to the project's team, or changes their \`role\` (default \`member\`) and \`hourly_rate\` (their sale rate on this project; \`null\` clears it). Fields left out keep their value. A user of another account is a 404. The project's \`updated_at\` moves with every change of its team.`,
+        params: TeamParams,
+        body: TeamMemberPut,
+        response: { 200: Data(TeamMember) },
+      },
+    },
+    async (req) => ({
+      data: await service.putTeamMember(app.db, req.auth, req.params.id, req.params.user_id, req.body),
+    }),
+  );
+  app.delete(
+    '/projects/:id/team/:user_id',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Remove a team member',
+        description: `${BEYOND} Removing a user who is not on the team changes nothing. Their efforts on the project stay.`,
+        params: TeamParams,
+        response: { 204: Type.Null({ description: 'Removed' }) },
+      },
+    },
+    async (req, reply) => {
+      await service.removeTeamMember(app.db, req.auth, req.params.id, req.params.user_id);
+      return reply.code(204).send(null);
+    },
+  );
   listRoute(
     app,
     {
