@@ -129,6 +129,27 @@ export function applyAccountingPatch(
   patch: AccountingPatch,
 ): AccountingSettings {
   const errors: FieldError[] = [];
+  // The API's schema bounds these already; the console's form reaches here without it.
+  const { consultant, client, account_length } = ACCOUNTING_BOUNDS;
+  const bounded = (field: string, v: unknown, min: number, max: number, nullable: boolean) => {
+    if (v === undefined || (nullable && v === null)) return;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max)
+      errors.push({ field: `accounting.${field}`, message: `must be a whole number from ${min} to ${max}` });
+  };
+  bounded('datev_consultant_number', patch.datev_consultant_number, consultant.min, consultant.max, true);
+  bounded('datev_client_number', patch.datev_client_number, client.min, client.max, true);
+  bounded('fiscal_year_start_month', patch.fiscal_year_start_month, 1, 12, false);
+  bounded('account_length', patch.account_length, account_length.min, account_length.max, false);
+  if (patch.chart !== undefined && patch.chart !== 'SKR03' && patch.chart !== 'SKR04')
+    errors.push({ field: 'accounting.chart', message: 'must be SKR03 or SKR04' });
+  if (patch.vat_method !== undefined && patch.vat_method !== 'accrual' && patch.vat_method !== 'cash')
+    errors.push({ field: 'accounting.vat_method', message: 'must be accrual or cash' });
+  for (const key of ACCOUNT_KEYS) {
+    const v = patch.accounts?.[key];
+    if (typeof v === 'string' && !/^\d{4,9}$/.test(v))
+      errors.push({ field: `accounting.accounts.${key}`, message: 'must be an account number (digits)' });
+  }
+  if (errors.length > 0) throw validationFailed(errors);
   const next: AccountingSettings = {
     ...current,
     ...patch,

@@ -4,6 +4,7 @@ import { formatterFor } from '../../shared/pdf/format.js';
 import { type AccountingSettings, accountingSettings, storedAccounting } from './accounting.domain.js';
 
 export {
+  ACCOUNT_KEYS,
   type AccountingSettings,
   type AccountKey,
   personalRange,

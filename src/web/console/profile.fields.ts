@@ -1,11 +1,13 @@
-import { LIMITS } from '../../modules/account/profile.public.js';
+import { ACCOUNT_KEYS, LIMITS } from '../../modules/account/profile.public.js';
 import { addMessages } from '../i18n.js';
 
 /** One input of the company profile form; `name` is the API's field (number formats dotted). */
 export interface ProfileField {
   name: string;
   group: string;
-  kind: 'text' | 'email' | 'tel' | 'textarea' | 'number' | 'checkbox' | 'country';
+  kind: 'text' | 'email' | 'tel' | 'textarea' | 'number' | 'checkbox' | 'country' | 'select';
+  /** The values of a select (labels: `profile.option.<value>`). */
+  options?: readonly string[];
   max?: number;
   autocomplete?: string;
   /** Spans the whole row of the form. */
@@ -15,7 +17,15 @@ export interface ProfileField {
   required?: boolean;
 }
 
-export const PROFILE_GROUPS = ['company', 'tax', 'contact', 'bank', 'invoices', 'numbers'] as const;
+export const PROFILE_GROUPS = [
+  'company',
+  'tax',
+  'contact',
+  'bank',
+  'invoices',
+  'numbers',
+  'accounting',
+] as const;
 
 export const PROFILE_FIELDS: ProfileField[] = [
   {
@@ -66,7 +76,20 @@ export const PROFILE_FIELDS: ProfileField[] = [
   { name: 'service_date_defaults_to_invoice_date', group: 'invoices', kind: 'checkbox', full: true },
   { name: 'number_formats.invoice', group: 'numbers', kind: 'text', max: LIMITS.number_format, hint: true },
   { name: 'number_formats.credit', group: 'numbers', kind: 'text', max: LIMITS.number_format },
+  // The DATEV export and VAT settings (issue 41); accounts left empty follow the chart.
+  { name: 'accounting.datev_consultant_number', group: 'accounting', kind: 'number', max: 7, hint: true },
+  { name: 'accounting.datev_client_number', group: 'accounting', kind: 'number', max: 5 },
+  { name: 'accounting.fiscal_year_start_month', group: 'accounting', kind: 'number', max: 2 },
+  { name: 'accounting.account_length', group: 'accounting', kind: 'number', max: 1 },
+  { name: 'accounting.chart', group: 'accounting', kind: 'select', options: ['SKR03', 'SKR04'] },
+  { name: 'accounting.vat_method', group: 'accounting', kind: 'select', options: ['accrual', 'cash'] },
+  ...ACCOUNT_KEYS.map(
+    (k): ProfileField => ({ name: `accounting.accounts.${k}`, group: 'accounting', kind: 'text', max: 9 }),
+  ),
 ];
+
+/** Whether a field is one of the accounting settings (numbers, selects and accounts). */
+export const isAccountingField = (name: string) => name.startsWith('accounting.');
 
 /** German field errors (the service's messages are English and say the same in more detail). */
 const DE_ERRORS: Record<string, string> = {
@@ -143,6 +166,29 @@ export function profileMessages(): void {
       'profile.logo.tooLarge': 'The file is larger than 256 KB.',
       'profile.logo.wrongType': 'The file is not a PNG or JPEG image.',
       'profile.logo.missing': 'Please choose a file.',
+      'profile.group.accounting': 'Accounting and DATEV export',
+      'profile.field.accounting.datev_consultant_number': 'DATEV consultant number',
+      'profile.field.accounting.datev_client_number': 'DATEV client number',
+      'profile.field.accounting.fiscal_year_start_month': 'Fiscal year starts in month',
+      'profile.field.accounting.account_length': 'Account length',
+      'profile.field.accounting.chart': 'Chart of accounts',
+      'profile.field.accounting.vat_method': 'VAT method',
+      'profile.field.accounting.accounts.revenue_19': 'Revenue 19 %',
+      'profile.field.accounting.accounts.revenue_7': 'Revenue 7 %',
+      'profile.field.accounting.accounts.revenue_tax_free': 'Tax-free revenue',
+      'profile.field.accounting.accounts.revenue_reverse_charge': 'Revenue, reverse charge (EU)',
+      'profile.field.accounting.accounts.revenue_intra_eu': 'Intra-EU supplies',
+      'profile.field.accounting.accounts.receivables': 'Receivables',
+      'profile.field.accounting.accounts.payables': 'Payables',
+      'profile.field.accounting.accounts.bank': 'Bank',
+      'profile.field.accounting.accounts.interest_income': 'Default interest',
+      'profile.field.accounting.accounts.fee_income': 'Dunning fees',
+      'profile.hint.accounting.datev_consultant_number':
+        'From your tax adviser, with the client number. Empty accounts follow the chart.',
+      'profile.option.SKR03': 'SKR 03',
+      'profile.option.SKR04': 'SKR 04',
+      'profile.option.accrual': 'Accrual (by invoice date)',
+      'profile.option.cash': 'Cash (by payment date)',
     },
     de: {
       'profile.title': 'Firmenprofil',
@@ -196,6 +242,29 @@ export function profileMessages(): void {
       'profile.logo.tooLarge': 'Die Datei ist größer als 256 KB.',
       'profile.logo.wrongType': 'Die Datei ist kein PNG- oder JPEG-Bild.',
       'profile.logo.missing': 'Bitte wählen Sie eine Datei.',
+      'profile.group.accounting': 'Buchhaltung und DATEV-Export',
+      'profile.field.accounting.datev_consultant_number': 'DATEV-Beraternummer',
+      'profile.field.accounting.datev_client_number': 'DATEV-Mandantennummer',
+      'profile.field.accounting.fiscal_year_start_month': 'Wirtschaftsjahr beginnt im Monat',
+      'profile.field.accounting.account_length': 'Sachkontenlänge',
+      'profile.field.accounting.chart': 'Kontenrahmen',
+      'profile.field.accounting.vat_method': 'Versteuerung',
+      'profile.field.accounting.accounts.revenue_19': 'Erlöse 19 %',
+      'profile.field.accounting.accounts.revenue_7': 'Erlöse 7 %',
+      'profile.field.accounting.accounts.revenue_tax_free': 'Steuerfreie Erlöse',
+      'profile.field.accounting.accounts.revenue_reverse_charge': 'Erlöse Reverse Charge (EU)',
+      'profile.field.accounting.accounts.revenue_intra_eu': 'Innergemeinschaftliche Lieferungen',
+      'profile.field.accounting.accounts.receivables': 'Forderungen',
+      'profile.field.accounting.accounts.payables': 'Verbindlichkeiten',
+      'profile.field.accounting.accounts.bank': 'Bank',
+      'profile.field.accounting.accounts.interest_income': 'Verzugszinsen',
+      'profile.field.accounting.accounts.fee_income': 'Mahngebühren',
+      'profile.hint.accounting.datev_consultant_number':
+        'Von Ihrer Steuerberatung, mit der Mandantennummer. Leere Konten folgen dem Kontenrahmen.',
+      'profile.option.SKR03': 'SKR 03',
+      'profile.option.SKR04': 'SKR 04',
+      'profile.option.accrual': 'Soll (nach Rechnungsdatum)',
+      'profile.option.cash': 'Ist (nach Zahlungsdatum)',
     },
   });
 }

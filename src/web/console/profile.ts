@@ -14,7 +14,13 @@ import type { AccountProfilePatch } from '../../modules/account/profile.public.j
 import { AppError } from '../../shared/errors.js';
 import { type Lang, langOf, translator } from '../i18n.js';
 import { checkCsrf } from '../session.js';
-import { fieldError, PROFILE_FIELDS, PROFILE_GROUPS, profileMessages } from './profile.fields.js';
+import {
+  fieldError,
+  isAccountingField,
+  PROFILE_FIELDS,
+  PROFILE_GROUPS,
+  profileMessages,
+} from './profile.fields.js';
 import { consoleView, requireAdmin } from './shell.js';
 
 const require = createRequire(import.meta.url);
@@ -37,8 +43,49 @@ function countryList(lang: Lang) {
   return list;
 }
 
+/** A nested value by a dotted field name (`accounting.accounts.bank`). */
+const nested = (p: Record<string, unknown>, name: string): unknown =>
+  name
+    .split('.')
+    .reduce<unknown>(
+      (o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined),
+      p,
+    );
+
+/**
+ * The accounting fields of the form as the patch's `accounting`: only fields the form sent; an
+ * account is sent only when changed (so a new chart moves the rest), empty resets it.
+ */
+function accountingPatch(
+  body: Record<string, unknown>,
+  current: Record<string, unknown>,
+  errors: Record<string, string>,
+) {
+  const out: Record<string, unknown> = {};
+  const accounts: Record<string, string | null> = {};
+  for (const f of PROFILE_FIELDS.filter((x) => isAccountingField(x.name))) {
+    const raw = body[f.name];
+    if (typeof raw !== 'string') continue;
+    const v = raw.trim().slice(0, 20);
+    const key = f.name.slice('accounting.'.length);
+    if (key.startsWith('accounts.')) {
+      if (v === '') accounts[key.slice(9)] = null;
+      else if (v !== nested(current, f.name)) accounts[key.slice(9)] = v;
+    } else if (f.kind === 'number') {
+      if (v === '' && key.startsWith('datev_')) out[key] = null;
+      else if (/^\d{1,7}$/.test(v)) out[key] = Number(v);
+      else errors[f.name] = 'must be a whole number';
+    } else out[key] = v;
+  }
+  if (Object.keys(accounts).length > 0) out.accounts = accounts;
+  return out;
+}
+
 /** The form's fields as the patch the service takes: '' clears, numbers and the checkbox parsed. */
-function formPatch(body: Record<string, unknown>): {
+function formPatch(
+  body: Record<string, unknown>,
+  current: Record<string, unknown>,
+): {
   patch: AccountProfilePatch;
   errors: Record<string, string>;
 } {
@@ -47,6 +94,7 @@ function formPatch(body: Record<string, unknown>): {
   const errors: Record<string, string> = {};
   for (const f of PROFILE_FIELDS) {
     const v = str(f.name);
+    if (isAccountingField(f.name)) continue;
     if (f.name === 'name') patch.name = v;
     else if (f.kind === 'number') {
       if (v.trim() === '') patch[f.name] = null;
@@ -57,6 +105,8 @@ function formPatch(body: Record<string, unknown>): {
     } else if (f.kind === 'checkbox') patch[f.name] = body[f.name] === 'on';
     else patch[f.name] = v.trim() === '' ? null : v;
   }
+  const accounting = accountingPatch(body, current, errors);
+  if (Object.keys(accounting).length > 0) patch.accounting = accounting;
   return { patch: patch as AccountProfilePatch, errors };
 }
 
@@ -65,7 +115,12 @@ function formValues(p: Record<string, unknown>): Record<string, string | boolean
   const out: Record<string, string | boolean> = {};
   const formats = (p.number_formats ?? {}) as Record<string, string>;
   for (const f of PROFILE_FIELDS) {
-    const v = f.name.startsWith('number_formats.') ? formats[f.name.slice(15)] : p[f.name];
+    const v =
+      f.name in p
+        ? p[f.name]
+        : f.name.startsWith('number_formats.')
+          ? formats[f.name.slice(15)]
+          : nested(p, f.name);
     out[f.name] = f.kind === 'checkbox' ? v === true : v === null || v === undefined ? '' : String(v);
   }
   return out;
@@ -125,7 +180,7 @@ export async function profilePage(app: FastifyInstance): Promise<void> {
     const user = await requireAdmin(req);
     const lang = langOf(req);
     const body = (req.body ?? {}) as Record<string, unknown>;
-    const { patch, errors } = formPatch(body);
+    const { patch, errors } = formPatch(body, await getAccountProfile(app.db, user.accountId));
     const values = formValues({
       ...Object.fromEntries(PROFILE_FIELDS.map((f) => [f.name, body[f.name] ?? ''])),
       service_date_defaults_to_invoice_date: body.service_date_defaults_to_invoice_date === 'on',
