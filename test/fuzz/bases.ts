@@ -26,6 +26,9 @@ const line = (extra: Record<string, unknown> = {}) => ({
 type Maker = (n: NamedIds, w: World) => BaseRequest;
 
 export const BASES: Record<string, Maker[]> = {
+  'PUT /dunning/base-rates/{valid_from}': [
+    () => ({ params: { valid_from: '2026-07-01' }, body: { rate: 1.27 } }),
+  ],
   'POST /tasks': [
     (n) => ({
       body: {

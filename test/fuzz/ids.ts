@@ -19,6 +19,7 @@ const BY_SEGMENT: Record<string, string> = {
   webhooks: 'webhooks',
   offers: 'offers',
   payments: 'payments',
+  dunnings: 'dunning_letters',
   efforts: 'efforts',
   exports: 'datev_exports',
 };
@@ -27,6 +28,8 @@ export function pathParamTable(path: string, param: string): string {
   if (param === 'bookingId') return 'incoming_invoice_bookings';
   if (param === 'delivery_id') return 'webhook_deliveries';
   // OAuth grants: string ids in oauth_store, no account column (no pool: an id of nothing).
+  // A date, not an id: the base rates have no other tenant's row to try.
+  if (param === 'valid_from') return 'dunning_base_rates';
   if (param === 'grant_id') return 'oauth_store';
   if (param === 'user_id') return 'users';
   if (path.startsWith('/tasks/comments/')) return 'task_comments';
