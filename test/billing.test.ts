@@ -170,6 +170,58 @@ describeEachDb('invoices from efforts', (ctx) => {
     }
   });
 
+  it('prints the timesheet pages on request, keeping the booked PDF as it was', async () => {
+    const pages = (pdf: string) => (pdf.match(/\/Type \/Page\b/g) ?? []).length;
+    const booker = await ctx.as([...WRITE, 'outgoing-invoice:book']);
+    const made = await booker.post('/outgoing-invoices/from-efforts', {
+      project_id: f.projects.p2,
+      date_from: '2026-11-01',
+      date_to: '2026-11-30',
+      group_by: 'user',
+    });
+    assert.equal(made.status, 201, made.text);
+    const id = made.body.data.id;
+    const draftSheet = await booker.get(`/outgoing-invoices/${id}/pdf?timesheet=true`);
+    assert.equal(draftSheet.status, 200, draftSheet.text.slice(0, 300));
+    assert.equal(draftSheet.headers['content-type'], 'application/pdf');
+    assert.equal((await booker.post(`/outgoing-invoices/${id}/book`, {})).status, 200);
+    const plain = await booker.get(`/outgoing-invoices/${id}/pdf`);
+    assert.equal(plain.status, 200);
+    const sheet = await booker.get(`/outgoing-invoices/${id}/pdf?timesheet=true`);
+    assert.equal(sheet.status, 200);
+    assert.ok(sheet.text.startsWith('%PDF'));
+    assert.ok(
+      pages(sheet.text) > pages(plain.text),
+      `${pages(sheet.text)} pages against ${pages(plain.text)}`,
+    );
+    assert.match(String(sheet.headers['content-disposition']), /timesheet/);
+    // The kept PDF is still the plain one, byte for byte.
+    const again = await booker.get(`/outgoing-invoices/${id}/pdf`);
+    assert.equal(again.headers.etag, plain.headers.etag);
+    assert.equal(again.text, plain.text);
+    // The timesheet shows efforts: it needs efforts:read as well.
+    const invoicesOnly = await ctx.as(['outgoing-invoice:read']);
+    assert.equal((await invoicesOnly.get(`/outgoing-invoices/${id}/pdf`)).status, 200);
+    const p = expectProblem(
+      await invoicesOnly.get(`/outgoing-invoices/${id}/pdf?timesheet=true`),
+      403,
+      'insufficient_scope',
+    );
+    assert.ok(p.required_scopes!.includes('efforts:read'));
+    expectProblem(await booker.get(`/outgoing-invoices/${id}/pdf?timesheet=maybe`), 422);
+    expectProblem(await booker.get(`/outgoing-invoices/${id}/pdf?sheet=true`), 422);
+    // An invoice that bills no efforts has no timesheet.
+    const lump = await booker.post('/outgoing-invoices', {
+      client_id: f.clientId,
+      line_items: [{ title: 'Licence', quantity: 1, unit_price: 10, tax_rate: 19 }],
+    });
+    expectProblem(
+      await booker.get(`/outgoing-invoices/${lump.body.data.id}/pdf?timesheet=true`),
+      422,
+      'unprocessable',
+    );
+  });
+
   it('refuses without token (401) and per missing scope (403)', async () => {
     const body = { project_id: f.projects.p1, date_from: '2026-10-01', date_to: '2026-10-31' };
     expectProblem(await ctx.anon.post('/outgoing-invoices/from-efforts', body), 401, 'unauthorized');

@@ -1,3 +1,4 @@
+import { hoursOf, minutesAmount } from '../../shared/hours.js';
 import { lineNetCents } from '../../shared/money.js';
 
 /**
@@ -46,20 +47,10 @@ export function roundUpMinutes(minutes: number, step: number): number {
   return Math.ceil(minutes / step) * step;
 }
 
-/** Minutes as hours, rounded half up to four decimals: "1.5", "0.3333", "0.6667", "0". */
-export function hoursOf(minutes: number): string {
-  // minutes / 60 × 10^4 = minutes × 500 / 3: exact integers far beyond any tracked time.
-  const n = minutes * 500;
-  const units = Math.floor(n / 3) + (n % 3 >= 2 ? 1 : 0);
-  const whole = Math.floor(units / 10_000);
-  const frac = String(units % 10_000)
-    .padStart(4, '0')
-    .replace(/0+$/, '');
-  return frac ? `${whole}.${frac}` : String(whole);
-}
+export { hoursOf } from '../../shared/hours.js';
 
 /** What `minutes` at `rate` cents an hour are worth, in cents (the invoice line rule). */
-export const amountOf = (minutes: number, rate: number): number => lineNetCents(hoursOf(minutes), rate);
+export const amountOf = minutesAmount;
 
 export const GROUP_BY = ['effort', 'task', 'user', 'day', 'none'] as const;
 export type GroupBy = (typeof GROUP_BY)[number];

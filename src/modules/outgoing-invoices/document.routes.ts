@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import type { Db } from '../../db/index.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { sendBytes } from '../../shared/http.js';
@@ -46,11 +46,11 @@ export function lineItemsRoute(
   );
 }
 
-/** GET <path>/{id}/pdf, with byte ranges. */
-export function pdfRoute(
+/** GET <path>/{id}/pdf, with byte ranges; `querystring`: the variants a document's PDF has. */
+export function pdfRoute<Q extends Record<string, unknown>>(
   app: App,
-  s: DocumentRouteSpec,
-  pdf: (db: Db, auth: AuthContext, id: number) => Promise<PdfBytes>,
+  s: DocumentRouteSpec & { querystring?: TSchema },
+  pdf: (db: Db, auth: AuthContext, id: number, query: Q) => Promise<PdfBytes>,
 ): void {
   app.get(
     `${s.path}/:id/pdf`,
@@ -59,6 +59,7 @@ export function pdfRoute(
       schema: {
         ...described(s),
         params: IdParams,
+        ...(s.querystring ? { querystring: s.querystring } : {}),
         response: {
           200: Binary('The PDF', 'application/pdf'),
           206: Binary('A byte range', 'application/pdf'),
@@ -67,7 +68,7 @@ export function pdfRoute(
       },
     },
     async (req, reply) => {
-      const bytes = await pdf(app.db, req.auth, req.params.id);
+      const bytes = await pdf(app.db, req.auth, req.params.id, (req.query ?? {}) as Q);
       return sendBytes(req, reply, { ...bytes, contentType: 'application/pdf' });
     },
   );

@@ -17,7 +17,7 @@ import {
 } from './invoices.schemas.js';
 import * as service from './invoices.service.js';
 import { numberSeriesRoutes } from './number-series.routes.js';
-import { invoicePdf } from './pdf.service.js';
+import { invoicePdf, PdfQuery } from './pdf.service.js';
 import { plansRoutes } from './plans.routes.js';
 import { invoiceXml } from './xml.service.js';
 
@@ -232,7 +232,8 @@ export const invoicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: read,
       summary: 'PDF of an outgoing invoice',
       description:
-        'Booked invoices embed the EN 16931 (Factur-X) XML and are rendered once: later downloads are byte-identical.',
+        'Booked invoices embed the EN 16931 (Factur-X) XML and are rendered once: later downloads are byte-identical. `timesheet=true` appends pages listing the efforts the invoice bills (see GET /outgoing-invoices/{id}/efforts; needs `efforts:read` as well); that variant is rendered on each request and never replaces the kept PDF.',
+      querystring: PdfQuery,
     },
     invoicePdf,
   );

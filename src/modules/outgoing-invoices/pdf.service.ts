@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
+import { Type } from 'typebox';
 import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { AppError } from '../../shared/errors.js';
+import { hoursOf, minutesAmount } from '../../shared/hours.js';
+import { centsToString } from '../../shared/money.js';
 import { renderDocumentPdf } from '../../shared/pdf/render.js';
-import type { PdfDocument } from '../../shared/pdf/types.js';
+import type { PdfDocument, PdfTimesheetRow } from '../../shared/pdf/types.js';
 import { getAccountLogo } from '../account/account.service.js';
 import { type AccountProfile, accountProfile } from '../account/profile.public.js';
 import { bytesToUpload, getFileBytes, storeFile } from '../files/files.public.js';
@@ -15,6 +18,36 @@ import type { InvoiceRow } from './invoices.repository.js';
 import * as repo from './invoices.repository.js';
 import { getRow } from './invoices.service.js';
 import { type InvoiceView, loadView } from './invoices.views.js';
+import { invoiceTimesheet } from './timesheet.read-model.js';
+
+export const PdfQuery = Type.Object(
+  {
+    timesheet: Type.Optional(
+      Type.Boolean({ description: 'Append the timesheet pages: the efforts the invoice bills' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** The timesheet pages of an invoice made from efforts (403 without efforts:read). */
+async function timesheetRows(db: Db, auth: AuthContext, id: number): Promise<PdfTimesheetRow[]> {
+  if (!auth.scopes.has('efforts:read'))
+    throw new AppError('insufficient_scope', 'The timesheet needs the scope efforts:read as well', {
+      extra: { required_scopes: ['outgoing-invoice:read', 'efforts:read'] },
+    });
+  const rows = await invoiceTimesheet(db, auth.accountId, id);
+  if (rows.length === 0)
+    throw new AppError('unprocessable', `Outgoing invoice ${id} bills no efforts: it has no timesheet`);
+  return rows.map((r) => ({
+    position: r.position,
+    date: r.date,
+    person: [r.first_name, r.last_name].filter(Boolean).join(' '),
+    what: [r.task_name, r.description].filter(Boolean).join(': '),
+    hours: hoursOf(r.minutes),
+    rate: centsToString(r.hourly_rate),
+    amount: centsToString(minutesAmount(r.minutes, r.hourly_rate)),
+  }));
+}
 
 export interface PdfBytes {
   data: Buffer;
@@ -96,11 +129,17 @@ async function logoBytes(db: Db, accountId: number, doc: PdfDocument): Promise<B
  * invoice prints what was frozen at booking, rendered once and kept, so every later download
  * gives the very same bytes; drafts are rendered from the current data on each request.
  */
-export async function invoicePdf(db: Db, auth: AuthContext, id: number): Promise<PdfBytes> {
+export async function invoicePdf(
+  db: Db,
+  auth: AuthContext,
+  id: number,
+  query: { timesheet?: boolean } = {},
+): Promise<PdfBytes> {
   const row = await getRow(db, auth, id);
   if (isMaster(row.type)) {
     throw new AppError('unprocessable', 'A plan master has no document of its own; its invoices have PDFs');
   }
+  if (query.timesheet) return withTimesheet(db, auth, row);
   const keptId = row.external ? row.file_id : row.pdf_file_id;
   if (keptId) {
     const { row: file, data } = await getFileBytes(db, auth, keptId);
@@ -125,4 +164,24 @@ export async function invoicePdf(db: Db, auth: AuthContext, id: number): Promise
     });
   }
   return pdf;
+}
+
+/**
+ * The PDF with the timesheet pages appended: rendered on each request from what the plain PDF
+ * prints (for a booked invoice its frozen document), never kept, so the kept plain PDF stays
+ * the one every plain download gets.
+ */
+async function withTimesheet(db: Db, auth: AuthContext, row: InvoiceRow): Promise<PdfBytes> {
+  if (row.external)
+    throw new AppError('unprocessable', 'An uploaded invoice is its own file: it has no timesheet pages');
+  const timesheet = await timesheetRows(db, auth, row.id);
+  const doc: PdfDocument =
+    row.status === 'booked' && row.document
+      ? JSON.parse(row.document)
+      : await documentFor(db, auth.accountId, row);
+  const data = await renderDocumentPdf(
+    { ...doc, timesheet },
+    { logo: await logoBytes(db, auth.accountId, doc) },
+  );
+  return asDownload(data, `${row.invoice_number ?? `draft-${row.id}`}-timesheet.pdf`);
 }

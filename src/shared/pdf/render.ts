@@ -14,6 +14,7 @@ import {
 } from './layout.js';
 import { sampleDocument } from './sample.js';
 import { drawExemptionNotes, drawParagraph, drawPositions, drawTotals } from './table.js';
+import { drawTimesheet } from './timesheet.js';
 import type { PdfDocument } from './types.js';
 import { facturXXmp, XmpSafeString } from './xmp.js';
 
@@ -74,6 +75,7 @@ export async function renderDocumentPdf(doc: PdfDocument, assets: { logo?: Buffe
   if (doc.service_date_is_invoice_date) drawParagraph(ctx, fmt.labels.serviceDateIsInvoiceDate, 8.5);
   drawParagraph(ctx, doc.payment_terms);
   drawParagraph(ctx, doc.closing_text);
+  if (doc.timesheet?.length) drawTimesheet(ctx, doc.timesheet);
   drawPageFurniture(ctx);
 
   if (xml) {

@@ -105,4 +105,18 @@ export interface PdfDocument {
    * the caller of renderDocumentPdf passes its bytes. Absent or null: no logo.
    */
   logo?: { sha256: string; content_type: string } | null;
+  /** Pages appended after the document: the efforts an invoice bills (never frozen or kept). */
+  timesheet?: PdfTimesheetRow[] | null;
+}
+
+/** One billed effort of a timesheet page; decimals as strings, as everywhere here. */
+export interface PdfTimesheetRow {
+  position: number;
+  date: string;
+  person: string;
+  /** Task and description, as one text. */
+  what: string;
+  hours: string;
+  rate: string;
+  amount: string;
 }
