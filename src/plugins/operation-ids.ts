@@ -57,6 +57,8 @@ const OVERRIDES: Record<string, string> = {
   'GET /offers/{id}/pdf': 'downloadOfferPdf',
   'PUT /projects/{id}/team/{user_id}': 'setProjectTeamMember',
   'DELETE /projects/{id}/team/{user_id}': 'removeProjectTeamMember',
+  'POST /offers/{id}/accept': 'acceptOffer',
+  'POST /offers/{id}/decline': 'declineOffer',
   'POST /outgoing-invoices/from-efforts': 'createOutgoingInvoiceFromEfforts',
   'GET /reports/uninvoiced': 'getUninvoicedReport',
   'GET /files/{id}/download': 'downloadFile',

@@ -261,6 +261,23 @@ export const BASES: Record<string, Maker[]> = {
   'PUT /projects/{id}/team/{user_id}': [
     (n) => ({ params: { id: n.project, user_id: n.teamMember }, body: { role: 'member', hourly_rate: 80 } }),
   ],
+  'POST /offers': [
+    (n) => ({
+      body: {
+        client_id: n.client,
+        contact_id: n.contact,
+        project_id: n.project,
+        title: 'Fuzz offer',
+        line_items: [line()],
+      },
+    }),
+  ],
+  'PATCH /offers/{id}': [
+    (n, w) => ({
+      params: { id: w.own.offers![0]! },
+      body: { client_id: n.client, contact_id: n.contact, project_id: n.project, line_items: [line()] },
+    }),
+  ],
   'POST /webhooks': [() => ({ body: { url: 'https://hooks.example.com/fuzz', scopes: ['task:create'] } })],
   'POST /oauth/token': [() => ({ body: { grant_type: 'client_credentials' } })],
 };

@@ -1,7 +1,7 @@
-import type { Insertable, Selectable } from 'kysely';
+import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
 import { keptTotal } from '../../shared/list-counts.js';
-import { findOwned } from '../../shared/owned.js';
+import { findOwned, insertReturning } from '../../shared/owned.js';
 import { paginate, type Sortable, unfiltered } from '../../shared/paging.js';
 import { nowIso, toIso } from '../../shared/time.js';
 import { type ParsedLine, positioned } from '../outgoing-invoices/outgoing-invoices.public.js';
@@ -97,4 +97,54 @@ export async function claimInvoice(db: Db, accountId: number, offerId: number, i
     .where('invoice_id', 'is', null)
     .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
+}
+
+export const insertOfferReturning = (db: Db, values: Insertable<OfferTable>): Promise<OfferRow> =>
+  insertReturning(db, 'offers', values);
+
+/**
+ * Changes an offer only while it may change (`statuses`, and no invoice made from it): the
+ * condition is in the statement, so a concurrent accept or invoice cannot slip in between the
+ * check and the write. The row as it is now, or undefined when the condition did not hold.
+ */
+export const updateOfferWhile = (
+  db: Db,
+  accountId: number,
+  id: number,
+  statuses: readonly string[],
+  values: Updateable<OfferTable>,
+): Promise<OfferRow | undefined> =>
+  db
+    .updateTable('offers')
+    .set(values)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('status', 'in', statuses)
+    .where('invoice_id', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+
+export async function deleteOfferItems(db: Db, accountId: number, offerId: number): Promise<void> {
+  await db
+    .deleteFrom('offer_items')
+    .where('account_id', '=', accountId)
+    .where('offer_id', '=', offerId)
+    .execute();
+}
+
+/** Deletes an offer that may still change (see `updateOfferWhile`); whether it did. */
+export async function deleteOfferWhile(
+  db: Db,
+  accountId: number,
+  id: number,
+  statuses: readonly string[],
+): Promise<boolean> {
+  const r = await db
+    .deleteFrom('offers')
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('status', 'in', statuses)
+    .where('invoice_id', 'is', null)
+    .executeTakeFirst();
+  return Number(r.numDeletedRows) > 0;
 }

@@ -1,13 +1,16 @@
 import { type Static, Type } from 'typebox';
 import {
+  CurrencyCode,
   DateString,
   Id,
   Nullable,
+  optional,
   SortedPagingQuery,
+  Text,
   Timestamp,
   UpdatedSinceQuery,
 } from '../../shared/schemas.js';
-import { LineItem, TotalsProps } from '../outgoing-invoices/outgoing-invoices.public.js';
+import { LineItem, LineItemsInput, TotalsProps } from '../outgoing-invoices/outgoing-invoices.public.js';
 
 export const OFFER_STATUSES = ['created', 'sent', 'accepted', 'declined'] as const;
 
@@ -27,12 +30,48 @@ export const Offer = Type.Object(
     closing_text: Nullable(Type.String()),
     ...TotalsProps,
     line_items: Type.Array(LineItem),
+    invoice_id: Nullable({
+      ...Id,
+      description: 'The invoice made from this offer (beyond the specification); null while there is none',
+    }),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
   { $id: 'Offer' },
 );
 export type Offer = Static<typeof Offer>;
+
+/** Fields a caller may write (beyond the specification: offers came in only through the import). */
+const writable = {
+  offer_number: Nullable(Type.String({ minLength: 1, maxLength: 64 })),
+  status: Type.Enum(['created', 'sent'], {
+    description: '`created` or `sent`; an offer is accepted or declined through its own endpoints',
+  }),
+  client_id: Nullable(Id),
+  contact_id: Nullable(Id),
+  project_id: Nullable(Id),
+  title: Text(255),
+  date: Nullable(DateString),
+  valid_until: Nullable(DateString),
+  currency: CurrencyCode,
+  intro_text: Text(10_000),
+  closing_text: Text(10_000),
+  line_items: LineItemsInput,
+};
+
+export const OfferCreate = Type.Object(optional(writable), {
+  additionalProperties: false,
+  description:
+    '`status` defaults to created, `currency` to the client’s, then the account’s. Client, contact and project must be of the account (422).',
+});
+export type OfferCreate = Static<typeof OfferCreate>;
+
+export const OfferUpdate = Type.Object(optional(writable), {
+  additionalProperties: false,
+  minProperties: 1,
+  description: '`line_items`, when present, replaces every line of the offer.',
+});
+export type OfferUpdate = Static<typeof OfferUpdate>;
 
 export const OfferListQuery = Type.Object(
   {
