@@ -268,6 +268,38 @@ describeEachDb('dunning', (ctx) => {
     expectProblem(await api.put('/dunning/base-rates/2026-07-01', { rate: 1.234 }), 422);
   });
 
+  it('the letter’s PDF, in German and in English', async () => {
+    const { api } = await account(ctx);
+    const de = await overdue(api, await makeClient(api, { language: 'de' }));
+    const en = await overdue(api, await makeClient(api));
+    await run(api, '2026-03-23');
+    await pay(api, de.id, 190, '2026-03-30');
+    const letters = (await run(api, '2026-04-06')).created;
+    for (const [invoice, words] of [
+      [de, ['1. Mahnung', 'Verzugszinsen', 'Zu zahlender Betrag']],
+      [en, ['First dunning letter', 'Default interest', 'Amount due']],
+    ] as const) {
+      const letter = letters.find((l) => l.invoice_id === invoice.id);
+      const res = await api.get(`/dunnings/${letter.id}/pdf`);
+      assert.equal(res.status, 200);
+      assert.equal(res.headers['content-type'], 'application/pdf');
+      const bytes = Buffer.from(res.text, 'binary');
+      assert.equal(bytes.subarray(0, 5).toString(), '%PDF-');
+      if (process.env.DUNNING_PDF_DIR) {
+        const { writeFileSync } = await import('node:fs');
+        const raw = await ctx.app.inject({
+          url: `/api/v1/dunnings/${letter.id}/pdf`,
+          headers: { authorization: `Bearer ${api.token}` },
+        });
+        writeFileSync(
+          `${process.env.DUNNING_PDF_DIR}/${ctx.kind}-${words[0].replace(/\W/g, '')}.pdf`,
+          raw.rawPayload,
+        );
+      }
+    }
+    expectProblem(await api.get('/dunnings/999999/pdf'), 404);
+  });
+
   it('401, 403 per scope, 404 (another tenant’s letter too) and 422 on every operation', async () => {
     const { api } = await account(ctx);
     await overdue(api, await makeClient(api));
@@ -284,6 +316,7 @@ describeEachDb('dunning', (ctx) => {
       ['GET', '/dunnings'],
       ['GET', `/dunnings/${letter.id}`],
       ['POST', `/dunnings/${letter.id}/cancel`],
+      ['GET', `/dunnings/${letter.id}/pdf`],
     ];
     for (const [method, path, body] of ops) {
       expectProblem(await ctx.anon.request(method as 'GET', path, body), 401);
@@ -297,6 +330,7 @@ describeEachDb('dunning', (ctx) => {
     }
     expectProblem(await stranger.get(`/dunnings/${letter.id}`), 404);
     expectProblem(await stranger.post(`/dunnings/${letter.id}/cancel`), 404);
+    expectProblem(await stranger.get(`/dunnings/${letter.id}/pdf`), 404);
     expectProblem(await api.get('/dunnings/999999'), 404);
     assert.deepEqual((await stranger.get('/dunnings')).body.data, []);
 

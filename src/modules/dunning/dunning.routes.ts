@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { getRoute, listRoute } from '../../shared/route-builders.js';
 import { Data, IdParams, problemResponse } from '../../shared/schemas.js';
+import { pdfRoute } from '../outgoing-invoices/outgoing-invoices.public.js';
 import {
   BaseRate,
   BaseRateBody,
@@ -129,6 +130,19 @@ export const dunningRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     service.getLetter,
     service.toLetter,
+  );
+
+  pdfRoute(
+    app,
+    {
+      path: '/dunnings',
+      tags,
+      config: read,
+      summary: 'Download the PDF of a dunning letter',
+      description:
+        'Beyond the specification (issue 39). The letter in the client’s language (German for `de`, English otherwise): letterhead and footer as on invoices, the subject and text, what is claimed, and the interest periods.',
+    },
+    service.letterPdf,
   );
 
   app.post(

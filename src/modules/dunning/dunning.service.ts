@@ -5,9 +5,16 @@ import { AppError, type FieldError, notFound } from '../../shared/errors.js';
 import { centsToString, exactDecimal, fromCents, toCents } from '../../shared/money.js';
 import type { Page } from '../../shared/paging.js';
 import { formatterFor } from '../../shared/pdf/format.js';
+import { renderLetterPdf } from '../../shared/pdf/letter.js';
 import { nowIso, todayIso } from '../../shared/time.js';
 import type { AuthContext } from '../../shared/tokens.js';
-import { documentParties, findInvoice, invoiceState } from '../outgoing-invoices/outgoing-invoices.public.js';
+import {
+  asDownload,
+  documentParties,
+  findInvoice,
+  invoiceState,
+  type PdfBytes,
+} from '../outgoing-invoices/outgoing-invoices.public.js';
 import {
   DEFAULT_LEVELS,
   fill,
@@ -18,6 +25,7 @@ import {
   type PastLetter,
   unknownPlaceholder,
 } from './dunning.domain.js';
+import { letterToPdf } from './dunning.pdf.js';
 import { type OverdueInvoice, overdueInvoices, reductionsOf } from './dunning.read-model.js';
 import type { LetterRow } from './dunning.repository.js';
 import * as repo from './dunning.repository.js';
@@ -189,6 +197,19 @@ export async function cancelLetter(db: Db, auth: AuthContext, id: number): Promi
       updated_at: now,
     }))!;
   });
+}
+
+/** GET /dunnings/{id}/pdf: rendered from the letter's stored texts and amounts. */
+export async function letterPdf(db: Db, auth: AuthContext, id: number): Promise<PdfBytes> {
+  const row = await getLetter(db, auth, id);
+  const [invoice, parties] = await Promise.all([
+    findInvoice(db, auth.accountId, row.invoice_id),
+    documentParties(db, auth.accountId, { client_id: row.client_id, contact_id: null }),
+  ]);
+  const data = await renderLetterPdf(
+    letterToPdf(row, invoice ?? { invoice_number: null, date: null, due_date: null }, parties),
+  );
+  return asDownload(data, `${row.number}.pdf`);
 }
 
 // ---------------------------------------------------------------------------------------------

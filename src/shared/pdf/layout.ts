@@ -87,6 +87,8 @@ export interface Ctx {
   y: number;
   /** The bytes of `doc.logo` (PNG or JPEG), printed top left above the seller's name. */
   logo?: Buffer;
+  /** The label of the number in the information block, when not the document kind's. */
+  numberLabel?: string;
 }
 
 function applyStyle(pdf: PDFKit.PDFDocument, s: TextStyle): void {
@@ -213,7 +215,8 @@ export function drawFirstPageHead(ctx: Ctx): void {
 function drawInfoBlock(ctx: Ctx): number {
   const { pdf, doc, fmt } = ctx;
   const l = fmt.labels;
-  const numberLabel = doc.kind === 'offer' ? l.offerNo : doc.kind === 'credit' ? l.creditNo : l.invoiceNo;
+  const numberLabel =
+    ctx.numberLabel ?? (doc.kind === 'offer' ? l.offerNo : doc.kind === 'credit' ? l.creditNo : l.invoiceNo);
   const rows: [string, string][] = [[numberLabel, doc.number ?? l.draft]];
   if (doc.date) rows.push([l.date, fmt.date(doc.date)]);
   if (doc.due_date) rows.push([doc.kind === 'offer' ? l.validUntil : l.dueDate, fmt.date(doc.due_date)]);
