@@ -3,6 +3,7 @@ import { after, before, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { importData } from '../src/import/index.js';
 import { setPassword } from '../src/modules/users/passwords.service.js';
+import { addClient, addEfforts, addProject } from './billing.fixtures.js';
 import { launchBrowser, screenshotPath } from './browser.js';
 import { describeEachDb } from './helpers.js';
 import { ALL_INVOICE_SCOPES, bookNow, line, makeClient, makeInvoice } from './invoicing.fixtures.js';
@@ -94,6 +95,26 @@ describeEachDb('console dashboard in a real browser', (ctx) => {
       .set({ extraction_status: 'failed' })
       .where('id', '=', ids[1]!)
       .execute();
+    // Time not invoiced yet: 1.5 h + 0.75 h at 100.00 (the non-billable hour does not count).
+    const acc = ctx.account.accountId;
+    const care = await addProject(ctx.db, acc, await addClient(ctx.db, acc, { name: 'Care Client' }), {
+      name: 'Website care',
+      hourly_rate: 10000,
+    });
+    await addEfforts(
+      ctx.db,
+      acc,
+      [90, 45, 60].map((minutes, i) => ({
+        project_id: care,
+        task_id: null,
+        user_id: ctx.account.users.member,
+        date: '2026-11-02',
+        minutes,
+        billable: i < 2,
+        type: 'work',
+        hourly_rate: null,
+      })),
+    );
     browser = await launchBrowser({ viewport: { width: 1100, height: 760 } });
   });
   after(async () => {
@@ -122,6 +143,12 @@ describeEachDb('console dashboard in a real browser', (ctx) => {
     assert.equal(await incoming.getByRole('row', { name: 'Being read 1' }).count(), 1);
     assert.equal(await incoming.getByRole('row', { name: 'Could not be read 1' }).count(), 1);
     assert.equal(await incoming.getByRole('row', { name: 'Not read (entered by hand) 2' }).count(), 1);
+    const uninvoiced = page.getByRole('region', { name: 'Not invoiced yet' });
+    assert.equal(
+      await uninvoiced.getByRole('row', { name: 'Website care Care Client 2.25 €225.00' }).count(),
+      1,
+      await uninvoiced.innerText(),
+    );
     const series = page.getByRole('region', { name: 'Number series' });
     // The last number of each year's series (the paid and the overdue one count; the draft has none).
     const text = await series.innerText();

@@ -74,7 +74,7 @@ export function clientsByIds(db: Db, accountId: number, ids: number[]) {
   if (ids.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('clients')
-    .select(['id', 'name'])
+    .select(['id', 'name', 'currency'])
     .where('account_id', '=', accountId)
     .where('id', 'in', ids)
     .execute();

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { DateString, Id, Nullable, PagingQuery, Text } from '../../shared/schemas.js';
+import { CurrencyCode, DateString, Id, Nullable, PagingQuery, Text } from '../../shared/schemas.js';
 import { Amount, Invoice } from '../outgoing-invoices/outgoing-invoices.public.js';
 import { GROUP_BY, MAX_ROUNDING_MINUTES, RATE_SOURCES } from './rates.domain.js';
 
@@ -155,7 +155,11 @@ export const UninvoicedQuery = Type.Object(
 );
 export type UninvoicedQuery = Static<typeof UninvoicedQuery>;
 
-const Uninvoiced = { minutes: Type.Integer(), value: Amount };
+const Uninvoiced = {
+  currency: { ...CurrencyCode, description: 'The currency its invoices get' },
+  minutes: Type.Integer(),
+  value: Amount,
+};
 
 export const UninvoicedReport = Type.Object({
   projects: Type.Array(
@@ -167,7 +171,12 @@ export const UninvoicedReport = Type.Object({
       ...Uninvoiced,
     }),
   ),
-  clients: Type.Array(Type.Object({ client_id: Id, name: Nullable(Type.String()), ...Uninvoiced })),
-  total: Type.Object(Uninvoiced),
+  clients: Type.Array(
+    Type.Object(
+      { client_id: Id, name: Nullable(Type.String()), ...Uninvoiced },
+      { description: 'Per client and currency' },
+    ),
+  ),
+  totals: Type.Array(Type.Object(Uninvoiced), { description: 'Per currency' }),
 });
 export type UninvoicedReport = Static<typeof UninvoicedReport>;

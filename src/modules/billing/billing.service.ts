@@ -522,9 +522,12 @@ export async function projectReport(db: Db, auth: AuthContext, id: number): Prom
   };
 }
 
-/** What is billable and on no invoice yet, in cents, per time-and-materials project. */
+/**
+ * What is billable and on no invoice yet, in cents, per time-and-materials project, in the
+ * currency its invoices get (the project's, else the client's, else the account's).
+ */
 export async function uninvoicedByProject(db: Db, accountId: number, q: UninvoicedQuery = {}) {
-  const [rows, { rate: accountDefault }] = await Promise.all([
+  const [rows, { account, rate: accountDefault }] = await Promise.all([
     read.effortsWithRates(db, accountId, {
       from: q.date_from,
       to: q.date_to,
@@ -545,17 +548,18 @@ export async function uninvoicedByProject(db: Db, accountId: number, q: Uninvoic
     .filter((p) => p.billing_mode !== 'fixed_price')
     .sort((a, b) => a.id - b.id);
   const clients = await read.clientsByIds(db, accountId, [...new Set(projects.map((p) => p.client_id))]);
-  const clientName = new Map(clients.map((c) => [c.id, c.name]));
+  const client = new Map(clients.map((c) => [c.id, c]));
   return projects.map((p) => ({
     project_id: p.id,
     name: p.name,
     client_id: p.client_id,
-    client_name: clientName.get(p.client_id) ?? null,
+    client_name: client.get(p.client_id)?.name ?? null,
+    currency: p.currency ?? client.get(p.client_id)?.currency ?? account.currency,
     ...byProject.get(p.id)!,
   }));
 }
 
-/** GET /reports/uninvoiced. */
+/** GET /reports/uninvoiced: per project, per client and in total, each per currency. */
 export async function uninvoicedReport(
   db: Db,
   auth: AuthContext,
@@ -564,29 +568,33 @@ export async function uninvoicedReport(
   if (q.date_from && q.date_to && q.date_to < q.date_from)
     throw validationFailed([{ field: 'date_to', message: 'must not be before date_from' }]);
   const projects = await uninvoicedByProject(db, auth.accountId, q);
-  const byClient = new Map<
-    number,
-    { client_id: number; name: string | null; minutes: number; value: number }
-  >();
-  const total = { minutes: 0, value: 0 };
+  type Sum = { minutes: number; value: number };
+  const byClient = new Map<string, Sum & { client_id: number; name: string | null; currency: string }>();
+  const totals = new Map<string, Sum & { currency: string }>();
   for (const p of projects) {
-    const c = byClient.get(p.client_id) ?? {
+    const key = `${p.client_id}/${p.currency}`;
+    const c = byClient.get(key) ?? {
       client_id: p.client_id,
       name: p.client_name,
+      currency: p.currency,
       minutes: 0,
       value: 0,
     };
-    byClient.set(p.client_id, c);
-    c.minutes += p.minutes;
-    c.value += p.value;
-    total.minutes += p.minutes;
-    total.value += p.value;
+    byClient.set(key, c);
+    const t = totals.get(p.currency) ?? { currency: p.currency, minutes: 0, value: 0 };
+    totals.set(p.currency, t);
+    for (const sum of [c, t]) {
+      sum.minutes += p.minutes;
+      sum.value += p.value;
+    }
   }
   return {
     projects: projects.map((p) => ({ ...p, value: fromCents(p.value) })),
     clients: [...byClient.values()]
-      .sort((a, b) => a.client_id - b.client_id)
+      .sort((a, b) => a.client_id - b.client_id || (a.currency < b.currency ? -1 : 1))
       .map((c) => ({ ...c, value: fromCents(c.value) })),
-    total: { minutes: total.minutes, value: fromCents(total.value) },
+    totals: [...totals.values()]
+      .sort((a, b) => (a.currency < b.currency ? -1 : 1))
+      .map((t) => ({ ...t, value: fromCents(t.value) })),
   };
 }

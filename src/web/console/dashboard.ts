@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { uninvoicedByProject } from '../../modules/billing/billing.service.js';
+import { hoursOf } from '../../shared/hours.js';
 import { todayIso } from '../../shared/time.js';
 import { addMessages, langOf, translator } from '../i18n.js';
 import { sessionUser } from '../session.js';
@@ -31,6 +33,15 @@ addMessages({
     'dash.kind.invoice': 'Invoices',
     'dash.kind.credit': 'Credit notes',
     'dash.allYears': 'all years',
+    'dash.uninvoiced': 'Not invoiced yet',
+    'dash.uninvoicedIntro':
+      'Billable time on no invoice, at its hourly rates, by project (the largest first).',
+    'dash.uninvoicedNone': 'All billable time is invoiced.',
+    'dash.uninvoicedMore': 'and {count} more projects (GET /reports/uninvoiced lists all)',
+    'dash.project': 'Project',
+    'dash.client': 'Client',
+    'dash.hours': 'Hours',
+    'dash.value': 'Value',
   },
   de: {
     'dash.intro': 'Ihre Zahlen auf einen Blick.',
@@ -57,10 +68,22 @@ addMessages({
     'dash.kind.invoice': 'Rechnungen',
     'dash.kind.credit': 'Gutschriften',
     'dash.allYears': 'alle Jahre',
+    'dash.uninvoiced': 'Noch nicht abgerechnet',
+    'dash.uninvoicedIntro':
+      'Abrechenbare Zeit auf keiner Rechnung, zu ihren Stundensätzen, nach Projekt (die größten zuerst).',
+    'dash.uninvoicedNone': 'Alle abrechenbare Zeit ist abgerechnet.',
+    'dash.uninvoicedMore': 'und {count} weitere Projekte (GET /reports/uninvoiced listet alle)',
+    'dash.project': 'Projekt',
+    'dash.client': 'Kunde',
+    'dash.hours': 'Stunden',
+    'dash.value': 'Wert',
   },
 });
 
-/** The console's first page: numbers at a glance (dashboard.read-model.ts). */
+/** Projects shown with their uninvoiced value; the rest are counted. */
+const UNINVOICED_ROWS = 10;
+
+/** The console's first page: numbers at a glance (dashboard.read-model.ts, billing). */
 export async function dashboardPage(app: FastifyInstance): Promise<void> {
   app.get('/console', { schema: { hide: true } }, async (req, reply) => {
     const user = await sessionUser(req);
@@ -68,7 +91,13 @@ export async function dashboardPage(app: FastifyInstance): Promise<void> {
     if (user?.role !== 'admin') return reply.redirect('/me', 303);
     const lang = langOf(req);
     const t = translator(lang);
-    const numbers = await dashboardNumbers(app.db, user.accountId, user.userId, todayIso());
+    const [numbers, uninvoiced] = await Promise.all([
+      dashboardNumbers(app.db, user.accountId, user.userId, todayIso()),
+      uninvoicedByProject(app.db, user.accountId),
+    ]);
+    const largest = uninvoiced
+      .filter((p) => p.minutes > 0)
+      .sort((a, b) => b.value - a.value || a.project_id - b.project_id);
     const money = (currency: string, cents: number) =>
       new Intl.NumberFormat(lang === 'de' ? 'de-DE' : 'en-GB', { style: 'currency', currency }).format(
         cents / 100,
@@ -84,6 +113,15 @@ export async function dashboardPage(app: FastifyInstance): Promise<void> {
       overdue: figures(numbers.outgoing.overdue),
       partial: numbers.outgoing.partial,
       incoming: numbers.incoming.map((i) => ({ label: t(`dash.extraction.${i.status}`), count: i.count })),
+      uninvoiced: largest.slice(0, UNINVOICED_ROWS).map((p) => ({
+        project: p.name,
+        client: p.client_name ?? '',
+        hours: new Intl.NumberFormat(lang === 'de' ? 'de-DE' : 'en-GB', { maximumFractionDigits: 2 }).format(
+          Number(hoursOf(p.minutes)),
+        ),
+        value: money(p.currency, p.value),
+      })),
+      uninvoicedMore: Math.max(0, largest.length - UNINVOICED_ROWS),
       series: numbers.series.map((s) => ({
         kind: t(`dash.kind.${s.kind}`),
         year: s.year === null ? t('dash.allYears') : String(s.year),
