@@ -42,7 +42,8 @@ describeEachDb('extraction jobs', (ctx) => {
   async function uploadAndQueue(data: Buffer, name: string, type: string): Promise<number> {
     const form = await multipart({ name, type, data });
     const res = await writer.request('POST', '/incoming-invoices', form.body, form.headers);
-    assert.equal(res.status, 201, res.text);
+    // 202 for a scan (queued by the upload), 201 for a file read at once (queued here).
+    assert.ok([201, 202].includes(res.status), res.text);
     const id = res.body.data.id as number;
     if ((await jobsOfInvoice(ctx.db, ctx.account.accountId, id)).length === 0)
       await enqueueExtraction(ctx.db, { accountId: ctx.account.accountId, invoiceId: id });
@@ -55,10 +56,11 @@ describeEachDb('extraction jobs', (ctx) => {
       { data: JSON.stringify({ due_date: '2026-04-30' }) },
     );
     const res = await writer.request('POST', '/incoming-invoices', form.body, form.headers);
-    assert.equal(res.status, 201, res.text);
+    assert.equal(res.status, 202, res.text);
     const id = res.body.data.id as number;
     assert.equal(res.body.data.extraction.status, 'pending');
     assert.equal(res.body.data.invoice_number, null, 'nothing read yet');
+    assert.equal(res.body.data.gross_total, null, 'not known yet, not 0');
     assert.equal(
       (await jobsOfInvoice(ctx.db, ctx.account.accountId, id)).length,
       1,
@@ -91,7 +93,7 @@ describeEachDb('extraction jobs', (ctx) => {
     ]);
     const form = await multipart({ name: 'scan.png', type: 'image/png', data: broken });
     const res = await writer.request('POST', '/incoming-invoices', form.body, form.headers);
-    assert.equal(res.status, 201, res.text);
+    assert.equal(res.status, 202, res.text);
     const id = res.body.data.id as number;
     assert.equal(res.body.data.extraction.status, 'pending');
     const worker = new ExtractionWorker(ctx.db, ctx.kind, {

@@ -179,8 +179,11 @@ describeEachDb(
 
     it('a PDF page without text is pending OCR (no_text_layer)', async () => {
       const pdf = await makePdf([null]);
-      const d = await created(pdf, 'application/pdf');
+      const res = await upload(pdf, 'application/pdf');
+      assert.equal(res.status, 202, res.text);
+      const d = res.body.data;
       assert.equal(d.extraction.status, 'pending');
+      assert.equal(d.gross_total, null);
       assert.deepEqual(codes(d), ['no_text_layer']);
     });
 

@@ -16,6 +16,7 @@ const ALL_SCOPES = [
   'company:create',
   'company:update',
   'company:delete',
+  'incoming-invoice:extract',
 ];
 
 describeEachDb('webhooks: registration', (ctx) => {
@@ -25,7 +26,8 @@ describeEachDb('webhooks: registration', (ctx) => {
   let noScope: Api;
 
   before(async () => {
-    api = await ctx.as('integration');
+    // incoming-invoice:extract carries documents: its subscriber reads them too.
+    api = await ctx.as('integration incoming-invoice:read');
     sibling = await ctx.as('integration');
     stranger = await ctx.as('integration', { accountId: ctx.other.accountId });
     noScope = await ctx.as('client:read task-management:read');

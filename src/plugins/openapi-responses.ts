@@ -97,6 +97,9 @@ for (const op of [
 }
 DOMAIN_ERRORS.createDatevExport = { 422: ['unprocessable'] };
 
+/** Operations whose 202 stores a record (being completed in the background) at `Location`. */
+const ACCEPTED_WITH_LOCATION = new Set(['createIncomingInvoice']);
+
 /** The code an answer of this status gives when no rule names a more precise one. */
 const FALLBACK: Partial<Record<number, ErrorCode>> = {
   400: 'bad_request',
@@ -383,7 +386,7 @@ export function completeOperation(doc: Json, method: string, path: string, op: J
       response.description = successDescription(method, s, isList(doc, response));
     const names: (keyof typeof HEADERS)[] = [];
     if (api) names.push('RateLimit', 'RateLimit-Policy');
-    if (s === 201) names.push('Location');
+    if (s === 201 || (s === 202 && ACCEPTED_WITH_LOCATION.has(operationId))) names.push('Location');
     if (s === 200 && isList(doc, response)) names.push('Link');
     if (s === 429 || s === 503) names.push('Retry-After');
     if (s === 409 && codes[409]?.includes('idempotency_in_progress')) names.push('Retry-After');

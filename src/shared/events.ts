@@ -26,10 +26,12 @@ export const EVENT_KINDS = [
   'company:created',
   'company:updated',
   'company:deleted',
+  // Beyond the specification (issue 42): the reading of an uploaded document ended.
+  'incoming-invoice:extracted',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 
-/** Subscription scope name of each kind, from the specification's Events table. */
+/** Subscription scope name of each kind, from the specification's Events table (and beyond it). */
 export const EVENT_SUBSCRIPTION: Record<EventKind, string> = {
   'task:created': 'task:create',
   'task:updated': 'task:update',
@@ -43,6 +45,7 @@ export const EVENT_SUBSCRIPTION: Record<EventKind, string> = {
   'company:created': 'company:create',
   'company:updated': 'company:update',
   'company:deleted': 'company:delete',
+  'incoming-invoice:extracted': 'incoming-invoice:extract',
 };
 
 export interface EventInput {

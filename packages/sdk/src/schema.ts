@@ -277,7 +277,7 @@ export interface paths {
         put?: never;
         /**
          * Create an incoming invoice or credit
-         * @description JSON, or `multipart/form-data` with the document in the part `file` and the JSON fields in the text part `data`. When a file is uploaded and `file_was_preprocessed` is not true, data extraction runs. The file is recognised by its content, not its declared type: an EN 16931 e-invoice in UBL 2.1 (Invoice, CreditNote), UN/CEFACT CII (XRechnung, Factur-X, ZUGFeRD 2) or ZUGFeRD 1.0 is read exactly, also when a PDF carries it (any attachment name, or an associated file); other PDFs are read from their text layer; images and pages without text are read by OCR in a job after the request (`extraction.status` `pending` until then). Every field read is stored with its origin (`extraction.fields`: `xml`, `pdf_text`, `ocr` or `request`, a confidence, `derived`); a field not read is left empty. What could not be read is in `extraction.warnings` (`not_an_invoice`, `malformed_xml`, `encrypted_pdf`, `no_text_layer`, `pages_truncated`, `totals_inconsistent`, `invalid_value`, …): the upload is never refused because the document disagrees with itself. A credit note (UBL CreditNote, type code 381/396/…, negative totals) is a `Credit` with positive amounts. A seller VAT id (or exact name) that matches a supplier sets `supplier_id`. Fields given in the request override extracted values, are validated (IBAN check digits, BIC, VAT id format per country) and are never overwritten by a later extraction; `extracted_fields` lists the fields that came from extraction. Inline `bookings` (chart of accounts, cost centers) may not exceed `gross_total` in sum (422). Documents are read with limits on time, memory, pages and decompressed size, and XML with a DOCTYPE or beyond caps on nesting and attributes is not parsed: such a document is stored without extracted values. While too many documents are being read, an upload is refused with 503 and `Retry-After`.
+         * @description JSON, or `multipart/form-data` with the document in the part `file` and the JSON fields in the text part `data`. When a file is uploaded and `file_was_preprocessed` is not true, data extraction runs. The file is recognised by its content, not its declared type: an EN 16931 e-invoice in UBL 2.1 (Invoice, CreditNote), UN/CEFACT CII (XRechnung, Factur-X, ZUGFeRD 2) or ZUGFeRD 1.0 is read exactly, also when a PDF carries it (any attachment name, or an associated file); other PDFs are read from their text layer; images and pages without text are read by OCR in a job after the request: the answer is then `202` (`extraction.status` `pending`, totals and currency not given are null until then), and the event `incoming-invoice:extracted` is recorded when the reading ends (also at once, with `201`, for documents read in the request). Every field read is stored with its origin (`extraction.fields`: `xml`, `pdf_text`, `ocr` or `request`, a confidence, `derived`); a field not read is left empty. What could not be read is in `extraction.warnings` (`not_an_invoice`, `malformed_xml`, `encrypted_pdf`, `no_text_layer`, `pages_truncated`, `totals_inconsistent`, `invalid_value`, …): the upload is never refused because the document disagrees with itself. A credit note (UBL CreditNote, type code 381/396/…, negative totals) is a `Credit` with positive amounts. A seller VAT id (or exact name) that matches a supplier sets `supplier_id`. Fields given in the request override extracted values, are validated (IBAN check digits, BIC, VAT id format per country) and are never overwritten by a later extraction; `extracted_fields` lists the fields that came from extraction. Inline `bookings` (chart of accounts, cost centers) may not exceed `gross_total` in sum (422). Documents are read with limits on time, memory, pages and decompressed size, and XML with a DOCTYPE or beyond caps on nesting and attributes is not parsed: such a document is stored without extracted values. While too many documents are being read, an upload is refused with 503 and `Retry-After`.
          *
          *     Scopes (all required): `incoming-invoice:write`.
          */
@@ -671,7 +671,7 @@ export interface paths {
         };
         /**
          * PDF of an outgoing invoice
-         * @description Booked invoices embed the EN 16931 (Factur-X) XML and are rendered once: later downloads are byte-identical.
+         * @description Booked invoices embed the EN 16931 (Factur-X) XML and are rendered once: later downloads are byte-identical. `timesheet=true` appends pages listing the efforts the invoice bills (see GET /outgoing-invoices/{id}/efforts; needs `efforts:read` as well); that variant is rendered on each request and never replaces the kept PDF.
          *
          *     Scopes (all required): `outgoing-invoice:read`.
          */
@@ -1367,7 +1367,13 @@ export interface paths {
          */
         get: operations["listProjects"];
         put?: never;
-        post?: never;
+        /**
+         * Create a project
+         * @description Beyond the specification (projects came in only through the import). `client_id`, `portfolio_id` and `project_group_ids` must be of the account (422 naming the field); custom field values are checked against the project definitions.
+         *
+         *     Scopes (all required): `project:write`.
+         */
+        post: operations["createProject"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1388,6 +1394,40 @@ export interface paths {
         get: operations["getProject"];
         put?: never;
         post?: never;
+        /**
+         * Archive a project
+         * @description Beyond the specification (projects came in only through the import). Sets `archived_at`: the project leaves the lists unless `archived=true` and stays readable by id; its tasks and efforts stay. Archiving twice changes nothing.
+         *
+         *     Scopes (all required): `project:write`.
+         */
+        delete: operations["deleteProject"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a project
+         * @description Beyond the specification (projects came in only through the import). Changes the given fields; `project_group_ids` replaces the groups, `custom_fields` keys left out keep their value. 409 `already_exists` when another project has the `identifier`.
+         *
+         *     Scopes (all required): `project:write`.
+         */
+        patch: operations["updateProject"];
+        trace?: never;
+    };
+    "/projects/{id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore an archived project
+         * @description Beyond the specification (projects came in only through the import).
+         *
+         *     Scopes (all required): `project:write`.
+         */
+        post: operations["restoreProject"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1517,6 +1557,34 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{id}/team/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Add or change a team member
+         * @description Beyond the specification (projects came in only through the import). Adds the user to the project's team, or changes their `role` (default `member`) and `hourly_rate` (their sale rate on this project; `null` clears it). Fields left out keep their value. A user of another account is a 404. The project's `updated_at` moves with every change of its team.
+         *
+         *     Scopes (all required): `project:write`.
+         */
+        put: operations["setProjectTeamMember"];
+        post?: never;
+        /**
+         * Remove a team member
+         * @description Beyond the specification (projects came in only through the import). Removing a user who is not on the team changes nothing. Their efforts on the project stay.
+         *
+         *     Scopes (all required): `project:write`.
+         */
+        delete: operations["removeProjectTeamMember"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2025,7 +2093,13 @@ export interface paths {
          */
         get: operations["listOffers"];
         put?: never;
-        post?: never;
+        /**
+         * Create an offer
+         * @description Beyond the specification (offers came in only through the import). Line items as for outgoing invoices (exact decimals, at most two for money). `client_id`, `contact_id` and `project_id` must be of the account (422 naming the field).
+         *
+         *     Scopes (all required): `offer:write`.
+         */
+        post: operations["createOffer"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2046,10 +2120,22 @@ export interface paths {
         get: operations["getOffer"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete an offer
+         * @description Beyond the specification (offers came in only through the import). The offer and its lines are removed for good; an accepted or invoiced one cannot be (409).
+         *
+         *     Scopes (all required): `offer:write`.
+         */
+        delete: operations["deleteOffer"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update an offer
+         * @description Beyond the specification (offers came in only through the import). Changes the given fields; `line_items`, when present, replaces every line. `status` may go back and forth between `created` and `sent` (a declined offer may be reopened so). An accepted or invoiced offer is what was agreed and cannot change (409).
+         *
+         *     Scopes (all required): `offer:write`.
+         */
+        patch: operations["updateOffer"];
         trace?: never;
     };
     "/offers/{id}/line-items": {
@@ -2086,6 +2172,50 @@ export interface paths {
         get: operations["downloadOfferPdf"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/offers/{id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an offer
+         * @description Beyond the specification (offers came in only through the import). Sets `status` to `accepted`. Only a `created` or `sent` offer can be: 409 `offer_not_open` for one already accepted or declined, `offer_locked` for one an invoice was made from.
+         *
+         *     Scopes (all required): `offer:write`.
+         */
+        post: operations["acceptOffer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/offers/{id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline an offer
+         * @description Beyond the specification (offers came in only through the import). Sets `status` to `declined`. Only a `created` or `sent` offer can be: 409 `offer_not_open` for one already accepted or declined, `offer_locked` for one an invoice was made from.
+         *
+         *     Scopes (all required): `offer:write`.
+         */
+        post: operations["declineOffer"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2218,6 +2348,390 @@ export interface paths {
         get: operations["listChanges"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/outgoing-invoices/from-efforts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an invoice from tracked efforts
+         * @description An **open** invoice billing the billable, non-admin efforts of a project (`project_id`) or of a client’s time-and-materials projects (`client_id`) dated `date_from` … `date_to` that stand on no invoice (or exactly `effort_ids`). Each effort is rounded up to `rounding_minutes` and priced at its rate (effort > task > team member > project > user > account default); one line per `group_by` key and rate: quantity = minutes / 60 (4 decimals, half up), unit `h`, unit price = the rate. Each line is linked to its efforts (GET /outgoing-invoices/{id}/efforts); deleting the invoice frees them. None left: 422 `nothing_to_bill`. An effort stands on one invoice at most, by a unique key: a concurrent call over the same efforts answers 409 `effort_already_billed` naming them (`effort_ids`). A fixed-price project is billed by its plan: 422. Ids of records that are not the account’s: 422 `invalid_reference`.
+         *
+         *     Scopes (all required): `outgoing-invoice:write`, `efforts:read`.
+         */
+        post: operations["createOutgoingInvoiceFromEfforts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/outgoing-invoices/{id}/efforts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the efforts an invoice bills (its timesheet)
+         * @description By line (`position`), then date: minutes tracked and billed (rounded), the hourly rate and which level of the rate order gave it (`rate_source`), and the amount (hours × rate, rounded to the cent).
+         *
+         *     Scopes (all required): `outgoing-invoice:read`, `efforts:read`.
+         */
+        get: operations["listOutgoingInvoiceEfforts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/offers/{id}/invoice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an invoice from an accepted offer
+         * @description Once per offer: an open one-time invoice with the offer’s lines (`as: invoice`, default), or a partial-plan master whose final invoice carries them (`as: partial_plan`). Only an accepted offer: else 409 `offer_not_accepted`; a second call: 409 `offer_already_invoiced` (deleting the invoice or plan frees the offer again). `id` is the invoice (the plan’s final invoice), `master_id` the plan.
+         *
+         *     Scopes (all required): `outgoing-invoice:write`, `offer:read`.
+         */
+        post: operations["createOfferInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{id}/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Profitability of a project
+         * @description Budget, tracked minutes (billable / non-billable), billable value at the resolved rates, what was billed and what is not invoiced yet, cost (minutes × the user’s cost rate), invoiced net (booked and open) and margin (invoiced net − cost); by user, task and month as well (their margin: billed value − cost). Each effort is valued as a one-effort invoice line, so totals are the sums of their parts to the cent. Admin time counts with `efforts:extended:read`.
+         *
+         *     Scopes (all required): `efforts:read`, `outgoing-invoice:read`.
+         */
+        get: operations["getProjectReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/uninvoiced": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What is billable and not invoiced yet, per project and client
+         * @description Billable, non-admin efforts of time-and-materials projects that stand on no invoice, valued at their resolved rates (each as a one-effort line), optionally dated `date_from` … `date_to`.
+         *
+         *     Scopes (all required): `efforts:read`, `outgoing-invoice:read`.
+         */
+        get: operations["getUninvoicedReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/exports/datev": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List DATEV exports
+         * @description Every export with its period, lock, checksum, and who made it when.
+         *
+         *     Scopes (all required): `accounting:export`.
+         */
+        get: operations["listDatevExports"];
+        put?: never;
+        /**
+         * Export a period to DATEV
+         * @description Writes the DATEV export (EXTF, format version 700) of the date range: the Buchungsstapel of every booked outgoing invoice and credit, payment received, incoming invoice booking and payment made dated in it, and the Debitoren/Kreditoren of the parties it uses. Needs the DATEV consultant and client number in the company profile (`accounting`), else 422. With `lock`, the months are locked for good in the same step. The ZIP is kept: GET /exports/datev/{id}/download.
+         *
+         *     Scopes (all required): `accounting:export`.
+         */
+        post: operations["createDatevExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/exports/datev/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a DATEV export
+         * @description Scopes (all required): `accounting:export`.
+         */
+        get: operations["getDatevExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/exports/datev/{id}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a DATEV export
+         * @description The ZIP of the export, the same bytes every time (its SHA-256 is the ETag).
+         *
+         *     Scopes (all required): `accounting:export`.
+         */
+        get: operations["downloadDatevExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/exports/locked-periods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the locked months
+         * @description The months locked for good (Festschreibung), oldest first, with when, by whom and by which export.
+         *
+         *     Scopes (all required): `accounting:export`.
+         */
+        get: operations["listLockedPeriods"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dunning/levels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The dunning levels
+         * @description Beyond the specification (issue 39). The ordered levels of the account (by default a payment reminder without a fee, then a first and a second dunning letter) with their days, fee, interest and lump-sum options, delivery and texts.
+         *
+         *     Scopes (all required): `dunning:read`.
+         */
+        get: operations["getDunningLevels"];
+        /**
+         * Replace the dunning levels
+         * @description Beyond the specification (issue 39). The whole ordered list, 1 to 10 levels; letters already made keep their level number and texts. An unknown placeholder in a text is a 422 naming the field.
+         *
+         *     Scopes (all required): `dunning:write`.
+         */
+        put: operations["setDunningLevels"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dunning/base-rates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The base rates of default interest
+         * @description Beyond the specification (issue 39). The base rates (Basiszinssatz, § 247 BGB) by the day each took effect: the published values the service ships since 1 January 2002, and the account’s own, which extend the table and win on the same date.
+         *
+         *     Scopes (all required): `dunning:read`.
+         */
+        get: operations["listDunningBaseRates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dunning/base-rates/{valid_from}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a base rate
+         * @description Beyond the specification (issue 39). Sets the base rate in force from `valid_from` (a 1 January or 1 July) for this account; letters already made keep their interest.
+         *
+         *     Scopes (all required): `dunning:write`.
+         */
+        put: operations["setDunningBaseRate"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dunning/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run dunning
+         * @description Beyond the specification (issue 39). For every booked invoice, partial or final invoice that is due before `date`, not fully paid, not credited and whose client is not `dunning_blocked`: the next level whose time has come, one letter each. Idempotent: a second run on the same day makes nothing more, and concurrent runs make each letter once. The open and sent letters of paid invoices become `settled`. `dry_run` only answers what would be made.
+         *
+         *     Scopes (all required): `dunning:write`.
+         */
+        post: operations["runDunning"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dunnings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List dunning letters
+         * @description Beyond the specification (issue 39). Filters: `invoice_id`, `client_id`, `level`, `status`, and `date_from`/`date_to` on the letter’s date.
+         *
+         *     Scopes (all required): `dunning:read`.
+         */
+        get: operations["listDunnings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dunnings/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a dunning letter
+         * @description Beyond the specification (issue 39).
+         *
+         *     Scopes (all required): `dunning:read`.
+         */
+        get: operations["getDunning"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dunnings/{id}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the PDF of a dunning letter
+         * @description Beyond the specification (issue 39). The letter in the client’s language (German for `de`, English otherwise): letterhead and footer as on invoices, the subject and text, what is claimed, and the interest periods.
+         *
+         *     Scopes (all required): `dunning:read`.
+         */
+        get: operations["downloadDunningPdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dunnings/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a dunning letter
+         * @description Beyond the specification (issue 39). Withdraws an open or sent letter: its claims are void, its number stays taken, and the run does not make its level again. Cancelling a cancelled letter changes nothing; a settled one is a 409.
+         *
+         *     Scopes (all required): `dunning:write`.
+         */
+        post: operations["cancelDunning"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2403,14 +2917,14 @@ export interface components {
              * @description Calendar date, YYYY-MM-DD
              */
             due_date: string | null;
-            /** @description ISO 4217 code */
-            currency: string;
-            /** @description Amount in the document currency, at most two decimals */
-            net_total: number;
-            /** @description Amount in the document currency, at most two decimals */
-            tax_total: number;
-            /** @description Amount in the document currency, at most two decimals */
-            gross_total: number;
+            /** @description null while extraction is pending and none was given */
+            currency: string | null;
+            /** @description null while extraction is pending and no total was given */
+            net_total: number | null;
+            /** @description null while extraction is pending and no total was given */
+            tax_total: number | null;
+            /** @description null while extraction is pending and no total was given */
+            gross_total: number | null;
             description: string | null;
             /**
              * Format: date
@@ -2462,8 +2976,8 @@ export interface components {
             }[] | null;
             /** @description Amount in the document currency, at most two decimals */
             paid_total: number;
-            /** @description Amount in the document currency, at most two decimals */
-            open_total: number;
+            /** @description null while the gross total is not known */
+            open_total: number | null;
             /**
              * @description As on outgoing invoices: from the payments and credit offsets recorded on it
              * @enum {unknown}
@@ -3014,6 +3528,44 @@ export interface components {
                 /** @description Numbers of credit notes, e.g. `GS-{YYYY}-{NNNNN}` */
                 credit: string;
             };
+            /** @description Accounting and DATEV export settings */
+            accounting: {
+                /** @description DATEV consultant number (Beraternummer) of the tax adviser; the export needs it */
+                datev_consultant_number: number | null;
+                /** @description DATEV client number (Mandantennummer) of the company; the export needs it */
+                datev_client_number: number | null;
+                /** @description Month the fiscal year starts with (1: the calendar year) */
+                fiscal_year_start_month: number;
+                /** @description Digits of a general-ledger account (Sachkontenlänge); debtors and creditors have one more */
+                account_length: number;
+                /** @description DATEV's chart of accounts; sets the default of every account below */
+                chart: "SKR03" | "SKR04";
+                /** @description VAT by invoice date (`accrual`, Sollversteuerung) or by payment date (`cash`, Istversteuerung) */
+                vat_method: "accrual" | "cash";
+                /** @description The accounts the DATEV export books on: the chart’s defaults unless chosen. Debtor (clients) and creditor (suppliers) accounts are numbered automatically in DATEV’s ranges (10000–69999 and 70000–99999 at account length 4). */
+                accounts: {
+                    /** @description Revenue at 19 % (SKR03 8400, SKR04 4400); digits, the account length */
+                    revenue_19: string;
+                    /** @description Revenue at 7 % (SKR03 8300, SKR04 4300); digits, the account length */
+                    revenue_7: string;
+                    /** @description Tax-free revenue at 0 % (SKR03 8100, SKR04 4100); digits, the account length */
+                    revenue_tax_free: string;
+                    /** @description Services to businesses in other EU states, reverse charge (SKR03 8336, SKR04 4336); digits, the account length */
+                    revenue_reverse_charge: string;
+                    /** @description Tax-free intra-EU supplies of goods (SKR03 8125, SKR04 4125); digits, the account length */
+                    revenue_intra_eu: string;
+                    /** @description Receivables, the collective account of the debtors (SKR03 1400, SKR04 1200); digits, the account length */
+                    receivables: string;
+                    /** @description Payables, the collective account of the creditors (SKR03 1600, SKR04 3300); digits, the account length */
+                    payables: string;
+                    /** @description Bank account payments are booked on (SKR03 1200, SKR04 1800); digits, the account length */
+                    bank: string;
+                    /** @description Default interest charged (SKR03 2650, SKR04 7100); digits, the account length */
+                    interest_income: string;
+                    /** @description Dunning fees charged (SKR03 2700, SKR04 4830); digits, the account length */
+                    fee_income: string;
+                };
+            };
             logo: {
                 content_type: "image/png" | "image/jpeg";
                 byte_size: number;
@@ -3088,6 +3640,8 @@ export interface components {
          *       "tax_number": null,
          *       "language": null,
          *       "buyer_reference": null,
+         *       "is_consumer": false,
+         *       "dunning_blocked": false,
          *       "currency": null,
          *       "payment_term_days": null,
          *       "notes": null,
@@ -3117,6 +3671,10 @@ export interface components {
             language: string | null;
             /** @description The buyer reference of e-invoices (BT-10), e.g. a German Leitweg-ID; an invoice’s own `buyer_reference` overrides it */
             buyer_reference: string | null;
+            /** @description A consumer (§ 13 BGB): default interest of dunning letters is the base rate + 5 points instead of + 9, and no € 40 lump sum; default false */
+            is_consumer: boolean;
+            /** @description The dunning run skips the client’s invoices; default false */
+            dunning_blocked: boolean;
             /** @description ISO 4217 code */
             currency: string | null;
             payment_term_days: number | null;
@@ -3343,6 +3901,10 @@ export interface components {
          *       "start_date": "2026-09-01",
          *       "end_date": "2026-12-18",
          *       "budget_minutes": 36000,
+         *       "billing_mode": "time_and_materials",
+         *       "hourly_rate": 120,
+         *       "budget_amount": 72000,
+         *       "currency": "EUR",
          *       "custom_fields": {
          *         "cost_center": "CC-100"
          *       },
@@ -3378,6 +3940,17 @@ export interface components {
             end_date: string | null;
             /** @description Time budget in minutes */
             budget_minutes: number | null;
+            /**
+             * @description `time_and_materials`: billed by its hours; `fixed_price`: billed by its plan, not its hours
+             * @enum {unknown}
+             */
+            billing_mode: "time_and_materials" | "fixed_price";
+            /** @description Sale rate an hour on this project; null: the rate order goes on */
+            hourly_rate: number | null;
+            /** @description Money budget, in `currency` */
+            budget_amount: number | null;
+            /** @description ISO 4217; null: the client’s, else the account’s */
+            currency: string | null;
             /** @description Custom field values by key (see GET /custom-fields) */
             custom_fields: {
                 [key: string]: string | number | boolean | null;
@@ -3407,6 +3980,8 @@ export interface components {
             active: boolean;
             /** @description Role of the user in this project, e.g. manager or member */
             role: string;
+            /** @description This member’s sale rate an hour on this project (beyond the specification) */
+            hourly_rate: number | null;
             /**
              * Format: date-time
              * @description RFC 3339 timestamp in UTC
@@ -3911,6 +4486,8 @@ export interface components {
                 tax: number;
             }[];
             line_items: components["schemas"]["LineItem"][];
+            /** @description The invoice made from this offer (beyond the specification); null while there is none */
+            invoice_id: number | null;
             /**
              * Format: date-time
              * @description RFC 3339 timestamp in UTC
@@ -3984,6 +4561,248 @@ export interface components {
              */
             updated_at: string;
         };
+        /** @description A DATEV export (EXTF format 700): a ZIP with EXTF_Buchungsstapel.csv (category 21) and EXTF_Debitoren_Kreditoren.csv (category 16), Windows-1252, kept byte for byte */
+        DatevExport: {
+            /** @description Positive integer id */
+            id: number;
+            /**
+             * Format: date
+             * @description Calendar date, YYYY-MM-DD
+             */
+            date_from: string;
+            /**
+             * Format: date
+             * @description Calendar date, YYYY-MM-DD
+             */
+            date_to: string;
+            /** @description The months of the export are locked (Festschreibung flag 1) */
+            locked: boolean;
+            /** @description Name of the ZIP */
+            file_name: string;
+            /** @description Hex SHA-256 of the ZIP: every download gives these bytes */
+            sha256: string;
+            byte_size: number;
+            /** @description Rows of EXTF_Buchungsstapel.csv */
+            bookings: number;
+            /** @description Clients in EXTF_Debitoren_Kreditoren.csv */
+            debtors: number;
+            /** @description Suppliers in EXTF_Debitoren_Kreditoren.csv */
+            creditors: number;
+            /** @description Positive integer id */
+            created_by: number | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp in UTC
+             */
+            created_at: string;
+            /** @description Where the ZIP is read: GET /exports/datev/{id}/download */
+            download_url: string;
+        };
+        /** @description A month locked for good (Festschreibung) */
+        LockedPeriod: {
+            /** @description The month, YYYY-MM */
+            period: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp in UTC
+             */
+            locked_at: string;
+            /** @description Positive integer id */
+            locked_by: number | null;
+            /** @description Positive integer id */
+            export_id: number | null;
+        };
+        DunningLevels: {
+            levels: components["schemas"]["DunningLevel"][];
+            /**
+             * Format: date-time
+             * @description null: the built-in levels, never changed
+             */
+            updated_at: string | null;
+        };
+        DunningLevel: {
+            /** @description Position, from 1 */
+            level: number;
+            /** @description Level 1: days after the due date; later levels: days after the previous level’s letter. A letter is never dated on or before the due date */
+            days_after_due: number;
+            /** @description A fixed dunning fee of this level, in the invoice currency */
+            fee: number;
+            /** @description The letter claims statutory default interest (§ 288 BGB) */
+            charge_interest: boolean;
+            /** @description The letter claims the € 40 lump sum of § 288 (5) BGB: only from business clients, only on EUR invoices, at most once per invoice */
+            flat_fee: boolean;
+            /** @description `email`: sent through the mail outbox with POST /dunnings/{id}/send; `post`: the PDF is printed */
+            delivery: "email" | "post";
+            /** @description Subject and text of the letter in German and English; placeholders: `{letter_number}`, `{letter_date}`, `{invoice_number}`, `{invoice_date}`, `{due_date}`, `{open_amount}`, `{fee}`, `{flat_fee}`, `{interest}`, `{total_due}`, `{client_name}`, `{company_name}` */
+            texts: {
+                de: {
+                    subject: string;
+                    body: string;
+                };
+                en: {
+                    subject: string;
+                    body: string;
+                };
+            };
+        };
+        DunningBaseRate: {
+            /**
+             * Format: date
+             * @description Calendar date, YYYY-MM-DD
+             */
+            valid_from: string;
+            /** @description Percent, e.g. 1.27 or -0.88 */
+            rate: number;
+            /** @description `shipped`: the published value the service ships; `account`: set by this account */
+            source: "shipped" | "account";
+        };
+        DunningRun: {
+            /**
+             * Format: date
+             * @description Calendar date, YYYY-MM-DD
+             */
+            date: string;
+            dry_run: boolean;
+            /** @description The letters the run made (empty for a dry run) */
+            created: components["schemas"]["Dunning"][];
+            /** @description Dry run: the letters it would make */
+            would_create: components["schemas"]["DunningPreview"][];
+            /** @description Letters that became `settled` (their invoice is paid) */
+            settled: number;
+        };
+        Dunning: {
+            /** @description Positive integer id */
+            id: number;
+            /** @description Of its own gap-free series, e.g. MA-2026-00001 */
+            number: string;
+            /** @description Positive integer id */
+            invoice_id: number;
+            /** @description Positive integer id */
+            client_id: number | null;
+            level: number;
+            /**
+             * Format: date
+             * @description Calendar date, YYYY-MM-DD
+             */
+            date: string;
+            currency: string;
+            language: "de" | "en";
+            /** @description What is open of the invoice on the letter’s date */
+            open_amount: number;
+            /** @description Amount in the invoice currency, at most two decimals */
+            fee: number;
+            /** @description The € 40 lump sum of § 288 (5) BGB, or 0 */
+            flat_fee: number;
+            /** @description Default interest from the day after the due date to the letter’s date */
+            interest: number;
+            interest_breakdown: {
+                /**
+                 * Format: date
+                 * @description Calendar date, YYYY-MM-DD
+                 */
+                from: string;
+                /**
+                 * Format: date
+                 * @description Calendar date, YYYY-MM-DD
+                 */
+                to: string;
+                days: number;
+                /** @description Amount in the invoice currency, at most two decimals */
+                open_amount: number;
+                /** @description Percent */
+                base_rate: number;
+                /** @description Percent: the base rate + 9 (business) or + 5 (consumer) */
+                rate: number;
+                /** @description This period’s interest rounded to the cent; the total is rounded once */
+                amount: number;
+                /** @description This period’s interest with six decimals */
+                exact_amount: string;
+            }[];
+            /** @description open_amount + fee + flat_fee + interest */
+            total_due: number;
+            subject: string;
+            body: string;
+            delivery: "email" | "post";
+            /** @description `open`: made; `sent`: e-mailed or marked sent; `cancelled`: withdrawn, its claims void; `settled`: the invoice was paid */
+            status: "open" | "sent" | "cancelled" | "settled";
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp in UTC
+             */
+            sent_at: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp in UTC
+             */
+            cancelled_at: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp in UTC
+             */
+            settled_at: string | null;
+            /** @description The invoice of the letter’s fee and interest (POST /dunnings/{id}/invoice-charges) */
+            charges_invoice_id: number | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp in UTC
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp in UTC
+             */
+            updated_at: string;
+        };
+        DunningPreview: {
+            /** @description Positive integer id */
+            invoice_id: number;
+            /** @description Positive integer id */
+            client_id: number | null;
+            level: number;
+            /**
+             * Format: date
+             * @description Calendar date, YYYY-MM-DD
+             */
+            date: string;
+            currency: string;
+            language: "de" | "en";
+            /** @description What is open of the invoice on the letter’s date */
+            open_amount: number;
+            /** @description Amount in the invoice currency, at most two decimals */
+            fee: number;
+            /** @description The € 40 lump sum of § 288 (5) BGB, or 0 */
+            flat_fee: number;
+            /** @description Default interest from the day after the due date to the letter’s date */
+            interest: number;
+            interest_breakdown: {
+                /**
+                 * Format: date
+                 * @description Calendar date, YYYY-MM-DD
+                 */
+                from: string;
+                /**
+                 * Format: date
+                 * @description Calendar date, YYYY-MM-DD
+                 */
+                to: string;
+                days: number;
+                /** @description Amount in the invoice currency, at most two decimals */
+                open_amount: number;
+                /** @description Percent */
+                base_rate: number;
+                /** @description Percent: the base rate + 9 (business) or + 5 (consumer) */
+                rate: number;
+                /** @description This period’s interest rounded to the cent; the total is rounded once */
+                amount: number;
+                /** @description This period’s interest with six decimals */
+                exact_amount: string;
+            }[];
+            /** @description open_amount + fee + flat_fee + interest */
+            total_due: number;
+            subject: string;
+            body: string;
+            delivery: "email" | "post";
+        };
     };
     responses: never;
     parameters: never;
@@ -4030,7 +4849,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The record */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4496,7 +5315,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4710,7 +5529,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the new record; its address in `Location` */
             201: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4997,7 +5816,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The record */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -5528,7 +6347,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Done: the record as it is now */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -5846,7 +6665,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Done: the record as it is now */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -6166,7 +6985,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the new record; its address in `Location` */
             201: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -6479,7 +7298,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -6687,7 +7506,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the new record; its address in `Location` */
             201: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -6974,7 +7793,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The record */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -7452,7 +8271,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Done: the record as it is now */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -7772,7 +8591,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the new record; its address in `Location` */
             201: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -8096,7 +8915,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -8380,8 +9199,23 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the new record; its address in `Location` */
             201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["IncomingInvoice"];
+                    };
+                };
+            };
+            /** @description Accepted: stored, and being read in the background (`extraction.status` `pending`; totals and currency not given are null). `Location` is its address; the event `incoming-invoice:extracted` follows when the reading ends. */
+            202: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -8466,7 +9300,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem codes: `already_exists` (A record with this value already exists), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress). */
+            /** @description Problem codes: `already_exists` (A record with this value already exists), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress), `period_locked` (The period is locked (Festschreibung): its bookings no longer change). */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -8486,7 +9320,7 @@ export interface operations {
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "already_exists" | "idempotency_in_progress";
+                        code?: "already_exists" | "idempotency_in_progress" | "period_locked";
                     };
                 };
             };
@@ -8678,7 +9512,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Done: the record as it is now */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -8987,7 +9821,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The record */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -9266,7 +10100,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Done: the record as it is now */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -9678,6 +10512,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `period_locked` (The period is locked (Festschreibung): its bookings no longer change). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/period-locked",
+                     *       "title": "The period is locked (Festschreibung): its bookings no longer change",
+                     *       "status": 409,
+                     *       "detail": "The period is locked (Festschreibung): its bookings no longer change",
+                     *       "code": "period_locked"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "period_locked";
+                    };
+                };
+            };
             /** @description Problem codes: `payload_too_large` (Payload too large). */
             413: {
                 headers: {
@@ -9870,7 +10727,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Done: the record as it is now */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -9977,7 +10834,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem codes: `already_exists` (A record with this value already exists). */
+            /** @description Problem codes: `already_exists` (A record with this value already exists), `period_locked` (The period is locked (Festschreibung): its bookings no longer change). */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -9996,7 +10853,7 @@ export interface operations {
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "already_exists";
+                        code?: "already_exists" | "period_locked";
                     };
                 };
             };
@@ -10223,7 +11080,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the new record; its address in `Location` */
             201: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -10513,7 +11370,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Done: the record as it is now */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -10874,7 +11731,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the new record; its address in `Location` */
             201: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -11215,7 +12072,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the new record; its address in `Location` */
             201: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -11525,7 +12382,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -11723,7 +12580,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -11969,7 +12826,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the new record; its address in `Location` */
             201: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -12262,7 +13119,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -12438,7 +13295,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The record */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -12630,7 +13487,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The record */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13200,7 +14057,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Done: the record as it is now */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13610,7 +14467,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem codes: `plan_final_invoice` (A partial plan’s final invoice goes only with its plan), `plan_has_booked_invoices` (A plan with booked invoices cannot be deleted). */
+            /** @description Problem codes: `period_locked` (The period is locked (Festschreibung): its bookings no longer change), `plan_final_invoice` (A partial plan’s final invoice goes only with its plan), `plan_has_booked_invoices` (A plan with booked invoices cannot be deleted). */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13620,16 +14477,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "/problems/plan-final-invoice",
-                     *       "title": "A partial plan’s final invoice goes only with its plan",
+                     *       "type": "/problems/period-locked",
+                     *       "title": "The period is locked (Festschreibung): its bookings no longer change",
                      *       "status": 409,
-                     *       "detail": "A partial plan’s final invoice goes only with its plan",
-                     *       "code": "plan_final_invoice"
+                     *       "detail": "The period is locked (Festschreibung): its bookings no longer change",
+                     *       "code": "period_locked"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "plan_final_invoice" | "plan_has_booked_invoices";
+                        code?: "period_locked" | "plan_final_invoice" | "plan_has_booked_invoices";
                     };
                 };
             };
@@ -13813,7 +14670,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -14022,7 +14879,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Done: the record as it is now */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -14130,7 +14987,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem codes: `already_booked` (Invoice is already booked), `already_exists` (A record with this value already exists), `conflict` (Conflict with the current state), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress), `invoice_number_taken` (Invoice number is already taken). */
+            /** @description Problem codes: `already_booked` (Invoice is already booked), `already_exists` (A record with this value already exists), `conflict` (Conflict with the current state), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress), `invoice_number_taken` (Invoice number is already taken), `period_locked` (The period is locked (Festschreibung): its bookings no longer change). */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -14150,7 +15007,7 @@ export interface operations {
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "already_booked" | "already_exists" | "conflict" | "idempotency_in_progress" | "invoice_number_taken";
+                        code?: "already_booked" | "already_exists" | "conflict" | "idempotency_in_progress" | "invoice_number_taken" | "period_locked";
                     };
                 };
             };
@@ -14343,7 +15200,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the new record; its address in `Location` */
             201: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -14620,7 +15477,10 @@ export interface operations {
     };
     downloadOutgoingInvoicePdf: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Append the timesheet pages: the efforts the invoice bills */
+                timesheet?: boolean;
+            };
             header?: {
                 /** @description One byte range (RFC 9110), e.g. `bytes=0-1023`: answered 206. */
                 Range?: string;
@@ -15353,7 +16213,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Done: the record as it is now */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -15911,7 +16771,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Done: the record as it is now */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -16069,7 +16929,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The record */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -16245,7 +17105,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -16428,7 +17288,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -16604,7 +17464,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The record */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -16793,7 +17653,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The record */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -17006,11 +17866,49 @@ export interface operations {
                         /** @description Numbers of credit notes, e.g. `GS-{YYYY}-{NNNNN}` */
                         credit?: string;
                     };
+                    /** @description Accounting settings to change */
+                    accounting?: {
+                        /** @description DATEV consultant number (Beraternummer) of the tax adviser; the export needs it */
+                        datev_consultant_number?: number | null;
+                        /** @description DATEV client number (Mandantennummer) of the company; the export needs it */
+                        datev_client_number?: number | null;
+                        /** @description Month the fiscal year starts with (1: the calendar year) */
+                        fiscal_year_start_month?: number;
+                        /** @description Digits of a general-ledger account (Sachkontenlänge); debtors and creditors have one more */
+                        account_length?: number;
+                        /** @description DATEV's chart of accounts; sets the default of every account below */
+                        chart?: "SKR03" | "SKR04";
+                        /** @description VAT by invoice date (`accrual`, Sollversteuerung) or by payment date (`cash`, Istversteuerung) */
+                        vat_method?: "accrual" | "cash";
+                        /** @description `null` resets an account to the chart’s default */
+                        accounts?: {
+                            /** @description Revenue at 19 % (SKR03 8400, SKR04 4400); digits, the account length */
+                            revenue_19?: string | null;
+                            /** @description Revenue at 7 % (SKR03 8300, SKR04 4300); digits, the account length */
+                            revenue_7?: string | null;
+                            /** @description Tax-free revenue at 0 % (SKR03 8100, SKR04 4100); digits, the account length */
+                            revenue_tax_free?: string | null;
+                            /** @description Services to businesses in other EU states, reverse charge (SKR03 8336, SKR04 4336); digits, the account length */
+                            revenue_reverse_charge?: string | null;
+                            /** @description Tax-free intra-EU supplies of goods (SKR03 8125, SKR04 4125); digits, the account length */
+                            revenue_intra_eu?: string | null;
+                            /** @description Receivables, the collective account of the debtors (SKR03 1400, SKR04 1200); digits, the account length */
+                            receivables?: string | null;
+                            /** @description Payables, the collective account of the creditors (SKR03 1600, SKR04 3300); digits, the account length */
+                            payables?: string | null;
+                            /** @description Bank account payments are booked on (SKR03 1200, SKR04 1800); digits, the account length */
+                            bank?: string | null;
+                            /** @description Default interest charged (SKR03 2650, SKR04 7100); digits, the account length */
+                            interest_income?: string | null;
+                            /** @description Dunning fees charged (SKR03 2700, SKR04 4830); digits, the account length */
+                            fee_income?: string | null;
+                        };
+                    };
                 };
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Done: the record as it is now */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -17305,7 +18203,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -17498,6 +18396,10 @@ export interface operations {
                     language?: string | null;
                     /** @description The buyer reference of e-invoices (BT-10), e.g. a German Leitweg-ID; an invoice’s own `buyer_reference` overrides it */
                     buyer_reference?: string | null;
+                    /** @description A consumer (§ 13 BGB): default interest of dunning letters is the base rate + 5 points instead of + 9, and no € 40 lump sum; default false */
+                    is_consumer?: boolean;
+                    /** @description The dunning run skips the client’s invoices; default false */
+                    dunning_blocked?: boolean;
                     /** @description ISO 4217 code */
                     currency?: string | null;
                     payment_term_days?: number | null;
@@ -17508,7 +18410,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the new record; its address in `Location` */
             201: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -17806,7 +18708,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -17982,7 +18884,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The record */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -18471,6 +19373,10 @@ export interface operations {
                     language?: string | null;
                     /** @description The buyer reference of e-invoices (BT-10), e.g. a German Leitweg-ID; an invoice’s own `buyer_reference` overrides it */
                     buyer_reference?: string | null;
+                    /** @description A consumer (§ 13 BGB): default interest of dunning letters is the base rate + 5 points instead of + 9, and no € 40 lump sum; default false */
+                    is_consumer?: boolean;
+                    /** @description The dunning run skips the client’s invoices; default false */
+                    dunning_blocked?: boolean;
                     /** @description ISO 4217 code */
                     currency?: string | null;
                     payment_term_days?: number | null;
@@ -18483,7 +19389,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Done: the record as it is now */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -18793,7 +19699,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Done: the record as it is now */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19113,7 +20019,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Done: the record as it is now */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19426,7 +20332,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Done: the record as it is now */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19743,7 +20649,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19945,7 +20851,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the new record; its address in `Location` */
             201: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -20232,7 +21138,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The record */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -20731,7 +21637,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Done: the record as it is now */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -21041,7 +21947,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Done: the record as it is now */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -21361,7 +22267,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Done: the record as it is now */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -21680,7 +22586,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -21886,7 +22792,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the new record; its address in `Location` */
             201: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -22173,7 +23079,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The record */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -22674,7 +23580,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Done: the record as it is now */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -22984,7 +23890,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Done: the record as it is now */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -23304,7 +24210,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Done: the record as it is now */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -23618,7 +24524,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Done: the record as it is now */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -23925,7 +24831,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Done: the record as it is now */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -24231,7 +25137,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -24404,7 +25310,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The record */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -24575,7 +25481,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -25048,7 +25954,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -25212,6 +26118,337 @@ export interface operations {
             };
         };
     };
+    createProject: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (at most 255 characters; a UUID is fine). The same key with the same body within 24 hours replays the first answer (`Idempotent-Replayed: true`); with a different body it is refused with 422 `idempotency_key_reused`; while the first request still runs, 409 `idempotency_in_progress` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description `status` defaults to active, `billable` to true, `billing_mode` to time_and_materials. The client, portfolio and groups must be of the account (422). */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Positive integer id */
+                    client_id: number;
+                    name: string;
+                    /** @description Project number, unique in the account (409) */
+                    identifier?: string | null;
+                    description?: string | null;
+                    /** @description Positive integer id */
+                    portfolio_id?: number | null;
+                    project_group_ids?: number[];
+                    /** @enum {unknown} */
+                    status?: "planned" | "active" | "on_hold" | "completed" | "cancelled";
+                    billable?: boolean;
+                    /**
+                     * Format: date
+                     * @description Calendar date, YYYY-MM-DD
+                     */
+                    start_date?: string | null;
+                    /**
+                     * Format: date
+                     * @description Calendar date, YYYY-MM-DD
+                     */
+                    end_date?: string | null;
+                    budget_minutes?: number | null;
+                    /**
+                     * @description `time_and_materials`: billed by its hours; `fixed_price`: billed by its plan, not its hours
+                     * @enum {unknown}
+                     */
+                    billing_mode?: "time_and_materials" | "fixed_price";
+                    /** @description Amount in the document currency, at most two decimals */
+                    hourly_rate?: number | null;
+                    /** @description Amount in the document currency, at most two decimals */
+                    budget_amount?: number | null;
+                    /** @description ISO 4217 code */
+                    currency?: string | null;
+                    /** @description Custom field values by key, checked against the definitions of GET /custom-fields; `null` clears a value. Keys left out keep their value. */
+                    custom_fields?: {
+                        [key: string]: string | number | boolean | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Created: the new record; its address in `Location` */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Project"];
+                    };
+                };
+            };
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description `already_exists`: another project of the account has this `identifier`. Problem codes: `already_exists` (A record with this value already exists), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists" | "idempotency_in_progress";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `invalid_reference` (A referenced record does not exist), `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key was used with a different request",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key was used with a different request",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused" | "invalid_reference" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
     getProject: {
         parameters: {
             query?: never;
@@ -25224,7 +26461,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The record */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -25404,6 +26641,948 @@ export interface operations {
             };
         };
     };
+    deleteProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Archived */
+            204: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
+    updateProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Positive integer id */
+                    client_id?: number;
+                    name?: string;
+                    /** @description Project number, unique in the account (409) */
+                    identifier?: string | null;
+                    description?: string | null;
+                    /** @description Positive integer id */
+                    portfolio_id?: number | null;
+                    project_group_ids?: number[];
+                    /** @enum {unknown} */
+                    status?: "planned" | "active" | "on_hold" | "completed" | "cancelled";
+                    billable?: boolean;
+                    /**
+                     * Format: date
+                     * @description Calendar date, YYYY-MM-DD
+                     */
+                    start_date?: string | null;
+                    /**
+                     * Format: date
+                     * @description Calendar date, YYYY-MM-DD
+                     */
+                    end_date?: string | null;
+                    budget_minutes?: number | null;
+                    /**
+                     * @description `time_and_materials`: billed by its hours; `fixed_price`: billed by its plan, not its hours
+                     * @enum {unknown}
+                     */
+                    billing_mode?: "time_and_materials" | "fixed_price";
+                    /** @description Amount in the document currency, at most two decimals */
+                    hourly_rate?: number | null;
+                    /** @description Amount in the document currency, at most two decimals */
+                    budget_amount?: number | null;
+                    /** @description ISO 4217 code */
+                    currency?: string | null;
+                    /** @description Custom field values by key, checked against the definitions of GET /custom-fields; `null` clears a value. Keys left out keep their value. */
+                    custom_fields?: {
+                        [key: string]: string | number | boolean | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Done: the record as it is now */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Project"];
+                    };
+                };
+            };
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `already_exists` (A record with this value already exists). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `invalid_reference` (A referenced record does not exist), `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-reference",
+                     *       "title": "A referenced record does not exist",
+                     *       "status": 422,
+                     *       "detail": "A referenced record does not exist",
+                     *       "code": "invalid_reference"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_reference" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
+    restoreProject: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (at most 255 characters; a UUID is fine). The same key with the same body within 24 hours replays the first answer (`Idempotent-Replayed: true`); with a different body it is refused with 422 `idempotency_key_reused`; while the first request still runs, 409 `idempotency_in_progress` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done: the record as it is now */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Project"];
+                    };
+                };
+            };
+            /** @description Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `already_exists` (A record with this value already exists), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists" | "idempotency_in_progress";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key was used with a different request",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key was used with a different request",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
     getProjectTeam: {
         parameters: {
             query?: {
@@ -25419,7 +27598,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -25621,7 +27800,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -25823,7 +28002,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -26025,7 +28204,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -26227,7 +28406,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -26451,7 +28630,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -26638,6 +28817,606 @@ export interface operations {
             };
         };
     };
+    setProjectTeamMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer id */
+                id: number;
+                /** @description Positive integer id */
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Default: member */
+                    role?: string;
+                    /** @description This member’s sale rate an hour on this project */
+                    hourly_rate?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Done: the record as it is now */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ProjectTeamMember"];
+                    };
+                };
+            };
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `already_exists` (A record with this value already exists). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
+    removeProjectTeamMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer id */
+                id: number;
+                /** @description Positive integer id */
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
     listPortfolios: {
         parameters: {
             query?: {
@@ -26659,7 +29438,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -26838,7 +29617,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -27029,7 +29808,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -27232,7 +30011,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the new record; its address in `Location` */
             201: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -27848,7 +30627,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Done: the record as it is now */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -28160,7 +30939,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -28336,7 +31115,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The record */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -28531,7 +31310,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -28714,7 +31493,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -28913,7 +31692,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the new record; its address in `Location` */
             201: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -29200,7 +31979,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The record */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -29415,7 +32194,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Done: the record as it is now */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -29728,7 +32507,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -29912,7 +32691,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -30088,7 +32867,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The record */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -30304,7 +33083,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the new record; its address in `Location` */
             201: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -30390,7 +33169,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem codes: `already_exists` (A record with this value already exists), `conflict` (Conflict with the current state), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress). */
+            /** @description Problem codes: `already_exists` (A record with this value already exists), `conflict` (Conflict with the current state), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress), `period_locked` (The period is locked (Festschreibung): its bookings no longer change). */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -30410,7 +33189,7 @@ export interface operations {
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "already_exists" | "conflict" | "idempotency_in_progress";
+                        code?: "already_exists" | "conflict" | "idempotency_in_progress" | "period_locked";
                     };
                 };
             };
@@ -30607,7 +33386,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the new record; its address in `Location` */
             201: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -30693,7 +33472,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem codes: `already_exists` (A record with this value already exists), `conflict` (Conflict with the current state), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress). */
+            /** @description Problem codes: `already_exists` (A record with this value already exists), `conflict` (Conflict with the current state), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress), `period_locked` (The period is locked (Festschreibung): its bookings no longer change). */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -30713,7 +33492,7 @@ export interface operations {
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "already_exists" | "conflict" | "idempotency_in_progress";
+                        code?: "already_exists" | "conflict" | "idempotency_in_progress" | "period_locked";
                     };
                 };
             };
@@ -30894,7 +33673,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -31074,12 +33853,12 @@ export interface operations {
                     /** @description Receiver, http or https. Hosts that resolve to loopback, private, link-local or metadata addresses are refused unless the server runs with WEBHOOK_ALLOW_PRIVATE=true. */
                     url: string;
                     /** @description Event kinds to receive, by subscription scope name; duplicates are ignored */
-                    scopes: ("task:create" | "task:update" | "task:delete" | "comment:create" | "comment:update" | "comment:delete" | "contact:create" | "contact:update" | "contact:delete" | "company:create" | "company:update" | "company:delete")[];
+                    scopes: ("task:create" | "task:update" | "task:delete" | "comment:create" | "comment:update" | "comment:delete" | "contact:create" | "contact:update" | "contact:delete" | "company:create" | "company:update" | "company:delete" | "incoming-invoice:extract")[];
                 };
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the new record; its address in `Location` */
             201: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -31366,7 +34145,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The record */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -31841,7 +34620,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Done: the record as it is now */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -32153,7 +34932,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Done: the record as it is now */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -32468,7 +35247,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -32669,7 +35448,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The record */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -32866,7 +35645,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Accepted: queued, done in the background */
             202: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -33191,7 +35970,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -33355,6 +36134,340 @@ export interface operations {
             };
         };
     };
+    createOffer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (at most 255 characters; a UUID is fine). The same key with the same body within 24 hours replays the first answer (`Idempotent-Replayed: true`); with a different body it is refused with 422 `idempotency_key_reused`; while the first request still runs, 409 `idempotency_in_progress` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description `status` defaults to created, `currency` to the client’s, then the account’s. Client, contact and project must be of the account (422). */
+        requestBody: {
+            content: {
+                "application/json": {
+                    offer_number?: string | null;
+                    /**
+                     * @description `created` or `sent`; an offer is accepted or declined through its own endpoints
+                     * @enum {unknown}
+                     */
+                    status?: "created" | "sent";
+                    /** @description Positive integer id */
+                    client_id?: number | null;
+                    /** @description Positive integer id */
+                    contact_id?: number | null;
+                    /** @description Positive integer id */
+                    project_id?: number | null;
+                    title?: string | null;
+                    /**
+                     * Format: date
+                     * @description Calendar date, YYYY-MM-DD
+                     */
+                    date?: string | null;
+                    /**
+                     * Format: date
+                     * @description Calendar date, YYYY-MM-DD
+                     */
+                    valid_until?: string | null;
+                    /** @description ISO 4217 code */
+                    currency?: string;
+                    intro_text?: string | null;
+                    closing_text?: string | null;
+                    line_items?: {
+                        title: string;
+                        description?: string | null;
+                        /** @description At most four decimals, taken exactly as written (1.5 h). The line net (quantity × unit_price less the discount) may be at most 1000000000.00 either way, the lines of a document at most 10000000000.00 in sum (422). */
+                        quantity: number;
+                        /** @description e.g. h, pcs, day */
+                        unit?: string | null;
+                        /** @description Net price of one unit; at most two decimals */
+                        unit_price: number;
+                        /** @description Tax rate in percent, at most two decimals */
+                        tax_rate: number;
+                        /** @description Discount on the line in percent, at most two decimals */
+                        discount?: number | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created: the new record; its address in `Location` */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Offer"];
+                    };
+                };
+            };
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description Problem codes: `already_exists` (A record with this value already exists), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists" | "idempotency_in_progress";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `invalid_reference` (A referenced record does not exist), `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key was used with a different request",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key was used with a different request",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused" | "invalid_reference" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
     getOffer: {
         parameters: {
             query?: never;
@@ -33367,7 +36480,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The record */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -33547,6 +36660,663 @@ export interface operations {
             };
         };
     };
+    deleteOffer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description `offer_locked`: the offer is accepted, or an invoice was made from it. Problem codes: `offer_locked` (An accepted or invoiced offer cannot be changed or deleted). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/offer-locked",
+                     *       "title": "An accepted or invoiced offer cannot be changed or deleted",
+                     *       "status": 409,
+                     *       "detail": "An accepted or invoiced offer cannot be changed or deleted",
+                     *       "code": "offer_locked"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "offer_locked";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
+    updateOffer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        /** @description `line_items`, when present, replaces every line of the offer. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    offer_number?: string | null;
+                    /**
+                     * @description `created` or `sent`; an offer is accepted or declined through its own endpoints
+                     * @enum {unknown}
+                     */
+                    status?: "created" | "sent";
+                    /** @description Positive integer id */
+                    client_id?: number | null;
+                    /** @description Positive integer id */
+                    contact_id?: number | null;
+                    /** @description Positive integer id */
+                    project_id?: number | null;
+                    title?: string | null;
+                    /**
+                     * Format: date
+                     * @description Calendar date, YYYY-MM-DD
+                     */
+                    date?: string | null;
+                    /**
+                     * Format: date
+                     * @description Calendar date, YYYY-MM-DD
+                     */
+                    valid_until?: string | null;
+                    /** @description ISO 4217 code */
+                    currency?: string;
+                    intro_text?: string | null;
+                    closing_text?: string | null;
+                    line_items?: {
+                        title: string;
+                        description?: string | null;
+                        /** @description At most four decimals, taken exactly as written (1.5 h). The line net (quantity × unit_price less the discount) may be at most 1000000000.00 either way, the lines of a document at most 10000000000.00 in sum (422). */
+                        quantity: number;
+                        /** @description e.g. h, pcs, day */
+                        unit?: string | null;
+                        /** @description Net price of one unit; at most two decimals */
+                        unit_price: number;
+                        /** @description Tax rate in percent, at most two decimals */
+                        tax_rate: number;
+                        /** @description Discount on the line in percent, at most two decimals */
+                        discount?: number | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Done: the record as it is now */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Offer"];
+                    };
+                };
+            };
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description `offer_locked`: the offer is accepted, or an invoice was made from it. Problem codes: `already_exists` (A record with this value already exists), `offer_locked` (An accepted or invoiced offer cannot be changed or deleted). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists" | "offer_locked";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `invalid_reference` (A referenced record does not exist), `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-reference",
+                     *       "title": "A referenced record does not exist",
+                     *       "status": 422,
+                     *       "detail": "A referenced record does not exist",
+                     *       "code": "invalid_reference"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_reference" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
     listOfferLineItems: {
         parameters: {
             query?: {
@@ -33562,7 +37332,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -34000,6 +37770,630 @@ export interface operations {
             };
         };
     };
+    acceptOffer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (at most 255 characters; a UUID is fine). The same key with the same body within 24 hours replays the first answer (`Idempotent-Replayed: true`); with a different body it is refused with 422 `idempotency_key_reused`; while the first request still runs, 409 `idempotency_in_progress` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done: the record as it is now */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Offer"];
+                    };
+                };
+            };
+            /** @description Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description `offer_not_open`: the offer is already accepted or declined; `offer_locked`: the offer is accepted, or an invoice was made from it. Problem codes: `already_exists` (A record with this value already exists), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress), `offer_locked` (An accepted or invoiced offer cannot be changed or deleted), `offer_not_open` (Only a created or sent offer can be accepted or declined). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists" | "idempotency_in_progress" | "offer_locked" | "offer_not_open";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key was used with a different request",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key was used with a different request",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
+    declineOffer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (at most 255 characters; a UUID is fine). The same key with the same body within 24 hours replays the first answer (`Idempotent-Replayed: true`); with a different body it is refused with 422 `idempotency_key_reused`; while the first request still runs, 409 `idempotency_in_progress` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done: the record as it is now */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Offer"];
+                    };
+                };
+            };
+            /** @description Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description `offer_not_open`: the offer is already accepted or declined; `offer_locked`: the offer is accepted, or an invoice was made from it. Problem codes: `already_exists` (A record with this value already exists), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress), `offer_locked` (An accepted or invoiced offer cannot be changed or deleted), `offer_not_open` (Only a created or sent offer can be accepted or declined). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists" | "idempotency_in_progress" | "offer_locked" | "offer_not_open";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key was used with a different request",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key was used with a different request",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
     listPaymentAccounts: {
         parameters: {
             query?: {
@@ -34014,7 +38408,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -34208,7 +38602,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -34384,7 +38778,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The record */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -34593,7 +38987,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the new record; its address in `Location` */
             201: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -34730,7 +39124,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem codes: `already_exists` (A record with this value already exists), `conflict` (Conflict with the current state), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress). */
+            /** @description Problem codes: `already_exists` (A record with this value already exists), `conflict` (Conflict with the current state), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress), `period_locked` (The period is locked (Festschreibung): its bookings no longer change). */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -34750,7 +39144,7 @@ export interface operations {
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "already_exists" | "conflict" | "idempotency_in_progress";
+                        code?: "already_exists" | "conflict" | "idempotency_in_progress" | "period_locked";
                     };
                 };
             };
@@ -34945,7 +39339,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the new record; its address in `Location` */
             201: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -35082,7 +39476,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem codes: `already_exists` (A record with this value already exists), `conflict` (Conflict with the current state), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress). */
+            /** @description Problem codes: `already_exists` (A record with this value already exists), `conflict` (Conflict with the current state), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress), `period_locked` (The period is locked (Festschreibung): its bookings no longer change). */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -35102,7 +39496,7 @@ export interface operations {
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "already_exists" | "conflict" | "idempotency_in_progress";
+                        code?: "already_exists" | "conflict" | "idempotency_in_progress" | "period_locked";
                     };
                 };
             };
@@ -35285,7 +39679,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -35463,6 +39857,4685 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    createOutgoingInvoiceFromEfforts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (at most 255 characters; a UUID is fine). The same key with the same body within 24 hours replays the first answer (`Idempotent-Replayed: true`); with a different body it is refused with 422 `idempotency_key_reused`; while the first request still runs, 409 `idempotency_in_progress` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Bill this project (or `client_id`, not both) */
+                    project_id?: number;
+                    /** @description Bill the client’s time-and-materials projects (or `project_id`, not both) */
+                    client_id?: number;
+                    /**
+                     * Format: date
+                     * @description First day of the efforts billed (inclusive)
+                     */
+                    date_from: string;
+                    /**
+                     * Format: date
+                     * @description Last day of the efforts billed (inclusive)
+                     */
+                    date_to: string;
+                    /** @description Only these efforts; each must be in the scope (project or client, dates), billable, not admin time (422) and on no invoice (409 `effort_already_billed`) */
+                    effort_ids?: number[];
+                    /**
+                     * @description One line per effort, task, user, day or one for all (`none`), and per rate within each (default `task`)
+                     * @enum {unknown}
+                     */
+                    group_by?: "effort" | "task" | "user" | "day" | "none";
+                    /** @description Each effort is rounded up to a multiple of this before pricing (default 1: as tracked) */
+                    rounding_minutes?: number;
+                    /** @description Tax rate of the lines in percent; default: the client’s treatment (reverse charge, 0 %, for a business client in another EU country) or the standard rate of the account’s country */
+                    tax_rate?: number;
+                    title?: string | null;
+                    /**
+                     * Format: date
+                     * @description Invoice date; default: none until booked
+                     */
+                    date?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created: the new record; its address in `Location` */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OutgoingInvoice"];
+                    };
+                };
+            };
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description Problem codes: `already_exists` (A record with this value already exists), `effort_already_billed` (An effort stands on an invoice already), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists" | "effort_already_billed" | "idempotency_in_progress";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `invalid_reference` (A referenced record does not exist), `nothing_to_bill` (No billable effort is left to invoice), `unprocessable` (Request cannot be processed), `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key was used with a different request",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key was used with a different request",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused" | "invalid_reference" | "nothing_to_bill" | "unprocessable" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
+    listOutgoingInvoiceEfforts: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the list */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Positive integer id */
+                            effort_id: number;
+                            /** @description The invoice line the effort stands on */
+                            position: number;
+                            /**
+                             * Format: date
+                             * @description Calendar date, YYYY-MM-DD
+                             */
+                            date: string;
+                            /** @description Positive integer id */
+                            user_id: number;
+                            user_name: string | null;
+                            /** @description Positive integer id */
+                            project_id: number | null;
+                            /** @description Positive integer id */
+                            task_id: number | null;
+                            task_name: string | null;
+                            description: string | null;
+                            minutes_tracked: number;
+                            /** @description After rounding */
+                            minutes_billed: number;
+                            /** @description minutes_billed / 60, four decimals, rounded half up */
+                            hours: number;
+                            /** @description Amount in the document currency, at most two decimals */
+                            hourly_rate: number;
+                            /**
+                             * @description Which level of the rate order gave the rate: effort, task, team, project, user, account
+                             * @enum {unknown}
+                             */
+                            rate_source: "effort" | "task" | "team" | "project" | "user" | "account";
+                            /** @description hours × hourly_rate, rounded half away from zero to the cent */
+                            amount: number;
+                        }[];
+                        meta: {
+                            /** @description Absent when the list was paged by cursor (`after`) */
+                            page?: number;
+                            per_page: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    createOfferInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (at most 255 characters; a UUID is fine). The same key with the same body within 24 hours replays the first answer (`Idempotent-Replayed: true`); with a different body it is refused with 422 `idempotency_key_reused`; while the first request still runs, 409 `idempotency_in_progress` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `invoice` (default): an open one-time invoice with the offer’s lines; `partial_plan`: a partial-plan master whose final invoice carries them
+                     * @enum {unknown}
+                     */
+                    as?: "invoice" | "partial_plan";
+                };
+            };
+        };
+        responses: {
+            /** @description Created: the new record; its address in `Location` */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The invoice: the one-time invoice, or the plan’s final invoice */
+                            id: number;
+                            /** @description Positive integer id */
+                            offer_id: number;
+                            /** @description The partial plan (GET /outgoing-invoices/master/{id}) */
+                            master_id: number | null;
+                            invoice: components["schemas"]["OutgoingInvoice"];
+                        };
+                    };
+                };
+            };
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `already_exists` (A record with this value already exists), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress), `offer_already_invoiced` (An invoice has been made from this offer already), `offer_not_accepted` (Only an accepted offer is invoiced). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists" | "idempotency_in_progress" | "offer_already_invoiced" | "offer_not_accepted";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `invalid_reference` (A referenced record does not exist), `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key was used with a different request",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key was used with a different request",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused" | "invalid_reference" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
+    getProjectReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Positive integer id */
+                            project_id: number;
+                            billing_mode: string;
+                            currency: string;
+                            /** @description Admin time is counted with efforts:extended:read */
+                            includes_admin_efforts: boolean;
+                            budget: {
+                                minutes: number | null;
+                                /** @description Amount in the document currency, at most two decimals */
+                                amount: number | null;
+                                /** @description Budget minutes − tracked minutes */
+                                minutes_left: number | null;
+                                /** @description Budget amount − invoiced net */
+                                amount_left: number | null;
+                            };
+                            totals: {
+                                minutes: {
+                                    tracked: number;
+                                    /** @description Billable and not admin time */
+                                    billable: number;
+                                    non_billable: number;
+                                    /** @description Billable minutes no level of the rate order has a rate for */
+                                    unrated: number;
+                                };
+                                /** @description Billable minutes at their resolved rates, each effort valued as a one-effort line */
+                                billable_value: number;
+                                /** @description Efforts on invoices, at the minutes and rate they were billed */
+                                billed_value: number;
+                                /** @description Billable efforts on no invoice, at their resolved rates */
+                                uninvoiced_value: number;
+                                /** @description Every effort’s minutes at its user’s cost rate */
+                                cost: number;
+                                invoiced_net: {
+                                    /** @description Amount in the document currency, at most two decimals */
+                                    booked: number;
+                                    /** @description Amount in the document currency, at most two decimals */
+                                    open: number;
+                                    /** @description Amount in the document currency, at most two decimals */
+                                    total: number;
+                                };
+                                /** @description invoiced_net.total − cost */
+                                margin: number;
+                            };
+                            by_user: {
+                                /** @description Positive integer id */
+                                user_id: number;
+                                name: string | null;
+                                minutes: {
+                                    tracked: number;
+                                    /** @description Billable and not admin time */
+                                    billable: number;
+                                    non_billable: number;
+                                    /** @description Billable minutes no level of the rate order has a rate for */
+                                    unrated: number;
+                                };
+                                /** @description Billable minutes at their resolved rates, each effort valued as a one-effort line */
+                                billable_value: number;
+                                /** @description Efforts on invoices, at the minutes and rate they were billed */
+                                billed_value: number;
+                                /** @description Billable efforts on no invoice, at their resolved rates */
+                                uninvoiced_value: number;
+                                /** @description Every effort’s minutes at its user’s cost rate */
+                                cost: number;
+                                /** @description billed_value − cost */
+                                margin: number;
+                            }[];
+                            by_task: {
+                                /** @description Positive integer id */
+                                task_id: number | null;
+                                name: string | null;
+                                minutes: {
+                                    tracked: number;
+                                    /** @description Billable and not admin time */
+                                    billable: number;
+                                    non_billable: number;
+                                    /** @description Billable minutes no level of the rate order has a rate for */
+                                    unrated: number;
+                                };
+                                /** @description Billable minutes at their resolved rates, each effort valued as a one-effort line */
+                                billable_value: number;
+                                /** @description Efforts on invoices, at the minutes and rate they were billed */
+                                billed_value: number;
+                                /** @description Billable efforts on no invoice, at their resolved rates */
+                                uninvoiced_value: number;
+                                /** @description Every effort’s minutes at its user’s cost rate */
+                                cost: number;
+                                /** @description billed_value − cost */
+                                margin: number;
+                            }[];
+                            by_month: {
+                                month: string;
+                                minutes: {
+                                    tracked: number;
+                                    /** @description Billable and not admin time */
+                                    billable: number;
+                                    non_billable: number;
+                                    /** @description Billable minutes no level of the rate order has a rate for */
+                                    unrated: number;
+                                };
+                                /** @description Billable minutes at their resolved rates, each effort valued as a one-effort line */
+                                billable_value: number;
+                                /** @description Efforts on invoices, at the minutes and rate they were billed */
+                                billed_value: number;
+                                /** @description Billable efforts on no invoice, at their resolved rates */
+                                uninvoiced_value: number;
+                                /** @description Every effort’s minutes at its user’s cost rate */
+                                cost: number;
+                                /** @description billed_value − cost */
+                                margin: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getUninvoicedReport: {
+        parameters: {
+            query?: {
+                /** @description Calendar date, YYYY-MM-DD */
+                date_from?: string;
+                /** @description Calendar date, YYYY-MM-DD */
+                date_to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            projects: {
+                                /** @description Positive integer id */
+                                project_id: number;
+                                name: string;
+                                /** @description Positive integer id */
+                                client_id: number;
+                                client_name: string | null;
+                                /** @description The currency its invoices get */
+                                currency: string;
+                                minutes: number;
+                                /** @description Amount in the document currency, at most two decimals */
+                                value: number;
+                            }[];
+                            clients: {
+                                /** @description Positive integer id */
+                                client_id: number;
+                                name: string | null;
+                                /** @description The currency its invoices get */
+                                currency: string;
+                                minutes: number;
+                                /** @description Amount in the document currency, at most two decimals */
+                                value: number;
+                            }[];
+                            /** @description Per currency */
+                            totals: {
+                                /** @description The currency its invoices get */
+                                currency: string;
+                                minutes: number;
+                                /** @description Amount in the document currency, at most two decimals */
+                                value: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listDatevExports: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the list */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DatevExport"][];
+                        meta: {
+                            /** @description Absent when the list was paged by cursor (`after`) */
+                            page?: number;
+                            per_page: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    createDatevExport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (at most 255 characters; a UUID is fine). The same key with the same body within 24 hours replays the first answer (`Idempotent-Replayed: true`); with a different body it is refused with 422 `idempotency_key_reused`; while the first request still runs, 409 `idempotency_in_progress` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date
+                     * @description First day of the export (booking, payment or invoice date)
+                     */
+                    date_from: string;
+                    /**
+                     * Format: date
+                     * @description Last day of the export; in the fiscal year of `date_from` (DATEV imports one at a time)
+                     */
+                    date_to: string;
+                    /** @description Lock the months of the range for good (Festschreibung; whole months only): nothing dated in them can be booked, changed or deleted any more, and the header says so. There is no unlock. */
+                    lock?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Created: the new record; its address in `Location` */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DatevExport"];
+                    };
+                };
+            };
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description Problem codes: `already_exists` (A record with this value already exists), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists" | "idempotency_in_progress";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `unprocessable` (Request cannot be processed), `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key was used with a different request",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key was used with a different request",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused" | "unprocessable" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
+    getDatevExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DatevExport"];
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    downloadDatevExport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range (RFC 9110), e.g. `bytes=0-1023`: answered 206. */
+                Range?: string;
+                /** @description An ETag: the Range applies only while the file still has it. */
+                "If-Range"?: string;
+                /** @description ETags the client holds: answered 304 when the file still has one of them. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ZIP */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            /** @description A byte range */
+            206: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Range": components["headers"]["Content-Range"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            /** @description Not modified: the file still has an ETag the client named. */
+            304: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `range_not_satisfiable` (Range not satisfiable). */
+            416: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Content-Range": components["headers"]["Content-Range"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/range-not-satisfiable",
+                     *       "title": "Range not satisfiable",
+                     *       "status": 416,
+                     *       "detail": "Range not satisfiable",
+                     *       "code": "range_not_satisfiable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "range_not_satisfiable";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listLockedPeriods: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["LockedPeriod"][];
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getDunningLevels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DunningLevels"];
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    setDunningLevels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    levels: {
+                        /** @description Level 1: days after the due date; later levels: days after the previous level’s letter. A letter is never dated on or before the due date */
+                        days_after_due: number;
+                        /** @description A fixed dunning fee of this level, in the invoice currency */
+                        fee: number;
+                        /** @description The letter claims statutory default interest (§ 288 BGB) */
+                        charge_interest: boolean;
+                        /** @description The letter claims the € 40 lump sum of § 288 (5) BGB: only from business clients, only on EUR invoices, at most once per invoice */
+                        flat_fee: boolean;
+                        /** @description `email`: sent through the mail outbox with POST /dunnings/{id}/send; `post`: the PDF is printed */
+                        delivery: "email" | "post";
+                        /** @description Subject and text of the letter in German and English; placeholders: `{letter_number}`, `{letter_date}`, `{invoice_number}`, `{invoice_date}`, `{due_date}`, `{open_amount}`, `{fee}`, `{flat_fee}`, `{interest}`, `{total_due}`, `{client_name}`, `{company_name}` */
+                        texts: {
+                            de: {
+                                subject: string;
+                                body: string;
+                            };
+                            en: {
+                                subject: string;
+                                body: string;
+                            };
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Done: the record as it is now */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DunningLevels"];
+                    };
+                };
+            };
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description Problem codes: `already_exists` (A record with this value already exists). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
+    listDunningBaseRates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DunningBaseRate"][];
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    setDunningBaseRate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A 1 January or 1 July (the base rate changes only then), from 2002 on */
+                valid_from: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The base rate in percent, at most two decimals */
+                    rate: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Done: the record as it is now */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DunningBaseRate"];
+                    };
+                };
+            };
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `already_exists` (A record with this value already exists). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
+    runDunning: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (at most 255 characters; a UUID is fine). The same key with the same body within 24 hours replays the first answer (`Idempotent-Replayed: true`); with a different body it is refused with 422 `idempotency_key_reused`; while the first request still runs, 409 `idempotency_in_progress` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date
+                     * @description The run’s date (default today, UTC); not after today
+                     */
+                    date?: string;
+                    /** @description Only answer what the run would create */
+                    dry_run?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Done: the record as it is now */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DunningRun"];
+                    };
+                };
+            };
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description Problem codes: `already_exists` (A record with this value already exists), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists" | "idempotency_in_progress";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key was used with a different request",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key was used with a different request",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
+    listDunnings: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+                /** @description Positive integer id */
+                invoice_id?: number;
+                /** @description Positive integer id */
+                client_id?: number;
+                level?: number;
+                /** @description `open`: made; `sent`: e-mailed or marked sent; `cancelled`: withdrawn, its claims void; `settled`: the invoice was paid */
+                status?: "open" | "sent" | "cancelled" | "settled";
+                /** @description Calendar date, YYYY-MM-DD */
+                date_from?: string;
+                /** @description Calendar date, YYYY-MM-DD */
+                date_to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the list */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Dunning"][];
+                        meta: {
+                            /** @description Absent when the list was paged by cursor (`after`) */
+                            page?: number;
+                            per_page: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getDunning: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Dunning"];
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    downloadDunningPdf: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range (RFC 9110), e.g. `bytes=0-1023`: answered 206. */
+                Range?: string;
+                /** @description An ETag: the Range applies only while the file still has it. */
+                "If-Range"?: string;
+                /** @description ETags the client holds: answered 304 when the file still has one of them. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PDF */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            /** @description A byte range */
+            206: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Range": components["headers"]["Content-Range"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            /** @description Not modified: the file still has an ETag the client named. */
+            304: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Range not satisfiable. Problem codes: `range_not_satisfiable` (Range not satisfiable). */
+            416: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Content-Range": components["headers"]["Content-Range"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/range-not-satisfiable",
+                     *       "title": "Range not satisfiable",
+                     *       "status": 416,
+                     *       "detail": "Range not satisfiable",
+                     *       "code": "range_not_satisfiable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "range_not_satisfiable";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    cancelDunning: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (at most 255 characters; a UUID is fine). The same key with the same body within 24 hours replays the first answer (`Idempotent-Replayed: true`); with a different body it is refused with 422 `idempotency_key_reused`; while the first request still runs, 409 `idempotency_in_progress` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done: the record as it is now */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Dunning"];
+                    };
+                };
+            };
+            /** @description Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description `conflict`: the letter is settled. Problem codes: `already_exists` (A record with this value already exists), `conflict` (Conflict with the current state), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists" | "conflict" | "idempotency_in_progress";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key was used with a different request",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key was used with a different request",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
                     };
                 };
             };

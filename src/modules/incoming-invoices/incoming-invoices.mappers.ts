@@ -71,9 +71,23 @@ function fieldsOut(r: InvoiceRow): Record<string, Provenance> {
   return Object.fromEntries(Object.entries(fields).sort(([a], [b]) => a.localeCompare(b)));
 }
 
+/**
+ * While a document is being read its totals and currency are not known: the answer says
+ * null rather than the stored column defaults (0, EUR), unless the caller gave them.
+ */
+function pendingUnknown(r: InvoiceRow) {
+  if (r.extraction_status !== 'pending') return { totals: false, currency: false };
+  const given = new Set(parse<string[]>(r.request_fields, []));
+  return {
+    totals: !['net_total', 'tax_total', 'gross_total'].some((k) => given.has(k)),
+    currency: !given.has('currency'),
+  };
+}
+
 export function toIncomingInvoice(r: InvoiceRow, bookings: BookingRow[]): IncomingInvoice {
   const gross = Number(r.gross_total);
   const paid = Number(r.paid_total);
+  const unknown = pendingUnknown(r);
   return {
     id: r.id,
     document_type: r.document_type as IncomingInvoice['document_type'],
@@ -83,12 +97,12 @@ export function toIncomingInvoice(r: InvoiceRow, bookings: BookingRow[]): Incomi
     invoice_number: r.invoice_number,
     date: r.date,
     due_date: r.due_date,
-    currency: r.currency,
-    net_total: fromCents(r.net_total),
-    tax_total: fromCents(r.tax_total),
-    gross_total: fromCents(gross),
+    currency: unknown.currency ? null : r.currency,
+    net_total: unknown.totals ? null : fromCents(r.net_total),
+    tax_total: unknown.totals ? null : fromCents(r.tax_total),
+    gross_total: unknown.totals ? null : fromCents(gross),
     paid_total: fromCents(paid),
-    open_total: fromCents(Math.max(0, gross - paid)),
+    open_total: unknown.totals ? null : fromCents(Math.max(0, gross - paid)),
     // As on outgoing invoices: nothing paid is unpaid, nothing left open (after a payment) is paid.
     payment_status: paid === 0 ? 'unpaid' : paid >= gross ? 'paid' : 'partially_paid',
     status: r.status as IncomingInvoice['status'],

@@ -96,7 +96,9 @@ export const incomingInvoicesRoutes: FastifyPluginAsyncTypebox = async (app) => 
           'content, not its declared type: an EN 16931 e-invoice in UBL 2.1 (Invoice, CreditNote), UN/CEFACT CII (XRechnung,',
           'Factur-X, ZUGFeRD 2) or ZUGFeRD 1.0 is read exactly, also when a PDF carries it (any attachment name, or an',
           'associated file); other PDFs are read from their text layer; images and pages without text are read by OCR in a',
-          'job after the request (`extraction.status` `pending` until then). Every field read is stored with its origin',
+          'job after the request: the answer is then `202` (`extraction.status` `pending`, totals and currency not given are',
+          'null until then), and the event `incoming-invoice:extracted` is recorded when the reading ends (also at once, with',
+          '`201`, for documents read in the request). Every field read is stored with its origin',
           '(`extraction.fields`: `xml`, `pdf_text`, `ocr` or `request`, a confidence, `derived`); a field not read is left',
           'empty. What could not be read is in `extraction.warnings` (`not_an_invoice`, `malformed_xml`, `encrypted_pdf`,',
           '`no_text_layer`, `pages_truncated`, `totals_inconsistent`, `invalid_value`, …): the upload is never refused because',
@@ -125,6 +127,11 @@ export const incomingInvoicesRoutes: FastifyPluginAsyncTypebox = async (app) => 
         },
         response: {
           201: Data(IncomingInvoice),
+          202: {
+            ...Data(IncomingInvoice),
+            description:
+              'Accepted: stored, and being read in the background (`extraction.status` `pending`; totals and currency not given are null). `Location` is its address; the event `incoming-invoice:extracted` follows when the reading ends.',
+          },
           413: problemResponse('The file exceeds the upload limit'),
           415: problemResponse('Files of this type are not accepted'),
           503: problemResponse('Too many documents are being read; retry after `Retry-After` seconds'),
@@ -142,7 +149,10 @@ export const incomingInvoicesRoutes: FastifyPluginAsyncTypebox = async (app) => 
         body = req.body as IncomingInvoiceCreate;
       }
       const row = await service.createInvoice(app.db, req.auth, body, upload, extractFor(req));
-      reply.code(201).header('location', `${app.prefix}/incoming-invoices/${row.id}`);
+      // Still being read: accepted, not yet complete (the event incoming-invoice:extracted follows).
+      reply
+        .code(row.extraction_status === 'pending' ? 202 : 201)
+        .header('location', `${app.prefix}/incoming-invoices/${row.id}`);
       return { data: await service.presentOne(app.db, req.auth, row) };
     },
   );

@@ -212,8 +212,25 @@ export const IncomingInvoice = Type.Object(
   {
     id: Id,
     ...documentWritable,
+    // Not known while the document is being read (`extraction.status` `pending`): null, not 0.
+    currency: Nullable({
+      ...CurrencyCode,
+      description: 'null while extraction is pending and none was given',
+    }),
+    net_total: Nullable({
+      ...Amount,
+      description: 'null while extraction is pending and no total was given',
+    }),
+    tax_total: Nullable({
+      ...Amount,
+      description: 'null while extraction is pending and no total was given',
+    }),
+    gross_total: Nullable({
+      ...Amount,
+      description: 'null while extraction is pending and no total was given',
+    }),
     paid_total: Money,
-    open_total: Money,
+    open_total: Nullable({ ...Money, description: 'null while the gross total is not known' }),
     payment_status: Type.Enum(['unpaid', 'partially_paid', 'paid'] as const, {
       description: 'As on outgoing invoices: from the payments and credit offsets recorded on it',
     }),

@@ -1,8 +1,10 @@
-import type { Updateable } from 'kysely';
+import type { Transaction, Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
+import type { Database } from '../../db/schema.js';
 import { transact } from '../../db/transact.js';
 import { changesNothing } from '../../shared/changes.js';
 import { AppError, type FieldError, validationFailed } from '../../shared/errors.js';
+import { recordEvent } from '../../shared/events.js';
 import { toCents } from '../../shared/money.js';
 import { orNotFound } from '../../shared/owned.js';
 import { nowIso } from '../../shared/time.js';
@@ -36,6 +38,22 @@ export async function present(db: Db, auth: AuthContext, rows: InvoiceRow[]): Pr
 
 export async function presentOne(db: Db, auth: AuthContext, row: InvoiceRow) {
   return (await present(db, auth, [row]))[0]!;
+}
+
+/**
+ * The reading of a document ended (`done` or `failed`): the event `incoming-invoice:extracted`
+ * carries the document as its GET answers, in the transaction that stored the outcome.
+ */
+async function recordExtracted(trx: Transaction<Database>, row: InvoiceRow, integrationId?: number) {
+  const bookings = await repo.bookingsOf(trx, row.account_id, [row.id]);
+  await recordEvent(trx, {
+    accountId: row.account_id,
+    kind: 'incoming-invoice:extracted',
+    resourceType: 'incoming_invoice',
+    resourceId: row.id,
+    data: toIncomingInvoice(row, bookings.get(row.id) ?? []),
+    integrationId: integrationId ?? null,
+  });
 }
 
 export async function listInvoices(db: Db, auth: AuthContext, q: IncomingInvoiceListQuery) {
@@ -203,6 +221,7 @@ export async function createInvoice(
     if (body.bookings?.length)
       await repo.insertBookings(trx, await resolveBookings(trx, auth, row, body.bookings));
     if (status === 'pending') await enqueueExtraction(trx, { accountId: auth.accountId, invoiceId: row.id });
+    else if (status !== 'skipped') await recordExtracted(trx, row, auth.integrationId);
     return row;
   });
 }
@@ -247,7 +266,7 @@ export async function applyExtraction(
       const supplierId = await matchSupplier(trx, accountId, merged, used);
       if (supplierId !== undefined) values.supplier_id = supplierId;
     }
-    return repo.updateInvoice(trx, accountId, invoiceId, {
+    const updated = await repo.updateInvoice(trx, accountId, invoiceId, {
       ...values,
       extracted_fields: JSON.stringify(union(JSON.parse(row.extracted_fields) as string[], used)),
       extraction_status: status,
@@ -259,6 +278,8 @@ export async function applyExtraction(
       }),
       updated_at: nowIso(),
     });
+    await recordExtracted(trx, updated);
+    return updated;
   });
 }
 
@@ -283,6 +304,8 @@ export function updateInvoice(db: Db, auth: AuthContext, id: number, body: Incom
         'gross_total is below the amount already paid',
       );
     const booked = await bookedCents(trx, auth.accountId, id);
+    // Booked on the chart: its month (and the one it would move to) must be open.
+    if (booked > 0) await assertPeriodOpen(trx, auth.accountId, `Incoming invoice ${id}`, row.date, body.date);
     if (booked > totals.gross_total) throw bookingSumError('gross_total', booked, totals.gross_total);
     const fullyPaid = paid > 0 && paid >= totals.gross_total;
     if (status !== undefined && fullyPaid)

@@ -45,6 +45,11 @@ const audit = (db: Db, auth: AuthContext, action: string, id: number, detail: Re
     detail: { integration_id: auth.integrationId, ...detail },
   });
 
+/** Kinds beyond the specification whose `data` needs a read scope besides `integration`. */
+const READ_SCOPE_OF: Partial<Record<EventKind, string>> = {
+  'incoming-invoice:extracted': 'incoming-invoice:read',
+};
+
 const KIND_OF_SCOPE = new Map<string, EventKind>(EVENT_KINDS.map((k) => [EVENT_SUBSCRIPTION[k], k]));
 
 export function toWebhook(r: WebhookRow): Webhook {
@@ -104,6 +109,14 @@ export async function createWebhook(
   if (problem) throw invalidField('url', problem);
   const wanted = new Set(body.scopes.map((s) => KIND_OF_SCOPE.get(s)));
   const kinds = EVENT_KINDS.filter((k) => wanted.has(k));
+  for (const k of kinds) {
+    const needs = READ_SCOPE_OF[k];
+    // The event carries the resource: only a token that may read it subscribes to it.
+    if (needs && !auth.scopes.has(needs))
+      throw new AppError('insufficient_scope', `${EVENT_SUBSCRIPTION[k]} needs the scope ${needs} as well`, {
+        extra: { required_scopes: ['integration', needs] },
+      });
+  }
   const secret = newSigningSecret();
   const row = await transact(db, async (trx) => {
     const created = await repo.insertWebhook(trx, {
