@@ -268,6 +268,40 @@ describeEachDb('dunning', (ctx) => {
     expectProblem(await api.put('/dunning/base-rates/2026-07-01', { rate: 1.234 }), 422);
   });
 
+  it('a letter’s fee and interest become an invoice of their own, without VAT, once', async () => {
+    const { api } = await account(ctx);
+    const inv = await overdue(api, await makeClient(api));
+    const [reminder] = (await run(api, '2026-03-23')).created;
+    const [letter] = (await run(api, '2026-04-06')).created;
+    const res = await api.post(`/dunnings/${letter.id}/invoice-charges`);
+    assert.equal(res.status, 201, res.text);
+    const charges = res.body.data;
+    assert.equal(res.headers.location, `/api/v1/outgoing-invoices/${charges.id}`);
+    assert.deepEqual(
+      [charges.gross_total, charges.tax_total, charges.client_id, charges.tax_exemption_category],
+      [5 + 40 + 7.03, 0, inv.client_id, 'O'],
+    );
+    const lines = (await api.get(`/outgoing-invoices/${charges.id}/line-items`)).body.data;
+    assert.deepEqual(
+      lines.map((l: any) => [l.unit_price, l.tax_rate]),
+      [
+        [5, 0],
+        [40, 0],
+        [7.03, 0],
+      ],
+    );
+    assert.equal((await api.get(`/dunnings/${letter.id}`)).body.data.charges_invoice_id, charges.id);
+    const booked = await bookNow(api, charges.id);
+    assert.equal(booked.status, 'booked');
+    expectProblem(await api.post(`/dunnings/${letter.id}/invoice-charges`), 409, 'conflict');
+    expectProblem(await api.post(`/dunnings/${reminder.id}/invoice-charges`), 409, 'conflict');
+    const dunningOnly = await ctx.as(DUNNING);
+    assert.deepEqual(
+      expectProblem(await dunningOnly.post(`/dunnings/${letter.id}/invoice-charges`), 403).required_scopes,
+      ['dunning:write', 'outgoing-invoice:write'],
+    );
+  });
+
   it('the letter’s PDF, in German and in English', async () => {
     const { api } = await account(ctx);
     const de = await overdue(api, await makeClient(api, { language: 'de' }));
@@ -317,6 +351,7 @@ describeEachDb('dunning', (ctx) => {
       ['GET', `/dunnings/${letter.id}`],
       ['POST', `/dunnings/${letter.id}/cancel`],
       ['GET', `/dunnings/${letter.id}/pdf`],
+      ['POST', `/dunnings/${letter.id}/invoice-charges`],
     ];
     for (const [method, path, body] of ops) {
       expectProblem(await ctx.anon.request(method as 'GET', path, body), 401);
@@ -326,11 +361,14 @@ describeEachDb('dunning', (ctx) => {
         403,
         'insufficient_scope',
       );
-      assert.deepEqual(problem.required_scopes, [method === 'GET' ? 'dunning:read' : 'dunning:write'], path);
+      assert.ok(problem.required_scopes!.includes(method === 'GET' ? 'dunning:read' : 'dunning:write'), path);
     }
     expectProblem(await stranger.get(`/dunnings/${letter.id}`), 404);
     expectProblem(await stranger.post(`/dunnings/${letter.id}/cancel`), 404);
     expectProblem(await stranger.get(`/dunnings/${letter.id}/pdf`), 404);
+    const strangerWithInvoices = await ctx.as([...DUNNING, 'outgoing-invoice:write']);
+    expectProblem(await strangerWithInvoices.post(`/dunnings/${letter.id}/invoice-charges`), 404);
+    expectProblem(await api.post('/dunnings/abc/invoice-charges'), 422);
     expectProblem(await api.get('/dunnings/999999'), 404);
     assert.deepEqual((await stranger.get('/dunnings')).body.data, []);
 

@@ -91,6 +91,18 @@ export const updateLetter = (db: Db, accountId: number, id: number, values: Upda
     .returningAll()
     .executeTakeFirst();
 
+/** Sets the invoice of a letter's charges, only where none is set; false when one was. */
+export async function markCharged(db: Db, accountId: number, id: number, invoiceId: number, now: string) {
+  const r = await db
+    .updateTable('dunning_letters')
+    .set({ charges_invoice_id: invoiceId, updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('charges_invoice_id', 'is', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
 /** The letters of some invoices, for the run (every status). */
 export function lettersOf(db: Db, accountId: number, invoiceIds: readonly number[]) {
   if (invoiceIds.length === 0) return Promise.resolve([] as LetterRow[]);

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { getRoute, listRoute } from '../../shared/route-builders.js';
 import { Data, IdParams, problemResponse } from '../../shared/schemas.js';
-import { pdfRoute } from '../outgoing-invoices/outgoing-invoices.public.js';
+import { Invoice, pdfRoute } from '../outgoing-invoices/outgoing-invoices.public.js';
 import {
   BaseRate,
   BaseRateBody,
@@ -143,6 +143,29 @@ export const dunningRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'Beyond the specification (issue 39). The letter in the client’s language (German for `de`, English otherwise): letterhead and footer as on invoices, the subject and text, what is claimed, and the interest periods.',
     },
     service.letterPdf,
+  );
+
+  app.post(
+    '/dunnings/:id/invoice-charges',
+    {
+      config: { scopes: ['dunning:write', 'outgoing-invoice:write'] },
+      schema: {
+        tags,
+        summary: 'Invoice a letter’s fee and interest',
+        description:
+          'Beyond the specification (issue 39). Makes an invoice (status `open`, to be booked as any other) of the letter’s fee, lump sum and interest, without VAT: default interest and dunning fees are damages, not a supply (`tax_exemption_category` O). Once per letter: the letter names the invoice in `charges_invoice_id`; again, or on a cancelled letter or one that claims nothing, a 409.',
+        params: IdParams,
+        response: {
+          201: Data(Invoice),
+          409: problemResponse('`conflict`: invoiced already, cancelled, or nothing to invoice'),
+        },
+      },
+    },
+    async (req, reply) => {
+      const invoice = await service.invoiceCharges(app.db, req.auth, req.params.id);
+      reply.code(201).header('location', `${app.prefix}/outgoing-invoices/${invoice.id}`);
+      return { data: invoice };
+    },
   );
 
   app.post(

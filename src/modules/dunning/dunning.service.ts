@@ -8,6 +8,7 @@ import { formatterFor } from '../../shared/pdf/format.js';
 import { renderLetterPdf } from '../../shared/pdf/letter.js';
 import { nowIso, todayIso } from '../../shared/time.js';
 import type { AuthContext } from '../../shared/tokens.js';
+import { createInvoice } from '../outgoing-invoices/invoices.service.js';
 import {
   asDownload,
   documentParties,
@@ -25,7 +26,7 @@ import {
   type PastLetter,
   unknownPlaceholder,
 } from './dunning.domain.js';
-import { letterToPdf } from './dunning.pdf.js';
+import { letterTitle, letterToPdf } from './dunning.pdf.js';
 import { type OverdueInvoice, overdueInvoices, reductionsOf } from './dunning.read-model.js';
 import type { LetterRow } from './dunning.repository.js';
 import * as repo from './dunning.repository.js';
@@ -196,6 +197,62 @@ export async function cancelLetter(db: Db, auth: AuthContext, id: number): Promi
       cancelled_at: now,
       updated_at: now,
     }))!;
+  });
+}
+
+const CHARGE_TEXTS = {
+  de: {
+    title: (number: string) => `Mahngebühren und Verzugszinsen zu ${number}`,
+    fee: (title: string) => `Mahngebühr (${title})`,
+    flatFee: 'Verzugspauschale (§ 288 Abs. 5 BGB)',
+    interest: (from: string, to: string) => `Verzugszinsen (§ 288 BGB) vom ${from} bis ${to}`,
+  },
+  en: {
+    title: (number: string) => `Dunning fees and default interest of ${number}`,
+    fee: (title: string) => `Dunning fee (${title})`,
+    flatFee: 'Default lump sum (§ 288 (5) BGB)',
+    interest: (from: string, to: string) => `Default interest (§ 288 BGB) from ${from} to ${to}`,
+  },
+};
+
+/**
+ * POST /dunnings/{id}/invoice-charges: the letter's fee, lump sum and interest as an invoice of
+ * their own, without VAT (damages for default are not a supply: category O), open for booking.
+ * Once per letter: the letter keeps the invoice's id, set only where none is set yet, in the
+ * invoice's transaction.
+ */
+export async function invoiceCharges(db: Db, auth: AuthContext, id: number) {
+  return transact(db, async (trx) => {
+    const row = await getLetter(trx, auth, id);
+    if (row.charges_invoice_id !== null)
+      throw new AppError('conflict', `The letter's charges are on invoice ${row.charges_invoice_id} already`);
+    if (row.status === 'cancelled') throw new AppError('conflict', 'A cancelled letter claims nothing');
+    const language = languageOf(row.language);
+    const t = CHARGE_TEXTS[language];
+    const f = formatterFor({ language, currency: row.currency });
+    const periods = JSON.parse(row.interest_breakdown) as InterestPeriod[];
+    const line = (title: string, cents: number | string) => ({
+      title,
+      quantity: 1,
+      unit_price: fromCents(cents),
+      tax_rate: 0,
+    });
+    const lines = [];
+    if (Number(row.fee) > 0) lines.push(line(t.fee(letterTitle(language, row.level)), row.fee));
+    if (Number(row.flat_fee) > 0) lines.push(line(t.flatFee, row.flat_fee));
+    if (Number(row.interest) > 0 && periods.length)
+      lines.push(line(t.interest(f.date(periods[0]!.from), f.date(periods.at(-1)!.to)), row.interest));
+    if (!lines.length) throw new AppError('conflict', 'The letter claims no fee and no interest');
+    const invoice = await createInvoice(trx, auth, {
+      client_id: row.client_id,
+      currency: row.currency,
+      title: t.title(row.number),
+      tax_exemption_category: 'O',
+      line_items: lines,
+    });
+    const marked = await repo.markCharged(trx, auth.accountId, id, invoice.id, nowIso());
+    if (!marked) throw new AppError('conflict', 'The letter’s charges were invoiced meanwhile');
+    return invoice;
   });
 }
 
