@@ -20,6 +20,9 @@ import { Receiver, record, sleep, waitFor } from './webhooks.support.js';
 
 const SECRET_KEY = 'lifecycle-test-secret-key-0123456789abcdef';
 
+/** Processes started and not yet ended: whatever a failing test left, `after` ends them. */
+const running = new Set<Proc>();
+
 /** A process as an operator starts it, with its output kept line by line. */
 class Proc {
   readonly child: ChildProcess;
@@ -42,8 +45,12 @@ class Proc {
     };
     this.child.stdout!.on('data', collect(this.out));
     this.child.stderr!.on('data', collect(this.err));
+    running.add(this);
     this.exited = new Promise((resolve) =>
-      this.child.once('exit', (code, signal) => resolve({ code, signal })),
+      this.child.once('exit', (code, signal) => {
+        running.delete(this);
+        resolve({ code, signal });
+      }),
     );
   }
 
@@ -176,7 +183,14 @@ describe('process lifecycle', () => {
     }));
     await handle.destroy();
   });
-  after(async () => rm(dir, { recursive: true, force: true }));
+  after(async () => {
+    // A test that failed before its own stop leaves its service running, and the test process
+    // could not end while it runs: end every process of those trees.
+    for (const p of running)
+      for (const pid of tree(p.child.pid!).reverse()) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    await Promise.all([...running].map((p) => p.exited));
+    await rm(dir, { recursive: true, force: true });
+  });
 
   it('SIGTERM to `npm start` (one process by default) finishes the request in flight, refuses new connections, and leaves nothing running', async () => {
     const p = npm(['start'], { DATABASE_URL: dbFile, PORT: '0' });
@@ -260,17 +274,19 @@ describe('process lifecycle', () => {
 
   it('WORKERS=2: a replacement that dies before it listens is retried with back-off while the healthy process serves', async () => {
     const p = npm(['start'], { DATABASE_URL: dbFile, PORT: '0', WORKERS: '2' });
-    const { port } = (await p.logLine(/^server processes listening$/)) as { port: number };
-    const supervisor = await scriptProcess(p.child.pid!);
-    const [victim, healthy] = serverProcesses(supervisor);
-    // Server processes take the supervisor's node flags.
-    for (const pid of [victim!, healthy!]) assert.match(argsOf(pid), /--max-semi-space-size=64 /);
-    const get = () =>
-      fetch(`http://127.0.0.1:${port}/api/v1/clients/full`, {
-        headers: { authorization: `Bearer ${token}`, connection: 'close' },
-        signal: AbortSignal.timeout(5000),
-      }).then((r) => r.status);
+    // Everything after the start inside the try: a failure anywhere still stops the service,
+    // or its processes would outlive the test and keep the test process from ending.
     try {
+      const { port } = (await p.logLine(/^server processes listening$/)) as { port: number };
+      const supervisor = await scriptProcess(p.child.pid!);
+      const [victim, healthy] = serverProcesses(supervisor);
+      // Server processes take the supervisor's node flags.
+      for (const pid of [victim!, healthy!]) assert.match(argsOf(pid), /--max-semi-space-size=64 /);
+      const get = () =>
+        fetch(`http://127.0.0.1:${port}/api/v1/clients/full`, {
+          headers: { authorization: `Bearer ${token}`, connection: 'close' },
+          signal: AbortSignal.timeout(5000),
+        }).then((r) => r.status);
       process.kill(victim!, 'SIGKILL');
       // Its replacement is killed as soon as it appears: long before it could listen.
       let replacement: number | undefined;
