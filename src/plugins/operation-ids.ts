@@ -59,6 +59,8 @@ const OVERRIDES: Record<string, string> = {
   'DELETE /projects/{id}/team/{user_id}': 'removeProjectTeamMember',
   'POST /offers/{id}/accept': 'acceptOffer',
   'POST /offers/{id}/decline': 'declineOffer',
+  'GET /users/{id}/rates': 'getUserRates',
+  'PUT /users/{id}/rates': 'setUserRates',
   'POST /outgoing-invoices/from-efforts': 'createOutgoingInvoiceFromEfforts',
   'GET /reports/uninvoiced': 'getUninvoicedReport',
   'GET /files/{id}/download': 'downloadFile',

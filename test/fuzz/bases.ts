@@ -278,6 +278,9 @@ export const BASES: Record<string, Maker[]> = {
       body: { client_id: n.client, contact_id: n.contact, project_id: n.project, line_items: [line()] },
     }),
   ],
+  'PUT /users/{id}/rates': [
+    (n) => ({ params: { id: n.teamMember }, body: { hourly_rate: 90, cost_rate: 45.5 } }),
+  ],
   'POST /webhooks': [() => ({ body: { url: 'https://hooks.example.com/fuzz', scopes: ['task:create'] } })],
   'POST /oauth/token': [() => ({ body: { grant_type: 'client_credentials' } })],
 };

@@ -5,8 +5,8 @@ import { DateString } from '../../shared/schemas.js';
 import { validateImportedCustomFields } from '../custom-fields/custom-fields.public.js';
 import { userRef } from '../users/users.public.js';
 import { linkChecks } from './project-links.read-model.js';
-import { insertComment, insertTask } from './tasks.repository.js';
 import { completedAt, dateErrors, type LinkField, linkErrors } from './tasks.domain.js';
+import { insertComment, insertTask } from './tasks.repository.js';
 import { TaskPriority, TaskStatus } from './tasks.schemas.js';
 
 const Ref = (what: string) => Type.Optional(Type.String({ description: `Key of a ${what} in the file` }));

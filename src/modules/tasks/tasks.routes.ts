@@ -73,7 +73,7 @@ export const tasksRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Update a task',
         description:
-          'Changes the given fields. The resulting project, phase, milestone and epic must agree (422). `external_id` has its own endpoint and is ignored here; `custom_fields` keys left out keep their value, `null` clears one. Archived tasks cannot be changed (409). Records `task:updated`.',
+          'Changes the given fields. The resulting project, phase, milestone and epic must agree (422). `external_id` has its own endpoint and is ignored here; `custom_fields` keys left out keep their value, `null` clears one. `hourly_rate` (beyond the specification) sets the sale rate an hour of efforts on the task; `null` clears it. Archived tasks cannot be changed (409). Records `task:updated`.',
         params: TaskParams,
         body: TaskUpdate,
         response: { 200: Data(Task), 409: problemResponse('`conflict`: the task is archived') },

@@ -1,6 +1,16 @@
 import { type Static, Type } from 'typebox';
 import { ArchivableListQuery } from '../../shared/archivable.js';
-import { DateString, Id, Nullable, optional, PagingQuery, Text, Timestamp } from '../../shared/schemas.js';
+import {
+  DateString,
+  Id,
+  Money,
+  Nullable,
+  optional,
+  PagingQuery,
+  RateInput,
+  Text,
+  Timestamp,
+} from '../../shared/schemas.js';
 import { CustomFieldValues, CustomFieldValuesInput } from '../custom-fields/custom-fields.public.js';
 import { FileData } from '../files/files.public.js';
 
@@ -31,6 +41,11 @@ export const Task = Type.Object(
   {
     id: Id,
     ...writable,
+    hourly_rate: Nullable({
+      ...Money,
+      description:
+        'Sale rate an hour for efforts on this task (beyond the specification); null: the rate order goes on',
+    }),
     external_id: Nullable(Type.String()),
     custom_fields: CustomFieldValues,
     files: Type.Array(FileData, { description: 'Files uploaded to the task' }),
@@ -64,7 +79,16 @@ export type TaskCreate = Static<typeof TaskCreate>;
 
 /** `external_id` has its own endpoint; PATCH leaves it alone. */
 export const TaskUpdate = Type.Object(
-  { ...optional(writable), custom_fields: Type.Optional(CustomFieldValuesInput) },
+  {
+    ...optional(writable),
+    custom_fields: Type.Optional(CustomFieldValuesInput),
+    hourly_rate: Type.Optional(
+      Nullable({
+        ...RateInput,
+        description: 'Sale rate an hour for efforts on this task (beyond the specification)',
+      }),
+    ),
+  },
   { additionalProperties: false, minProperties: 1 },
 );
 export type TaskUpdate = Static<typeof TaskUpdate>;

@@ -13,6 +13,7 @@ import {
   type ExternalIdBody,
   type ExternalIdStore,
 } from '../../shared/external-id.js';
+import { fromCents, toCents } from '../../shared/money.js';
 import type { Page } from '../../shared/paging.js';
 import { nowIso } from '../../shared/time.js';
 import type { AuthContext } from '../../shared/tokens.js';
@@ -25,9 +26,9 @@ import { type FileData, type FileRow, storeFile, toFileData, type Upload } from 
 import { userExists } from '../users/users.public.js';
 import { changeEvent, recordChange, withFilesOf } from './owned-files.js';
 import { findProject, linkChecks } from './project-links.read-model.js';
+import { completedAt, dateErrors, linkErrors } from './tasks.domain.js';
 import type { TaskRow } from './tasks.repository.js';
 import * as repo from './tasks.repository.js';
-import { completedAt, dateErrors, linkErrors } from './tasks.domain.js';
 import type {
   Task,
   TaskCreate,
@@ -52,6 +53,7 @@ export function toTask(r: TaskRow, files: FileRow[]): Task {
     start_date: r.start_date,
     due_date: r.due_date,
     estimate_minutes: r.estimate_minutes,
+    hourly_rate: r.hourly_rate === null ? null : fromCents(r.hourly_rate),
     external_id: r.external_id,
     custom_fields: parseCustomFieldValues(r.custom_fields),
     files: files.map(toFileData),
@@ -350,7 +352,7 @@ export function updateTask(db: Db, auth: AuthContext, id: number, body: TaskUpda
   return transact(db, async (trx) => {
     const row = await getTaskRow(trx, auth, id);
     assertWritable(row);
-    const { custom_fields, ...fields } = body;
+    const { custom_fields, hourly_rate, ...fields } = body;
     const state: TaskState = {
       project_id: body.project_id ?? row.project_id,
       phase_id: body.phase_id !== undefined ? body.phase_id : row.phase_id,
@@ -369,6 +371,9 @@ export function updateTask(db: Db, auth: AuthContext, id: number, body: TaskUpda
     const now = nowIso();
     const values = {
       ...fields,
+      ...(hourly_rate !== undefined
+        ? { hourly_rate: hourly_rate === null ? null : toCents(hourly_rate)! }
+        : {}),
       custom_fields: JSON.stringify(custom),
       completed_at: completedAt(row, body.status ?? row.status, now),
     };

@@ -43,3 +43,45 @@ export async function userIdByEmail(db: Db, accountId: number, email: string): P
     .executeTakeFirst();
   return row?.id;
 }
+
+export const findRates = (db: Db, accountId: number, userId: number) =>
+  db
+    .selectFrom('user_rates')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+
+/** Sets a user's rates (one row per user), with the time of the change. */
+export async function upsertRates(
+  db: Db,
+  values: {
+    user_id: number;
+    account_id: number;
+    hourly_rate: number | null;
+    cost_rate: number | null;
+    updated_at: string;
+  },
+): Promise<void> {
+  await db
+    .insertInto('user_rates')
+    .values(values)
+    .onConflict((oc) =>
+      oc.column('user_id').doUpdateSet({
+        hourly_rate: values.hourly_rate,
+        cost_rate: values.cost_rate,
+        updated_at: values.updated_at,
+      }),
+    )
+    .execute();
+}
+
+/** Moves a user's updated_at: their rates changed, and the change feed shows the user updated. */
+export async function touchUser(db: Db, accountId: number, id: number, now: string): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .execute();
+}

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { listRoute } from '../../shared/route-builders.js';
 import { Data, IdParams } from '../../shared/schemas.js';
-import { UserBasic, UserFull, UserListQuery } from './users.schemas.js';
+import { UserBasic, UserFull, UserListQuery, UserRates, UserRatesPut } from './users.schemas.js';
 import * as service from './users.service.js';
 
 const tags = ['Users'];
@@ -55,5 +55,38 @@ export const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
       reply.type('application/json; charset=utf-8').serializer(JSON.stringify);
       return { data };
     },
+  );
+
+  app.get(
+    '/users/:id/rates',
+    {
+      config: { scopes: ['user:read'] },
+      schema: {
+        tags,
+        summary: 'Rates of a user',
+        description:
+          'Beyond the specification: the user’s default sale rate an hour (`hourly_rate`, used where no effort, task, team or project rate applies) and internal cost rate (`cost_rate`, for margins); null where not set.',
+        params: IdParams,
+        response: { 200: Data(UserRates) },
+      },
+    },
+    async (req) => ({ data: await service.getUserRates(app.db, req.auth, req.params.id) }),
+  );
+
+  app.put(
+    '/users/:id/rates',
+    {
+      config: { scopes: ['user:write'] },
+      schema: {
+        tags,
+        summary: 'Set the rates of a user',
+        description:
+          'Beyond the specification: sets both rates (`null` clears one). The token’s user must be an administrator of the account (403 `forbidden` otherwise, as for the company profile). A change moves the user’s `updated_at`, so the change feed shows the user updated.',
+        params: IdParams,
+        body: UserRatesPut,
+        response: { 200: Data(UserRates) },
+      },
+    },
+    async (req) => ({ data: await service.setUserRates(app.db, req.auth, req.params.id, req.body) }),
   );
 };

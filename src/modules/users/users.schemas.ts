@@ -2,8 +2,10 @@ import { type Static, Type } from 'typebox';
 import {
   Email,
   Id,
+  Money,
   Nullable,
   pick,
+  RateInput,
   SortedPagingQuery,
   Timestamp,
   UpdatedSinceQuery,
@@ -46,3 +48,25 @@ export const UserListQuery = Type.Object(
   { additionalProperties: false },
 );
 export type UserListQuery = Static<typeof UserListQuery>;
+
+/** A user's rates (beyond the specification): what their hour sells for and what it costs. */
+export const UserRates = Type.Object(
+  {
+    user_id: Id,
+    hourly_rate: Nullable({
+      ...Money,
+      description:
+        'Sale rate an hour where no task, team or project rate applies; null: the account’s default',
+    }),
+    cost_rate: Nullable({ ...Money, description: 'Internal cost an hour, for margins' }),
+    updated_at: Nullable({ ...Timestamp, description: 'Last change; null when never set' }),
+  },
+  { $id: 'UserRates' },
+);
+export type UserRates = Static<typeof UserRates>;
+
+export const UserRatesPut = Type.Object(
+  { hourly_rate: Nullable(RateInput), cost_rate: Nullable(RateInput) },
+  { additionalProperties: false, description: 'Both rates; `null` clears one.' },
+);
+export type UserRatesPut = Static<typeof UserRatesPut>;

@@ -1,12 +1,17 @@
 import type { Db } from '../../db/index.js';
+import { transact } from '../../db/transact.js';
 import type { ImportContext } from '../../import/context.js';
+import { sameValue } from '../../shared/changes.js';
 import { notFound } from '../../shared/errors.js';
+import { fromCents, toCents } from '../../shared/money.js';
 import type { Page } from '../../shared/paging.js';
+import { nowIso } from '../../shared/time.js';
 import { type AuthContext, hasScopePrefix } from '../../shared/tokens.js';
+import { assertAccountAdmin } from '../account/account.service.js';
 import { groupIdsOf } from './groups.read-model.js';
 import type { UserRow } from './users.repository.js';
 import * as repo from './users.repository.js';
-import type { UserBasic, UserFull, UserListQuery } from './users.schemas.js';
+import type { UserBasic, UserFull, UserListQuery, UserRates, UserRatesPut } from './users.schemas.js';
 
 export function toUserBasic(r: UserRow): UserBasic {
   return {
@@ -93,4 +98,46 @@ export async function userRef(ctx: ImportContext, ref: string, where: string): P
     if (id !== undefined) return id;
     throw err;
   }
+}
+
+const money = (cents: number | null | undefined) => (cents == null ? null : fromCents(cents));
+
+/** GET /users/{id}/rates (beyond the specification): null rates where none were set. */
+export async function getUserRates(db: Db, auth: AuthContext, id: number): Promise<UserRates> {
+  await getUserRow(db, auth, id);
+  const r = await repo.findRates(db, auth.accountId, id);
+  return {
+    user_id: id,
+    hourly_rate: money(r?.hourly_rate),
+    cost_rate: money(r?.cost_rate),
+    updated_at: r?.updated_at ?? null,
+  };
+}
+
+/**
+ * PUT /users/{id}/rates: only an administrator of the account sets them (403 otherwise, as for
+ * the company profile). A change moves the user's updated_at, so the change feed shows it.
+ */
+export function setUserRates(db: Db, auth: AuthContext, id: number, body: UserRatesPut): Promise<UserRates> {
+  return transact(db, async (trx) => {
+    await assertAccountAdmin(trx, auth.accountId, auth.userId);
+    await getUserRow(trx, auth, id);
+    const current = await repo.findRates(trx, auth.accountId, id);
+    const hourly = body.hourly_rate === null ? null : toCents(body.hourly_rate)!;
+    const cost = body.cost_rate === null ? null : toCents(body.cost_rate)!;
+    const same =
+      current !== undefined && sameValue(current.hourly_rate, hourly) && sameValue(current.cost_rate, cost);
+    if (!same && !(current === undefined && hourly === null && cost === null)) {
+      const now = nowIso();
+      await repo.upsertRates(trx, {
+        user_id: id,
+        account_id: auth.accountId,
+        hourly_rate: hourly,
+        cost_rate: cost,
+        updated_at: now,
+      });
+      await repo.touchUser(trx, auth.accountId, id, now);
+    }
+    return getUserRates(trx, auth, id);
+  });
 }
