@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { DbHandle } from './db/index.js';
 import { wakeExtractionWorkers } from './modules/incoming-invoices/jobs/extraction-jobs.worker.js';
 import { wakeWebhookWorkers } from './modules/webhooks/webhooks.worker.js';
+import { boundStop, exitAfterThreads, exitReserveMs } from './shared/stop.js';
 import { isStartupFailure } from './startup.js';
 import { extractionWorkerFor, webhookWorkerFor } from './worker-hooks.js';
 
@@ -21,8 +22,6 @@ export function announceReady(port: number): void {
  * over at 1 s.
  */
 export const RESTART_BACKOFF = { firstMs: 1000, maxMs: 30_000, healthyAfterMs: 60_000 };
-
-const DRAIN_LIMIT_MS = 15_000;
 
 /**
  * `WORKERS=N` (N > 1): this process supervises N HTTP server processes sharing the port
@@ -148,15 +147,19 @@ export async function supervise(config: Config, handle: DbHandle): Promise<void>
   function stop(signal: string, exitCode = 0): void {
     if (closing) return;
     closing = true;
-    setTimeout(() => {
-      log.error(`still busy after ${DRAIN_LIMIT_MS / 1000} s; exiting anyway`);
-      process.exit(1);
-    }, DRAIN_LIMIT_MS).unref();
+    const limitMs = config.drainLimitMs;
+    const threadsBoundMs = exitReserveMs(limitMs) / 2;
+    // The server processes stop within the same limit (their own bound); one still there at
+    // the supervisor's is killed with it.
+    boundStop(limitMs, () => {
+      log.error(`still busy after ${(limitMs - exitReserveMs(limitMs)) / 1000} s; exiting anyway`);
+      for (const w of Object.values(cluster.workers ?? {})) if (w && !w.isDead()) w.process.kill('SIGKILL');
+    });
     shutdown(signal).then(
-      () => process.exit(exitCode),
+      () => exitAfterThreads(exitCode, threadsBoundMs),
       (err: unknown) => {
         log.error({ err }, 'shutdown failed');
-        process.exit(1);
+        return exitAfterThreads(1, threadsBoundMs);
       },
     );
   }

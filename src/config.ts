@@ -49,6 +49,8 @@ export interface Config {
   readonly idempotencyLeaseSeconds: number;
   /** Time a request (headers and body) may take to arrive; 408 beyond it. */
   readonly requestTimeoutSeconds: number;
+  /** Longest a stop (SIGTERM, SIGINT) takes, exit included (DRAIN_LIMIT_SECONDS). */
+  readonly drainLimitMs: number;
   /** Browser origins allowed to call the API (CORS_ORIGINS); `*` any; none by default. */
   readonly corsOrigins: readonly string[];
   /** NODE_ENV=production: refuses to start with a missing or weak SECRET_KEY. */
@@ -208,6 +210,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       MAX_TIMER_SECONDS,
       1,
     ),
+    drainLimitMs: 1000 * int('DRAIN_LIMIT_SECONDS', env.DRAIN_LIMIT_SECONDS, 15, 3600, 3),
     corsOrigins: origins('CORS_ORIGINS', env.CORS_ORIGINS),
     production,
     warnings:

@@ -8,11 +8,9 @@ import { createDb, type DbHandle } from './db/index.js';
 import { migrateToLatest } from './db/migrator.js';
 import { seedDemoIfEmpty } from './import/demo.js';
 import { openConnections } from './shared/open-connections.js';
+import { boundStop, exitAfterThreads, exitReserveMs } from './shared/stop.js';
 import { describeListenError, StartupError, startupStep } from './startup.js';
 import { afterWrites, type BackgroundWork, prepareBackgroundWork } from './worker-hooks.js';
-
-/** Longest a graceful stop may take (requests in flight, webhook attempts) before exiting anyway. */
-const DRAIN_LIMIT_MS = 15_000;
 
 const serverProcess = cluster.isWorker;
 
@@ -58,11 +56,13 @@ async function serve(config: Config, handle?: DbHandle): Promise<void> {
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    drain(app, work, handle, signal).then(
-      () => process.exit(0),
+    const limitMs = config.drainLimitMs;
+    const threadsBoundMs = exitReserveMs(limitMs) / 2;
+    drain(app, work, handle, signal, limitMs).then(
+      () => exitAfterThreads(0, threadsBoundMs),
       (err: unknown) => {
         app.log.error({ err }, 'shutdown failed');
-        process.exit(1);
+        return exitAfterThreads(1, threadsBoundMs);
       },
     );
   };
@@ -85,21 +85,22 @@ async function drain(
   background: BackgroundWork,
   handle: DbHandle | undefined,
   signal: string,
+  limitMs: number,
 ): Promise<void> {
   app.log.info({ signal }, 'shutting down: finishing the requests in flight');
   // What the stop still waits for, named when it takes too long.
   const waiting = new Set(['requests', 'background work']);
-  setTimeout(() => {
+  const drainMs = limitMs - exitReserveMs(limitMs);
+  boundStop(limitMs, () =>
     app.log.error(
       {
         waiting: [...waiting],
         connections: openConnections(app.server),
         handlers: app.stillRunning().slice(0, 20),
       },
-      `still busy after ${DRAIN_LIMIT_MS / 1000} s; exiting anyway`,
-    );
-    process.exit(1);
-  }, DRAIN_LIMIT_MS).unref();
+      `still busy after ${drainMs / 1000} s; exiting anyway`,
+    ),
+  );
   const step = (name: string, work: Promise<unknown>) => work.finally(() => waiting.delete(name));
   const results = await Promise.allSettled([
     step('requests', app.close()),

@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parentPort, type ResourceLimits, type Transferable, Worker } from 'node:worker_threads';
+import { holdsThreads } from './stop.js';
 
 /**
  * A small pool of worker threads for CPU-heavy work on untrusted input (parsing uploaded
@@ -128,9 +129,12 @@ export class WorkerPool<In, Out> {
   readonly #idleTimers = new Map<Runner, NodeJS.Timeout>();
   readonly #queue: Job[] = [];
   #closed = false;
+  /** A stop ends this pool's threads before the process exits, also when nobody closed it. */
+  readonly #unregister: () => void;
 
   constructor(options: WorkerPoolOptions) {
     this.#options = options;
+    this.#unregister = holdsThreads(this);
   }
 
   /** Runs one job; never rejects: a job that could not finish says why. */
@@ -154,6 +158,7 @@ export class WorkerPool<In, Out> {
     const threads = [...this.#running.keys()];
     this.#idle.length = 0;
     await Promise.all(threads.map((w) => w.terminate()));
+    this.#unregister();
   }
 
   #pump() {
