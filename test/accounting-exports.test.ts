@@ -114,6 +114,16 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
     });
     assert.equal(incoming.status, 201, incoming.text);
     incomingId = incoming.body.data.id;
+    // A service received from an Austrian business at 0 %: reverse charge (§ 13b), no supplier record.
+    const rc = await api.post('/incoming-invoices', {
+      supplier_name: 'Wien Hosting GmbH',
+      supplier_country: 'AT',
+      invoice_number: 'ER-9',
+      date: '2026-11-07',
+      gross_total: 100,
+      bookings: [{ chart_of_account_id: chart.office, amount: 100, tax_rate: 0 }],
+    });
+    assert.equal(rc.status, 201, rc.text);
     bookingId = (
       await ctx.as('chart-of-accounts:read').then((r) => r.get('/chart-of-accounts/bookings'))
     ).body.data.find((b: { incoming_invoice_id: number }) => b.incoming_invoice_id === incomingId).id;
@@ -181,7 +191,7 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
     assert.equal(res.headers.location, `/api/v1/exports/datev/${e.id}`);
     assert.deepEqual(
       [e.date_from, e.date_to, e.locked, e.bookings, e.debtors, e.creditors],
-      ['2026-11-01', '2026-11-30', false, 7, 2, 1],
+      ['2026-11-01', '2026-11-30', false, 8, 2, 1],
     );
     const file = await download(exporter, e.id);
     assert.equal(file.status, 200);
@@ -233,6 +243,7 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
       `53,50 "S" 10000 8300  0311 ${q(doc.inv.number)} `,
       `119,00 "S" 10000 8400  0311 ${q(doc.inv.number)} `,
       '119,00 "H" 70000 4930 "9" 0511 "ER-7" ',
+      '100,00 "H" 1600 4930  0711 "ER-9" ',
       `23,80 "H" 10000 8400  1011 ${q(doc.credit.number)} `,
       `200,00 "S" 10001 8336  1211 ${q(doc.rc.number)} "ATU12345678"`,
       `50,00 "S" 1200 10000  2011 ${q(doc.inv.number)} `,
@@ -340,6 +351,106 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
     assert.equal(again.body.data.locked, true);
   });
 
+  it('GET /reports/vat: the Kennzahlen of the month by invoice date (accrual)', async () => {
+    const res = await exporter.get('/reports/vat?period=2026-11');
+    assert.equal(res.status, 200, res.text);
+    const v = res.body.data;
+    assert.deepEqual([v.date_from, v.date_to, v.vat_method], ['2026-11-01', '2026-11-30', 'accrual']);
+    const figures = Object.fromEntries(
+      v.figures.map((f: { kennzahl: string; base: number | null; tax: number | null }) => [
+        f.kennzahl,
+        [f.base, f.tax],
+      ]),
+    );
+    // 81: 100 − 20 (credit) at 19 %; 86: 50 at 7 %; 21: 200 reverse charge to AT; 46/67: 100 received
+    // from AT at 19 %; 66: the 19 % in 119; 83: 15.20 + 3.50 + 19.00 − 19.00 − 19.00.
+    assert.deepEqual(figures, {
+      '81': [80, 15.2],
+      '86': [50, 3.5],
+      '21': [200, null],
+      '46': [100, 19],
+      '66': [null, 19],
+      '67': [null, 19],
+      '83': [null, -0.3],
+    });
+    const docs81 = v.figures[0].documents.map((d: { id: number }) => d.id);
+    assert.deepEqual(docs81, [doc.inv.id, doc.credit.id]);
+    const quarter = (await exporter.get('/reports/vat?period=2026-Q4')).body.data;
+    assert.deepEqual([quarter.date_from, quarter.date_to], ['2026-10-01', '2026-12-31']);
+  });
+
+  it('GET /reports/vat under the cash method: the money received, split over the rates', async () => {
+    assert.equal((await api.patch('/account/profile', { accounting: { vat_method: 'cash' } })).status, 200);
+    const v = (await exporter.get('/reports/vat?period=2026-11')).body.data;
+    assert.equal(v.vat_method, 'cash');
+    const figures = Object.fromEntries(
+      v.figures.map((f: { kennzahl: string; base: number | null; tax: number | null }) => [
+        f.kennzahl,
+        [f.base, f.tax],
+      ]),
+    );
+    // 50.00 paid on 119.00 (19 %) + 53.50 (7 %): 5000 × 11900/17250 = 3449.28 → 3449,
+    // 5000 × 5350/17250 = 1550.72 → 1551 (largest remainder); tax 3449 × 19/119 = 550.67 → 5.51,
+    // 1551 × 7/107 = 101.47 → 1.01. Input tax is by invoice date either way.
+    assert.deepEqual(figures, {
+      '81': [28.98, 5.51],
+      '86': [14.5, 1.01],
+      '46': [100, 19],
+      '66': [null, 19],
+      '67': [null, 19],
+      '83': [null, 5.51 + 1.01 - 19],
+    });
+    assert.equal(
+      (await api.patch('/account/profile', { accounting: { vat_method: 'accrual' } })).status,
+      200,
+    );
+  });
+
+  it('GET /reports/ageing: open amounts per client by days overdue; totals equal the open items', async () => {
+    const inv = (await api.get(`/outgoing-invoices/${doc.inv.id}`)).body.data;
+    const rc = (await api.get(`/outgoing-invoices/${doc.rc.id}`)).body.data;
+    const bucket = (due: string, asOf: string) => {
+      const days = (Date.parse(asOf) - Date.parse(due)) / 86_400_000;
+      return days <= 0
+        ? 'not_due'
+        : days <= 30
+          ? 'days_1_30'
+          : days <= 60
+            ? 'days_31_60'
+            : days <= 90
+              ? 'days_61_90'
+              : 'over_90';
+    };
+    for (const asOf of ['2026-11-25', '2027-03-31']) {
+      const res = await exporter.get(`/reports/ageing?date=${asOf}`);
+      assert.equal(res.status, 200, res.text);
+      const a = res.body.data;
+      // 172.50 less 50.00 paid on 20 Nov (and 1.00 on 3 Dec); the reverse-charge invoice is unpaid.
+      const invOpen = asOf === '2026-11-25' ? 122.5 : 121.5;
+      const expected: Record<string, number> = {
+        not_due: 0,
+        days_1_30: 0,
+        days_31_60: 0,
+        days_61_90: 0,
+        over_90: 0,
+      };
+      expected[bucket(inv.due_date, asOf)]! += invOpen;
+      expected[bucket(rc.due_date, asOf)]! += 200;
+      assert.deepEqual(a.totals, { ...expected, total: invOpen + 200 });
+      assert.deepEqual(
+        a.clients.map((c: { name: string; total: number; invoices: { id: number }[] }) => [
+          c.name,
+          c.total,
+          c.invoices.map((i) => i.id),
+        ]),
+        [
+          [NAME, invOpen, [doc.inv.id]],
+          ['Wiener Agentur', 200, [doc.rc.id]],
+        ],
+      );
+    }
+  });
+
   it('401, 403, 404 and 422 on every operation', async () => {
     const none = await ctx.as('account:read');
     const ops: [string, string, unknown?][] = [
@@ -348,6 +459,8 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
       ['GET', '/exports/datev/1'],
       ['GET', '/exports/datev/1/download'],
       ['GET', '/exports/locked-periods'],
+      ['GET', '/reports/vat?period=2026-11'],
+      ['GET', '/reports/ageing'],
     ];
     for (const [method, path, body] of ops) {
       expectProblem(await ctx.anon.request(method as 'GET', path, body), 401);
@@ -369,6 +482,10 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
     assert.ok((await fields({ date_from: '2026-11-01' })).length > 0);
     expectProblem(await exporter.get('/exports/datev?per_page=1000'), 422);
     expectProblem(await exporter.get('/exports/datev/abc'), 422);
+    for (const q of ['', '?period=2026-13', '?period=2026-Q5', '?period=2026-11&x=1'])
+      expectProblem(await exporter.get(`/reports/vat${q}`), 422);
+    expectProblem(await exporter.get('/reports/ageing?date=2026-02-30x'), 422);
+    expectProblem(await exporter.get('/reports/ageing?client=1'), 422);
     // The other account has no DATEV numbers yet.
     assert.deepEqual(await fields({ date_from: '2026-11-01', date_to: '2026-11-30' }, foreign), [
       'accounting.datev_consultant_number',

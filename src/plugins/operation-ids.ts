@@ -69,6 +69,8 @@ const OVERRIDES: Record<string, string> = {
   'GET /exports/datev/{id}': 'getDatevExport',
   'GET /exports/datev/{id}/download': 'downloadDatevExport',
   'GET /exports/locked-periods': 'listLockedPeriods',
+  'GET /reports/vat': 'getVatReturnReport',
+  'GET /reports/ageing': 'getReceivablesAgeingReport',
   'GET /dunning/levels': 'getDunningLevels',
   'PUT /dunning/levels': 'setDunningLevels',
   'POST /dunning/run': 'runDunning',

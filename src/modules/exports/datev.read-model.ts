@@ -99,6 +99,8 @@ export function incomingBookings(db: Db, accountId: number, from: string, to: st
       'i.document_type',
       'i.supplier_id',
       'i.supplier_name',
+      'i.supplier_country',
+      'i.supplier_vat_id',
     ])
     .where('b.account_id', '=', accountId)
     .where('i.date', '>=', from)
@@ -151,5 +153,30 @@ export function suppliersById(db: Db, accountId: number, ids: number[]) {
     .where('account_id', '=', accountId)
     .where('id', 'in', ids)
     .orderBy('id')
+    .execute();
+}
+
+/** Booked invoices (not credits) dated up to a day: the candidates of the open items. */
+export function invoicesUpTo(db: Db, accountId: number, asOf: string) {
+  return db
+    .selectFrom('outgoing_invoices')
+    .select(['id', 'invoice_number', 'date', 'due_date', 'client_id', 'document', 'buyer'])
+    .where('account_id', '=', accountId)
+    .where('status', '=', 'booked')
+    .where('deleted_at', 'is', null)
+    .where('type', 'in', ['invoice', 'deposit', 'partial', 'final'])
+    .where('date', '<=', asOf)
+    .orderBy('id')
+    .execute();
+}
+
+/** What was paid (money and credits) on each invoice up to a day. */
+export function paidUpTo(db: Db, accountId: number, asOf: string) {
+  return db
+    .selectFrom('payments')
+    .select((eb) => ['invoice_id', eb.fn.sum<number>('amount').as('paid')])
+    .where('account_id', '=', accountId)
+    .where('date', '<=', asOf)
+    .groupBy('invoice_id')
     .execute();
 }

@@ -4,8 +4,18 @@ import { sendBytes } from '../../shared/http.js';
 import { createRoute, getRoute, listRoute } from '../../shared/route-builders.js';
 import { Data, IdParams } from '../../shared/schemas.js';
 import { Binary } from '../files/files.public.js';
-import { DatevExport, DatevExportCreate, DatevExportListQuery, LockedPeriod } from './exports.schemas.js';
+import {
+  AgeingQuery,
+  DatevExport,
+  DatevExportCreate,
+  DatevExportListQuery,
+  LockedPeriod,
+  ReceivablesAgeing,
+  VatReturn,
+  VatReturnQuery,
+} from './exports.schemas.js';
 import * as service from './exports.service.js';
+import * as reports from './reports.service.js';
 
 const tags = ['Accounting exports'];
 const config = { scopes: ['accounting:export'] };
@@ -83,5 +93,37 @@ export const exportsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (req) => ({ data: await service.listLockedPeriods(app.db, req.auth) }),
+  );
+
+  app.get(
+    '/reports/vat',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'VAT return figures of a month or quarter',
+        description:
+          'The amounts of the Umsatzsteuer-Voranmeldung by Kennzahl (81, 86, 35, 41, 43, 48, 21, 45, 46, 66, 67 and 83), each with the documents behind it, by the VAT method of the company profile (`accrual`: documents dated in the period; `cash`: money received in it).',
+        querystring: VatReturnQuery,
+        response: { 200: Data(VatReturn) },
+      },
+    },
+    async (req) => ({ data: await reports.vatReturn(app.db, req.auth, req.query) }),
+  );
+
+  app.get(
+    '/reports/ageing',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Receivables ageing',
+        description:
+          'The open amounts of booked invoices on a day (default today) per client, by days overdue: not yet due, 1–30, 31–60, 61–90, over 90.',
+        querystring: AgeingQuery,
+        response: { 200: Data(ReceivablesAgeing) },
+      },
+    },
+    async (req) => ({ data: await reports.receivablesAgeing(app.db, req.auth, req.query) }),
   );
 };

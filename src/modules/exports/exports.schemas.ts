@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { DateString, Id, Nullable, PagingQuery, Timestamp } from '../../shared/schemas.js';
+import { DateString, Id, Money, Nullable, PagingQuery, Timestamp } from '../../shared/schemas.js';
 
 export const DatevExportCreate = Type.Object(
   {
@@ -57,5 +57,109 @@ export const LockedPeriod = Type.Object(
     $id: 'LockedPeriod',
     additionalProperties: false,
     description: 'A month locked for good (Festschreibung)',
+  },
+);
+
+export const VatReturnQuery = Type.Object(
+  {
+    period: Type.String({
+      pattern: '^[0-9]{4}-(0[1-9]|1[0-2]|Q[1-4])$',
+      description: 'A month (`2026-11`) or a quarter (`2026-Q4`)',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type VatReturnQuery = Static<typeof VatReturnQuery>;
+
+const DocumentRef = Type.Object(
+  {
+    kind: Type.Union([
+      Type.Literal('outgoing_invoice'),
+      Type.Literal('incoming_invoice'),
+      Type.Literal('payment'),
+    ]),
+    id: Id,
+    number: Nullable(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+export const VatReturn = Type.Object(
+  {
+    period: Type.String(),
+    date_from: DateString,
+    date_to: DateString,
+    vat_method: Type.Union([Type.Literal('accrual'), Type.Literal('cash')]),
+    figures: Type.Array(
+      Type.Object(
+        {
+          kennzahl: Type.String({ description: 'Kennzahl of the Umsatzsteuer-Voranmeldung, e.g. `81`' }),
+          description: Type.String(),
+          base: Nullable({ ...Money, description: 'Assessment basis (net); null where the form has none' }),
+          tax: Nullable({ ...Money, description: 'Tax; null where the form computes none' }),
+          documents: Type.Array(DocumentRef, { description: 'The documents behind the figure' }),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'Non-empty Kennzahlen in the order of the form; 83 (VAT due) always last' },
+    ),
+  },
+  {
+    $id: 'VatReturn',
+    additionalProperties: false,
+    description: 'The figures of the German VAT return (Umsatzsteuer-Voranmeldung) of a month or quarter',
+  },
+);
+
+export const AgeingQuery = Type.Object(
+  { date: Type.Optional({ ...DateString, description: 'The day of the open items; default today' }) },
+  { additionalProperties: false },
+);
+export type AgeingQuery = Static<typeof AgeingQuery>;
+
+const Buckets = Type.Object(
+  {
+    not_due: Money,
+    days_1_30: Money,
+    days_31_60: Money,
+    days_61_90: Money,
+    over_90: Money,
+    total: Money,
+  },
+  { additionalProperties: false, description: 'Open amounts by days overdue on the day' },
+);
+
+export const ReceivablesAgeing = Type.Object(
+  {
+    date: DateString,
+    totals: Buckets,
+    clients: Type.Array(
+      Type.Object(
+        {
+          client_id: Nullable(Id),
+          name: Type.String(),
+          buckets: Type.Omit(Buckets, ['total']),
+          total: Money,
+          invoices: Type.Array(
+            Type.Object(
+              {
+                id: Id,
+                number: Nullable(Type.String()),
+                due_date: DateString,
+                days_overdue: Type.Integer(),
+                open: Money,
+              },
+              { additionalProperties: false },
+            ),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  {
+    $id: 'ReceivablesAgeing',
+    additionalProperties: false,
+    description: 'Open receivables on a day per client, by days overdue; the totals equal the open items',
   },
 );

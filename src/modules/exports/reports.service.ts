@@ -1,0 +1,127 @@
+import type { Db } from '../../db/index.js';
+import { fromCents } from '../../shared/money.js';
+import { todayIso } from '../../shared/time.js';
+import type { AuthContext } from '../../shared/tokens.js';
+import { getAccountProfile } from '../account/account.service.js';
+import { AGEING_BUCKETS, ageing, type Buckets } from './ageing.domain.js';
+import * as read from './datev.read-model.js';
+import type { AgeingQuery, VatReturnQuery } from './exports.schemas.js';
+import {
+  centsOf,
+  type DocRef,
+  documentEntries,
+  fromOtherEuState,
+  type InputEntry,
+  type OutputEntry,
+  paidShares,
+  periodRange,
+  vatFigures,
+} from './vat.domain.js';
+
+interface FrozenDocument {
+  taxes?: { rate: string; net: string; tax: string; category?: string | null }[];
+  deductions?: { net: string; tax: string }[];
+  amount_due?: string;
+  gross_total?: string;
+}
+
+const frozen = (json: string | null): FrozenDocument => {
+  try {
+    return json ? (JSON.parse(json) as FrozenDocument) : {};
+  } catch {
+    return {};
+  }
+};
+
+const entriesOf = (document: string | null) => {
+  const d = frozen(document);
+  return documentEntries(d.taxes ?? [], d.deductions ?? []);
+};
+
+/**
+ * The VAT return figures (Umsatzsteuer-Voranmeldung) of a month or quarter by Kennzahl, by
+ * the account's VAT method: `accrual` takes the booked documents dated in the period, `cash`
+ * the money received in it, split over the rates of the invoice it pays. Input tax comes from
+ * the bookings of incoming invoices dated in the period, either way.
+ */
+export async function vatReturn(db: Db, auth: AuthContext, q: VatReturnQuery) {
+  const { from, to } = periodRange(q.period);
+  const method = (await getAccountProfile(db, auth.accountId)).accounting.vat_method;
+  const output: OutputEntry[] = [];
+  if (method === 'accrual') {
+    for (const d of await read.bookedDocuments(db, auth.accountId, from, to)) {
+      const doc: DocRef = { kind: 'outgoing_invoice', id: d.id, number: d.invoice_number };
+      output.push(...entriesOf(d.document).map((e) => ({ ...e, doc })));
+    }
+  } else {
+    const payments = await read.paymentsReceived(db, auth.accountId, from, to);
+    const docs = new Map(
+      (
+        await read.bookedDocumentsById(db, auth.accountId, [...new Set(payments.map((p) => p.invoice_id))])
+      ).map((d) => [d.id, d]),
+    );
+    for (const p of payments) {
+      const doc: DocRef = { kind: 'payment', id: p.id, number: p.invoice_number };
+      output.push(
+        ...paidShares({ doc, amount: Number(p.amount) }, entriesOf(docs.get(p.invoice_id)?.document ?? null)),
+      );
+    }
+  }
+  const input: InputEntry[] = (await read.incomingBookings(db, auth.accountId, from, to)).map((b) => ({
+    doc: { kind: 'incoming_invoice', id: b.invoice_id, number: b.invoice_number },
+    gross: b.document_type === 'Credit' ? -Number(b.amount) : Number(b.amount),
+    rate: b.tax_rate,
+    reverseCharge:
+      b.tax_rate !== null &&
+      Number(b.tax_rate) === 0 &&
+      fromOtherEuState(b.supplier_country, b.supplier_vat_id),
+  }));
+  const money = (c: number | null) => (c === null ? null : fromCents(c));
+  return {
+    period: q.period,
+    date_from: from,
+    date_to: to,
+    vat_method: method,
+    figures: vatFigures(output, input).map((f) => ({ ...f, base: money(f.base), tax: money(f.tax) })),
+  };
+}
+
+const bucketsOut = (b: Buckets): Buckets =>
+  Object.fromEntries(AGEING_BUCKETS.map((k) => [k, fromCents(b[k])])) as Buckets;
+
+/**
+ * Receivables ageing on a day (default today): each booked invoice's open amount then (its
+ * amount due less payments and credits dated up to the day), by days overdue, per client.
+ */
+export async function receivablesAgeing(db: Db, auth: AuthContext, q: AgeingQuery) {
+  const asOf = q.date ?? todayIso();
+  const [invoices, paid] = await Promise.all([
+    read.invoicesUpTo(db, auth.accountId, asOf),
+    read.paidUpTo(db, auth.accountId, asOf),
+  ]);
+  const paidBy = new Map(paid.map((p) => [p.invoice_id, Number(p.paid)]));
+  const items = invoices.map((i) => {
+    const d = frozen(i.document);
+    const due = d.amount_due ?? d.gross_total ?? '0';
+    const buyer = frozen(i.buyer) as { name?: string };
+    return {
+      invoiceId: i.id,
+      number: i.invoice_number,
+      clientId: i.client_id,
+      clientName: buyer.name ?? '',
+      dueDate: i.due_date ?? i.date!,
+      open: Math.max(0, centsOf(due) - (paidBy.get(i.id) ?? 0)),
+    };
+  });
+  const r = ageing(items, asOf);
+  return {
+    date: asOf,
+    totals: { ...bucketsOut(r.totals), total: fromCents(r.total) },
+    clients: r.clients.map((c) => ({
+      ...c,
+      buckets: bucketsOut(c.buckets),
+      total: fromCents(c.total),
+      invoices: c.invoices.map((x) => ({ ...x, open: fromCents(x.open) })),
+    })),
+  };
+}
