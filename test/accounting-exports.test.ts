@@ -324,6 +324,7 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
     );
     await refused(await api.patch(`/incoming-invoices/${incomingId}/bookings/${bookingId}`, { amount: 100 }));
     await refused(await api.delete(`/incoming-invoices/${incomingId}/bookings/${bookingId}`));
+    await refused(await api.patch(`/incoming-invoices/${incomingId}`, { gross_total: 120 }));
     await refused(
       await api.post('/payments/incoming-invoice', {
         amount: 1,
@@ -349,6 +350,50 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
     assert.equal(again.status, 201, again.text);
     assert.equal(again.body.data.sha256, locked.sha256);
     assert.equal(again.body.data.locked, true);
+  });
+
+  it('two locks of one month at once: one lock, the same file twice', async () => {
+    const body = { date_from: '2026-10-01', date_to: '2026-10-31', lock: true };
+    const [a, b] = await Promise.all([
+      exporter.post('/exports/datev', body),
+      exporter.post('/exports/datev', body),
+    ]);
+    assert.deepEqual([a.status, b.status], [201, 201], `${a.text} ${b.text}`);
+    assert.equal(a.body.data.sha256, b.body.data.sha256);
+    const periods = (await exporter.get('/exports/locked-periods')).body.data.map(
+      (p: { period: string }) => p.period,
+    );
+    assert.deepEqual(periods, ['2026-10', '2026-11']);
+  });
+
+  it('the export reconciles with the API: revenue and tax per rate, receivables and payments', async () => {
+    const e = (await exporter.get('/exports/datev')).body.data[0];
+    const rows = linesOf(unzip((await download(exporter, e.id)).bytes).bookings).slice(2);
+    const cents = (r: string[]) => Number(r[0]!.replace(',', '')) * (r[1] === '"S"' ? 1 : -1);
+    // Revenue rows (debtor against a revenue account) per account, against the invoices' taxes.
+    const revenue: Record<string, number> = {};
+    for (const r of rows.filter((r) => /^1000\d$/.test(r[6]!)))
+      revenue[r[7]!] = (revenue[r[7]!] ?? 0) + cents(r);
+    const fromApi: Record<string, number> = {};
+    for (const d of [doc.inv, doc.credit, doc.rc]) {
+      const inv = (await api.get(`/outgoing-invoices/${d.id}`)).body.data;
+      for (const t of inv.taxes as { rate: number; net: number; tax: number }[]) {
+        const account = t.rate === 19 ? '8400' : t.rate === 7 ? '8300' : '8336';
+        fromApi[account] = (fromApi[account] ?? 0) + Math.round((t.net + t.tax) * 100);
+      }
+    }
+    assert.deepEqual(revenue, fromApi);
+    // Money received: bank against debtors equals the payments of the month.
+    const received = rows
+      .filter((r) => r[6] === '1200' && /^1000\d$/.test(r[7]!))
+      .reduce((s, r) => s + cents(r), 0);
+    const payments = (await api.get('/payments?per_page=100')).body.data.filter(
+      (p: { date: string; type: string }) => p.date.startsWith('2026-11') && p.type === 'outgoing_invoice',
+    );
+    assert.equal(
+      received,
+      payments.reduce((s: number, p: { amount: number }) => s + Math.round(p.amount * 100), 0),
+    );
   });
 
   it('GET /reports/vat: the Kennzahlen of the month by invoice date (accrual)', async () => {
