@@ -7,6 +7,7 @@ import {
   wakeExtractionWorkers,
 } from './modules/incoming-invoices/jobs/extraction-jobs.worker.js';
 import { createOcrReader } from './modules/incoming-invoices/ocr/ocr.pool.js';
+import { MailWorker, wakeMailWorkers } from './modules/mail/mail.public.js';
 import { WebhookWorker, type WorkerLogger, wakeWebhookWorkers } from './modules/webhooks/webhooks.worker.js';
 
 export interface BackgroundWork {
@@ -21,6 +22,17 @@ export function webhookWorkerFor(db: Db, kind: DbKind, config: Config, logger: W
     concurrency: config.webhookConcurrency,
     logger,
   });
+}
+
+/** The mail outbox's worker, when a relay is configured (SMTP_URL); else nothing is queued. */
+export function mailWorkerFor(
+  db: Db,
+  kind: DbKind,
+  config: Config,
+  logger: WorkerLogger,
+): BackgroundWork & { start(): void } {
+  const worker = config.mail ? new MailWorker(db, kind, { mail: config.mail, logger }) : undefined;
+  return { start: () => worker?.start(), stop: async () => worker?.stop() };
 }
 
 /**
@@ -63,6 +75,7 @@ export function prepareBackgroundWork(app: FastifyInstance): { start(): Backgrou
   if (!app.config.runWorker) return { start: () => ({ stop: async () => {} }) };
   afterWrites(app, wakeWebhookWorkers);
   afterWrites(app, wakeExtractionWorkers);
+  afterWrites(app, wakeMailWorkers);
   return {
     start() {
       const extraction = extractionWorkerFor(
@@ -80,7 +93,9 @@ export function prepareBackgroundWork(app: FastifyInstance): { start(): Backgrou
       );
       worker.start();
       app.log.info('webhook delivery worker started');
-      return { stop: async () => void (await Promise.all([worker.stop(), extraction.stop()])) };
+      const mail = mailWorkerFor(app.db, app.dbKind, app.config, app.log.child({ component: 'mail' }));
+      mail.start();
+      return { stop: async () => void (await Promise.all([worker.stop(), extraction.stop(), mail.stop()])) };
     },
   };
 }

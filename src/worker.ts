@@ -4,10 +4,11 @@ import { createDatabaseIfMissing } from './db/create-database.js';
 import { createDb } from './db/index.js';
 import { migrateToLatest } from './db/migrator.js';
 import { failStartup, startupStep } from './startup.js';
-import { extractionWorkerFor, webhookWorkerFor } from './worker-hooks.js';
+import { extractionWorkerFor, mailWorkerFor, webhookWorkerFor } from './worker-hooks.js';
 
 /**
- * `npm run worker`: the webhook delivery worker and the extraction job worker (OCR) alone,
+ * `npm run worker`: the webhook delivery worker, the extraction job worker (OCR) and the mail
+ * outbox's worker alone,
  * for deployments that run the API with RUN_WORKER=false. Any number of these may share one PostgreSQL database.
  */
 try {
@@ -28,6 +29,8 @@ try {
     log.child({ component: 'extraction-jobs' }),
   );
   extraction.start();
+  const mail = mailWorkerFor(handle.db, handle.kind, config, log.child({ component: 'mail' }));
+  mail.start();
 
   let stopping = false;
   const shutdown = (signal: string) => {
@@ -38,7 +41,7 @@ try {
       log.error('still busy after 15 s; exiting anyway');
       process.exit(1);
     }, 15_000).unref();
-    Promise.all([worker.stop(), extraction.stop()])
+    Promise.all([worker.stop(), extraction.stop(), mail.stop()])
       .finally(() => handle.destroy())
       .then(
         () => process.exit(0),

@@ -63,6 +63,10 @@ const LANDED: ReadonlyArray<readonly [file: string, sha256: string]> = [
     '2026_11_29_200_invoice_client_key.ts',
     '732bb21dbdf18093d2ca91960db80ceb462c43d9925d6a2d07edc9ca8de235c9',
   ],
+  ['2026_12_07_100_billing.ts', '171fa20a37669b0a621df1f005206972ff34b27be349ba0a2c9d3314ab6e16fe'],
+  ['2026_12_07_400_dunning.ts', '1dd85ce1967edeeb5a18f8ae076d31416c667dcf3984d0b934c610486bfc5e08'],
+  ['2026_12_07_600_exports.ts', '76fe72767c17290333b15811121dc8cc4261bb7abf2738c56b12618f45393f03'],
+  ['2026_12_07_800_mail_outbox.ts', 'b8344212f57614a8efc0d5d2e3dff47007a271fa64b01fd41a23637ec6b07771'],
 ];
 
 const dir = new URL('../src/db/migrations/', import.meta.url);

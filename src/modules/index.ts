@@ -14,6 +14,7 @@ import { exportsRoutes } from './exports/exports.routes.js';
 import { filesRoutes } from './files/files.routes.js';
 import { incomingInvoicesRoutes } from './incoming-invoices/incoming-invoices.routes.js';
 import { integrationRoutes } from './integration/integration.routes.js';
+import { mailRoutes } from './mail/mail.routes.js';
 import { grantsRoutes } from './oauth/grants.routes.js';
 import { oauthRoutes } from './oauth/oauth.routes.js';
 import { offersRoutes } from './offers/offers.routes.js';
@@ -70,6 +71,7 @@ export async function registerModules(api: FastifyInstance): Promise<void> {
   await api.register(offersRoutes);
   await api.register(paymentsRoutes);
   await api.register(changesRoutes);
+  await api.register(mailRoutes);
   await api.register(billingRoutes);
   await api.register(exportsRoutes);
   await api.register(dunningRoutes);

@@ -24,6 +24,7 @@ export const ERROR_CODES = {
   already_booked: { status: 409, title: 'Invoice is already booked' },
   invoice_not_booked: { status: 409, title: 'Only a booked invoice has this' },
   invoice_number_taken: { status: 409, title: 'Invoice number is already taken' },
+  not_booked: { status: 409, title: 'Only a booked document is sent' },
   plan_final_invoice: { status: 409, title: 'A partial plan’s final invoice goes only with its plan' },
   plan_has_booked_invoices: { status: 409, title: 'A plan with booked invoices cannot be deleted' },
   document_has_payments: { status: 409, title: 'A document with payments keeps its document type' },
@@ -46,12 +47,14 @@ export const ERROR_CODES = {
   invalid_reference: { status: 422, title: 'A referenced record does not exist' },
   idempotency_key_reused: { status: 422, title: 'Idempotency-Key was used with a different request' },
   unprocessable: { status: 422, title: 'Request cannot be processed' },
+  einvoice_invalid: { status: 422, title: 'The e-invoice breaks a rule of its format' },
   nothing_to_bill: { status: 422, title: 'No billable effort is left to invoice' },
   rate_limited: { status: 429, title: 'Too many requests' },
   header_too_large: { status: 431, title: 'Request header fields too large' },
   internal: { status: 500, title: 'Internal server error' },
   unavailable: { status: 503, title: 'Service unavailable' },
   read_only: { status: 503, title: 'The database is read-only' },
+  mail_not_configured: { status: 503, title: 'Sending mail is not configured (SMTP_URL)' },
   storage_full: { status: 507, title: 'The database storage is full' },
 } as const satisfies Record<string, { status: number; title: string }>;
 

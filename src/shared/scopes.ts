@@ -37,6 +37,8 @@ export const ALL_SCOPES = [
   // Beyond the specification (issue 39): payment reminders and dunning letters.
   'dunning:read',
   'dunning:write',
+  // Beyond the specification (issue 38): e-mailing booked invoices to their clients.
+  'outgoing-invoice:send',
 ] as const;
 export type Scope = (typeof ALL_SCOPES)[number];
 
@@ -85,6 +87,7 @@ export const SCOPE_DESCRIPTIONS: Record<Scope | (typeof USER_PROFILE_SCOPES)[num
   'accounting:export': 'Export the books to DATEV for your tax adviser and lock exported months for good',
   'dunning:read': 'See dunning levels, base rates and dunning letters',
   'dunning:write': 'Change dunning levels and base rates, run dunning, cancel and send dunning letters',
+  'outgoing-invoice:send': 'E-mail booked invoices and credits to your clients',
   'user-profile:read': 'See your own full user profile',
 };
 

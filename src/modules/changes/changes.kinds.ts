@@ -6,9 +6,11 @@ import * as clients from '../clients/clients.service.js';
 import * as companies from '../companies/companies.service.js';
 import * as contacts from '../contacts/contacts.service.js';
 import * as customFields from '../custom-fields/custom-fields.service.js';
+import * as dunning from '../dunning/dunning.service.js';
 import * as efforts from '../efforts/efforts.service.js';
 import * as files from '../files/files.service.js';
 import * as incoming from '../incoming-invoices/incoming-invoices.service.js';
+import { getMailMessage } from '../mail/mail.public.js';
 import * as offers from '../offers/offers.service.js';
 import * as invoices from '../outgoing-invoices/invoices.service.js';
 import * as payments from '../payments/payments.service.js';
@@ -86,6 +88,13 @@ export const KINDS: Record<string, { scopes: string[]; load: Load }> = {
       await account.assertAccountAdmin(db, auth.accountId, auth.userId);
       return account.getAccountProfile(db, auth.accountId);
     },
+  },
+  // Beyond the specification (issue 38): the e-mails sent for invoices.
+  mail_message: { scopes: ['outgoing-invoice:read'], load: getMailMessage },
+  // Beyond the specification (issue 39): dunning letters.
+  dunning: {
+    scopes: ['dunning:read'],
+    load: async (db, auth, id) => dunning.toLetter(await dunning.getLetter(db, auth, id)),
   },
   webhook: {
     scopes: ['integration'],

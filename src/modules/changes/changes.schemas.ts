@@ -28,7 +28,7 @@ export const Change = Type.Object(
     }),
     resource: Type.String({
       description:
-        'Kind of resource: client, company, contact, project, task, comment, offer, outgoing_invoice, incoming_invoice, payment, supplier, file, user, user_group, webhook, account_profile',
+        'Kind of resource: client, company, contact, project, task, comment, offer, outgoing_invoice, incoming_invoice, payment, supplier, file, user, user_group, webhook, account_profile, mail_message, dunning',
       examples: ['client'],
     }),
     id: Id,

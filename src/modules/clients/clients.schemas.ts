@@ -13,6 +13,8 @@ import {
   Text,
 } from '../../shared/schemas.js';
 
+export const EINVOICE_FORMATS = ['zugferd', 'xrechnung_cii', 'xrechnung_ubl', 'pdf_and_xrechnung'] as const;
+
 /** Fields a caller may write (create and update). */
 const writable = {
   name: Type.String({ minLength: 1, maxLength: 255 }),
@@ -38,6 +40,17 @@ const writable = {
       description:
         'The buyer reference of e-invoices (BT-10), e.g. a German Leitweg-ID; an invoice’s own `buyer_reference` overrides it',
     }),
+  ),
+  invoice_email: Nullable({
+    ...Email,
+    description: 'Where invoices are e-mailed; else the contact’s, else the client’s `email`',
+  }),
+  einvoice_format: Type.Union(
+    EINVOICE_FORMATS.map((f) => Type.Literal(f)),
+    {
+      description:
+        'What an e-mailed invoice carries: `zugferd` (PDF/A-3 with embedded CII, the default), `xrechnung_cii` or `xrechnung_ubl` (the XML alone; needs a `buyer_reference`), `pdf_and_xrechnung` (the PDF and the UBL XML)',
+    },
   ),
   is_consumer: Type.Boolean({
     description:

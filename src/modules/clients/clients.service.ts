@@ -25,6 +25,8 @@ export function toClientFull(r: ClientRow): ClientFull {
     ...partyOf(r),
     language: r.language,
     buyer_reference: r.buyer_reference,
+    invoice_email: r.invoice_email,
+    einvoice_format: r.einvoice_format as ClientFull['einvoice_format'],
     is_consumer: Boolean(r.is_consumer),
     dunning_blocked: Boolean(r.dunning_blocked),
     currency: r.currency,

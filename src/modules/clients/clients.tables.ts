@@ -10,6 +10,10 @@ export interface ClientTable extends PartyColumns {
   language: string | null;
   /** BT-10 of e-invoices (Leitweg-ID); an invoice's own value wins. */
   buyer_reference: string | null;
+  /** Where invoices are e-mailed (issue 38); else the contact's or the client's e-mail. */
+  invoice_email: string | null;
+  /** What an e-mailed invoice attaches: zugferd (default), xrechnung_cii, xrechnung_ubl, pdf_and_xrechnung. */
+  einvoice_format: Generated<string>;
   /** 1: a consumer (§ 13 BGB): default interest is base rate + 5 points, no lump sum. */
   is_consumer: Generated<number>;
   /** 1: the dunning run leaves the client's invoices alone. */

@@ -37,6 +37,7 @@ const SCOPES_DE: Record<keyof typeof SCOPE_DESCRIPTIONS, string> = {
     'Die Buchhaltung für Ihre Steuerberatung an DATEV exportieren und exportierte Monate festschreiben',
   'dunning:read': 'Mahnstufen, Basiszinssätze und Mahnungen sehen',
   'dunning:write': 'Mahnstufen und Basiszinssätze ändern, Mahnläufe starten, Mahnungen stornieren und senden',
+  'outgoing-invoice:send': 'Gebuchte Rechnungen und Gutschriften per E-Mail an Ihre Kunden senden',
   'user-profile:read': 'Ihr eigenes vollständiges Benutzerprofil sehen',
 };
 

@@ -1,0 +1,202 @@
+import { type Insertable, type Selectable, sql } from 'kysely';
+import type { Db, DbKind } from '../../db/index.js';
+import { paginate } from '../../shared/paging.js';
+import type { MailAttachmentTable, MailMessageTable } from './mail.tables.js';
+
+export type MailMessageRow = Selectable<MailMessageTable>;
+export type MailAttachmentRow = Selectable<MailAttachmentTable>;
+
+/** A message with its attachments and its job, written together (the caller's transaction). */
+export async function insertQueued(
+  db: Db,
+  message: Insertable<MailMessageTable>,
+  attachments: Omit<Insertable<MailAttachmentTable>, 'mail_message_id' | 'position'>[],
+  dueAt: string,
+): Promise<MailMessageRow> {
+  const row = await db.insertInto('mail_messages').values(message).returningAll().executeTakeFirstOrThrow();
+  if (attachments.length > 0)
+    await db
+      .insertInto('mail_attachments')
+      .values(attachments.map((a, position) => ({ ...a, mail_message_id: row.id, position })))
+      .execute();
+  await db.insertInto('mail_jobs').values({ mail_message_id: row.id, next_attempt_at: dueAt }).execute();
+  return row;
+}
+
+export const findMessage = (db: Db, accountId: number, id: number) =>
+  db
+    .selectFrom('mail_messages')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+
+export function listMessages(
+  db: Db,
+  accountId: number,
+  documentType: string,
+  documentId: number,
+  q: { page?: number; per_page?: number },
+) {
+  const qb = db
+    .selectFrom('mail_messages')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('document_type', '=', documentType)
+    .where('document_id', '=', documentId)
+    .orderBy('id');
+  return paginate(qb, q);
+}
+
+/** A claimed message with what the worker needs to send it. */
+export async function loadForSending(db: Db, id: number) {
+  const message = await db.selectFrom('mail_messages').selectAll().where('id', '=', id).executeTakeFirst();
+  const attachments = await db
+    .selectFrom('mail_attachments')
+    .select(['filename', 'content_type', 'data'])
+    .where('mail_message_id', '=', id)
+    .orderBy('position')
+    .execute();
+  return message ? { message, attachments } : undefined;
+}
+
+/** Is any job due? A read, so an idle worker does not take SQLite's write lock. */
+export async function hasDue(db: Db, now: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('mail_jobs')
+    .select('mail_message_id')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('lease_until', 'is', null), eb('next_attempt_at', '<=', now)]),
+        eb('lease_until', '<=', now),
+      ]),
+    )
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export const ABANDONED_ERROR =
+  'the worker sending it stopped during the attempt: the outcome is unknown, so it is not sent again (send it anew if it did not arrive)';
+
+/**
+ * Claims up to `limit` due jobs for one worker (lease `token` until `leaseUntil`) and returns
+ * their message ids. A job whose lease ran out belongs to a worker that died while sending: it
+ * may have been sent, so it is not claimed again but failed (at most once).
+ *
+ * On PostgreSQL the due rows are locked with SKIP LOCKED, so several processes claim at once
+ * without waiting for each other, and the UPDATE repeats `lease_until IS NULL`, which a
+ * concurrent claim that committed first makes false: no job is ever leased twice. On SQLite
+ * the transaction (BEGIN IMMEDIATE) is the only writer.
+ */
+export async function claimDue(
+  db: Db,
+  kind: DbKind,
+  args: { now: string; leaseUntil: string; token: string; limit: number },
+): Promise<{ claimed: number[]; abandoned: number[] }> {
+  const { now, leaseUntil, token, limit } = args;
+  const lock = kind === 'postgres' ? sql`FOR UPDATE SKIP LOCKED` : sql``;
+  return db.transaction().execute(async (trx) => {
+    const expired = await sql<{ mail_message_id: number }>`
+      DELETE FROM mail_jobs WHERE mail_message_id IN (
+        SELECT mail_message_id FROM mail_jobs WHERE lease_until <= ${now} ${lock})
+        AND lease_until <= ${now}
+      RETURNING mail_message_id`.execute(trx);
+    const abandoned = expired.rows.map((r) => r.mail_message_id);
+    if (abandoned.length > 0)
+      await trx
+        .updateTable('mail_messages')
+        .set({
+          status: 'failed',
+          last_error: ABANDONED_ERROR,
+          failed_at: now,
+          next_attempt_at: null,
+          updated_at: now,
+        })
+        .where('id', 'in', abandoned)
+        .execute();
+    const leased = await sql<{ mail_message_id: number }>`
+      UPDATE mail_jobs SET lease_until = ${leaseUntil}, lease_token = ${token}
+      WHERE mail_message_id IN (
+          SELECT mail_message_id FROM mail_jobs
+          WHERE lease_until IS NULL AND next_attempt_at <= ${now}
+          ORDER BY next_attempt_at, mail_message_id LIMIT ${limit} ${lock})
+        AND lease_until IS NULL
+      RETURNING mail_message_id`.execute(trx);
+    return { claimed: leased.rows.map((r) => r.mail_message_id).sort((a, b) => a - b), abandoned };
+  });
+}
+
+/** Extends a held lease; false when it is no longer this worker's. */
+export async function renewLease(db: Db, id: number, token: string, leaseUntil: string): Promise<boolean> {
+  const r = await db
+    .updateTable('mail_jobs')
+    .set({ lease_until: leaseUntil })
+    .where('mail_message_id', '=', id)
+    .where('lease_token', '=', token)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+export interface AttemptRecord {
+  id: number;
+  token: string;
+  now: string;
+  outcome: 'sent' | 'failed' | 'retry';
+  smtpResponse: string | null;
+  smtpCode: number | null;
+  error: string | null;
+  /** When a `retry` is due. */
+  retryAt?: string;
+}
+
+/**
+ * Records one attempt, only while the job is still leased to this worker (false otherwise:
+ * it was taken for dead and failed meanwhile, and the message is left as that recorded it).
+ */
+export async function recordAttempt(db: Db, a: AttemptRecord): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const job =
+      a.outcome === 'retry'
+        ? await trx
+            .updateTable('mail_jobs')
+            .set({ lease_until: null, lease_token: null, next_attempt_at: a.retryAt! })
+            .where('mail_message_id', '=', a.id)
+            .where('lease_token', '=', a.token)
+            .returning('mail_message_id')
+            .executeTakeFirst()
+        : await trx
+            .deleteFrom('mail_jobs')
+            .where('mail_message_id', '=', a.id)
+            .where('lease_token', '=', a.token)
+            .returning('mail_message_id')
+            .executeTakeFirst();
+    if (!job) return false;
+    await trx
+      .updateTable('mail_messages')
+      .set((eb) => ({
+        status: a.outcome === 'retry' ? 'queued' : a.outcome,
+        attempts: eb('attempts', '+', 1),
+        smtp_response: a.smtpResponse,
+        smtp_code: a.smtpCode,
+        last_error: a.error,
+        next_attempt_at: a.outcome === 'retry' ? a.retryAt! : null,
+        ...(a.outcome === 'sent' ? { sent_at: a.now } : {}),
+        ...(a.outcome === 'failed' ? { failed_at: a.now } : {}),
+        updated_at: a.now,
+      }))
+      .where('id', '=', a.id)
+      .execute();
+    return true;
+  });
+}
+
+/** Hands a claimed job back untried (the worker is stopping before it began). */
+export async function releaseLease(db: Db, id: number, token: string): Promise<void> {
+  await db
+    .updateTable('mail_jobs')
+    .set({ lease_until: null, lease_token: null })
+    .where('mail_message_id', '=', id)
+    .where('lease_token', '=', token)
+    .execute();
+}

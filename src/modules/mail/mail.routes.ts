@@ -1,0 +1,62 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { listResponse } from '../../shared/paging.js';
+import { Data, IdParams, List, PagingQuery } from '../../shared/schemas.js';
+import { MailMessage, SendBody } from './mail.schemas.js';
+import * as service from './mail.service.js';
+
+const tags = ['Outgoing invoices'];
+
+/** Sending documents by e-mail (issue 38), beside the documents' own routes. */
+export const mailRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/outgoing-invoices/:id/send',
+    {
+      config: { scopes: ['outgoing-invoice:send'] },
+      schema: {
+        tags,
+        summary: 'E-mail a booked invoice or credit',
+        description: [
+          'Queues an e-mail with the document attached as the client’s `einvoice_format` asks: `zugferd` the PDF',
+          '(PDF/A-3 with the embedded CII XML), `xrechnung_cii` / `xrechnung_ubl` the XML alone, `pdf_and_xrechnung`',
+          'the PDF and the UBL XML — byte for byte what `GET …/pdf` and `GET …/xml` answer. A worker sends it',
+          'through the relay of SMTP_URL, retrying a 4xx answer or an unreachable relay with back-off; `202` answers',
+          'the queued message, `GET …/messages` shows how it went. Refusals: `409 not_booked` for drafts and plan',
+          'masters; `422 einvoice_invalid` when the document breaks a rule of the format (each error names the rule,',
+          'e.g. `BR-DE-15`, and the field) — nothing is queued; `503 mail_not_configured` without SMTP_URL.',
+        ].join(' '),
+        params: IdParams,
+        body: SendBody,
+        response: { 202: Data(MailMessage) },
+      },
+    },
+    async (req, reply) => {
+      const data = await service.sendInvoice(app.db, req.auth, req.params.id, req.body, app.config.mail);
+      reply.code(202);
+      return { data };
+    },
+  );
+
+  app.get(
+    '/outgoing-invoices/:id/messages',
+    {
+      config: { scopes: ['outgoing-invoice:read'] },
+      schema: {
+        tags,
+        summary: 'List the e-mails of an invoice',
+        description:
+          'Every message sent or queued for the invoice, oldest first, with its state and the relay’s answer.',
+        params: IdParams,
+        querystring: Type.Object(PagingQuery, { additionalProperties: false }),
+        response: { 200: List(MailMessage) },
+      },
+    },
+    async (req, reply) =>
+      listResponse(
+        req,
+        reply,
+        await service.listInvoiceMessages(app.db, req.auth, req.params.id, req.query),
+        service.toMailMessage,
+      ),
+  );
+};

@@ -1,0 +1,84 @@
+import { type Static, Type } from 'typebox';
+import { Email, Id, Nullable, Timestamp } from '../../shared/schemas.js';
+
+const Addresses = (description: string) =>
+  Type.Array(Email, { minItems: 1, maxItems: 20, uniqueItems: true, description });
+
+export const SendBody = Type.Object(
+  {
+    to: Type.Optional(
+      Addresses(
+        'Recipients; default: the client’s `invoice_email`, else the e-mail of the invoice’s contact, else the client’s `email`',
+      ),
+    ),
+    cc: Type.Optional(Type.Array(Email, { maxItems: 20, uniqueItems: true })),
+    bcc: Type.Optional(Type.Array(Email, { maxItems: 20, uniqueItems: true })),
+    subject: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        pattern: '^[^\\r\\n]*$',
+        description: 'Replaces the template’s subject; placeholders such as `{invoice_number}` are filled in',
+      }),
+    ),
+    message: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 20000,
+        description:
+          'Replaces the template’s text (plain text; the HTML part is made from it), placeholders filled in',
+      }),
+    ),
+    language: Type.Optional(
+      Type.Union([Type.Literal('de'), Type.Literal('en')], {
+        description: 'Language of the template; default: the language the document was printed in',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type SendBody = Static<typeof SendBody>;
+
+const Attachment = Type.Object({
+  name: Type.String(),
+  content_type: Type.String(),
+  size: Type.Integer({ minimum: 0, description: 'Bytes' }),
+  sha256: Type.String({ description: 'SHA-256 of the bytes, hex' }),
+});
+
+export const MailMessage = Type.Object(
+  {
+    id: Id,
+    document_type: Type.Union([Type.Literal('outgoing_invoice'), Type.Literal('offer')]),
+    document_id: Id,
+    status: Type.Union([Type.Literal('queued'), Type.Literal('sent'), Type.Literal('failed')], {
+      description:
+        '`queued` (waiting for its first attempt or a retry), `sent` (the relay accepted it), `failed` (refused for good, or given up)',
+    }),
+    from: Type.String(),
+    reply_to: Nullable(Type.String()),
+    to: Type.Array(Type.String()),
+    cc: Type.Array(Type.String()),
+    bcc: Type.Array(Type.String()),
+    subject: Type.String(),
+    text: Type.String({ description: 'The plain-text part (the HTML part says the same)' }),
+    language: Type.String(),
+    attachments: Type.Array(Attachment, {
+      description: 'Byte for byte what `GET …/pdf` and `GET …/xml` of the document answer',
+    }),
+    message_id: Type.String({ description: 'The Message-ID header, the same on every attempt' }),
+    attempts: Type.Integer({ minimum: 0 }),
+    smtp_response: Nullable(
+      Type.String({ description: 'The relay’s last answer, e.g. `250 2.0.0 Ok: queued`' }),
+    ),
+    smtp_code: Nullable(Type.Integer()),
+    error: Nullable(Type.String({ description: 'Why the last attempt failed' })),
+    next_attempt_at: Nullable(Timestamp),
+    sent_at: Nullable(Timestamp),
+    failed_at: Nullable(Timestamp),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { $id: 'MailMessage', description: 'An e-mail sent (or to be sent) for a document' },
+);
+export type MailMessage = Static<typeof MailMessage>;

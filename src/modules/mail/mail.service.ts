@@ -1,0 +1,202 @@
+import { randomUUID } from 'node:crypto';
+import type { MailConfig } from '../../config.js';
+import type { Db } from '../../db/index.js';
+import { transact } from '../../db/transact.js';
+import { AppError, notFound, validationFailed } from '../../shared/errors.js';
+import { Dec } from '../../shared/money.js';
+import type { Page } from '../../shared/paging.js';
+import type { PdfDocument } from '../../shared/pdf/types.js';
+import { nowIso } from '../../shared/time.js';
+import type { AuthContext } from '../../shared/tokens.js';
+import { getAccountProfile } from '../account/account.service.js';
+import { getClient } from '../clients/clients.service.js';
+import { getContact } from '../contacts/contacts.service.js';
+import { getInvoice, getRow } from '../outgoing-invoices/invoices.service.js';
+import { isMaster } from '../outgoing-invoices/outgoing-invoices.public.js';
+import { invoicePdf, type PdfBytes } from '../outgoing-invoices/pdf.service.js';
+import { invoiceXml } from '../outgoing-invoices/xml.service.js';
+import {
+  type AttachmentKind,
+  attachmentsFor,
+  BUILT_IN_TEMPLATES,
+  einvoiceGateErrors,
+  type MailLanguage,
+  placeholderValues,
+  renderMessage,
+  resolveRecipients,
+} from './mail.domain.js';
+import * as repo from './mail.repository.js';
+import type { MailMessage, SendBody } from './mail.schemas.js';
+
+export const OUTGOING_INVOICE = 'outgoing_invoice';
+
+export function toMailMessage(r: repo.MailMessageRow): MailMessage {
+  return {
+    id: r.id,
+    document_type: r.document_type as MailMessage['document_type'],
+    document_id: r.document_id,
+    status: r.status,
+    from: r.from_address,
+    reply_to: r.reply_to,
+    to: JSON.parse(r.to_addresses),
+    cc: JSON.parse(r.cc_addresses),
+    bcc: JSON.parse(r.bcc_addresses),
+    subject: r.subject,
+    text: r.text_body,
+    language: r.language,
+    attachments: JSON.parse(r.attachments),
+    message_id: r.message_id,
+    attempts: r.attempts,
+    smtp_response: r.smtp_response,
+    smtp_code: r.smtp_code,
+    error: r.last_error,
+    next_attempt_at: r.next_attempt_at,
+    sent_at: r.sent_at,
+    failed_at: r.failed_at,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}
+
+/** One message by id (the change feed reads it so). */
+export async function getMailMessage(db: Db, auth: AuthContext, id: number): Promise<MailMessage> {
+  const row = await repo.findMessage(db, auth.accountId, id);
+  if (!row) throw notFound('Mail message');
+  return toMailMessage(row);
+}
+
+/** `GET /outgoing-invoices/{id}/messages`: 404 for an invoice not in the account. */
+export async function listInvoiceMessages(
+  db: Db,
+  auth: AuthContext,
+  invoiceId: number,
+  q: { page?: number; per_page?: number },
+): Promise<Page<repo.MailMessageRow>> {
+  await getInvoice(db, auth, invoiceId);
+  return repo.listMessages(db, auth.accountId, OUTGOING_INVOICE, invoiceId, q);
+}
+
+export const mailNotConfigured = () =>
+  new AppError(
+    'mail_not_configured',
+    'No mail relay is configured: set SMTP_URL and MAIL_FROM (docs/mail.md)',
+  );
+
+/** A display name that is safe inside a quoted From header. */
+const displayName = (name: string) => name.replace(/["\\\r\n]+/g, ' ').trim();
+
+const XML_SYNTAX = { cii: 'cii', ubl: 'ubl' } as const;
+
+/**
+ * Queues a booked invoice or credit for sending (`POST /outgoing-invoices/{id}/send`): checks
+ * the format's rules (422 `einvoice_invalid`), picks the recipients and the texts, attaches
+ * the very bytes its PDF and XML downloads answer, and writes message, attachments and job
+ * in one transaction. The worker sends it; nothing is sent here.
+ */
+export async function sendInvoice(
+  db: Db,
+  auth: AuthContext,
+  id: number,
+  body: SendBody,
+  mail: MailConfig | null,
+): Promise<MailMessage> {
+  if (!mail) throw mailNotConfigured();
+  const row = await getRow(db, auth, id);
+  if (isMaster(row.type) || row.status !== 'booked')
+    throw new AppError(
+      'not_booked',
+      isMaster(row.type)
+        ? 'A plan master is not sent; its invoices are, once booked'
+        : 'Only a booked invoice or credit is sent: book it first',
+    );
+  const [invoice, client, account] = await Promise.all([
+    getInvoice(db, auth, id),
+    row.client_id ? getClient(db, auth, row.client_id) : undefined,
+    getAccountProfile(db, auth.accountId),
+  ]);
+  const contact = row.contact_id
+    ? await getContact(db, auth, row.contact_id).catch(() => undefined)
+    : undefined;
+  const format = client?.einvoice_format ?? 'zugferd';
+  // Uploaded invoices have no frozen document: only their PDF.
+  const doc: PdfDocument | null = row.document && !row.external ? JSON.parse(row.document) : null;
+  const gate = einvoiceGateErrors(doc, format);
+  if (gate.length > 0)
+    throw new AppError(
+      'einvoice_invalid',
+      `The invoice cannot be sent as ${format}: ${gate.map((e) => e.message).join('; ')}`,
+      { errors: gate },
+    );
+  const recipients = resolveRecipients(body, {
+    invoiceEmail: client?.invoice_email,
+    contactEmail: contact?.email,
+    clientEmail: client?.email,
+  });
+  if (!recipients)
+    throw validationFailed([
+      { field: 'to', message: 'no recipient: give `to`, or set the client’s `invoice_email` or `email`' },
+    ]);
+
+  const language: MailLanguage =
+    body.language ?? (doc?.language === 'de' || client?.language === 'de' ? 'de' : 'en');
+  const template = BUILT_IN_TEMPLATES[language][row.type === 'credit' ? 'credit' : 'invoice'];
+  const values = placeholderValues(
+    {
+      number: invoice.invoice_number,
+      date: invoice.date,
+      due_date: invoice.due_date,
+      currency: invoice.currency,
+      gross_total: new Dec(String(invoice.gross_total)).toFixed(2),
+      amount_due: new Dec(String(invoice.open_total)).toFixed(2),
+      client_name: client?.name ?? null,
+      company_name: account.name,
+    },
+    language,
+  );
+  const texts = renderMessage(template, values, body);
+
+  const files = await Promise.all(
+    attachmentsFor(doc ? format : 'zugferd').map(async (kind: AttachmentKind) => {
+      const bytes: PdfBytes =
+        kind === 'pdf' ? await invoicePdf(db, auth, id) : await invoiceXml(db, auth, id, XML_SYNTAX[kind]);
+      return { bytes, contentType: kind === 'pdf' ? 'application/pdf' : 'application/xml' };
+    }),
+  );
+  const now = nowIso();
+  const domain = mail.from.slice(mail.from.lastIndexOf('@') + 1);
+  const inserted = await transact(db, (trx) =>
+    repo.insertQueued(
+      trx,
+      {
+        account_id: auth.accountId,
+        document_type: OUTGOING_INVOICE,
+        document_id: id,
+        from_address: `"${displayName(account.name)}" <${mail.from}>`,
+        reply_to: account.email,
+        to_addresses: JSON.stringify(recipients.to),
+        cc_addresses: JSON.stringify(recipients.cc),
+        bcc_addresses: JSON.stringify(recipients.bcc),
+        subject: texts.subject,
+        text_body: texts.text,
+        html_body: texts.html,
+        language,
+        attachments: JSON.stringify(
+          files.map((f) => ({
+            name: f.bytes.filename,
+            content_type: f.contentType,
+            size: f.bytes.data.length,
+            sha256: f.bytes.sha256,
+          })),
+        ),
+        message_id: `<${randomUUID()}@${domain}>`,
+        next_attempt_at: now,
+        integration_id: auth.integrationId,
+        created_at: now,
+        updated_at: now,
+      },
+      files.map((f) => ({ filename: f.bytes.filename, content_type: f.contentType, data: f.bytes.data })),
+      now,
+    ),
+  );
+  return toMailMessage(inserted);
+}
