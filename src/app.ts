@@ -46,6 +46,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     childLoggerFactory: requestLogger,
     bodyLimit: config.bodyLimit,
     requestIdHeader: 'x-request-id',
+    // Behind a reverse proxy (TRUST_PROXY): req.ip is the client's, for rate limits and logs.
+    trustProxy:
+      typeof config.trustProxy === 'number'
+        ? (_address: string, hop: number) => hop < (config.trustProxy as number)
+        : config.trustProxy,
     // Unique across the processes of one service (WORKERS=N): the pid, then a counter.
     genReqId: () => `${pidTag}-${(++requestCount).toString(36)}`,
     // plugins/closing.ts answers requests that arrive while closing, as problem+json.

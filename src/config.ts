@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 
@@ -51,26 +52,17 @@ export interface Config {
   readonly requestTimeoutSeconds: number;
   /** Longest a stop (SIGTERM, SIGINT) takes, exit included (DRAIN_LIMIT_SECONDS). */
   readonly drainLimitMs: number;
+  /**
+   * Which proxies' X-Forwarded-For/-Proto/-Host to believe (TRUST_PROXY), as Fastify's
+   * `trustProxy` takes it: false (none), a number of hops, or addresses and CIDR ranges.
+   */
+  readonly trustProxy: false | number | string[];
   /** Browser origins allowed to call the API (CORS_ORIGINS); `*` any; none by default. */
   readonly corsOrigins: readonly string[];
   /** NODE_ENV=production: refuses to start with a missing or weak SECRET_KEY. */
   readonly production: boolean;
   /** Things worth one warning at start-up (a weak SECRET_KEY outside production). */
   readonly warnings: readonly string[];
-  /** Outgoing mail (SMTP_URL, MAIL_FROM, DKIM_*); null: sending answers 503 (docs/mail.md). */
-  readonly mail: MailConfig | null;
-}
-
-export interface MailConfig {
-  /** smtp:// (STARTTLS when the relay offers it) or smtps:// (TLS from the start), with credentials. */
-  readonly smtpUrl: string;
-  /** The From address of every message (the account's e-mail goes in Reply-To). */
-  readonly from: string;
-  readonly dkim: {
-    readonly domainName: string;
-    readonly keySelector: string;
-    readonly privateKey: string;
-  } | null;
 }
 
 export const API_PREFIX = '/api/v1';
@@ -168,33 +160,28 @@ function secretKeyProblem(key: string | undefined): string | null {
   return null;
 }
 
-/** SMTP_URL and its companions; without SMTP_URL no mail is sent (and none queued). */
-function mailConfig(env: NodeJS.ProcessEnv): MailConfig | null {
-  const url = env.SMTP_URL;
-  if (!url) return null;
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL');
-  }
-  if (parsed.protocol !== 'smtp:' && parsed.protocol !== 'smtps:')
-    throw new ConfigError(`SMTP_URL must be an smtp:// or smtps:// URL, got "${parsed.protocol}"`);
-  const from = env.MAIL_FROM;
-  if (!from || !/^[^\s@<>]+@[^\s@<>]+$/.test(from))
+/**
+ * TRUST_PROXY: unset or `false`, none; a number, that many proxies in front; else addresses
+ * and CIDR ranges, comma-separated (`loopback`, `linklocal`, `uniquelocal` name ranges).
+ * `true` (every sender) is refused: any client could then choose its own address.
+ */
+function trustProxy(v: string | undefined): false | number | string[] {
+  if (v === undefined || v === '' || /^(false|0|no|off)$/i.test(v)) return false;
+  if (/^\d+$/.test(v)) return int('TRUST_PROXY', v, 0, 100);
+  const list = v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const bad = list.find((s) => {
+    if (/^(loopback|linklocal|uniquelocal)$/i.test(s)) return false;
+    const [address, bits, ...more] = s.split('/');
+    return more.length > 0 || isIP(address!) === 0 || (bits !== undefined && !/^\d{1,3}$/.test(bits));
+  });
+  if (list.length === 0 || bad !== undefined)
     throw new ConfigError(
-      'MAIL_FROM must be an e-mail address (the sender of every message) when SMTP_URL is set',
+      `TRUST_PROXY must be false, a number of proxies, or addresses/CIDR ranges separated by commas, got "${v}"`,
     );
-  const { DKIM_DOMAIN: domainName, DKIM_SELECTOR: keySelector, DKIM_PRIVATE_KEY: key } = env;
-  const dkimSet = [domainName, keySelector, key].filter(Boolean).length;
-  if (dkimSet > 0 && dkimSet < 3)
-    throw new ConfigError('DKIM signing needs all of DKIM_DOMAIN, DKIM_SELECTOR and DKIM_PRIVATE_KEY');
-  // A PEM key given on one line with literal \n, as environment files often hold it.
-  const dkim =
-    dkimSet === 3
-      ? { domainName: domainName!, keySelector: keySelector!, privateKey: key!.replace(/\\n/g, '\n') }
-      : null;
-  return { smtpUrl: url, from, dkim };
+  return list;
 }
 
 /** `postgres://…` selects PostgreSQL; `file:PATH` or a plain path selects another SQLite file. */
@@ -254,6 +241,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       1,
     ),
     drainLimitMs: 1000 * int('DRAIN_LIMIT_SECONDS', env.DRAIN_LIMIT_SECONDS, 15, 3600, 3),
+    trustProxy: trustProxy(env.TRUST_PROXY),
     corsOrigins: origins('CORS_ORIGINS', env.CORS_ORIGINS),
     production,
     warnings:
@@ -262,7 +250,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
             `${secretProblem}: secrets stored encrypted are not protected; set SECRET_KEY (required with NODE_ENV=production)`,
           ]
         : [],
-    mail: mailConfig(env),
     ...overrides,
   };
   return Object.freeze(config);

@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { toAppError } from '../shared/db-errors.js';
 import { AppError, ERROR_CODES } from '../shared/errors.js';
+import { redactUrl } from '../shared/logging.js';
 import { problemType } from './problem-types.js';
 import { routeTable } from './route-table.js';
 
@@ -32,10 +33,12 @@ export function problemBody(err: AppError, instance?: string) {
 
 export function sendProblem(reply: FastifyReply, err: AppError, req?: FastifyRequest) {
   if (err.headers) reply.headers(err.headers);
+  // A credential sent in the query string (access_token=…) is not sent back.
+  const instance = req?.url === undefined ? undefined : redactUrl(req.url);
   return reply
     .code(err.status)
     .type('application/problem+json; charset=utf-8')
-    .send(JSON.stringify(problemBody(err, req?.url)));
+    .send(JSON.stringify(problemBody(err, instance)));
 }
 
 /** Errors the router meets before any route runs: a malformed URL (400), a path parameter beyond maxParamLength (414). */

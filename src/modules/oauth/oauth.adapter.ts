@@ -11,6 +11,13 @@ import * as repo from './oauth.repository.js';
 /** Access tokens the bearer check must know: mirrored into `access_tokens` (migration 930). */
 const MIRRORED = new Set(['AccessToken', 'ClientCredentials']);
 
+/**
+ * Bearer secrets: their row is keyed by the value's hash and their payload leaves the value
+ * (`jti`) out, so a row read from the database gives nothing to present. Whoever presents
+ * the value is given it back in the payload (oidc-provider's opaque tokens are their id).
+ */
+const HASHED = new Set(['AccessToken', 'ClientCredentials', 'RefreshToken', 'AuthorizationCode']);
+
 const isoIn = (seconds: number | undefined) =>
   typeof seconds === 'number' ? new Date(Date.now() + seconds * 1000).toISOString() : null;
 
@@ -25,6 +32,7 @@ const isoIn = (seconds: number | undefined) =>
  *   codes, refresh tokens, the grant, and its access tokens in `access_tokens` too.
  * - Opaque access tokens are their id: the id's hash goes to `access_tokens` with the
  *   consenting user and the grant, so the API's bearer check (plugins/auth.ts) stays one path.
+ * - Codes, refresh and access tokens are stored under their hash only (see HASHED).
  */
 export class KyselyAdapter implements Adapter {
   constructor(
@@ -32,14 +40,20 @@ export class KyselyAdapter implements Adapter {
     private readonly db: Db,
   ) {}
 
+  /** The row's key: a bearer secret's hash, else the id itself. */
+  private key(id: string): string {
+    return HASHED.has(this.model) ? hashToken(id) : id;
+  }
+
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
     const expires_at = isoIn(expiresIn);
     const userId = payload.accountId !== undefined ? Number(payload.accountId) : null;
     const clientId = payload.clientId ?? null;
+    const { jti: _value, ...withoutValue } = payload;
     const row = {
       model: this.model,
-      id,
-      payload: JSON.stringify(payload),
+      id: this.key(id),
+      payload: JSON.stringify(HASHED.has(this.model) ? withoutValue : payload),
       grant_id: this.model === 'Grant' ? id : (payload.grantId ?? null),
       uid: payload.uid ?? null,
       client_id: clientId,
@@ -68,8 +82,9 @@ export class KyselyAdapter implements Adapter {
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
-    const row = await repo.findStored(this.db, this.model, id);
-    return this.live(row);
+    const payload = this.live(await repo.findStored(this.db, this.model, this.key(id)));
+    if (payload && HASHED.has(this.model)) payload.jti = id;
+    return payload;
   }
 
   async findByUid(uid: string): Promise<AdapterPayload | undefined> {
@@ -81,7 +96,7 @@ export class KyselyAdapter implements Adapter {
   }
 
   async consume(id: string): Promise<void> {
-    await repo.consumeStored(this.db, this.model, id, nowIso());
+    await repo.consumeStored(this.db, this.model, this.key(id), nowIso());
   }
 
   async destroy(id: string): Promise<void> {
@@ -90,11 +105,11 @@ export class KyselyAdapter implements Adapter {
       return;
     }
     if (!MIRRORED.has(this.model)) {
-      await repo.deleteStored(this.db, this.model, id);
+      await repo.deleteStored(this.db, this.model, this.key(id));
       return;
     }
     await transact(this.db, async (trx) => {
-      await repo.deleteStored(trx, this.model, id);
+      await repo.deleteStored(trx, this.model, this.key(id));
       await revokeAccessToken(trx, hashToken(id), nowIso());
     });
   }

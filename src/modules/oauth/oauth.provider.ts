@@ -9,7 +9,8 @@ import Provider, {
 import type { Db } from '../../db/index.js';
 import { ALL_SCOPES, USER_PROFILE_SCOPES } from '../../shared/scopes.js';
 import { nowIso } from '../../shared/time.js';
-import { parseScopes } from '../../shared/tokens.js';
+import { hashToken, parseScopes } from '../../shared/tokens.js';
+import { tokenSource } from '../integration/integration.service.js';
 import { KyselyAdapter } from './oauth.adapter.js';
 import * as readModel from './oauth.read-model.js';
 import * as repo from './oauth.repository.js';
@@ -92,6 +93,34 @@ export function newSigningJwk(): { kty: 'EC'; crv: 'P-256'; x: string; y: string
   };
 }
 
+/**
+ * Whether a client may learn about a token at the introspection endpoint (RFC 7662 §2.2): a
+ * confidential client, of the token's own tenant, and only while the token still works: its
+ * app live, its user active, an access token not revoked (by the API, the console, the CLI).
+ * Anything else is `active: false`, as for a token that does not exist.
+ */
+async function mayIntrospect(
+  db: Db,
+  caller: { clientId: string; clientAuthMethod?: string },
+  token: { kind: string; jti: string; clientId?: string; accountId?: string },
+): Promise<boolean> {
+  if (!caller.clientAuthMethod || caller.clientAuthMethod === 'none' || !token.clientId) return false;
+  const [callerApp, tokenApp] = await Promise.all([
+    readModel.findClientIntegration(db, caller.clientId),
+    readModel.findClientIntegration(db, token.clientId),
+  ]);
+  if (!callerApp || !tokenApp || callerApp.account_id !== tokenApp.account_id) return false;
+  if (token.accountId !== undefined) {
+    const user = await readModel.findUserForSignIn(db, Number(token.accountId));
+    if (!user?.active || user.account_id !== tokenApp.account_id) return false;
+  }
+  if (token.kind === 'AccessToken' || token.kind === 'ClientCredentials') {
+    const row = await tokenSource.find(db, hashToken(token.jti));
+    if (!row || row.revoked_at || row.integration_revoked_at || !row.active) return false;
+  }
+  return true;
+}
+
 /** The signing key (needed by oidc-provider even though no ID tokens are asked for): one per database. */
 async function signingKeys(db: Db) {
   const existing = await repo.findStored(db, 'Jwks', 'signing');
@@ -166,7 +195,10 @@ export async function createProvider(app: FastifyInstance, options: OAuthOptions
       clientCredentials: { enabled: true },
       revocation: { enabled: true },
       // RFC 7662 for confidential clients only: a public client holds no secret to prove itself.
-      introspection: { enabled: true, allowedPolicy: (_ctx, client) => client.clientAuthMethod !== 'none' },
+      introspection: {
+        enabled: true,
+        allowedPolicy: (_ctx, client, token) => mayIntrospect(db, client, token),
+      },
       userinfo: { enabled: false },
       rpInitiatedLogout: { enabled: false },
     },

@@ -30,6 +30,11 @@ function handOver(provider: Provider, req: FastifyRequest, reply: FastifyReply, 
   const query = raw.url!.includes('?') ? raw.url!.slice(raw.url!.indexOf('?')) : '';
   raw.originalUrl = `${OAUTH_PREFIX}${path}${query}`;
   raw.url = `${path}${query}`;
+  // The URLs it writes (metadata, redirects) are on PUBLIC_URL, never on the caller's Host.
+  const pub = new URL(req.server.config.publicUrl);
+  raw.headers.host = pub.host;
+  raw.headers['x-forwarded-host'] = pub.host;
+  raw.headers['x-forwarded-proto'] = pub.protocol.slice(0, -1);
   // oidc-provider writes the answer itself: the budget's headers go with it.
   carryBudgetHeaders(reply);
   reply.hijack();
@@ -114,6 +119,8 @@ async function interactionRoutes(app: FastifyInstance) {
  */
 export const oauthServerPlugin = fp(async (app: FastifyInstance, options: OAuthOptions) => {
   const provider = await createProvider(app, options);
+  // Reads the scheme handOver sets from PUBLIC_URL (a TLS proxy in front: https).
+  provider.proxy = true;
   app.decorate('oauthProvider', provider);
   await app.register(interactionRoutes);
   await app.register(async (scope) => {
