@@ -63,6 +63,20 @@ export interface Config {
   readonly production: boolean;
   /** Things worth one warning at start-up (a weak SECRET_KEY outside production). */
   readonly warnings: readonly string[];
+  /** Outgoing mail (SMTP_URL, MAIL_FROM, DKIM_*); null: sending answers 503 (docs/mail.md). */
+  readonly mail: MailConfig | null;
+}
+
+export interface MailConfig {
+  /** smtp:// (STARTTLS when the relay offers it) or smtps:// (TLS from the start), with credentials. */
+  readonly smtpUrl: string;
+  /** The From address of every message (the account's e-mail goes in Reply-To). */
+  readonly from: string;
+  readonly dkim: {
+    readonly domainName: string;
+    readonly keySelector: string;
+    readonly privateKey: string;
+  } | null;
 }
 
 export const API_PREFIX = '/api/v1';
@@ -160,6 +174,35 @@ function secretKeyProblem(key: string | undefined): string | null {
   return null;
 }
 
+/** SMTP_URL and its companions; without SMTP_URL no mail is sent (and none queued). */
+function mailConfig(env: NodeJS.ProcessEnv): MailConfig | null {
+  const url = env.SMTP_URL;
+  if (!url) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL');
+  }
+  if (parsed.protocol !== 'smtp:' && parsed.protocol !== 'smtps:')
+    throw new ConfigError(`SMTP_URL must be an smtp:// or smtps:// URL, got "${parsed.protocol}"`);
+  const from = env.MAIL_FROM;
+  if (!from || !/^[^\s@<>]+@[^\s@<>]+$/.test(from))
+    throw new ConfigError(
+      'MAIL_FROM must be an e-mail address (the sender of every message) when SMTP_URL is set',
+    );
+  const { DKIM_DOMAIN: domainName, DKIM_SELECTOR: keySelector, DKIM_PRIVATE_KEY: key } = env;
+  const dkimSet = [domainName, keySelector, key].filter(Boolean).length;
+  if (dkimSet > 0 && dkimSet < 3)
+    throw new ConfigError('DKIM signing needs all of DKIM_DOMAIN, DKIM_SELECTOR and DKIM_PRIVATE_KEY');
+  // A PEM key given on one line with literal \n, as environment files often hold it.
+  const dkim =
+    dkimSet === 3
+      ? { domainName: domainName!, keySelector: keySelector!, privateKey: key!.replace(/\\n/g, '\n') }
+      : null;
+  return { smtpUrl: url, from, dkim };
+}
+
 /**
  * TRUST_PROXY: unset or `false`, none; a number, that many proxies in front; else addresses
  * and CIDR ranges, comma-separated (`loopback`, `linklocal`, `uniquelocal` name ranges).
@@ -250,6 +293,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
             `${secretProblem}: secrets stored encrypted are not protected; set SECRET_KEY (required with NODE_ENV=production)`,
           ]
         : [],
+    mail: mailConfig(env),
     ...overrides,
   };
   return Object.freeze(config);
