@@ -1,6 +1,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import { accountLogoRoutes, accountRoutes } from './account/account.routes.js';
+import { bankingRoutes, bankStatementUploadRoutes } from './banking/banking.routes.js';
 import { billingRoutes } from './billing/billing.routes.js';
 import { changesRoutes } from './changes/changes.routes.js';
 import { chartOfAccountsRoutes } from './chart-of-accounts/chart-of-accounts.routes.js';
@@ -46,6 +47,7 @@ async function uploadModules(scope: FastifyInstance): Promise<void> {
   await scope.register(incomingInvoicesRoutes);
   await scope.register(invoicesRoutes);
   await scope.register(accountLogoRoutes);
+  await scope.register(bankStatementUploadRoutes);
 }
 
 /** Every resource module, registered under the API prefix. One line per module. */
@@ -70,6 +72,7 @@ export async function registerModules(api: FastifyInstance): Promise<void> {
   await api.register(webhooksRoutes);
   await api.register(offersRoutes);
   await api.register(paymentsRoutes);
+  await api.register(bankingRoutes);
   await api.register(changesRoutes);
   await api.register(mailRoutes);
   await api.register(billingRoutes);

@@ -87,6 +87,10 @@ const OVERRIDES: Record<string, string> = {
   'GET /integration/grants': 'listIntegrationGrants',
   'POST /oauth/token': 'issueOAuthToken',
   'GET /ready': 'getReadiness',
+  'POST /bank-statements': 'importBankStatement',
+  'POST /bank-transactions/{id}/match': 'matchBankTransaction',
+  'POST /bank-transactions/{id}/unmatch': 'unmatchBankTransaction',
+  'POST /bank-transactions/{id}/ignore': 'ignoreBankTransaction',
 };
 
 const pascal = (segment: string) =>

@@ -34,6 +34,9 @@ export const ALL_SCOPES = [
   'user:write',
   // Beyond the specification (issue 41): the DATEV export and the period lock.
   'accounting:export',
+  // Beyond the specification (issue 40): bank accounts, statements and matching them.
+  'banking:read',
+  'banking:write',
   // Beyond the specification (issue 39): payment reminders and dunning letters.
   'dunning:read',
   'dunning:write',
@@ -85,6 +88,8 @@ export const SCOPE_DESCRIPTIONS: Record<Scope | (typeof USER_PROFILE_SCOPES)[num
   'offer:write': 'Create, change, accept and decline offers',
   'user:write': 'Set the hourly and cost rates of users (administrators only)',
   'accounting:export': 'Export the books to DATEV for your tax adviser and lock exported months for good',
+  'banking:read': 'See bank statements, bank transactions and how they were matched',
+  'banking:write': 'Import bank statements, match bank transactions to invoices and manage bank accounts',
   'dunning:read': 'See dunning levels, base rates and dunning letters',
   'dunning:write': 'Change dunning levels and base rates, run dunning, cancel and send dunning letters',
   'outgoing-invoice:send': 'E-mail booked invoices and credits to your clients',

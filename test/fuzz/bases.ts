@@ -278,6 +278,16 @@ export const BASES: Record<string, Maker[]> = {
       body: { client_id: n.client, contact_id: n.contact, project_id: n.project, line_items: [line()] },
     }),
   ],
+  'POST /payment-accounts': [() => ({ body: { name: 'Fuzz account', type: 'bank', currency: 'EUR' } })],
+  'PATCH /payment-accounts/{id}': [
+    (n) => ({ params: { id: n.paymentAccount }, body: { bank_name: 'Fuzz bank' } }),
+  ],
+  'POST /bank-transactions/{id}/match': [
+    (n) => ({
+      params: { id: n.bankTransaction },
+      body: { allocations: [{ invoice_id: n.bookedInvoice, amount: 0.01 }] },
+    }),
+  ],
   'PUT /users/{id}/rates': [
     (n) => ({ params: { id: n.teamMember }, body: { hourly_rate: 90, cost_rate: 45.5 } }),
   ],

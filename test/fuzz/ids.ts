@@ -22,6 +22,9 @@ const BY_SEGMENT: Record<string, string> = {
   dunnings: 'dunning_letters',
   efforts: 'efforts',
   exports: 'datev_exports',
+  'payment-accounts': 'payment_accounts',
+  'bank-statements': 'bank_statements',
+  'bank-transactions': 'bank_transactions',
 };
 
 export function pathParamTable(path: string, param: string): string {
@@ -60,6 +63,7 @@ const BY_FIELD: Record<string, string> = {
   outgoing_invoice_id: 'outgoing_invoices',
   payment_account_id: 'payment_accounts',
   effort_ids: 'efforts',
+  statement_id: 'bank_statements',
 };
 
 /** The table a reference field names, or undefined when the name is not known here. */

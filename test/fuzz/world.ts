@@ -4,6 +4,7 @@ import type { Db } from '../../src/db/index.js';
 import { importData } from '../../src/import/index.js';
 import { createIntegration } from '../../src/modules/integration/integration.service.js';
 import { ALL_SCOPES } from '../../src/shared/scopes.js';
+import { camt } from '../bank.fixtures.js';
 import { Api, multipart } from '../helpers.js';
 
 /**
@@ -56,6 +57,9 @@ export interface NamedIds {
   user: number;
   teamMember: number;
   file: number;
+  /** An unmatched bank line of money received, and the statement that brought it. */
+  bankTransaction: number;
+  bankStatement: number;
 }
 
 /** An id no record has, inside the range every database stores. */
@@ -176,6 +180,20 @@ async function seedAccount(app: FastifyInstance, db: Db, accountId: number, n: n
     }),
     'recurring plan',
   );
+  // A statement of the demo's bank account with one line of money received that matches
+  // nothing by itself.
+  const statementFile = camt('053', {
+    iban: 'DE02120300000000202051',
+    opening: 0,
+    from: '2026-05-04',
+    to: '2026-05-04',
+    entries: [{ booking: '2026-05-04', amount: 100, text: 'unknown payer', ref: `FUZZ-${n}` }],
+  });
+  const statementUpload = await multipart({ name: 's.xml', type: 'application/xml', data: statementFile });
+  const bankStatement = ok(
+    await api.request('POST', '/bank-statements', statementUpload.body, statementUpload.headers),
+    'bank statement',
+  );
   const upload = await multipart({ name: 'a.txt', type: 'text/plain', data: 'hello' });
   const uploaded = ok(
     await api.request('POST', `/tasks/${task}/upload`, upload.body, upload.headers),
@@ -218,6 +236,8 @@ async function seedAccount(app: FastifyInstance, db: Db, accountId: number, n: n
       ).user_id,
     ),
     file: (uploaded.file ?? uploaded).id,
+    bankTransaction: await first(db, 'bank_transactions', accountId),
+    bankStatement: bankStatement.id,
   };
   return { api, named };
 }

@@ -35,6 +35,8 @@ const SCOPES_DE: Record<keyof typeof SCOPE_DESCRIPTIONS, string> = {
   'user:write': 'Stunden- und Kostensätze von Benutzern festlegen (nur Administratoren)',
   'accounting:export':
     'Die Buchhaltung für Ihre Steuerberatung an DATEV exportieren und exportierte Monate festschreiben',
+  'banking:read': 'Kontoauszüge, Bankumsätze und ihre Zuordnung sehen',
+  'banking:write': 'Kontoauszüge einlesen, Bankumsätze Rechnungen zuordnen und Bankkonten verwalten',
   'dunning:read': 'Mahnstufen, Basiszinssätze und Mahnungen sehen',
   'dunning:write': 'Mahnstufen und Basiszinssätze ändern, Mahnläufe starten, Mahnungen stornieren und senden',
   'outgoing-invoice:send': 'Gebuchte Rechnungen und Gutschriften per E-Mail an Ihre Kunden senden',

@@ -5,3 +5,12 @@
  * reverse.
  */
 export { outgoingInvoicesSection, paymentAccountsSection } from './payments.import.js';
+
+/** For bank statements (issue 40): the payment accounts and the ledger writes a match makes. */
+export type { PaymentAccountRow } from './payments.repository.js';
+export { findPaymentAccount, paymentAccountsByIban } from './payments.repository.js';
+export {
+  getPaymentAccount,
+  recordPayment,
+  removeOutgoingPayments,
+} from './payments.service.js';

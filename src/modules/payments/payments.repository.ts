@@ -1,6 +1,6 @@
-import { type Insertable, type Selectable, sql } from 'kysely';
+import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import { type Db, isPostgres } from '../../db/index.js';
-import { findOwned, insertReturning } from '../../shared/owned.js';
+import { findOwned, insertReturning, updateOwned } from '../../shared/owned.js';
 import { paginate } from '../../shared/paging.js';
 import { toIso } from '../../shared/time.js';
 import type { PaymentAccountListQuery } from './payments.schemas.js';
@@ -18,6 +18,40 @@ export function listPaymentAccounts(db: Db, accountId: number, q: PaymentAccount
 
 export function insertPaymentAccount(db: Db, values: Insertable<PaymentAccountTable>) {
   return db.insertInto('payment_accounts').values(values).returning('id').executeTakeFirstOrThrow();
+}
+
+export const insertPaymentAccountRow = (db: Db, values: Insertable<PaymentAccountTable>) =>
+  insertReturning(db, 'payment_accounts', values);
+
+export const updatePaymentAccount = (
+  db: Db,
+  accountId: number,
+  id: number,
+  values: Updateable<PaymentAccountTable>,
+) => updateOwned(db, 'payment_accounts', accountId, id, values);
+
+/** The payment accounts of an account with this IBAN (electronic form). */
+export function paymentAccountsByIban(db: Db, accountId: number, iban: string) {
+  return db
+    .selectFrom('payment_accounts')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('iban', '=', iban)
+    .orderBy('id')
+    .execute();
+}
+
+/** Deletes outgoing payments by id (a bank match undone); their invoices, for touching. */
+export async function deleteOutgoingPayments(db: Db, accountId: number, ids: number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .deleteFrom('payments')
+    .where('account_id', '=', accountId)
+    .where('type', '=', 'outgoing_invoice')
+    .where('id', 'in', ids)
+    .returning('invoice_id')
+    .execute();
+  return [...new Set(rows.map((r) => r.invoice_id))];
 }
 
 export const findPaymentAccount = (db: Db, accountId: number, id: number) =>

@@ -8,13 +8,17 @@ import {
   createRoute,
   getRoute,
   listRoute,
+  updateRoute,
 } from '../../shared/route-builders.js';
+import { problemResponse } from '../../shared/schemas.js';
 import {
   CreditAssociationCreate,
   OutgoingPaymentCreate,
   Payment,
   PaymentAccount,
+  PaymentAccountCreate,
   PaymentAccountListQuery,
+  PaymentAccountUpdate,
   PaymentCreated,
   PaymentListQuery,
   PaymentParams,
@@ -47,12 +51,47 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags,
       config: { scopes: ['payments:read'] },
       summary: 'List payment accounts',
-      description: 'Bank and cash accounts payments are received on (maintained through the import).',
+      description:
+        'Bank and cash accounts payments are received on (created through the import or POST /payment-accounts). `iban`, `bic` and `currency` name the bank account whose statements POST /bank-statements reads.',
       querystring: PaymentAccountListQuery,
       item: PaymentAccount,
     },
     service.listPaymentAccounts,
     service.toPaymentAccount,
+  );
+
+  const conflict = { 409: problemResponse('`already_exists`: another payment account has this IBAN') };
+  createRoute(
+    app,
+    {
+      path: '/payment-accounts',
+      tags,
+      config: { scopes: ['banking:write'] },
+      summary: 'Create a payment account',
+      description:
+        'Beyond the specification (issue 40). IBAN and BIC are checked (422) and stored in their electronic form (no spaces, upper case); an IBAN belongs to one payment account of the account (409 `already_exists`).',
+      body: PaymentAccountCreate,
+      response: PaymentAccount,
+      location: '/payment-accounts',
+      responses: conflict,
+    },
+    service.createPaymentAccount,
+  );
+
+  updateRoute(
+    app,
+    {
+      path: '/payment-accounts/:id',
+      tags,
+      config: { scopes: ['banking:write'] },
+      summary: 'Update a payment account',
+      description:
+        'Beyond the specification (issue 40): changes the given fields, checked as on creation (422, 409 `already_exists`).',
+      body: PaymentAccountUpdate,
+      item: PaymentAccount,
+      responses: conflict,
+    },
+    service.updatePaymentAccount,
   );
 
   listRoute(

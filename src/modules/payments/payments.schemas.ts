@@ -1,5 +1,13 @@
 import { type Static, Type } from 'typebox';
-import { DateString, Id, Nullable, PagingQuery, Timestamp, UpdatedSinceQuery } from '../../shared/schemas.js';
+import {
+  CurrencyCode,
+  DateString,
+  Id,
+  Nullable,
+  PagingQuery,
+  Timestamp,
+  UpdatedSinceQuery,
+} from '../../shared/schemas.js';
 import { Amount } from '../outgoing-invoices/outgoing-invoices.public.js';
 
 export const PAYMENT_ACCOUNT_TYPES = ['bank', 'cash', 'paypal', 'other'] as const;
@@ -25,6 +33,49 @@ export const PaymentAccount = Type.Object(
   { $id: 'PaymentAccount' },
 );
 export type PaymentAccount = Static<typeof PaymentAccount>;
+
+/** Fields of a payment account a caller writes (issue 40). */
+const accountWritable = {
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+  type: Type.Enum(PAYMENT_ACCOUNT_TYPES, { description: 'Default `bank`' }),
+  iban: Nullable(
+    Type.String({
+      minLength: 15,
+      maxLength: 42,
+      description:
+        'IBAN (spaces allowed, stored without); checked (country length, check digits). Statements are assigned to the account by it; unique within the account',
+    }),
+  ),
+  bic: Nullable(Type.String({ minLength: 8, maxLength: 11, description: 'BIC (ISO 9362), checked' })),
+  bank_name: Nullable(Type.String({ maxLength: 255 })),
+  currency: { ...CurrencyCode, description: 'ISO 4217 code; default `EUR`' },
+};
+
+export const PaymentAccountCreate = Type.Object(
+  {
+    name: accountWritable.name,
+    type: Type.Optional(accountWritable.type),
+    iban: Type.Optional(accountWritable.iban),
+    bic: Type.Optional(accountWritable.bic),
+    bank_name: Type.Optional(accountWritable.bank_name),
+    currency: Type.Optional(accountWritable.currency),
+  },
+  { additionalProperties: false },
+);
+export type PaymentAccountCreate = Static<typeof PaymentAccountCreate>;
+
+export const PaymentAccountUpdate = Type.Object(
+  {
+    name: Type.Optional(accountWritable.name),
+    type: Type.Optional(accountWritable.type),
+    iban: Type.Optional(accountWritable.iban),
+    bic: Type.Optional(accountWritable.bic),
+    bank_name: Type.Optional(accountWritable.bank_name),
+    currency: Type.Optional(accountWritable.currency),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type PaymentAccountUpdate = Static<typeof PaymentAccountUpdate>;
 
 export const PaymentAccountListQuery = Type.Object(
   { ...PagingQuery, ...UpdatedSinceQuery, type: Type.Optional(Type.Enum(PAYMENT_ACCOUNT_TYPES)) },

@@ -2,9 +2,10 @@ import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { AppError, type FieldError, notFound, validationFailed } from '../../shared/errors.js';
+import { isValidBic, isValidIban } from '../../shared/identifiers.js';
 import { fromCents, toCents } from '../../shared/money.js';
 import type { Page } from '../../shared/paging.js';
-import { todayIso } from '../../shared/time.js';
+import { nowIso, todayIso } from '../../shared/time.js';
 import { assertPeriodOpen } from '../exports/exports.public.js';
 import * as invoices from '../outgoing-invoices/outgoing-invoices.public.js';
 import { invalidReference, isMaster } from '../outgoing-invoices/outgoing-invoices.public.js';
@@ -18,7 +19,9 @@ import type {
   OutgoingPaymentCreate,
   Payment,
   PaymentAccount,
+  PaymentAccountCreate,
   PaymentAccountListQuery,
+  PaymentAccountUpdate,
   PaymentCreated,
   PaymentListQuery,
 } from './payments.schemas.js';
@@ -68,6 +71,87 @@ export async function getPaymentAccount(db: Db, auth: AuthContext, id: number): 
   const row = await repo.findPaymentAccount(db, auth.accountId, id);
   if (!row) throw notFound('Payment account');
   return toPaymentAccount(row);
+}
+
+/** IBAN and BIC checked and in their electronic form; an IBAN names one payment account. */
+async function checkedBankFields(
+  db: Db,
+  accountId: number,
+  body: { iban?: string | null; bic?: string | null },
+  self?: number,
+): Promise<{ iban?: string | null; bic?: string | null }> {
+  const out: { iban?: string | null; bic?: string | null } = {};
+  const errors: FieldError[] = [];
+  if (body.iban !== undefined) {
+    out.iban = body.iban === null ? null : body.iban.replace(/\s+/g, '').toUpperCase();
+    if (out.iban !== null && !isValidIban(out.iban))
+      errors.push({ field: 'iban', message: 'is not a valid IBAN' });
+  }
+  if (body.bic !== undefined) {
+    out.bic = body.bic === null ? null : body.bic.toUpperCase();
+    if (out.bic !== null && !isValidBic(out.bic))
+      errors.push({ field: 'bic', message: 'is not a valid BIC' });
+  }
+  if (errors.length > 0) throw validationFailed(errors);
+  if (out.iban) {
+    const holders = await repo.paymentAccountsByIban(db, accountId, out.iban);
+    const other = holders.find((h) => h.id !== self);
+    if (other) throw new AppError('already_exists', `Payment account ${other.id} has this IBAN`);
+  }
+  return out;
+}
+
+/** A new payment account (beyond the specification, issue 40: `banking:write`). */
+export async function createPaymentAccount(
+  db: Db,
+  auth: AuthContext,
+  body: PaymentAccountCreate,
+): Promise<PaymentAccount> {
+  const row = await transact(db, async (trx) => {
+    const bank = await checkedBankFields(trx, auth.accountId, body);
+    return repo.insertPaymentAccountRow(trx, {
+      account_id: auth.accountId,
+      name: body.name,
+      type: body.type ?? 'bank',
+      iban: bank.iban ?? null,
+      bic: bank.bic ?? null,
+      bank_name: body.bank_name ?? null,
+      currency: body.currency ?? 'EUR',
+    });
+  });
+  return toPaymentAccount(row);
+}
+
+/** Changes the given fields of a payment account. */
+export async function updatePaymentAccount(
+  db: Db,
+  auth: AuthContext,
+  id: number,
+  body: PaymentAccountUpdate,
+): Promise<PaymentAccount> {
+  const row = await transact(db, async (trx) => {
+    if (!(await repo.findPaymentAccount(trx, auth.accountId, id))) throw notFound('Payment account');
+    const bank = await checkedBankFields(trx, auth.accountId, body, id);
+    const updated = await repo.updatePaymentAccount(trx, auth.accountId, id, {
+      ...(body.name === undefined ? {} : { name: body.name }),
+      ...(body.type === undefined ? {} : { type: body.type }),
+      ...bank,
+      ...(body.bank_name === undefined ? {} : { bank_name: body.bank_name }),
+      ...(body.currency === undefined ? {} : { currency: body.currency }),
+      updated_at: nowIso(),
+    });
+    if (!updated) throw notFound('Payment account');
+    return updated;
+  });
+  return toPaymentAccount(row);
+}
+
+/** Removes outgoing payments (a bank match undone) and marks their invoices changed. */
+export async function removeOutgoingPayments(db: Db, auth: AuthContext, ids: number[]): Promise<void> {
+  await transact(db, async (trx) => {
+    const invoiceIds = await repo.deleteOutgoingPayments(trx, auth.accountId, ids);
+    await invoices.touchInvoices(trx, auth.accountId, invoiceIds);
+  });
 }
 
 /** Shares of the incoming payments among `rows`, by payment id. */

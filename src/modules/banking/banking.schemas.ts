@@ -1,0 +1,149 @@
+import { type Static, Type } from 'typebox';
+import { DateString, Id, Money, Nullable, PagingQuery, Timestamp } from '../../shared/schemas.js';
+
+export const STATEMENT_FORMATS = ['camt.053', 'camt.052', 'camt.054', 'mt940', 'mt942'] as const;
+export const TRANSACTION_STATUSES = ['unmatched', 'matched', 'ignored'] as const;
+export const MATCH_REASONS = [
+  'reference',
+  'number_in_text',
+  'amount_equal',
+  'iban_known',
+  'sum_of_invoices',
+] as const;
+
+/** A signed amount of a bank line or balance: money in positive. */
+const Signed = { ...Money, description: 'Signed amount, at most two decimals: money in is positive' };
+
+export const BankStatement = Type.Object(
+  {
+    id: Id,
+    payment_account_id: Id,
+    format: Type.Enum(STATEMENT_FORMATS, { description: 'Recognised from the file’s content' }),
+    statement_ref: Nullable(Type.String({ description: 'The statement’s id as the bank wrote it' })),
+    file_name: Nullable(Type.String()),
+    currency: Nullable(Type.String()),
+    period_start: Nullable(DateString),
+    period_end: Nullable(DateString),
+    opening_balance: Nullable(Signed),
+    closing_balance: Nullable(Signed),
+    entries_new: Type.Integer({ description: 'Entries stored by this import' }),
+    entries_known: Type.Integer({
+      description: 'Entries already stored by an earlier import (the same file, or an overlapping one)',
+    }),
+    entries_skipped: Type.Integer({ description: 'Entries not booked yet (pending), not stored' }),
+    matched: Type.Integer({ description: 'New entries matched to invoices automatically' }),
+    warnings: Type.Array(Type.String(), {
+      description:
+        '`balances_do_not_add_up`: opening balance plus the entries is not the closing balance (stored all the same); `currency_differs`: the statement’s currency is not the payment account’s',
+    }),
+    created_at: Timestamp,
+  },
+  { $id: 'BankStatement' },
+);
+export type BankStatement = Static<typeof BankStatement>;
+
+const Match = Type.Object({
+  invoice_id: Id,
+  payment_id: Id,
+  amount: Money,
+  origin: Type.Enum(['auto', 'manual'] as const),
+});
+
+const Suggestion = Type.Object({
+  invoice_id: Id,
+  invoice_number: Type.String(),
+  amount: { ...Money, description: 'What the line would settle on it' },
+  score: Type.Integer(),
+  reasons: Type.Array(Type.Enum(MATCH_REASONS)),
+});
+
+export const BankTransaction = Type.Object(
+  {
+    id: Id,
+    payment_account_id: Id,
+    statement_id: Id,
+    booking_date: DateString,
+    value_date: Nullable(DateString),
+    amount: Signed,
+    currency: Type.String(),
+    counterparty_name: Nullable(Type.String()),
+    counterparty_iban: Nullable(Type.String()),
+    counterparty_bic: Nullable(Type.String()),
+    remittance: Nullable(
+      Type.String({ description: 'Remittance information (purpose) as the bank gave it' }),
+    ),
+    creditor_reference: Nullable(
+      Type.String({ description: 'Structured creditor reference (ISO 11649 RF…)' }),
+    ),
+    end_to_end_id: Nullable(Type.String()),
+    mandate_id: Nullable(Type.String()),
+    bank_reference: Nullable(Type.String()),
+    booking_text: Nullable(Type.String()),
+    status: Type.Enum(TRANSACTION_STATUSES),
+    matches: Type.Array(Match, { description: 'The payments this line recorded on invoices' }),
+    suggestions: Type.Array(Suggestion, {
+      description: 'Unmatched money in: invoices it may pay, best first, with the reasons (at most 5)',
+    }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { $id: 'BankTransaction' },
+);
+export type BankTransaction = Static<typeof BankTransaction>;
+
+export const BankStatementListQuery = Type.Object(
+  { ...PagingQuery, payment_account_id: Type.Optional(Id) },
+  { additionalProperties: false },
+);
+export type BankStatementListQuery = Static<typeof BankStatementListQuery>;
+
+export const BankTransactionListQuery = Type.Object(
+  {
+    ...PagingQuery,
+    payment_account_id: Type.Optional(Id),
+    statement_id: Type.Optional(Id),
+    status: Type.Optional(Type.Enum(TRANSACTION_STATUSES)),
+    date_from: Type.Optional({ ...DateString, description: 'Booking date on or after' }),
+    date_to: Type.Optional({ ...DateString, description: 'Booking date on or before' }),
+    amount_min: Type.Optional({
+      ...Signed,
+      minimum: -1e13,
+      maximum: 1e13,
+      description: 'Signed amount at least',
+    }),
+    amount_max: Type.Optional({
+      ...Signed,
+      minimum: -1e13,
+      maximum: 1e13,
+      description: 'Signed amount at most',
+    }),
+    q: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: 'Text in the remittance, counterparty name or IBAN, or end-to-end id',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type BankTransactionListQuery = Static<typeof BankTransactionListQuery>;
+
+export const MatchBody = Type.Object(
+  {
+    allocations: Type.Array(
+      Type.Object(
+        {
+          invoice_id: Id,
+          amount: { ...Money, exclusiveMinimum: 0, maximum: 1e11 },
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: 50 },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type MatchBody = Static<typeof MatchBody>;
+
+export const EmptyBody = Type.Object({}, { additionalProperties: false });

@@ -1,0 +1,472 @@
+import { type Db, isPostgres } from '../../db/index.js';
+import { transact } from '../../db/transact.js';
+import type { AuthContext } from '../../plugins/auth.js';
+import { AppError, type FieldError, invalidField, notFound, validationFailed } from '../../shared/errors.js';
+import { fromCents, toCents } from '../../shared/money.js';
+import type { Page } from '../../shared/paging.js';
+import { nowIso } from '../../shared/time.js';
+import type { Upload } from '../files/files.public.js';
+import * as invoices from '../outgoing-invoices/outgoing-invoices.public.js';
+import * as payments from '../payments/payments.public.js';
+import type { InvoiceCandidateRow } from './banking.read-model.js';
+import * as readModel from './banking.read-model.js';
+import type { BankStatementRow, BankTransactionRow } from './banking.repository.js';
+import * as repo from './banking.repository.js';
+import type {
+  BankStatement,
+  BankStatementListQuery,
+  BankTransaction,
+  BankTransactionListQuery,
+  MatchBody,
+} from './banking.schemas.js';
+import {
+  type Allocation,
+  type Candidate,
+  decide,
+  type MatchLine,
+  type NumberPattern,
+  numberPattern,
+  relevantInvoices,
+} from './matching.domain.js';
+import { parseStatementFile } from './recognize.domain.js';
+import { balancesAddUp, entryIdentities, type ParsedStatement, StatementError } from './statement.domain.js';
+
+const money = (v: number | string | null): number | null => (v === null ? null : fromCents(Number(v)));
+
+export function toStatement(r: BankStatementRow): BankStatement {
+  return {
+    id: r.id,
+    payment_account_id: r.payment_account_id,
+    format: r.format as BankStatement['format'],
+    statement_ref: r.statement_ref,
+    file_name: r.file_name,
+    currency: r.currency,
+    period_start: r.period_start,
+    period_end: r.period_end,
+    opening_balance: money(r.opening_balance),
+    closing_balance: money(r.closing_balance),
+    entries_new: r.entries_new,
+    entries_known: r.entries_known,
+    entries_skipped: r.entries_skipped,
+    matched: r.matched,
+    warnings: JSON.parse(r.warnings) as string[],
+    created_at: r.created_at,
+  };
+}
+
+// ---- matching context -------------------------------------------------------------------
+
+/** What matching knows during one request: invoices (open amounts read exactly on demand). */
+class MatchContext {
+  private exact = new Map<number, number>();
+  private patterns = new Map<number, NumberPattern | null>();
+  private constructor(
+    private readonly accountId: number,
+    private readonly rows: InvoiceCandidateRow[],
+    private readonly ibans: Map<string, number[]>,
+  ) {
+    for (const r of rows) this.patterns.set(r.id, numberPattern(r.invoice_number));
+  }
+
+  static async load(db: Db, accountId: number): Promise<MatchContext> {
+    const [rows, ibans] = await Promise.all([
+      readModel.invoiceCandidates(db, accountId),
+      readModel.clientsByIban(db, accountId),
+    ]);
+    return new MatchContext(accountId, rows, ibans);
+  }
+
+  private candidates(): Candidate[] {
+    return this.rows.map((r) => {
+      const exact = this.exact.get(r.id);
+      return {
+        id: r.id,
+        number: r.invoice_number,
+        client_id: r.client_id,
+        currency: r.currency,
+        open: exact ?? (r.gross === null ? 0 : r.gross - r.paid),
+        exact: exact !== undefined,
+      };
+    });
+  }
+
+  numberOf(id: number): string {
+    return this.rows.find((r) => r.id === id)?.invoice_number ?? '';
+  }
+
+  clientsOf(iban: string | null): number[] {
+    return iban ? (this.ibans.get(iban) ?? []) : [];
+  }
+
+  /** Suggestions only (estimated open amounts): for reading lists. */
+  suggest(line: MatchLine) {
+    return decide(line, this.candidates(), this.clientsOf(line.counterparty_iban), this.patterns).suggestions;
+  }
+
+  /** The decision on exact open amounts of every invoice the line could concern. */
+  async decide(db: Db, line: MatchLine) {
+    const clients = this.clientsOf(line.counterparty_iban);
+    const ids = relevantInvoices(line, this.candidates(), clients, this.patterns);
+    for (const id of ids) {
+      if (this.exact.has(id)) continue;
+      const row = await invoices.findInvoice(db, this.accountId, id);
+      this.exact.set(id, row ? (await invoices.invoiceState(db, this.accountId, row)).payment.open : 0);
+    }
+    return decide(line, this.candidates(), clients, this.patterns);
+  }
+
+  /** A payment was recorded: the invoice's open amount drops; its payer's IBAN is known now. */
+  paid(invoiceId: number, cents: number, iban: string | null): void {
+    const open = this.exact.get(invoiceId);
+    if (open !== undefined) this.exact.set(invoiceId, open - cents);
+    const client = this.rows.find((r) => r.id === invoiceId)?.client_id;
+    if (iban && client) {
+      const list = this.ibans.get(iban) ?? [];
+      if (!list.includes(client)) this.ibans.set(iban, [...list, client]);
+    }
+  }
+}
+
+const lineOf = (t: BankTransactionRow): MatchLine => ({
+  amount: Number(t.amount),
+  currency: t.currency,
+  remittance: t.remittance,
+  creditor_reference: t.creditor_reference,
+  end_to_end_id: t.end_to_end_id,
+  counterparty_iban: t.counterparty_iban,
+});
+
+/** Records the allocations as payments in the ledger and links them to the line. */
+async function recordAllocations(
+  trx: Db,
+  auth: AuthContext,
+  t: BankTransactionRow,
+  allocations: Allocation[],
+  origin: 'auto' | 'manual',
+): Promise<void> {
+  const matches = [];
+  for (const [i, a] of allocations.entries()) {
+    const payment = await payments
+      .recordPayment(trx, auth, {
+        invoice_id: a.invoice_id,
+        amount: fromCents(a.amount),
+        date: t.booking_date,
+        payment_account_id: t.payment_account_id,
+        description: `Bank transaction ${t.id}${t.remittance ? `: ${t.remittance}` : ''}`.slice(0, 1000),
+      })
+      .catch((err: unknown) => {
+        // The ledger names `invoice_id` and `amount`: here they are those of an allocation.
+        if (!(err instanceof AppError) || !err.errors) throw err;
+        throw new AppError(err.code, err.message, {
+          errors: err.errors.map((e) => ({ field: `allocations.${i}.${e.field}`, message: e.message })),
+        });
+      });
+    matches.push({
+      account_id: auth.accountId,
+      transaction_id: t.id,
+      payment_id: payment.id,
+      invoice_id: a.invoice_id,
+      amount: a.amount,
+      origin,
+    });
+  }
+  await repo.insertMatches(trx, matches);
+  await repo.setTransactionStatus(trx, auth.accountId, t.id, 'matched', nowIso());
+}
+
+// ---- import ------------------------------------------------------------------------------
+
+function parseUpload(upload: Upload): ParsedStatement[] {
+  try {
+    return parseStatementFile(upload.data);
+  } catch (err) {
+    if (err instanceof StatementError) throw invalidField('file', err.message);
+    throw err;
+  }
+}
+
+async function paymentAccountFor(
+  db: Db,
+  auth: AuthContext,
+  statements: ParsedStatement[],
+  given: number | undefined,
+): Promise<payments.PaymentAccountRow> {
+  const ibans = [...new Set(statements.map((s) => s.account_iban).filter((x): x is string => x !== null))];
+  if (ibans.length > 1)
+    throw invalidField(
+      'file',
+      `the file holds statements of ${ibans.length} accounts; import one account per file`,
+    );
+  if (given !== undefined) {
+    const account = await payments.findPaymentAccount(db, auth.accountId, given);
+    if (!account)
+      throw new AppError('invalid_reference', 'No such payment account', {
+        errors: [{ field: 'payment_account_id', message: 'no such payment account' }],
+      });
+    if (ibans[0] && account.iban && account.iban !== ibans[0])
+      throw invalidField(
+        'payment_account_id',
+        `the statement is of IBAN ${ibans[0]}, the payment account has ${account.iban}`,
+      );
+    return account;
+  }
+  if (!ibans[0])
+    throw invalidField('payment_account_id', 'the statement names no IBAN: give the payment account');
+  const found = await payments.paymentAccountsByIban(db, auth.accountId, ibans[0]);
+  if (found.length === 0)
+    throw invalidField(
+      'payment_account_id',
+      `no payment account has IBAN ${ibans[0]}: create one (POST /payment-accounts) or give payment_account_id`,
+    );
+  return found[0]!;
+}
+
+/** Reads a statement file, stores its new entries and matches what is certain. */
+export async function importStatement(
+  db: Db,
+  auth: AuthContext,
+  upload: Upload,
+  paymentAccountId: number | undefined,
+): Promise<BankStatement> {
+  const statements = parseUpload(upload);
+  const account = await paymentAccountFor(db, auth, statements, paymentAccountId);
+  const entries = statements.flatMap((s) => s.entries);
+  const identities = entryIdentities(account.id, entries);
+  const warnings: string[] = [];
+  if (!statements.every(balancesAddUp)) warnings.push('balances_do_not_add_up');
+  const currency = statements.find((s) => s.currency)?.currency ?? entries[0]?.currency ?? null;
+  if (currency && currency !== account.currency) warnings.push('currency_differs');
+  const first = statements[0]!;
+  const last = statements.at(-1)!;
+  const dates = [
+    ...statements.flatMap((s) => [s.period_start, s.period_end]),
+    ...entries.map((e) => e.booking_date),
+  ].filter((d): d is string => d !== null);
+  dates.sort();
+
+  const row = await transact(db, async (trx) => {
+    const statement = await repo.insertStatement(trx, {
+      account_id: auth.accountId,
+      payment_account_id: account.id,
+      format: first.format,
+      statement_ref:
+        statements.length === 1
+          ? first.statement_id
+          : `${first.statement_id ?? ''}…${last.statement_id ?? ''}`.slice(0, 80),
+      file_name: upload.filename,
+      file_sha256: upload.sha256,
+      currency,
+      period_start: dates[0] ?? null,
+      period_end: dates.at(-1) ?? null,
+      opening_balance: first.opening_balance,
+      closing_balance: last.closing_balance,
+      entries_new: 0,
+      entries_known: 0,
+      entries_skipped: statements.reduce((n, s) => n + s.skipped, 0),
+      matched: 0,
+      warnings: JSON.stringify(warnings),
+    });
+    const now = nowIso();
+    const inserted = await repo.insertNewTransactions(
+      trx,
+      entries.map((e, i) => ({
+        account_id: auth.accountId,
+        payment_account_id: account.id,
+        statement_id: statement.id,
+        identity: identities[i]!,
+        booking_date: e.booking_date,
+        value_date: e.value_date,
+        amount: e.amount,
+        currency: e.currency,
+        counterparty_name: e.counterparty_name,
+        counterparty_iban: e.counterparty_iban,
+        counterparty_bic: e.counterparty_bic,
+        remittance: e.remittance,
+        creditor_reference: e.creditor_reference,
+        end_to_end_id: e.end_to_end_id,
+        mandate_id: e.mandate_id,
+        bank_reference: e.bank_reference,
+        booking_text: e.booking_text,
+        created_at: now,
+        updated_at: now,
+      })),
+    );
+    let matched = 0;
+    const credits = inserted.filter((t) => Number(t.amount) > 0);
+    if (credits.length > 0) {
+      const ctx = await MatchContext.load(trx, auth.accountId);
+      for (const t of credits) {
+        const decision = await ctx.decide(trx, lineOf(t));
+        if (!decision.auto) continue;
+        await recordAllocations(trx, auth, t, decision.auto, 'auto');
+        for (const a of decision.auto) ctx.paid(a.invoice_id, a.amount, t.counterparty_iban);
+        matched++;
+      }
+    }
+    const counts = {
+      entries_new: inserted.length,
+      entries_known: entries.length - inserted.length,
+      matched,
+    };
+    await repo.updateStatement(trx, statement.id, counts);
+    return { ...statement, ...counts };
+  });
+  return toStatement(row);
+}
+
+// ---- reads -------------------------------------------------------------------------------
+
+async function present(db: Db, auth: AuthContext, rows: BankTransactionRow[]): Promise<BankTransaction[]> {
+  const matches = await repo.matchesOf(
+    db,
+    auth.accountId,
+    rows.map((r) => r.id),
+  );
+  const open = rows.filter((r) => r.status === 'unmatched' && Number(r.amount) > 0);
+  const ctx = open.length > 0 ? await MatchContext.load(db, auth.accountId) : undefined;
+  return rows.map((r) => ({
+    id: r.id,
+    payment_account_id: r.payment_account_id,
+    statement_id: r.statement_id,
+    booking_date: r.booking_date,
+    value_date: r.value_date,
+    amount: fromCents(Number(r.amount)),
+    currency: r.currency,
+    counterparty_name: r.counterparty_name,
+    counterparty_iban: r.counterparty_iban,
+    counterparty_bic: r.counterparty_bic,
+    remittance: r.remittance,
+    creditor_reference: r.creditor_reference,
+    end_to_end_id: r.end_to_end_id,
+    mandate_id: r.mandate_id,
+    bank_reference: r.bank_reference,
+    booking_text: r.booking_text,
+    status: r.status as BankTransaction['status'],
+    matches: matches
+      .filter((m) => m.transaction_id === r.id)
+      .map((m) => ({
+        invoice_id: m.invoice_id,
+        payment_id: m.payment_id,
+        amount: fromCents(Number(m.amount)),
+        origin: m.origin as 'auto' | 'manual',
+      })),
+    suggestions:
+      ctx && r.status === 'unmatched' && Number(r.amount) > 0
+        ? ctx.suggest(lineOf(r)).map((s) => ({
+            invoice_id: s.invoice_id,
+            invoice_number: ctx.numberOf(s.invoice_id),
+            amount: fromCents(s.amount),
+            score: s.score,
+            reasons: s.reasons,
+          }))
+        : [],
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  }));
+}
+
+export const listStatements = (db: Db, auth: AuthContext, q: BankStatementListQuery) =>
+  repo.listStatements(db, auth.accountId, q);
+
+export async function getStatement(db: Db, auth: AuthContext, id: number): Promise<BankStatementRow> {
+  const row = await repo.findStatement(db, auth.accountId, id);
+  if (!row) throw notFound('Bank statement');
+  return row;
+}
+
+export async function listTransactions(
+  db: Db,
+  auth: AuthContext,
+  q: BankTransactionListQuery,
+): Promise<Page<BankTransaction>> {
+  const bound = (v: number | undefined, field: string) => {
+    if (v === undefined) return undefined;
+    const c = toCents(v);
+    if (c === undefined) throw invalidField(field, 'must have at most two decimals');
+    return c;
+  };
+  const page = await repo.listTransactions(db, auth.accountId, {
+    ...q,
+    amount_min_cents: bound(q.amount_min, 'amount_min'),
+    amount_max_cents: bound(q.amount_max, 'amount_max'),
+  });
+  return { ...page, rows: await present(db, auth, page.rows) };
+}
+
+export async function getTransaction(db: Db, auth: AuthContext, id: number): Promise<BankTransaction> {
+  const row = await repo.findTransaction(db, auth.accountId, id);
+  if (!row) throw notFound('Bank transaction');
+  return (await present(db, auth, [row]))[0]!;
+}
+
+// ---- match, unmatch, ignore ---------------------------------------------------------------
+
+async function locked(trx: Db, auth: AuthContext, id: number): Promise<BankTransactionRow> {
+  const row = await repo.lockTransaction(trx, auth.accountId, id, isPostgres(trx));
+  if (!row) throw notFound('Bank transaction');
+  return row;
+}
+
+/** Matches a line by hand: allocations to outgoing invoices, each recorded as a payment. */
+export async function matchTransaction(
+  db: Db,
+  auth: AuthContext,
+  id: number,
+  body: MatchBody,
+): Promise<BankTransaction> {
+  await transact(db, async (trx) => {
+    const t = await locked(trx, auth, id);
+    if (t.status !== 'unmatched')
+      throw new AppError('conflict', `Bank transaction ${id} is ${t.status}: unmatch it first`);
+    const amount = Number(t.amount);
+    if (amount <= 0) throw invalidField('allocations', 'only money received is matched to outgoing invoices');
+    const errors: FieldError[] = [];
+    const allocations: Allocation[] = [];
+    const seen = new Set<number>();
+    body.allocations.forEach((a, i) => {
+      const cents = toCents(a.amount);
+      if (cents === undefined)
+        errors.push({ field: `allocations.${i}.amount`, message: 'must have at most two decimals' });
+      if (seen.has(a.invoice_id))
+        errors.push({ field: `allocations.${i}.invoice_id`, message: 'is given twice' });
+      seen.add(a.invoice_id);
+      allocations.push({ invoice_id: a.invoice_id, amount: cents ?? 0 });
+    });
+    const sum = allocations.reduce((s, a) => s + a.amount, 0);
+    if (errors.length === 0 && sum > amount)
+      errors.push({
+        field: 'allocations',
+        message: `add up to ${fromCents(sum)}, more than the line’s ${fromCents(amount)}`,
+      });
+    if (errors.length > 0) throw validationFailed(errors);
+    await recordAllocations(trx, auth, t, allocations, 'manual');
+  });
+  return getTransaction(db, auth, id);
+}
+
+/** Undoes a match (its payments leave the ledger) or an ignore: the line is unmatched again. */
+export async function unmatchTransaction(db: Db, auth: AuthContext, id: number): Promise<BankTransaction> {
+  await transact(db, async (trx) => {
+    const t = await locked(trx, auth, id);
+    if (t.status === 'unmatched') throw new AppError('conflict', `Bank transaction ${id} is not matched`);
+    const matches = await repo.matchesOf(trx, auth.accountId, [t.id]);
+    await repo.deleteMatchesOf(trx, auth.accountId, t.id);
+    await payments.removeOutgoingPayments(
+      trx,
+      auth,
+      matches.map((m) => m.payment_id),
+    );
+    await repo.setTransactionStatus(trx, auth.accountId, t.id, 'unmatched', nowIso());
+  });
+  return getTransaction(db, auth, id);
+}
+
+/** Sets a line aside (fees, salaries, transfers between own accounts …). */
+export async function ignoreTransaction(db: Db, auth: AuthContext, id: number): Promise<BankTransaction> {
+  await transact(db, async (trx) => {
+    const t = await locked(trx, auth, id);
+    if (t.status !== 'unmatched') throw new AppError('conflict', `Bank transaction ${id} is ${t.status}`);
+    await repo.setTransactionStatus(trx, auth.accountId, t.id, 'ignored', nowIso());
+  });
+  return getTransaction(db, auth, id);
+}

@@ -1,0 +1,276 @@
+/**
+ * Matching bank lines to outgoing invoices, with no false automatic match: a line is matched
+ * automatically only when one rule of the table below names exactly one way to allocate it
+ * and the money agrees to the cent; everything else is at most a ranked suggestion. Pure:
+ * the service hands in the line, the booked invoices and what it knows of IBANs.
+ */
+
+export interface MatchLine {
+  /** Signed cents. */
+  amount: number;
+  currency: string;
+  remittance: string | null;
+  creditor_reference: string | null;
+  end_to_end_id: string | null;
+  counterparty_iban: string | null;
+}
+
+export interface Candidate {
+  id: number;
+  number: string;
+  client_id: number | null;
+  currency: string;
+  /** Open cents. */
+  open: number;
+  /** `open` read exactly (the invoice's own payment state), not estimated from stored totals. */
+  exact: boolean;
+}
+
+export type Reason = 'reference' | 'number_in_text' | 'amount_equal' | 'iban_known' | 'sum_of_invoices';
+
+export interface Allocation {
+  invoice_id: number;
+  amount: number;
+}
+
+export interface Suggestion extends Allocation {
+  score: number;
+  reasons: Reason[];
+}
+
+export interface Decision {
+  /** The allocations to record now; null: nothing is certain. */
+  auto: Allocation[] | null;
+  /** Which rule decided (for the answer and the docs). */
+  rule: 'reference' | 'number_and_amount' | 'numbers_and_sum' | 'iban_and_amount' | null;
+  suggestions: Suggestion[];
+}
+
+const WEIGHT: Record<Reason, number> = {
+  reference: 100,
+  number_in_text: 50,
+  sum_of_invoices: 40,
+  amount_equal: 30,
+  iban_known: 20,
+};
+
+/** ISO 11649 structured creditor reference of an invoice number: RF, check digits, the number. */
+export function creditorReference(invoiceNumber: string): string | null {
+  const ref = invoiceNumber.toUpperCase().replace(/[^A-Z0-9]/g, '');
+  if (ref.length === 0 || ref.length > 21) return null;
+  const check = 98 - mod97(`${ref}RF00`);
+  return `RF${String(check).padStart(2, '0')}${ref}`;
+}
+
+function mod97(s: string): number {
+  let r = 0;
+  for (const ch of s) {
+    const v = /\d/.test(ch) ? ch : String(ch.charCodeAt(0) - 55);
+    for (const d of v) r = (r * 10 + Number(d)) % 97;
+  }
+  return r;
+}
+
+/** RF references with valid check digits in a text (the longest valid reading of each). */
+export function referencesIn(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.toUpperCase().matchAll(/RF\s?\d{2}(?:\s?[A-Z0-9]){1,21}/g)) {
+    const ref = m[0].replace(/\s+/g, '');
+    for (let n = ref.length; n >= 5; n--) {
+      const r = ref.slice(0, n);
+      if (mod97(`${r.slice(4)}${r.slice(0, 4)}`) === 1) {
+        out.push(r);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+const SEP = '[\\s\\-/._:#]*';
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** How an invoice number is found in a text: in full, and (when safe) without its prefix. */
+export interface NumberPattern {
+  full: RegExp;
+  cut: RegExp | null;
+}
+
+/**
+ * The spellings of an invoice number people type: any separators (or none) between its
+ * letter and digit groups, leading zeros of digit groups left out, and the letter prefix cut
+ * when at least four significant digits remain. Never inside a longer number or a date-like
+ * run; a prefix-cut hit inside another invoice's full hit does not count (hits()).
+ */
+export function numberPattern(invoiceNumber: string): NumberPattern | null {
+  const segs = invoiceNumber.toUpperCase().match(/[A-Z]+|\d+/g);
+  if (!segs) return null;
+  const part = (seg: string) =>
+    /^\d/.test(seg) ? `0*${escapeRe(seg.replace(/^0+(?=\d)/, ''))}` : escapeRe(seg);
+  const last = segs.at(-1)!;
+  const end = /^\d/.test(last) ? '(?![0-9]|[-/.,][0-9])' : '(?![A-Z])';
+  const start = '(?<![A-Z0-9]|[0-9][-/.,])';
+  const re = (s: string[]) => new RegExp(`${start}${s.map(part).join(SEP)}${end}`, 'g');
+  const firstDigit = segs.findIndex((s) => /^\d/.test(s));
+  if (firstDigit === 0 && segs.join('').replace(/^0+/, '').length < 4) {
+    // A short plain number ("42") is no evidence in a free text.
+    return null;
+  }
+  const rest = firstDigit > 0 ? segs.slice(firstDigit) : [];
+  const significant = rest.join('').replace(/^0+/, '').replace(/[A-Z]/g, '').length;
+  return { full: re(segs), cut: firstDigit > 0 && significant >= 4 ? re(rest) : null };
+}
+
+const spans = (re: RegExp, text: string): [number, number][] =>
+  [...text.matchAll(re)].map((m) => [m.index!, m.index! + m[0].length]);
+
+/** The text a line's invoice numbers are looked for in. */
+export const searchText = (l: MatchLine): string =>
+  [l.remittance ?? '', l.end_to_end_id ?? '', l.creditor_reference ?? ''].join(' | ').toUpperCase();
+
+/** The line's invoice hits: by structured reference, and by number in the text. */
+function hits(
+  line: MatchLine,
+  candidates: readonly Candidate[],
+  patterns: ReadonlyMap<number, NumberPattern | null>,
+) {
+  const text = searchText(line);
+  const refs = new Set([
+    ...(line.creditor_reference ? [line.creditor_reference.replace(/\s+/g, '').toUpperCase()] : []),
+    ...referencesIn(text),
+  ]);
+  const byRef = candidates.filter((c) => {
+    const rf = creditorReference(c.number);
+    return rf !== null && refs.has(rf);
+  });
+  const patternOf = (c: Candidate) => (patterns.has(c.id) ? patterns.get(c.id)! : numberPattern(c.number));
+  const full = new Set<Candidate>();
+  const covered: [number, number][] = [];
+  for (const c of candidates) {
+    const p = patternOf(c);
+    const found = p ? spans(p.full, text) : [];
+    if (found.length > 0) {
+      full.add(c);
+      covered.push(...found);
+    }
+  }
+  const inside = ([a, b]: [number, number]) => covered.some(([x, y]) => x <= a && b <= y);
+  const byNumber = candidates.filter((c) => {
+    if (full.has(c)) return true;
+    const cut = patternOf(c)?.cut;
+    return cut ? spans(cut, text).some((s) => !inside(s)) : false;
+  });
+  return { byRef, byNumber };
+}
+
+/**
+ * The invoices whose exact open amount the decision on a line may depend on: those its
+ * reference or text names, and every invoice of the one client its IBAN is known for.
+ */
+export function relevantInvoices(
+  line: MatchLine,
+  candidates: readonly Candidate[],
+  clientsOfIban: readonly number[],
+  patterns: ReadonlyMap<number, NumberPattern | null> = new Map(),
+): Set<number> {
+  if (line.amount <= 0) return new Set();
+  const { byRef, byNumber } = hits(line, candidates, patterns);
+  const ids = new Set([...byRef, ...byNumber].map((c) => c.id));
+  if (clientsOfIban.length === 1)
+    for (const c of candidates) if (c.client_id === clientsOfIban[0]) ids.add(c.id);
+  return ids;
+}
+
+export function decide(
+  line: MatchLine,
+  candidates: readonly Candidate[],
+  clientsOfIban: readonly number[],
+  patterns: ReadonlyMap<number, NumberPattern | null> = new Map(),
+): Decision {
+  const none: Decision = { auto: null, rule: null, suggestions: [] };
+  // Money in settles outgoing invoices; money out (incoming invoices) is not matched here.
+  if (line.amount <= 0) return none;
+  const { byRef, byNumber } = hits(line, candidates, patterns);
+  const payable = (c: Candidate) => c.currency === line.currency && c.open > 0 && c.exact;
+  const ibanClient = clientsOfIban.length === 1 ? clientsOfIban[0]! : null;
+
+  const suggestions = suggest(line, candidates, byRef, byNumber, ibanClient);
+  const decided = (rule: Decision['rule'], auto: Allocation[]): Decision => ({ auto, rule, suggestions });
+
+  // 1. A structured reference names one invoice: up to its open amount (partial payments too).
+  if (byRef.length === 1) {
+    const c = byRef[0]!;
+    if (payable(c) && line.amount <= c.open)
+      return decided('reference', [{ invoice_id: c.id, amount: line.amount }]);
+    return { ...none, suggestions };
+  }
+  if (byRef.length > 1) return { ...none, suggestions };
+
+  // 2. Invoice numbers in the text: one invoice and its exact open amount, or several
+  //    invoices of one client whose open amounts add up to the line exactly.
+  if (byNumber.length === 1) {
+    const c = byNumber[0]!;
+    if (payable(c) && c.open === line.amount)
+      return decided('number_and_amount', [{ invoice_id: c.id, amount: c.open }]);
+    return { ...none, suggestions };
+  }
+  if (byNumber.length > 1) {
+    const client = byNumber[0]!.client_id;
+    const oneClient = client !== null && byNumber.every((c) => c.client_id === client);
+    const sum = byNumber.reduce((s, c) => s + c.open, 0);
+    if (oneClient && byNumber.every(payable) && sum === line.amount)
+      return decided(
+        'numbers_and_sum',
+        byNumber.map((c) => ({ invoice_id: c.id, amount: c.open })),
+      );
+    return { ...none, suggestions };
+  }
+
+  // 3. No number, no reference: a counterparty IBAN known for exactly one client, and exactly
+  //    one open invoice of that client (of all its open ones, read exactly) with this amount.
+  if (ibanClient !== null) {
+    const own = candidates.filter(
+      (c) => c.client_id === ibanClient && c.open > 0 && c.currency === line.currency,
+    );
+    const equal = own.filter((c) => c.open === line.amount);
+    if (own.every((c) => c.exact) && equal.length === 1)
+      return decided('iban_and_amount', [{ invoice_id: equal[0]!.id, amount: line.amount }]);
+  }
+  return { ...none, suggestions };
+}
+
+function suggest(
+  line: MatchLine,
+  candidates: readonly Candidate[],
+  byRef: readonly Candidate[],
+  byNumber: readonly Candidate[],
+  ibanClient: number | null,
+): Suggestion[] {
+  const reasons = new Map<number, Set<Reason>>();
+  const add = (c: Candidate, r: Reason) => {
+    if (c.open <= 0 || c.currency !== line.currency) return;
+    const set = reasons.get(c.id) ?? new Set<Reason>();
+    set.add(r);
+    reasons.set(c.id, set);
+  };
+  for (const c of byRef) add(c, 'reference');
+  for (const c of byNumber) add(c, 'number_in_text');
+  for (const c of candidates) {
+    if (c.open === line.amount) add(c, 'amount_equal');
+    if (ibanClient !== null && c.client_id === ibanClient && reasons.has(c.id)) add(c, 'iban_known');
+  }
+  const byId = new Map(candidates.map((c) => [c.id, c]));
+  return [...reasons]
+    .map(([id, set]) => {
+      const c = byId.get(id)!;
+      const list = [...set];
+      return {
+        invoice_id: id,
+        amount: Math.min(c.open, line.amount),
+        score: list.reduce((s, r) => s + WEIGHT[r], 0),
+        reasons: list,
+      };
+    })
+    .sort((a, b) => b.score - a.score || a.invoice_id - b.invoice_id)
+    .slice(0, 5);
+}
