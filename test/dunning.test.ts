@@ -302,6 +302,58 @@ describeEachDb('dunning', (ctx) => {
     );
   });
 
+  it('every letter in the change feed, the event outbox and the audit log', async () => {
+    const { acc, api } = await account(ctx);
+    await overdue(api, await makeClient(api));
+    const [letter] = (await run(api, '2026-03-23')).created;
+    await api.post(`/dunnings/${letter.id}/cancel`);
+    const db = ctx.db as any;
+    const changes = await db
+      .selectFrom('change_log')
+      .select(['action'])
+      .where('resource', '=', 'dunning')
+      .where('resource_id', '=', letter.id)
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      changes.map((c: any) => c.action),
+      ['created', 'updated'],
+    );
+    const events = await db
+      .selectFrom('events')
+      .select(['kind', 'payload'])
+      .where('resource_id', '=', letter.id)
+      .where('kind', 'like', 'dunning:%')
+      .execute();
+    assert.deepEqual(
+      events.map((e: any) => [e.kind, JSON.parse(e.payload).number]),
+      [['dunning:created', letter.number]],
+    );
+    const audit = await db
+      .selectFrom('audit_log')
+      .select(['action', 'target_id'])
+      .where('account_id', '=', acc.accountId)
+      .where('target_type', '=', 'dunning')
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      audit.map((a: any) => [a.action, a.target_id]),
+      [
+        ['dunning.create', String(letter.id)],
+        ['dunning.cancel', String(letter.id)],
+      ],
+    );
+    // The feed serves the letter as GET /dunnings/{id} answers it.
+    const feed = await ctx.as(['dunning:read'], { userId: acc.users.admin });
+    let entry: any;
+    for (let tries = 0; !entry && tries < 50; tries++) {
+      const page = await feed.get('/changes?limit=100');
+      entry = page.body.data.find((e: any) => e.resource === 'dunning' && e.id === letter.id);
+      if (!entry) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(entry?.data?.number, letter.number);
+  });
+
   it('the letter’s PDF, in German and in English', async () => {
     const { api } = await account(ctx);
     const de = await overdue(api, await makeClient(api, { language: 'de' }));

@@ -21,6 +21,8 @@ const ALL = [
   'company:update',
   'company:delete',
   'incoming-invoice:extract',
+  'dunning:create',
+  'dunning:send',
 ];
 
 describeEachDb('webhooks: delivery', (ctx) => {
@@ -62,8 +64,8 @@ describeEachDb('webhooks: delivery', (ctx) => {
   };
 
   before(async () => {
-    // incoming-invoice:extract carries documents: its subscriber reads them too.
-    api = await ctx.as('integration incoming-invoice:read');
+    // incoming-invoice:extract carries documents, dunning:create letters: the subscriber reads them too.
+    api = await ctx.as('integration incoming-invoice:read dunning:read');
     receiver = await new Receiver().start();
   });
   afterEach(async () => {

@@ -17,6 +17,8 @@ const ALL_SCOPES = [
   'company:update',
   'company:delete',
   'incoming-invoice:extract',
+  'dunning:create',
+  'dunning:send',
 ];
 
 describeEachDb('webhooks: registration', (ctx) => {
@@ -26,8 +28,8 @@ describeEachDb('webhooks: registration', (ctx) => {
   let noScope: Api;
 
   before(async () => {
-    // incoming-invoice:extract carries documents: its subscriber reads them too.
-    api = await ctx.as('integration incoming-invoice:read');
+    // incoming-invoice:extract carries documents, dunning:create letters: the subscriber reads them too.
+    api = await ctx.as('integration incoming-invoice:read dunning:read');
     sibling = await ctx.as('integration');
     stranger = await ctx.as('integration', { accountId: ctx.other.accountId });
     noScope = await ctx.as('client:read task-management:read');

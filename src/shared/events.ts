@@ -28,6 +28,9 @@ export const EVENT_KINDS = [
   'company:deleted',
   // Beyond the specification (issue 42): the reading of an uploaded document ended.
   'incoming-invoice:extracted',
+  // Beyond the specification (issue 39): a dunning letter was made, or sent.
+  'dunning:created',
+  'dunning:sent',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 
@@ -46,6 +49,8 @@ export const EVENT_SUBSCRIPTION: Record<EventKind, string> = {
   'company:updated': 'company:update',
   'company:deleted': 'company:delete',
   'incoming-invoice:extracted': 'incoming-invoice:extract',
+  'dunning:created': 'dunning:create',
+  'dunning:sent': 'dunning:send',
 };
 
 export interface EventInput {

@@ -2,12 +2,14 @@ import { sqlState } from '../../db/faults.js';
 import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
 import { AppError, type FieldError, notFound } from '../../shared/errors.js';
+import { recordEvent } from '../../shared/events.js';
 import { centsToString, exactDecimal, fromCents, toCents } from '../../shared/money.js';
 import type { Page } from '../../shared/paging.js';
 import { formatterFor } from '../../shared/pdf/format.js';
 import { renderLetterPdf } from '../../shared/pdf/letter.js';
 import { nowIso, todayIso } from '../../shared/time.js';
 import type { AuthContext } from '../../shared/tokens.js';
+import { recordAudit } from '../audit/audit.service.js';
 import { createInvoice } from '../outgoing-invoices/invoices.service.js';
 import {
   asDownload,
@@ -48,6 +50,30 @@ import {
   NoBaseRate,
   type Reduction,
 } from './interest.domain.js';
+
+/** Who acts: a token through the API, or the scheduled run (no token). */
+export type Actor = AuthContext | null;
+
+/** An audit entry in the transaction of the change. */
+function audit(
+  db: Db,
+  accountId: number,
+  actor: Actor,
+  action: string,
+  targetId: number | string | null,
+  detail: Record<string, unknown> = {},
+) {
+  return recordAudit(db, {
+    accountId,
+    actorUserId: actor?.userId ?? null,
+    // The scheduled run is the service's own, as the command line is.
+    actorKind: actor ? 'token' : 'cli',
+    action,
+    targetType: 'dunning',
+    targetId,
+    detail: actor ? { integration_id: actor.integrationId, ...detail } : { scheduled: true, ...detail },
+  });
+}
 
 // ---------------------------------------------------------------------------------------------
 // Levels
@@ -93,7 +119,10 @@ export async function putLevels(db: Db, auth: AuthContext, body: LevelsBody): Pr
     texts: { de: { ...l.texts.de }, en: { ...l.texts.en } },
   }));
   const now = nowIso();
-  await repo.saveSettings(db, auth.accountId, JSON.stringify(levels), now);
+  await transact(db, async (trx) => {
+    await repo.saveSettings(trx, auth.accountId, JSON.stringify(levels), now);
+    await audit(trx, auth.accountId, auth, 'dunning.levels_update', null, { levels: levels.length });
+  });
   return toLevels({ levels, updated_at: now });
 }
 
@@ -126,7 +155,10 @@ export async function putBaseRate(
     });
   }
   const text = exactDecimal(rate, 2)!;
-  await repo.saveBaseRate(db, auth.accountId, validFrom, text, nowIso());
+  await transact(db, async (trx) => {
+    await repo.saveBaseRate(trx, auth.accountId, validFrom, text, nowIso());
+    await audit(trx, auth.accountId, auth, 'dunning.base_rate_set', validFrom, { rate: text });
+  });
   return { valid_from: validFrom, rate: Number(text), source: 'account' };
 }
 
@@ -192,11 +224,13 @@ export async function cancelLetter(db: Db, auth: AuthContext, id: number): Promi
     if (row.status === 'cancelled') return row;
     if (row.status === 'settled') throw new AppError('conflict', 'A settled letter cannot be cancelled');
     const now = nowIso();
-    return (await repo.updateLetter(trx, auth.accountId, id, {
+    const cancelled = (await repo.updateLetter(trx, auth.accountId, id, {
       status: 'cancelled',
       cancelled_at: now,
       updated_at: now,
     }))!;
+    await audit(trx, auth.accountId, auth, 'dunning.cancel', id, { number: row.number });
+    return cancelled;
   });
 }
 
@@ -252,6 +286,7 @@ export async function invoiceCharges(db: Db, auth: AuthContext, id: number) {
     });
     const marked = await repo.markCharged(trx, auth.accountId, id, invoice.id, nowIso());
     if (!marked) throw new AppError('conflict', 'The letter’s charges were invoiced meanwhile');
+    await audit(trx, auth.accountId, auth, 'dunning.invoice_charges', id, { invoice_id: invoice.id });
     return invoice;
   });
 }
@@ -338,9 +373,10 @@ function texts(
 export async function runDunning(
   db: Db,
   accountId: number,
-  opts: { date: string; dryRun: boolean },
+  opts: { date: string; dryRun: boolean; actor?: Actor },
 ): Promise<RunResult> {
   const { date, dryRun } = opts;
+  const actor = opts.actor ?? null;
   const [{ levels }, rates, candidates, parties] = await Promise.all([
     levelsOf(db, accountId),
     baseRatesOf(db, accountId),
@@ -426,7 +462,7 @@ export async function runDunning(
   await repo.settleLetters(db, accountId, toSettle, now);
   const created: Letter[] = [];
   for (const p of planned) {
-    const row = await writeLetter(db, accountId, p, parties.seller.name).catch((err) => {
+    const row = await writeLetter(db, accountId, p, parties.seller.name, actor).catch((err) => {
       if (isUniqueViolation(err)) return null;
       throw err;
     });
@@ -436,7 +472,13 @@ export async function runDunning(
 }
 
 /** One letter: its number, then the row; nothing when another run wrote the level already. */
-function writeLetter(db: Db, accountId: number, p: Planned, company: string): Promise<LetterRow | null> {
+function writeLetter(
+  db: Db,
+  accountId: number,
+  p: Planned,
+  company: string,
+  actor: Actor,
+): Promise<LetterRow | null> {
   return transact(db, async (trx) => {
     const existing = await repo.lettersOf(trx, accountId, [p.invoice.id]);
     if (existing.some((l) => l.level >= p.levelNumber)) return null;
@@ -458,7 +500,7 @@ function writeLetter(db: Db, accountId: number, p: Planned, company: string): Pr
       company,
     });
     const now = nowIso();
-    return repo.insertLetter(trx, {
+    const row = await repo.insertLetter(trx, {
       account_id: accountId,
       number,
       invoice_id: p.invoice.id,
@@ -480,6 +522,21 @@ function writeLetter(db: Db, accountId: number, p: Planned, company: string): Pr
       created_at: now,
       updated_at: now,
     });
+    await recordEvent(trx, {
+      accountId,
+      kind: 'dunning:created',
+      resourceType: 'dunning',
+      resourceId: row.id,
+      data: toLetter(row),
+      integrationId: actor?.integrationId ?? null,
+    });
+    await audit(trx, accountId, actor, 'dunning.create', row.id, {
+      number,
+      invoice_id: row.invoice_id,
+      level: row.level,
+      total_due: fromCents(row.total_due),
+    });
+    return row;
   });
 }
 
@@ -491,7 +548,7 @@ export async function run(db: Db, auth: AuthContext, body: RunBody, today = toda
       errors: [{ field: 'date', message: `must not be after ${today}` }],
     });
   }
-  return runDunning(db, auth.accountId, { date, dryRun: body.dry_run ?? false });
+  return runDunning(db, auth.accountId, { date, dryRun: body.dry_run ?? false, actor: auth });
 }
 
 function group<T>(rows: readonly T[], key: (r: T) => number): Map<number, T[]> {

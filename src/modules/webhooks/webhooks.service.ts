@@ -48,6 +48,8 @@ const audit = (db: Db, auth: AuthContext, action: string, id: number, detail: Re
 /** Kinds beyond the specification whose `data` needs a read scope besides `integration`. */
 const READ_SCOPE_OF: Partial<Record<EventKind, string>> = {
   'incoming-invoice:extracted': 'incoming-invoice:read',
+  'dunning:created': 'dunning:read',
+  'dunning:sent': 'dunning:read',
 };
 
 const KIND_OF_SCOPE = new Map<string, EventKind>(EVENT_KINDS.map((k) => [EVENT_SUBSCRIPTION[k], k]));
