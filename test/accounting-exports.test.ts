@@ -496,6 +496,60 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
     }
   });
 
+  it('an invoice of dunning charges: fee and interest on their accounts, no VAT figure', async () => {
+    const client = (await api.get(`/outgoing-invoices/${doc.inv.id}`)).body.data.client_id;
+    const charges = await makeInvoice(api, {
+      client_id: client,
+      date: '2026-12-10',
+      tax_exemption_category: 'O',
+      tax_exemption_reason: 'Schadenersatz, nicht steuerbar',
+      line_items: [
+        line(5, { tax_rate: 0, title: 'Mahngebühr' }),
+        line(2.5, { tax_rate: 0, title: 'Verzugszinsen' }),
+      ],
+    });
+    const booked = await bookNow(api, charges.id);
+    // The letter that claimed them (as POST /dunnings/{id}/invoice-charges leaves it).
+    await ctx.db
+      .insertInto('dunning_letters')
+      .values({
+        account_id: ctx.account.accountId,
+        number: 'MA-2026-1',
+        invoice_id: doc.inv.id,
+        client_id: client,
+        level: 2,
+        date: '2026-12-09',
+        currency: 'EUR',
+        language: 'de',
+        open_amount: 12150,
+        fee: 500,
+        flat_fee: 0,
+        interest: 250,
+        total_due: 12900,
+        interest_breakdown: '[]',
+        subject: 'Mahnung',
+        body: 'Bitte zahlen',
+        delivery: 'pdf',
+        charges_invoice_id: charges.id,
+      })
+      .execute();
+    const e = await exporter.post('/exports/datev', { date_from: '2026-12-01', date_to: '2026-12-31' });
+    assert.equal(e.status, 201, e.text);
+    const rows = linesOf(unzip((await download(exporter, e.body.data.id)).bytes).bookings)
+      .slice(2)
+      .filter((r) => r[10] === `"${booked.invoice_number}"`);
+    assert.deepEqual(
+      rows.map((r) => [r[0], r[1], r[6], r[7], r[8], r[9]].join(' ')),
+      ['5,00 "S" 10000 2700  1012', '2,50 "S" 10000 2650  1012'],
+    );
+    const vat = (await exporter.get('/reports/vat?period=2026-12')).body.data;
+    assert.deepEqual(
+      vat.figures.map((f: { kennzahl: string }) => f.kennzahl),
+      ['83'],
+      'nothing of the charges',
+    );
+  });
+
   it('401, 403, 404 and 422 on every operation', async () => {
     const none = await ctx.as('account:read');
     const ops: [string, string, unknown?][] = [

@@ -455,6 +455,34 @@ export function outgoingBookings(d: OutgoingDocument, accounts: Record<AccountKe
     }));
 }
 
+/**
+ * The invoice of a dunning letter's charges: damages, not a supply (no VAT). Its fees (dunning
+ * fee and lump sum) go to the fee account, its default interest to the interest account.
+ */
+export function chargeBookings(
+  d: Pick<OutgoingDocument, 'number' | 'date' | 'currency' | 'debtor' | 'partyName'>,
+  charges: { fees: number; interest: number },
+  accounts: Record<AccountKey, string>,
+): Booking[] {
+  const rows: [number, AccountKey][] = [
+    [charges.fees, 'fee_income'],
+    [charges.interest, 'interest_income'],
+  ];
+  return rows
+    .filter(([cents]) => cents > 0)
+    .map(([cents, key]) => ({
+      cents,
+      side: 'S',
+      currency: d.currency,
+      account: d.debtor,
+      contra: accounts[key],
+      buKey: '',
+      date: d.date,
+      document: d.number,
+      text: d.partyName,
+    }));
+}
+
 /** Money received for an invoice: the bank is debited, the debtor credited. */
 export function paymentReceivedBooking(p: {
   cents: number;

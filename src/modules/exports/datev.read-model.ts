@@ -180,3 +180,27 @@ export function paidUpTo(db: Db, accountId: number, asOf: string) {
     .groupBy('invoice_id')
     .execute();
 }
+
+/**
+ * The dunning letters whose fee and interest were invoiced (POST /dunnings/{id}/invoice-charges),
+ * by that invoice: damages, not a supply, so they are booked on the fee and interest accounts
+ * and stay out of the VAT return.
+ */
+export function dunningCharges(db: Db, accountId: number, invoiceIds: number[]) {
+  if (invoiceIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('dunning_letters')
+    .select(['charges_invoice_id', 'fee', 'flat_fee', 'interest'])
+    .where('account_id', '=', accountId)
+    .where('charges_invoice_id', 'in', invoiceIds)
+    .execute();
+}
+
+/** The ids of those invoices among `invoiceIds`. */
+export async function chargeInvoiceIds(
+  db: Db,
+  accountId: number,
+  invoiceIds: number[],
+): Promise<Set<number>> {
+  return new Set((await dunningCharges(db, accountId, invoiceIds)).map((c) => Number(c.charges_invoice_id)));
+}

@@ -13,6 +13,7 @@ import {
   type Booking,
   BUCHUNGSSTAPEL_COLUMNS,
   bookingRow,
+  chargeBookings,
   DEBITOREN_KREDITOREN_COLUMNS,
   extfFile,
   fiscalYearStart,
@@ -155,8 +156,34 @@ async function buildFiles(
   const creditor = (id: number | null) => (id === null ? s.accounts.payables : creditors.get(id)!);
   const nameOf = (buyer: string | null) => parsed<{ name?: string; vat_id?: string | null }>(buyer);
 
+  const charges = new Map(
+    (
+      await read.dunningCharges(
+        trx,
+        accountId,
+        docs.map((d) => d.id),
+      )
+    ).map((c) => [Number(c.charges_invoice_id), c]),
+  );
   const bookings: Booking[] = [];
   for (const d of docs) {
+    const charge = charges.get(d.id);
+    if (charge) {
+      bookings.push(
+        ...chargeBookings(
+          {
+            number: d.invoice_number ?? String(d.id),
+            date: d.date!,
+            currency: d.currency,
+            debtor: debtor(d.client_id),
+            partyName: nameOf(d.buyer)?.name ?? '',
+          },
+          { fees: Number(charge.fee) + Number(charge.flat_fee), interest: Number(charge.interest) },
+          s.accounts,
+        ),
+      );
+      continue;
+    }
     const doc = parsed<{ taxes?: TaxEntry[]; deductions?: { net: string; tax: string }[] }>(d.document);
     const buyer = nameOf(d.buyer);
     bookings.push(

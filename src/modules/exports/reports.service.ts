@@ -48,8 +48,15 @@ export async function vatReturn(db: Db, auth: AuthContext, q: VatReturnQuery) {
   const { from, to } = periodRange(q.period);
   const method = (await getAccountProfile(db, auth.accountId)).accounting.vat_method;
   const output: OutputEntry[] = [];
+  // Invoiced dunning charges are damages, not a supply: they stay out of the return.
   if (method === 'accrual') {
-    for (const d of await read.bookedDocuments(db, auth.accountId, from, to)) {
+    const docs = await read.bookedDocuments(db, auth.accountId, from, to);
+    const charges = await read.chargeInvoiceIds(
+      db,
+      auth.accountId,
+      docs.map((d) => d.id),
+    );
+    for (const d of docs.filter((x) => !charges.has(x.id))) {
       const doc: DocRef = { kind: 'outgoing_invoice', id: d.id, number: d.invoice_number };
       output.push(...entriesOf(d.document).map((e) => ({ ...e, doc })));
     }
@@ -60,7 +67,8 @@ export async function vatReturn(db: Db, auth: AuthContext, q: VatReturnQuery) {
         await read.bookedDocumentsById(db, auth.accountId, [...new Set(payments.map((p) => p.invoice_id))])
       ).map((d) => [d.id, d]),
     );
-    for (const p of payments) {
+    const charges = await read.chargeInvoiceIds(db, auth.accountId, [...docs.keys()]);
+    for (const p of payments.filter((x) => !charges.has(x.invoice_id))) {
       const doc: DocRef = { kind: 'payment', id: p.id, number: p.invoice_number };
       output.push(
         ...paidShares({ doc, amount: Number(p.amount) }, entriesOf(docs.get(p.invoice_id)?.document ?? null)),
