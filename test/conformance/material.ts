@@ -29,6 +29,18 @@ export const MATERIAL = {
     what: 'the XML instances of the official XRechnung test suite (86 documents)',
     source: 'corpus/xrechnung-testsuite/: itplr-kosit/xrechnung-testsuite, commit 5528afa (src/test/)',
   },
+  bankMt940: {
+    path: 'corpus/bank/mt940',
+    what: '49 real MT940/MT942 statements of several banks, each with what the reference parser reads (.yml)',
+    source:
+      'corpus/bank/mt940/: WoLpH/mt940, commit d3f8b44 (mt940_tests/), BSD-3-Clause; the .yml files are ' +
+      'that library’s YAML dumps of its parse',
+  },
+  iso20022: {
+    path: 'validation/iso20022',
+    what: 'the ISO 20022 schemas of the SEPA payment files (pain.001.001.03/09, pain.008.001.02/08)',
+    source: 'validation/iso20022/: raphaelm/python-sepaxml, commit 0728809 (sepaxml/schemas/), MIT',
+  },
 } as const;
 
 export type Piece = keyof typeof MATERIAL;

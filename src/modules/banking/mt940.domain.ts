@@ -16,9 +16,9 @@ import {
   usableReference,
 } from './statement.domain.js';
 
-/** Looks like MT940/MT942: a `:20:` and a `:25:` or `:61:` field at line starts. */
+/** Looks like MT940/MT942: a statement field (`:20:`, `:25:`, `:60F:`, `:61:` …) at a line start. */
 export function looksLikeMt940(text: string): boolean {
-  return /(^|\n)\s*:20:/.test(text) && /(^|\n):(25|61|60F|28C?):/.test(text);
+  return /(^|\n)\s*:(20|25|28C?|6[0-5][FM]?|61|86):/.test(text);
 }
 
 /** YYMMDD → ISO date; a day past the month's end is its last day (banks write February 30th). */
@@ -310,7 +310,8 @@ export function parseMt940(text: string): ParsedStatement[] {
       case '60': {
         const b = balanceOf(value);
         if (!b) throw new StatementError(`the opening balance cannot be read: "${value.slice(0, 40)}"`);
-        if (s.opening_balance === null && s.entries.length === 0) {
+        // Before the first entry a later opening balance replaces an earlier one.
+        if (s.entries.length === 0) {
           s.opening_balance = b.amount;
           s.currency = b.currency ?? s.currency;
           s.period_start = b.date ?? null;
@@ -356,7 +357,9 @@ export function parseMt940(text: string): ParsedStatement[] {
         break;
     }
   }
-  const kept = statements.filter((s) => s.entries.length > 0 || s.opening_balance !== null);
+  const kept = statements.filter(
+    (s) => s.entries.length > 0 || s.opening_balance !== null || s.closing_balance !== null,
+  );
   if (kept.length === 0) throw new StatementError('the file holds no MT940 statement');
   for (const s of kept) {
     const dates = s.entries.map((e) => e.booking_date).sort();
