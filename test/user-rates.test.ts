@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
+import { setPassword } from '../src/modules/users/passwords.service.js';
 import { type Api, describeEachDb, expectProblem } from './helpers.js';
+import { Browser } from './web-client.js';
 import { seedWork, type WorkFixture } from './work.fixtures.js';
 import { feedOf, seedOtherTenant } from './work-write.fixtures.js';
 
@@ -134,5 +136,61 @@ describeEachDb('rates: users and tasks (beyond the specification)', (ctx) => {
     assert.equal(cleared.body.data.hourly_rate, null);
     const created = await tasks.post('/tasks', { project_id: w.projects.web, name: 'Fresh' });
     assert.equal(created.body.data.hourly_rate, null);
+  });
+
+  it('the account’s default_hourly_rate: GET and PATCH /account/profile, stored as cents', async () => {
+    const api = await ctx.as('account:read account:write');
+    assert.equal((await api.get('/account/profile')).body.data.default_hourly_rate, null);
+    const res = await api.patch('/account/profile', { default_hourly_rate: 88.8 });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.data.default_hourly_rate, 88.8);
+    const row = await ctx.db
+      .selectFrom('accounts')
+      .select('settings')
+      .where('id', '=', ctx.account.accountId)
+      .executeTakeFirstOrThrow();
+    assert.equal(JSON.parse(row.settings!).default_hourly_rate, 8880);
+    for (const bad of [88.888, -1, '88'])
+      expectProblem(await api.patch('/account/profile', { default_hourly_rate: bad }), 422);
+    const cleared = await api.patch('/account/profile', { default_hourly_rate: null });
+    assert.equal(cleared.body.data.default_hourly_rate, null);
+    expectProblem(
+      await (await ctx.as('account:write', { userId: w.users.member })).patch('/account/profile', {
+        default_hourly_rate: 1,
+      }),
+      403,
+    );
+  });
+
+  it('the console’s company page shows and saves the default hourly rate', async () => {
+    const password = 'correct horse battery staple';
+    await setPassword(ctx.db, ctx.account.users.admin, password);
+    const { email } = await ctx.db
+      .selectFrom('users')
+      .select('email')
+      .where('id', '=', ctx.account.users.admin)
+      .executeTakeFirstOrThrow();
+    const browser = new Browser(ctx.app);
+    await browser.signIn(email, password);
+    const page = await browser.get('/console/company');
+    assert.match(page.body, /<label for="[^"]+"[^>]*>Default hourly rate/);
+    const form: Record<string, string> = {};
+    for (const m of page.body.matchAll(
+      /<input id="f-[^"]+" name="([^"]+)" type="[^"]+"[^>]*? value="([^"]*)"/g,
+    ))
+      form[m[1]!] = m[2]!.replace(/&amp;/g, '&');
+    const country = /<option value="([A-Z]{2})" selected>/.exec(page.body);
+    if (country) form.country_code = country[1]!;
+    const saved = await browser.post('/console/company', { ...form, default_hourly_rate: '95,50' });
+    assert.equal(saved.status, 303);
+    const api = await ctx.as('account:read');
+    assert.equal((await api.get('/account/profile')).body.data.default_hourly_rate, 95.5);
+    assert.match(
+      (await browser.get('/console/company')).body,
+      /name="default_hourly_rate" type="text"[^>]*value="95.5"/,
+    );
+    const refused = await browser.post('/console/company', { ...form, default_hourly_rate: 'lots' });
+    assert.equal(refused.status, 422);
+    assert.match(refused.body, /id="f-default_hourly_rate-error"/);
   });
 });

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Nullable, Text } from '../../shared/schemas.js';
+import { Nullable, RateInput, Text } from '../../shared/schemas.js';
 import { AccountingSettings, AccountingSettingsPatch } from './accounting.schemas.js';
 
 /** Bounds of the profile's fields: the schema, the service's checks and the console's form share them. */
@@ -99,6 +99,11 @@ const fields = {
     LIMITS.payment_terms_text,
     'Replaces the printed payment sentence of invoices ("Payable without deduction by …"); `{due_date}` and `{days}` are filled in',
   ),
+  default_hourly_rate: Nullable({
+    ...RateInput,
+    description:
+      'Default sale rate an hour of billed time, where no effort, task, team member, project or user rate applies (beyond the specification)',
+  }),
   service_date_defaults_to_invoice_date: Type.Boolean({
     description:
       'An invoice without a service period was supplied on its invoice date (printed as such); otherwise booking asks for the period',
@@ -136,6 +141,7 @@ export const AccountProfilePatch = Type.Object(
     invoice_closing_text: Type.Optional(fields.invoice_closing_text),
     payment_term_days: Type.Optional(fields.payment_term_days),
     payment_terms_text: Type.Optional(fields.payment_terms_text),
+    default_hourly_rate: Type.Optional(fields.default_hourly_rate),
     service_date_defaults_to_invoice_date: Type.Optional(fields.service_date_defaults_to_invoice_date),
     number_formats: Type.Optional(
       Type.Object(

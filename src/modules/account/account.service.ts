@@ -12,6 +12,7 @@ import {
   normalizeIdentifier,
   vatIdCountry,
 } from '../../shared/identifiers.js';
+import { fromCents, toCents } from '../../shared/money.js';
 import { nowIso } from '../../shared/time.js';
 import { type ActorKind, recordAudit } from '../audit/audit.service.js';
 import * as repo from './account.repository.js';
@@ -39,9 +40,10 @@ export interface ProfileActor {
 export const LOGO_PATH = '/api/v1/account/profile/logo';
 
 function toWire(p: StoredProfile): AccountProfile {
-  const { logo, ...rest } = p;
+  const { logo, default_hourly_rate, ...rest } = p;
   return {
     ...rest,
+    default_hourly_rate: default_hourly_rate === null ? null : fromCents(default_hourly_rate),
     logo: logo ? { ...logo, url: LOGO_PATH } : null,
   };
 }
@@ -179,6 +181,12 @@ export function applyProfilePatch(current: StoredProfile, patch: AccountProfileP
     if (d !== null && (!Number.isInteger(d) || d < 0 || d > 365))
       bad('payment_term_days', 'must be a whole number of days from 0 to 365');
     else next.payment_term_days = d;
+  }
+  if (patch.default_hourly_rate !== undefined) {
+    const rate = patch.default_hourly_rate === null ? null : toCents(patch.default_hourly_rate);
+    if (rate === undefined || (rate !== null && rate < 0))
+      bad('default_hourly_rate', 'must be an amount of at least 0 with at most two decimals');
+    else next.default_hourly_rate = rate;
   }
   if (patch.service_date_defaults_to_invoice_date !== undefined)
     next.service_date_defaults_to_invoice_date = patch.service_date_defaults_to_invoice_date;

@@ -23,6 +23,7 @@ export {
  *     "invoice_intro_text", "invoice_closing_text" (printed when an invoice has none of its own),
  *     "payment_term_days" (an invoice without terms or due date is due this many days after its date),
  *     "payment_terms_text" (replaces the printed payment sentence; {due_date} and {days} are filled in),
+ *     "default_hourly_rate" (cents: the last step of the rate order of billed time),
  *     "logo": { "sha256", "content_type", "byte_size", "updated_at" } (the image is in account_logos) }
  *
  * Number formats know {YYYY}, {YY} and one counter {N…} (its width is the zero padding).
@@ -47,6 +48,8 @@ export interface AccountProfile {
   invoice_closing_text: string | null;
   payment_term_days: number | null;
   payment_terms_text: string | null;
+  /** Cents an hour: the sale rate where no effort, task, team, project or user rate applies. */
+  default_hourly_rate: number | null;
   logo: AccountLogoRef | null;
   /** `accounting`: DATEV export and VAT settings (accounting.domain.ts). */
   accounting: AccountingSettings;
@@ -81,6 +84,8 @@ export const PROFILE_TEXT_KEYS = [
 export const NUMBER_KINDS: readonly NumberKind[] = ['invoice', 'credit'];
 
 const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v : null);
+const cents = (v: unknown): number | null =>
+  typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : null;
 
 function logoRef(v: unknown): AccountLogoRef | null {
   if (!v || typeof v !== 'object') return null;
@@ -138,6 +143,7 @@ export function accountProfile(account: {
     payment_term_days:
       typeof days === 'number' && Number.isInteger(days) && days >= 0 && days <= 365 ? days : null,
     payment_terms_text: text(s.payment_terms_text),
+    default_hourly_rate: cents(s.default_hourly_rate),
     logo: logoRef(s.logo),
     accounting: accountingSettings(s.accounting),
   };
@@ -157,6 +163,8 @@ export function profileSettings(previous: string | null, p: AccountProfile): str
   if (p.payment_term_days === null) delete s.payment_term_days;
   else s.payment_term_days = p.payment_term_days;
   s.service_date_defaults_to_invoice_date = p.service_date_defaults_to_invoice_date;
+  if (p.default_hourly_rate === null) delete s.default_hourly_rate;
+  else s.default_hourly_rate = p.default_hourly_rate;
   if (p.logo === null) delete s.logo;
   else s.logo = p.logo;
   s.accounting = storedAccounting(p.accounting);

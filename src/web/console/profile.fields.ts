@@ -73,6 +73,8 @@ export const PROFILE_FIELDS: ProfileField[] = [
   },
   { name: 'payment_term_days', group: 'invoices', kind: 'number', hint: true },
   { name: 'payment_terms_text', group: 'invoices', kind: 'text', max: LIMITS.payment_terms_text, hint: true },
+  // The last step of the rate order of billed time (issue 37); money, two decimals.
+  { name: 'default_hourly_rate', group: 'invoices', kind: 'text', max: 12, hint: true },
   { name: 'service_date_defaults_to_invoice_date', group: 'invoices', kind: 'checkbox', full: true },
   { name: 'number_formats.invoice', group: 'numbers', kind: 'text', max: LIMITS.number_format, hint: true },
   { name: 'number_formats.credit', group: 'numbers', kind: 'text', max: LIMITS.number_format },
@@ -103,6 +105,7 @@ const DE_ERRORS: Record<string, string> = {
   bic: 'Keine gültige BIC: 8 oder 11 Zeichen (Bank, Land, Ort, optional Filiale).',
   payment_term_days: 'Bitte eine ganze Zahl von 0 bis 365 Tagen.',
   payment_terms_text: 'Nur die Platzhalter {due_date} und {days} sind möglich.',
+  default_hourly_rate: 'Bitte einen Betrag ab 0 mit höchstens zwei Nachkommastellen (z. B. 95,50).',
   'number_formats.invoice':
     'Das Format braucht genau einen Zähler wie {NNNNN}; erlaubt sind {YYYY}, {YY} und {N…}.',
   'number_formats.credit':
@@ -142,6 +145,9 @@ export function profileMessages(): void {
       'profile.field.invoice_closing_text': 'Text below the totals',
       'profile.field.payment_term_days': 'Days to pay',
       'profile.field.payment_terms_text': 'Payment sentence',
+      'profile.field.default_hourly_rate': 'Default hourly rate',
+      'profile.hint.default_hourly_rate':
+        'Bills time where no effort, task, team, project or user rate applies. Net, in the invoice currency.',
       'profile.field.service_date_defaults_to_invoice_date':
         'An invoice without a service period was supplied on its invoice date',
       'profile.field.number_formats.invoice': 'Invoice numbers',
@@ -217,6 +223,9 @@ export function profileMessages(): void {
       'profile.field.invoice_closing_text': 'Text unter den Summen',
       'profile.field.payment_term_days': 'Zahlungsziel in Tagen',
       'profile.field.payment_terms_text': 'Zahlungssatz',
+      'profile.field.default_hourly_rate': 'Standard-Stundensatz',
+      'profile.hint.default_hourly_rate':
+        'Gilt für erfasste Zeit, wenn weder Aufwand, Aufgabe, Team, Projekt noch Benutzer einen Satz haben. Netto, in der Rechnungswährung.',
       'profile.field.service_date_defaults_to_invoice_date':
         'Eine Rechnung ohne Leistungszeitraum wurde am Rechnungsdatum geleistet',
       'profile.field.number_formats.invoice': 'Rechnungsnummern',

@@ -96,7 +96,13 @@ function formPatch(
     const v = str(f.name);
     if (isAccountingField(f.name)) continue;
     if (f.name === 'name') patch.name = v;
-    else if (f.kind === 'number') {
+    else if (f.name === 'default_hourly_rate') {
+      // Money as people type it: 95, 95.5 or 95,50.
+      const t = v.trim();
+      if (t === '') patch[f.name] = null;
+      else if (/^\d{1,7}([.,]\d{1,2})?$/.test(t)) patch[f.name] = Number(t.replace(',', '.'));
+      else errors[f.name] = 'must be an amount of at least 0 with at most two decimals';
+    } else if (f.kind === 'number') {
       if (v.trim() === '') patch[f.name] = null;
       else if (/^\d{1,3}$/.test(v.trim())) patch[f.name] = Number(v.trim());
       else errors[f.name] = 'must be a whole number of days from 0 to 365';
