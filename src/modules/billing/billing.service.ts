@@ -457,7 +457,7 @@ export async function projectReport(db: Db, auth: AuthContext, id: number): Prom
   if (!p) throw notFound('Project');
   const admin = seesAdmin(auth);
   const [rows, { account, rate: accountDefault }, nets] = await Promise.all([
-    read.effortsWithRates(db, accountId, { projectIds: [id] }),
+    read.effortsWithRates(db, accountId, { projectIds: [id], ordered: false }),
     accountRate(db, accountId),
     read.invoicedNets(db, accountId, [id]),
   ]);
@@ -533,6 +533,7 @@ export async function uninvoicedByProject(db: Db, accountId: number, q: Uninvoic
       to: q.date_to,
       billableOnly: true,
       unbilledOnly: true,
+      ordered: false,
     }),
     accountRate(db, accountId),
   ]);
