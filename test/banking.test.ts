@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
+import { strToU8, zipSync } from 'fflate';
 import { type CamtKind, camt, type GenEntry, type GenStatement, mt940 } from './bank.fixtures.js';
 import { type Api, countRows, describeEachDb, expectProblem, multipart } from './helpers.js';
 import { ALL_INVOICE_SCOPES, bookNow, line, makeClient, makeInvoice } from './invoicing.fixtures.js';
@@ -240,6 +241,44 @@ describeEachDb('banking', (ctx) => {
     });
     const res = (await upload(writer, mt940([broken]), {}, 'broken.sta')).body.data;
     assert.deepEqual([res.entries_new, res.warnings], [1, ['balances_do_not_add_up']]);
+  });
+
+  it('reads a ZIP of several statements as one import; refuses ZIP bombs and nested ZIPs', async () => {
+    const monday = statement([{ booking: day(24), amount: 1000, name: 'Z', text: 'zip one', ref: 'ZIP-1' }]);
+    const tuesday = statement([{ booking: day(25), amount: -200, name: 'Z', text: 'zip two', ref: 'ZIP-2' }]);
+    const zip = Buffer.from(
+      zipSync({
+        'export/2026-04-24.xml': strToU8(camt('053', monday)),
+        'export/2026-04-25.sta': strToU8(mt940([tuesday])),
+        '__MACOSX/export/._2026-04-24.xml': strToU8('junk'),
+      }),
+    );
+    const res = await upload(writer, zip, {}, 'statements.zip');
+    assert.equal(res.status, 201, res.text);
+    assert.deepEqual(
+      [res.body.data.format, res.body.data.entries_new, res.body.data.period_start, res.body.data.period_end],
+      ['camt.053', 2, day(24), day(25)],
+    );
+    assert.equal((await upload(writer, zip, {}, 'statements.zip')).body.data.entries_known, 2);
+    const lines = await countRows(ctx.db, 'bank_transactions');
+    const bomb = Buffer.from(zipSync({ 'big.xml': new Uint8Array(51 * 1024 * 1024) }, { level: 9 }));
+    assert.ok(bomb.length < 1024 * 1024);
+    const refused = expectProblem(await upload(writer, bomb, {}, 'bomb.zip'), 422);
+    assert.match(refused.detail, /unpacks to more than 50 MB/);
+    expectProblem(
+      await upload(
+        writer,
+        Buffer.from(zipSync({ 'inner.zip': zipSync({ 'a.xml': strToU8('x') }) })),
+        {},
+        'n.zip',
+      ),
+      422,
+    );
+    const bad = Buffer.from(
+      zipSync({ 'a.xml': strToU8(camt('053', monday)), 'b.txt': strToU8('not a statement') }),
+    );
+    assert.match(expectProblem(await upload(writer, bad, {}, 'bad.zip'), 422).detail, /b\.txt/);
+    assert.equal(await countRows(ctx.db, 'bank_transactions'), lines);
   });
 
   it('matches a credit with the invoice number and the exact amount, and records the payment', async () => {

@@ -31,7 +31,7 @@ export const bankStatementUploadRoutes: FastifyPluginAsyncTypebox = async (app) 
           BEYOND,
           '`multipart/form-data` with the file in the part `file`, recognised by its content: CAMT.053 (001.02 to 001.13),',
           'CAMT.052, CAMT.054 (UTF-8 XML, no DOCTYPE), MT940 or MT942 (UTF-8 or ISO 8859-1; German `:86:` subfields and SEPA',
-          'tags are read). The payment account is `payment_account_id`, else the one with the statement’s IBAN (422 when',
+          'tags are read), or a ZIP of such files (at most 100 files, 50 MB unpacked; one account), imported as one. The payment account is `payment_account_id`, else the one with the statement’s IBAN (422 when',
           'none). Entries already stored (the same file again, an intraday report before the day’s statement) are counted',
           'in `entries_known` and not stored twice; only booked entries are read. Money received is then matched to booked',
           'outgoing invoices where that is certain (docs/banking.md), which records payments in the ledger',

@@ -1,4 +1,5 @@
 /** A statement file recognised by its content, decoded and read. Pure. */
+import { unzipSync } from 'fflate';
 import { looksLikeCamt, parseCamt } from './camt.domain.js';
 import { looksLikeMt940, parseMt940 } from './mt940.domain.js';
 import { type ParsedStatement, StatementError } from './statement.domain.js';
@@ -17,7 +18,59 @@ function decode(bytes: Buffer): string {
   return utf8.includes('\ufffd') ? bytes.toString('latin1') : utf8;
 }
 
+/** ZIP of statements: at most this many files, and this many bytes unpacked (zip bombs). */
+export const MAX_ZIP_FILES = 100;
+export const MAX_ZIP_BYTES = 50 * 1024 * 1024;
+
+const isZip = (b: Buffer) =>
+  b.length >= 4 && b[0] === 0x50 && b[1] === 0x4b && b[2] === 0x03 && b[3] === 0x04;
+
+/** The statements of every file of a ZIP, in name order (folders and hidden files left out). */
+function parseZip(bytes: Buffer): ParsedStatement[] {
+  let files = 0;
+  let total = 0;
+  let members: Record<string, Uint8Array>;
+  try {
+    members = unzipSync(bytes, {
+      filter: (f) => {
+        const base = f.name.split('/').pop() ?? '';
+        if (f.name.endsWith('/') || base.startsWith('.') || f.name.startsWith('__MACOSX/')) return false;
+        files++;
+        total += f.originalSize;
+        if (files > MAX_ZIP_FILES) throw new StatementError(`the ZIP holds more than ${MAX_ZIP_FILES} files`);
+        if (total > MAX_ZIP_BYTES)
+          throw new StatementError(`the ZIP unpacks to more than ${MAX_ZIP_BYTES / 1024 / 1024} MB`);
+        return true;
+      },
+    });
+  } catch (err) {
+    if (err instanceof StatementError) throw err;
+    throw new StatementError(`the ZIP cannot be read: ${(err as Error).message}`);
+  }
+  const names = Object.keys(members).sort();
+  if (names.length === 0) throw new StatementError('the ZIP holds no file');
+  return names.flatMap((name) => {
+    const member = Buffer.from(members[name]!);
+    if (isZip(member)) throw new StatementError(`${name}: a ZIP inside the ZIP is not read`);
+    try {
+      return readOne(member);
+    } catch (err) {
+      if (err instanceof StatementError) throw new StatementError(`${name}: ${err.message}`);
+      throw err;
+    }
+  });
+}
+
+/** A statement file (CAMT, MT940) or a ZIP of them. */
 export function parseStatementFile(bytes: Buffer): ParsedStatement[] {
+  const statements = isZip(bytes) ? parseZip(bytes) : readOne(bytes);
+  const count = statements.reduce((n, s) => n + s.entries.length, 0);
+  if (count > MAX_ENTRIES)
+    throw new StatementError(`the file holds ${count} entries, more than ${MAX_ENTRIES}`);
+  return statements;
+}
+
+function readOne(bytes: Buffer): ParsedStatement[] {
   const text = decode(bytes);
   const head = text.slice(0, 4096).trimStart();
   let statements: ParsedStatement[];
