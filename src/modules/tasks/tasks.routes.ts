@@ -82,6 +82,22 @@ export const tasksRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req) => ({ data: await service.updateTask(app.db, req.auth, req.params.task, req.body) }),
   );
 
+  app.post(
+    '/tasks/:id/restore',
+    {
+      config: { scopes: ['task-management:write'] },
+      schema: {
+        tags,
+        summary: 'Restore an archived task',
+        description:
+          'Beyond the specification, as for clients, contacts and companies: the task is live again and back in the lists; restoring a live task changes nothing. A task of an archived project cannot be restored (409: restore the project first). Records `task:updated`.',
+        params: IdParams,
+        response: { 200: Data(Task), 409: problemResponse('`conflict`: the task’s project is archived') },
+      },
+    },
+    async (req) => ({ data: await service.restoreTask(app.db, req.auth, req.params.id) }),
+  );
+
   app.delete(
     '/tasks/:id',
     {

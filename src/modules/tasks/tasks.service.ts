@@ -395,6 +395,29 @@ export function archiveTask(db: Db, auth: AuthContext, id: number): Promise<void
   });
 }
 
+/**
+ * POST …/restore: an archived task is live again (records `task:updated`, as restoring a
+ * client does); a live task is answered as it is. A task of an archived project stays
+ * archived: restore the project first (409).
+ */
+export function restoreTask(db: Db, auth: AuthContext, id: number): Promise<Task> {
+  return transact(db, async (trx) => {
+    const row = await getTaskRow(trx, auth, id);
+    if (!row.archived_at) return withFiles(trx, row);
+    const project = await findProject(trx, auth.accountId, row.project_id);
+    if (project?.archived_at)
+      throw new AppError(
+        'conflict',
+        `Task ${id} belongs to archived project ${row.project_id}: restore the project first`,
+      );
+    const updated = await repo.updateTask(trx, auth.accountId, id, {
+      archived_at: null,
+      updated_at: nowIso(),
+    });
+    return emit(trx, auth, 'task:updated', updated);
+  });
+}
+
 /** Who holds an external id: all that a create checks. */
 const externalIdHolders = (db: Db, auth: AuthContext) => ({
   noun: 'Task',
