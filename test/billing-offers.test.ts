@@ -154,6 +154,20 @@ describeEachDb('offers to invoices', (ctx) => {
     assert.equal(await offerInvoiceOf(ctx, offerId), null);
   });
 
+  it('the change feed shows the invoice created and the offer updated', async () => {
+    const { offerId } = await addOffer(ctx, 'accepted');
+    const feed = await ctx.as([...SCOPES]);
+    const start = (await feed.get('/changes?limit=1000')).body.meta.next_cursor;
+    const res = await api.post(`/offers/${offerId}/invoice`, {});
+    assert.equal(res.status, 201, res.text);
+    const changes = (await feed.get(`/changes?limit=1000&after=${encodeURIComponent(start)}`)).body.data;
+    const seen = changes.map(
+      (c: { resource: string; id: number; action: string }) => `${c.resource} ${c.id} ${c.action}`,
+    );
+    assert.ok(seen.includes(`outgoing_invoice ${res.body.data.id} created`), seen.join(', '));
+    assert.ok(seen.includes(`offer ${offerId} updated`), seen.join(', '));
+  });
+
   it('10 concurrent calls on one offer: one invoice, nine 409', async () => {
     const { offerId, clientId } = await addOffer(ctx, 'accepted');
     const answers = await Promise.all(
