@@ -250,6 +250,7 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
       '119,00 "H" 1200 70000  2511 "ER-7" ',
     ]);
     assert.equal(rows[0]![13], `"${NAME}"`);
+    assert.equal(rows[2]![13], '"Büro Schmidt"', 'the supplier record names the creditor');
     assert.equal(rows[0]![2], '"EUR"');
 
     const [pHeader, pColumns, ...pRows] = linesOf(parties);
@@ -496,6 +497,47 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
     }
   });
 
+  it('GET /reports/payables-ageing: open incoming invoices per supplier by days overdue', async () => {
+    const read = await ctx.as('incoming-invoice:read');
+    const list = (await read.get('/incoming-invoices?per_page=100')).body.data as {
+      id: number;
+      invoice_number: string;
+      date: string;
+      due_date: string | null;
+    }[];
+    const er7 = list.find((i) => i.invoice_number === 'ER-7')!;
+    const er9 = list.find((i) => i.invoice_number === 'ER-9')!;
+    const days = (i: { date: string; due_date: string | null }, asOf: string) =>
+      (Date.parse(asOf) - Date.parse(i.due_date ?? i.date)) / 86_400_000;
+    // On 20 Nov ER-7 (119.00, paid on 25 Nov) and ER-9 (100.00) are open; on 30 Nov only ER-9.
+    const before = (await exporter.get('/reports/payables-ageing?date=2026-11-20')).body.data;
+    assert.equal(before.totals.total, 219);
+    assert.deepEqual(
+      before.suppliers.map((s: { name: string; total: number; supplier_id: number | null }) => [
+        s.name,
+        s.total,
+      ]),
+      [
+        ['Büro Schmidt', 119],
+        ['Wien Hosting GmbH', 100],
+      ],
+    );
+    assert.ok(days(er7, '2026-11-20') <= 30 && days(er9, '2026-11-20') <= 30);
+    const after = (await exporter.get('/reports/payables-ageing?date=2026-11-30')).body.data;
+    assert.deepEqual(after.totals, {
+      not_due: days(er9, '2026-11-30') <= 0 ? 100 : 0,
+      days_1_30: days(er9, '2026-11-30') > 0 ? 100 : 0,
+      days_31_60: 0,
+      days_61_90: 0,
+      over_90: 0,
+      total: 100,
+    });
+    assert.deepEqual(
+      after.suppliers.map((s: { invoices: { id: number }[] }) => s.invoices.map((i) => i.id)),
+      [[er9.id]],
+    );
+  });
+
   it('an invoice of dunning charges: fee and interest on their accounts, no VAT figure', async () => {
     const client = (await api.get(`/outgoing-invoices/${doc.inv.id}`)).body.data.client_id;
     const charges = await makeInvoice(api, {
@@ -560,6 +602,7 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
       ['GET', '/exports/locked-periods'],
       ['GET', '/reports/vat?period=2026-11'],
       ['GET', '/reports/ageing'],
+      ['GET', '/reports/payables-ageing'],
     ];
     for (const [method, path, body] of ops) {
       expectProblem(await ctx.anon.request(method as 'GET', path, body), 401);
@@ -585,6 +628,7 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
       expectProblem(await exporter.get(`/reports/vat${q}`), 422);
     expectProblem(await exporter.get('/reports/ageing?date=2026-02-30x'), 422);
     expectProblem(await exporter.get('/reports/ageing?client=1'), 422);
+    expectProblem(await exporter.get('/reports/payables-ageing?date=tomorrow'), 422);
     // The other account has no DATEV numbers yet.
     assert.deepEqual(await fields({ date_from: '2026-11-01', date_to: '2026-11-30' }, foreign), [
       'accounting.datev_consultant_number',

@@ -71,6 +71,7 @@ const OVERRIDES: Record<string, string> = {
   'GET /exports/locked-periods': 'listLockedPeriods',
   'GET /reports/vat': 'getVatReturnReport',
   'GET /reports/ageing': 'getReceivablesAgeingReport',
+  'GET /reports/payables-ageing': 'getPayablesAgeingReport',
   'GET /dunning/levels': 'getDunningLevels',
   'PUT /dunning/levels': 'setDunningLevels',
   'POST /dunning/run': 'runDunning',

@@ -88,7 +88,9 @@ export function incomingBookings(db: Db, accountId: number, from: string, to: st
     .selectFrom('incoming_invoice_bookings as b')
     .innerJoin('incoming_invoices as i', 'i.id', 'b.incoming_invoice_id')
     .innerJoin('chart_of_accounts as c', 'c.id', 'b.chart_of_account_id')
-    .select([
+    .leftJoin('suppliers as s', 's.id', 'i.supplier_id')
+    .select((eb) => [
+      eb.fn.coalesce('s.name', 'i.supplier_name').as('supplier_name'),
       'b.id',
       'b.amount',
       'b.tax_rate',
@@ -98,7 +100,6 @@ export function incomingBookings(db: Db, accountId: number, from: string, to: st
       'i.date',
       'i.document_type',
       'i.supplier_id',
-      'i.supplier_name',
       'i.supplier_country',
       'i.supplier_vat_id',
     ])
@@ -116,14 +117,15 @@ export function paymentsMade(db: Db, accountId: number, from: string, to: string
     .selectFrom('incoming_payments as p')
     .innerJoin('incoming_payment_allocations as a', 'a.incoming_payment_id', 'p.id')
     .innerJoin('incoming_invoices as i', 'i.id', 'a.incoming_invoice_id')
-    .select([
+    .leftJoin('suppliers as s', 's.id', 'i.supplier_id')
+    .select((eb) => [
+      eb.fn.coalesce('s.name', 'i.supplier_name').as('supplier_name'),
       'a.id',
       'a.amount',
       'p.date',
       'i.id as invoice_id',
       'i.invoice_number',
       'i.supplier_id',
-      'i.supplier_name',
     ])
     .where('p.account_id', '=', accountId)
     .where('p.type', '=', 'payment')
@@ -203,4 +205,37 @@ export async function chargeInvoiceIds(
   invoiceIds: number[],
 ): Promise<Set<number>> {
   return new Set((await dunningCharges(db, accountId, invoiceIds)).map((c) => Number(c.charges_invoice_id)));
+}
+
+/** Incoming invoices (not credits) dated up to a day: the candidates of the open payables. */
+export function incomingUpTo(db: Db, accountId: number, asOf: string) {
+  return db
+    .selectFrom('incoming_invoices as i')
+    .leftJoin('suppliers as s', 's.id', 'i.supplier_id')
+    .select((eb) => [
+      'i.id',
+      'i.invoice_number',
+      'i.date',
+      'i.due_date',
+      'i.supplier_id',
+      'i.gross_total',
+      eb.fn.coalesce('s.name', 'i.supplier_name').as('supplier_name'),
+    ])
+    .where('i.account_id', '=', accountId)
+    .where('i.document_type', '=', 'Invoice')
+    .where('i.date', '<=', asOf)
+    .orderBy('i.id')
+    .execute();
+}
+
+/** What was paid or set off on each incoming invoice up to a day. */
+export function paidIncomingUpTo(db: Db, accountId: number, asOf: string) {
+  return db
+    .selectFrom('incoming_payment_allocations as a')
+    .innerJoin('incoming_payments as p', 'p.id', 'a.incoming_payment_id')
+    .select((eb) => ['a.incoming_invoice_id', eb.fn.sum<number>('a.amount').as('paid')])
+    .where('a.account_id', '=', accountId)
+    .where('p.date', '<=', asOf)
+    .groupBy('a.incoming_invoice_id')
+    .execute();
 }

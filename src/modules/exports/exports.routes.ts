@@ -10,6 +10,7 @@ import {
   DatevExportCreate,
   DatevExportListQuery,
   LockedPeriod,
+  PayablesAgeing,
   ReceivablesAgeing,
   VatReturn,
   VatReturnQuery,
@@ -125,5 +126,21 @@ export const exportsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (req) => ({ data: await reports.receivablesAgeing(app.db, req.auth, req.query) }),
+  );
+
+  app.get(
+    '/reports/payables-ageing',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Payables ageing',
+        description:
+          'The open amounts of incoming invoices on a day (default today) per supplier, by days overdue (after the due date, else the invoice date): not yet due, 1–30, 31–60, 61–90, over 90.',
+        querystring: AgeingQuery,
+        response: { 200: Data(PayablesAgeing) },
+      },
+    },
+    async (req) => ({ data: await reports.payablesAgeing(app.db, req.auth, req.query) }),
   );
 };

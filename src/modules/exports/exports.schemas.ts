@@ -163,3 +163,39 @@ export const ReceivablesAgeing = Type.Object(
     description: 'Open receivables on a day per client, by days overdue; the totals equal the open items',
   },
 );
+
+export const PayablesAgeing = Type.Object(
+  {
+    date: DateString,
+    totals: Buckets,
+    suppliers: Type.Array(
+      Type.Object(
+        {
+          supplier_id: Nullable(Id),
+          name: Type.String({ description: 'The supplier as the invoice names it' }),
+          buckets: Type.Omit(Buckets, ['total']),
+          total: Money,
+          invoices: Type.Array(
+            Type.Object(
+              {
+                id: Id,
+                number: Nullable(Type.String()),
+                due_date: DateString,
+                days_overdue: Type.Integer(),
+                open: Money,
+              },
+              { additionalProperties: false },
+            ),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  {
+    $id: 'PayablesAgeing',
+    additionalProperties: false,
+    description:
+      'Open incoming invoices on a day per supplier, by days overdue; the totals equal the open items',
+  },
+);

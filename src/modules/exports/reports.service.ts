@@ -133,3 +133,39 @@ export async function receivablesAgeing(db: Db, auth: AuthContext, q: AgeingQuer
     })),
   };
 }
+
+/**
+ * Payables ageing on a day (default today): each incoming invoice's open amount then (its
+ * gross less payments and credit offsets dated up to the day), by days overdue (after its due
+ * date, else its date), per supplier.
+ */
+export async function payablesAgeing(db: Db, auth: AuthContext, q: AgeingQuery) {
+  const asOf = q.date ?? todayIso();
+  const [invoices, paid] = await Promise.all([
+    read.incomingUpTo(db, auth.accountId, asOf),
+    read.paidIncomingUpTo(db, auth.accountId, asOf),
+  ]);
+  const paidBy = new Map(paid.map((p) => [p.incoming_invoice_id, Number(p.paid)]));
+  const r = ageing(
+    invoices.map((i) => ({
+      invoiceId: i.id,
+      number: i.invoice_number,
+      clientId: i.supplier_id,
+      clientName: i.supplier_name ?? '',
+      dueDate: i.due_date ?? i.date!,
+      open: Math.max(0, Number(i.gross_total) - (paidBy.get(i.id) ?? 0)),
+    })),
+    asOf,
+  );
+  return {
+    date: asOf,
+    totals: { ...bucketsOut(r.totals), total: fromCents(r.total) },
+    suppliers: r.clients.map(({ client_id, ...c }) => ({
+      supplier_id: client_id,
+      ...c,
+      buckets: bucketsOut(c.buckets),
+      total: fromCents(c.total),
+      invoices: c.invoices.map((x) => ({ ...x, open: fromCents(x.open) })),
+    })),
+  };
+}
