@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
+import { setPassword } from '../src/modules/users/passwords.service.js';
+import { describeScope } from '../src/shared/scopes.js';
 import { type Api, countRows, describeEachDb, expectProblem } from './helpers.js';
 import { line, makeClient, makeInvoice } from './invoicing.fixtures.js';
+import { Browser } from './web-client.js';
 import { seedWork, type WorkFixture } from './work.fixtures.js';
 import { feedOf, seedOtherTenant } from './work-write.fixtures.js';
 
@@ -239,5 +242,67 @@ describeEachDb('efforts: writing (beyond the specification)', (ctx) => {
     const del = await invoicer.delete(`/outgoing-invoices/${invoice.id}`);
     assert.equal(del.status, 204);
     assert.equal((await own.delete(`/efforts/${id}`)).status, 204);
+  });
+
+  it('PostgreSQL: a PATCH waits for a billing of the same effort in flight, then answers 409', async (t) => {
+    if (ctx.kind !== 'postgres') return t.skip('SQLite has one writer: nothing runs in between');
+    const { body } = await own.post('/efforts', effort({ description: 'raced' }));
+    const id = body.data.id;
+    const invoicer = await ctx.as('outgoing-invoice:write client:write');
+    const invoice = await makeInvoice(invoicer, {
+      client_id: await makeClient(invoicer),
+      line_items: [line(100)],
+    });
+    // Billing's transaction, not yet committed, holds the link.
+    const trx = await ctx.db.startTransaction().execute();
+    await trx
+      .insertInto('invoice_efforts')
+      .values({
+        account_id: ctx.account.accountId,
+        invoice_id: invoice.id,
+        effort_id: id,
+        position: 1,
+        minutes: 90,
+        hourly_rate: 10000,
+        rate_source: 'account',
+      })
+      .execute();
+    let answered = false;
+    const patch = own.patch(`/efforts/${id}`, { duration_minutes: 5 }).then((r) => {
+      answered = true;
+      return r;
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(answered, false, 'the PATCH waits for the billing transaction');
+    await trx.commit().execute();
+    expectProblem(await patch, 409, 'effort_billed');
+    const row = await ctx.db
+      .selectFrom('efforts')
+      .select('duration_minutes')
+      .where('id', '=', id)
+      .executeTakeFirst();
+    assert.equal(row!.duration_minutes, 90);
+  });
+
+  it('the scopes of writing the work are in the OAuth metadata and the console’s permission list', async () => {
+    const NEW = ['efforts:write', 'efforts:extended:write', 'project:write', 'offer:write', 'user:write'];
+    const meta = await ctx.app.inject({ url: '/.well-known/oauth-authorization-server' });
+    assert.equal(meta.statusCode, 200);
+    for (const s of NEW) assert.ok(meta.json().scopes_supported.includes(s), s);
+    const password = 'correct horse battery staple';
+    await setPassword(ctx.db, ctx.account.users.admin, password);
+    const { email } = await ctx.db
+      .selectFrom('users')
+      .select('email')
+      .where('id', '=', ctx.account.users.admin)
+      .executeTakeFirstOrThrow();
+    const browser = new Browser(ctx.app);
+    await browser.signIn(email, password);
+    const page = await browser.get('/console/integrations');
+    assert.equal(page.status, 200);
+    for (const s of NEW) {
+      assert.ok(page.body.includes(`value="${s}"`), `${s} can be chosen`);
+      assert.ok(page.body.includes(describeScope(s)), `${s} is described`);
+    }
   });
 });

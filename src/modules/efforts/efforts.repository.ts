@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { Db } from '../../db/index.js';
+import { type Db, isPostgres } from '../../db/index.js';
 import { keptTotal } from '../../shared/list-counts.js';
 import { insertReturning, updateOwnedOrThrow } from '../../shared/owned.js';
 import { paginate, type Sortable, unfiltered } from '../../shared/paging.js';
@@ -17,13 +17,12 @@ const EFFORT_SORTABLE: Sortable = {
   duration_minutes: {},
 };
 
-export function findEffort(db: Db, accountId: number, id: number) {
-  return db
-    .selectFrom('efforts')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+export function findEffort(db: Db, accountId: number, id: number, lock = false) {
+  let qb = db.selectFrom('efforts').selectAll().where('account_id', '=', accountId).where('id', '=', id);
+  // FOR UPDATE conflicts with the key-share lock a new invoice_efforts row takes on its effort,
+  // so a write and a billing of the same effort wait for each other (SQLite has one writer).
+  if (lock && isPostgres(db)) qb = qb.forUpdate();
+  return qb.executeTakeFirst();
 }
 
 export function listEfforts(db: Db, accountId: number, q: EffortListQuery, includeAdmin: boolean) {

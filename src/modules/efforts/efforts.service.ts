@@ -128,7 +128,7 @@ export function createEffort(db: Db, auth: AuthContext, body: EffortCreate): Pro
 
 /** 404 for another account's effort; then the write rules on the effort as it is. */
 async function writableRow(db: Db, auth: AuthContext, id: number): Promise<EffortRow> {
-  const row = await repo.findEffort(db, auth.accountId, id);
+  const row = await repo.findEffort(db, auth.accountId, id, true);
   if (!row) throw notFound('Effort');
   assertMayWrite(auth, row);
   return row;
