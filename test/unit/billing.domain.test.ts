@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  accountDefaultRate,
   amountOf,
   billLines,
   hoursOf,
@@ -164,18 +163,7 @@ describe('invoice lines from efforts', () => {
   });
 });
 
-describe('account default rate and tax treatment', () => {
-  const rates: [Record<string, unknown>, number | null][] = [
-    [{}, null],
-    [{ default_hourly_rate: 9000 }, 9000],
-    [{ default_hourly_rate: '9000' }, null],
-    [{ default_hourly_rate: -1 }, null],
-    [{ default_hourly_rate: 1.5 }, null],
-  ];
-  for (const [settings, expected] of rates)
-    it(`default rate of ${JSON.stringify(settings)}`, () =>
-      assert.equal(accountDefaultRate(settings), expected));
-
+describe('tax treatment', () => {
   const taxes: [string | null, { country_code: string | null; vat_id: string | null }, unknown][] = [
     ['DE', { country_code: 'DE', vat_id: 'DE1' }, { tax_rate: '19', tax_exemption_category: null }],
     ['DE', { country_code: null, vat_id: null }, { tax_rate: '19', tax_exemption_category: null }],

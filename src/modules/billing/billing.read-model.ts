@@ -14,7 +14,7 @@ import type { Database } from '../../db/schema.js';
 export async function findAccountRow(db: Db, accountId: number) {
   return db
     .selectFrom('accounts')
-    .select(['country_code', 'settings', 'currency'])
+    .select(['name', 'country_code', 'settings', 'currency'])
     .where('id', '=', accountId)
     .executeTakeFirstOrThrow();
 }

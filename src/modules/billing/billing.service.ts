@@ -5,7 +5,7 @@ import type { AuthContext } from '../../plugins/auth.js';
 import { AppError, type FieldError, notFound, validationFailed } from '../../shared/errors.js';
 import { exactDecimal, fromCents } from '../../shared/money.js';
 import { type Page, pageOf } from '../../shared/paging.js';
-import { parseSettings } from '../account/profile.public.js';
+import { accountProfile } from '../account/profile.public.js';
 import { claimOfferInvoice } from '../offers/offers.public.js';
 import { getOffer } from '../offers/offers.service.js';
 import { createInvoice, getInvoice } from '../outgoing-invoices/invoices.service.js';
@@ -28,7 +28,6 @@ import type {
   UninvoicedReport,
 } from './billing.schemas.js';
 import {
-  accountDefaultRate,
   amountOf,
   type BillLine,
   billLines,
@@ -75,7 +74,8 @@ const isBillable = (r: read.EffortRateRow) => Number(r.billable) === 1 && r.type
 
 async function accountRate(db: Db, accountId: number) {
   const account = await read.findAccountRow(db, accountId);
-  return { account, rate: accountDefaultRate(parseSettings(account.settings)) };
+  // The company profile's reader: the account's default, the last step of the rate order.
+  return { account, rate: accountProfile(account).default_hourly_rate };
 }
 
 /** The projects a from-efforts call bills, and the client its invoice goes to. */

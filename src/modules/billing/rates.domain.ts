@@ -134,12 +134,6 @@ export function billLines(efforts: readonly PricedEffort[], by: GroupBy, roundin
   return out;
 }
 
-/** The account's default sale rate from its settings JSON (`default_hourly_rate`, cents). */
-export function accountDefaultRate(settings: Record<string, unknown>): number | null {
-  const v = settings.default_hourly_rate;
-  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : null;
-}
-
 /** EU member states (ISO 3166-1; Greece as GR), for the reverse charge of services. */
 const EU = new Set(
   'AT BE BG CY CZ DE DK EE ES FI FR GR HR HU IE IT LT LU LV MT NL PL PT RO SE SI SK'.split(' '),
