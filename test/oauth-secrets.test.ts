@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../src/app.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { createIntegration } from '../src/modules/integration/integration.service.js';
+import { openJwk } from '../src/modules/oauth/oauth.keys.js';
 import { hashToken } from '../src/shared/tokens.js';
 import { createAccount, createTestDb, DB_KINDS, testConfig } from './helpers.js';
 import { Browser, discover, listeningApp, oauthClient, oidc, REDIRECT } from './oauth/harness.js';
@@ -182,6 +183,46 @@ for (const kind of DB_KINDS) {
       assert.equal((await oidc.tokenIntrospection(c.config, tokens.access_token)).active, true);
       const refreshed = await oidc.refreshTokenGrant(c.config, tokens.refresh_token!);
       assert.equal(await whoami(refreshed.access_token), 200);
+    });
+
+    it('the signing key is stored sealed with SECRET_KEY; one stored in the clear before is sealed on start', async () => {
+      const stored = async () =>
+        (
+          await handle.db
+            .selectFrom('oauth_store')
+            .select('payload')
+            .where('model', '=', 'Jwks')
+            .where('id', '=', 'signing')
+            .executeTakeFirstOrThrow()
+        ).payload;
+      const sealed = JSON.parse(await stored());
+      assert.deepEqual(Object.keys(sealed), ['enc'], 'no key material in the clear');
+      const key = openJwk(server.app.config.secretKey, await stored())!.jwk;
+      assert.ok(key.d);
+      // As stored by an earlier version: the private key in the clear.
+      await handle.db
+        .updateTable('oauth_store')
+        .set({ payload: JSON.stringify(key) })
+        .where('model', '=', 'Jwks')
+        .execute();
+      const again = await buildApp(testConfig(), { db: handle, logger: false });
+      await again.ready();
+      await again.close();
+      assert.deepEqual(Object.keys(JSON.parse(await stored())), ['enc']);
+      assert.deepEqual(
+        openJwk(server.app.config.secretKey, await stored())!.jwk,
+        key,
+        'the same key, sealed',
+      );
+      // Started with another SECRET_KEY: that key does not open it; a new one replaces it.
+      const other = await buildApp(testConfig({ secretKey: 'another-secret-key-0123456789abcdef-xyz' }), {
+        db: handle,
+        logger: false,
+      });
+      await other.ready();
+      await other.close();
+      assert.equal(openJwk(server.app.config.secretKey, await stored()), null);
+      assert.notEqual(openJwk('another-secret-key-0123456789abcdef-xyz', await stored())!.jwk.d, key.d);
     });
 
     it("the metadata's URLs come from PUBLIC_URL, whatever Host the request names", async () => {

@@ -12,6 +12,7 @@ import { nowIso } from '../../shared/time.js';
 import { hashToken, parseScopes } from '../../shared/tokens.js';
 import { tokenSource } from '../integration/integration.service.js';
 import { KyselyAdapter } from './oauth.adapter.js';
+import { openJwk, sealJwk } from './oauth.keys.js';
 import * as readModel from './oauth.read-model.js';
 import * as repo from './oauth.repository.js';
 
@@ -121,19 +122,30 @@ async function mayIntrospect(
   return true;
 }
 
-/** The signing key (needed by oidc-provider even though no ID tokens are asked for): one per database. */
-async function signingKeys(db: Db) {
-  const existing = await repo.findStored(db, 'Jwks', 'signing');
-  if (!existing) {
-    const jwk = newSigningJwk();
-    await repo.insertStoredIfAbsent(db, {
-      model: 'Jwks',
-      id: 'signing',
-      payload: JSON.stringify({ ...jwk, alg: 'ES256', use: 'sig' }),
-    });
+/**
+ * The signing key (needed by oidc-provider even though no ID tokens are asked for): one per
+ * database, stored sealed with SECRET_KEY (oauth.keys.ts). A key stored in the clear before is
+ * sealed on the first start; one sealed under another SECRET_KEY is replaced by a new one
+ * (nothing signed with it is kept to be verified later).
+ */
+async function signingKeys(db: Db, secretKey: string) {
+  const fresh = () => sealJwk(secretKey, { ...newSigningJwk(), alg: 'ES256', use: 'sig' });
+  let key: Record<string, string> | undefined;
+  for (let attempt = 0; !key; attempt++) {
+    const row = await repo.findStored(db, 'Jwks', 'signing');
+    if (!row) {
+      await repo.insertStoredIfAbsent(db, { model: 'Jwks', id: 'signing', payload: fresh() });
+      continue;
+    }
+    const opened = openJwk(secretKey, row.payload);
+    if (opened?.sealed || attempt > 2) {
+      if (!opened) throw new Error('the OAuth signing key does not open with this SECRET_KEY');
+      key = opened.jwk;
+    } else {
+      const payload = opened ? sealJwk(secretKey, opened.jwk) : fresh();
+      await repo.replaceStoredPayload(db, 'Jwks', 'signing', row.payload, payload);
+    }
   }
-  const row = await repo.findStored(db, 'Jwks', 'signing');
-  const key = JSON.parse(row!.payload) as Record<string, string>;
   return {
     keys: [
       {
@@ -183,7 +195,7 @@ export async function createProvider(app: FastifyInstance, options: OAuthOptions
       grant_types: ['authorization_code'],
       response_types: ['code'],
     },
-    jwks: (await signingKeys(db)) as Configuration['jwks'],
+    jwks: (await signingKeys(db, app.config.secretKey)) as Configuration['jwks'],
     cookies: { keys: [cookieKey], long: { signed: true }, short: { signed: true } },
     scopes: [...STATIC_SCOPES],
     claims: { openid: ['sub'] },

@@ -88,3 +88,13 @@ export const findUserGrantId = (db: Db, userId: number, clientId: string, now: s
 /** Drops rows past their expiry (called now and then; expired rows are never read). */
 export const purgeExpired = (db: Db, now: string) =>
   db.deleteFrom('oauth_store').where('expires_at', '<', now).execute();
+
+/** Replaces a row's payload if it is still `was` (the first of two racing writers wins). */
+export const replaceStoredPayload = (db: Db, model: string, id: string, was: string, payload: string) =>
+  db
+    .updateTable('oauth_store')
+    .set({ payload })
+    .where('model', '=', model)
+    .where('id', '=', id)
+    .where('payload', '=', was)
+    .execute();
