@@ -234,8 +234,12 @@ describeEachDb('invoices from efforts', (ctx) => {
       );
       assert.ok(p.required_scopes!.includes(missing));
     }
-    const invoices = await ctx.as(['outgoing-invoice:read']);
-    expectProblem(await invoices.get('/outgoing-invoices/1/efforts'), 403, 'insufficient_scope');
+    // The timesheet: each of its two scopes missing.
+    for (const scopes of [['outgoing-invoice:read'], ['efforts:read']]) {
+      const token = await ctx.as(scopes);
+      const p = expectProblem(await token.get('/outgoing-invoices/1/efforts'), 403, 'insufficient_scope');
+      assert.deepEqual(p.required_scopes, ['outgoing-invoice:read', 'efforts:read']);
+    }
     expectProblem(await ctx.anon.get('/outgoing-invoices/1/efforts'), 401, 'unauthorized');
   });
 
