@@ -23,6 +23,8 @@ export interface Config {
   readonly webhookAllowPrivate: boolean;
   /** How often an idle webhook worker looks for due deliveries, in ms. */
   readonly webhookPollMs: number;
+  /** DUNNING_AUTO_RUN: the background work runs dunning once a day for every account. */
+  readonly dunningAutoRun: boolean;
   /** Webhook deliveries in flight at once per worker process. */
   readonly webhookConcurrency: number;
   /** Key material for encrypting secrets at rest (webhook signing keys). */
@@ -259,6 +261,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     runWorker: bool('RUN_WORKER', env.RUN_WORKER, true),
     webhookAllowPrivate: bool('WEBHOOK_ALLOW_PRIVATE', env.WEBHOOK_ALLOW_PRIVATE, false),
     webhookPollMs: int('WEBHOOK_POLL_MS', env.WEBHOOK_POLL_MS, 100, MAX_TIMER_MS),
+    dunningAutoRun: bool('DUNNING_AUTO_RUN', env.DUNNING_AUTO_RUN, false),
     webhookConcurrency: int('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 16, undefined, 1),
     secretKey: env.SECRET_KEY || INSECURE_DEFAULT_SECRET_KEY,
     tokenTtlSeconds: int('TOKEN_TTL_SECONDS', env.TOKEN_TTL_SECONDS, 0),

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import type { Db, DbKind } from './db/index.js';
+import { DunningScheduler } from './modules/dunning/dunning.public.js';
 import { defaultSteps } from './modules/incoming-invoices/jobs/default-steps.js';
 import {
   ExtractionWorker,
@@ -33,6 +34,16 @@ export function mailWorkerFor(
 ): BackgroundWork & { start(): void } {
   const worker = config.mail ? new MailWorker(db, kind, { mail: config.mail, logger }) : undefined;
   return { start: () => worker?.start(), stop: async () => worker?.stop() };
+}
+
+/** The daily dunning run, when DUNNING_AUTO_RUN is on; else nothing. */
+export function dunningSchedulerFor(
+  db: Db,
+  config: Config,
+  logger: WorkerLogger,
+): BackgroundWork & { start(): void } {
+  const scheduler = config.dunningAutoRun ? new DunningScheduler(db, { logger }) : undefined;
+  return { start: () => scheduler?.start(), stop: async () => scheduler?.stop() };
 }
 
 /**
@@ -95,7 +106,12 @@ export function prepareBackgroundWork(app: FastifyInstance): { start(): Backgrou
       app.log.info('webhook delivery worker started');
       const mail = mailWorkerFor(app.db, app.dbKind, app.config, app.log.child({ component: 'mail' }));
       mail.start();
-      return { stop: async () => void (await Promise.all([worker.stop(), extraction.stop(), mail.stop()])) };
+      const dunning = dunningSchedulerFor(app.db, app.config, app.log.child({ component: 'dunning' }));
+      dunning.start();
+      return {
+        stop: async () =>
+          void (await Promise.all([worker.stop(), extraction.stop(), mail.stop(), dunning.stop()])),
+      };
     },
   };
 }

@@ -4,7 +4,7 @@ import { createDatabaseIfMissing } from './db/create-database.js';
 import { createDb } from './db/index.js';
 import { migrateToLatest } from './db/migrator.js';
 import { failStartup, startupStep } from './startup.js';
-import { extractionWorkerFor, mailWorkerFor, webhookWorkerFor } from './worker-hooks.js';
+import { dunningSchedulerFor, extractionWorkerFor, mailWorkerFor, webhookWorkerFor } from './worker-hooks.js';
 
 /**
  * `npm run worker`: the webhook delivery worker, the extraction job worker (OCR) and the mail
@@ -31,6 +31,8 @@ try {
   extraction.start();
   const mail = mailWorkerFor(handle.db, handle.kind, config, log.child({ component: 'mail' }));
   mail.start();
+  const dunning = dunningSchedulerFor(handle.db, config, log.child({ component: 'dunning' }));
+  dunning.start();
 
   let stopping = false;
   const shutdown = (signal: string) => {
@@ -41,7 +43,7 @@ try {
       log.error('still busy after 15 s; exiting anyway');
       process.exit(1);
     }, 15_000).unref();
-    Promise.all([worker.stop(), extraction.stop(), mail.stop()])
+    Promise.all([worker.stop(), extraction.stop(), mail.stop(), dunning.stop()])
       .finally(() => handle.destroy())
       .then(
         () => process.exit(0),

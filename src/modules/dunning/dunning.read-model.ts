@@ -92,3 +92,20 @@ export const clientOf = (db: Db, accountId: number, clientId: number) =>
     .where('account_id', '=', accountId)
     .where('id', '=', clientId)
     .executeTakeFirst();
+
+/** Accounts that have no dunning job yet (the scheduled run adds one for each). */
+export async function accountsWithoutJob(db: Db): Promise<number[]> {
+  const rows = await db
+    .selectFrom('accounts as a')
+    .select('a.id')
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb.selectFrom('dunning_jobs as j').select('j.account_id').whereRef('j.account_id', '=', 'a.id'),
+        ),
+      ),
+    )
+    .orderBy('a.id')
+    .execute();
+  return rows.map((r) => Number(r.id));
+}

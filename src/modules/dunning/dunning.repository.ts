@@ -147,3 +147,87 @@ export function listLetters(db: Db, accountId: number, q: LetterListQuery) {
   if (q.date_to !== undefined) qb = qb.where('date', '<=', q.date_to);
   return paginate(qb.orderBy('id'), q);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The scheduled run's jobs
+
+export async function insertJobs(db: Db, accountIds: readonly number[]): Promise<void> {
+  if (accountIds.length === 0) return;
+  await db
+    .insertInto('dunning_jobs')
+    .values(accountIds.map((account_id) => ({ account_id })))
+    .onConflict((oc) => oc.column('account_id').doNothing())
+    .execute();
+}
+
+/**
+ * Claims the job of one account whose `today` has not run and whose lease has run out. The
+ * UPDATE repeats the conditions: of two workers claiming one job, one changes the row.
+ */
+export async function claimJob(
+  db: Db,
+  today: string,
+  now: string,
+  leaseUntil: string,
+  token: string,
+): Promise<number | undefined> {
+  const candidate = await db
+    .selectFrom('dunning_jobs')
+    .select('account_id')
+    .where((eb) => eb.or([eb('last_run_on', 'is', null), eb('last_run_on', '<', today)]))
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
+    .orderBy('account_id')
+    .limit(1)
+    .executeTakeFirst();
+  if (!candidate) return undefined;
+  const claimed = await db
+    .updateTable('dunning_jobs')
+    .set({ lease_until: leaseUntil, lease_token: token, updated_at: now })
+    .where('account_id', '=', candidate.account_id)
+    .where((eb) => eb.or([eb('last_run_on', 'is', null), eb('last_run_on', '<', today)]))
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
+    .returning('account_id')
+    .executeTakeFirst();
+  // Another worker took it meanwhile: the caller asks again.
+  return claimed ? Number(claimed.account_id) : -1;
+}
+
+export async function renewJob(
+  db: Db,
+  accountId: number,
+  token: string,
+  leaseUntil: string,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('dunning_jobs')
+    .set({ lease_until: leaseUntil })
+    .where('account_id', '=', accountId)
+    .where('lease_token', '=', token)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** Ends a claimed job: the day ran (`ranOn`), or failed (`error`: tried again from `retryAt`). */
+export async function endJob(
+  db: Db,
+  accountId: number,
+  token: string,
+  end: { ranOn: string } | { error: string; retryAt: string },
+  now: string,
+): Promise<void> {
+  await db
+    .updateTable('dunning_jobs')
+    .set(
+      'ranOn' in end
+        ? { lease_until: null, lease_token: null, updated_at: now, last_run_on: end.ranOn, last_error: null }
+        : {
+            lease_until: end.retryAt,
+            lease_token: null,
+            updated_at: now,
+            last_error: end.error.slice(0, 1000),
+          },
+    )
+    .where('account_id', '=', accountId)
+    .where('lease_token', '=', token)
+    .execute();
+}

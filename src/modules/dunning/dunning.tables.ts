@@ -60,3 +60,19 @@ declare module '../../db/schema.js' {
     dunning_letters: DunningLetterTable;
   }
 }
+
+export interface DunningJobTable {
+  account_id: number;
+  /** The last day the scheduled run finished for the account. */
+  last_run_on: string | null;
+  lease_until: string | null;
+  lease_token: string | null;
+  last_error: string | null;
+  updated_at: Generated<string>;
+}
+
+declare module '../../db/schema.js' {
+  interface Database {
+    dunning_jobs: DunningJobTable;
+  }
+}
