@@ -635,4 +635,25 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
       'accounting.datev_client_number',
     ]);
   });
+
+  it('an undated invoice booked while this month is locked gets the first open day', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const month = today.slice(0, 7);
+    const last = new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 0))
+      .toISOString()
+      .slice(0, 10);
+    const lock = await exporter.post('/exports/datev', {
+      date_from: `${month}-01`,
+      date_to: last,
+      lock: true,
+    });
+    assert.equal(lock.status, 201, lock.text);
+    const client = (await api.get(`/outgoing-invoices/${doc.inv.id}`)).body.data.client_id;
+    const undated = await makeInvoice(api, { client_id: client, line_items: [line(10)] });
+    const booked = await bookNow(api, undated.id);
+    const next = new Date(Date.parse(`${last}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+    assert.equal(booked.date, next);
+    const dated = await makeInvoice(api, { client_id: client, date: today, line_items: [line(10)] });
+    expectProblem(await api.post(`/outgoing-invoices/${dated.id}/book`), 409, 'period_locked');
+  });
 });

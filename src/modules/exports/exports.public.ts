@@ -7,7 +7,7 @@
  */
 import type { Db } from '../../db/index.js';
 import * as repo from './exports.repository.js';
-import { periodLockedError } from './periods.domain.js';
+import { firstOpenDay, periodLockedError } from './periods.domain.js';
 
 /**
  * Refuses (409 `period_locked`) when a date lies in a locked month. `what` names the
@@ -27,4 +27,13 @@ export async function assertPeriodOpen(
   const first = locked[0]!;
   const date = given.find((d) => d.startsWith(first.period))!;
   throw periodLockedError(what, date, new Date(first.locked_at).toISOString());
+}
+
+/**
+ * The date a document without one is booked on: `today`, or when today's month is locked, the
+ * first day of the next open month (a date given explicitly is checked by `assertPeriodOpen`).
+ */
+export async function openBookingDate(db: Db, accountId: number, today: string): Promise<string> {
+  await repo.periodGuard(db, accountId, false);
+  return firstOpenDay(today, new Set(await repo.locksFrom(db, accountId, today.slice(0, 7))));
 }

@@ -25,6 +25,17 @@ export function lockedPeriods(db: Db, accountId: number, periods: string[]) {
     .execute();
 }
 
+/** The locked months from `period` on (YYYY-MM). */
+export async function locksFrom(db: Db, accountId: number, period: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('accounting_period_locks')
+    .select('period')
+    .where('account_id', '=', accountId)
+    .where('period', '>=', period)
+    .execute();
+  return rows.map((r) => r.period);
+}
+
 export function listLocks(db: Db, accountId: number) {
   return db
     .selectFrom('accounting_period_locks')

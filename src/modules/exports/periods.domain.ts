@@ -38,3 +38,21 @@ export function periodLockedError(what: string, date: string, lockedAt: string):
     { extra: { period } },
   );
 }
+
+/**
+ * The first day on or after `date` outside the locked months: `date` itself when its month is
+ * open, else the first day of the next open month.
+ */
+export function firstOpenDay(date: string, locked: ReadonlySet<string>): string {
+  if (!locked.has(date.slice(0, 7))) return date;
+  let y = Number(date.slice(0, 4));
+  let m = Number(date.slice(5, 7));
+  for (;;) {
+    if (++m > 12) {
+      m = 1;
+      y++;
+    }
+    const p = `${y}-${String(m).padStart(2, '0')}`;
+    if (!locked.has(p)) return `${p}-01`;
+  }
+}

@@ -9,7 +9,7 @@ import type { PdfDocument, PdfParty } from '../../shared/pdf/types.js';
 import { nowIso, todayIso } from '../../shared/time.js';
 import { validatorCompiler } from '../../shared/validation.js';
 import { accountProfile, numberFormatFor } from '../account/profile.public.js';
-import { assertPeriodOpen } from '../exports/exports.public.js';
+import { assertPeriodOpen, openBookingDate } from '../exports/exports.public.js';
 import { storeFile, type Upload } from '../files/files.public.js';
 import { legalCompletenessErrors } from './booking.domain.js';
 import {
@@ -108,7 +108,8 @@ export async function bookInvoice(db: Db, auth: AuthContext, id: number, body: B
           `The invoice cannot be booked: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`,
         );
       }
-      const date = current.date ?? todayIso();
+      // Undated: today, or the first open day when today's month is locked (Festschreibung).
+      const date = current.date ?? (await openBookingDate(trx, auth.accountId, todayIso()));
       await assertPeriodOpen(trx, auth.accountId, `Invoice ${id}`, date);
       // Without terms of its own the invoice gets the account's (company profile), fixed now.
       const termDays = current.payment_term_days ?? profile.payment_term_days;
