@@ -134,6 +134,16 @@ export function toIncomingInvoice(r: InvoiceRow, bookings: BookingRow[]): Incomi
       fields: fieldsOut(r),
     },
     bookings: bookings.map(toBooking),
+    source:
+      r.source_message_id === null
+        ? { kind: 'api' }
+        : {
+            kind: 'mailbox',
+            mailbox_id: r.source_mailbox_id,
+            message_id: r.source_message_id,
+            sender: r.source_sender,
+            subject: r.source_subject,
+          },
     created_at: r.created_at,
     updated_at: r.updated_at,
   };

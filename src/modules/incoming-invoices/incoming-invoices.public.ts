@@ -9,6 +9,13 @@ import { nowIso } from '../../shared/time.js';
 import type { InvoiceRow } from './incoming-invoices.mappers.js';
 import * as repo from './incoming-invoices.repository.js';
 
+export { createExtractor, type Extractor } from './extraction.pool.js';
+export { createInvoice } from './incoming-invoices.service.js';
+
+/** The first document of the account with a file of this MD5 (lower-case hex), if any. */
+export const findByFileMd5 = async (db: Db, accountId: number, md5: string) =>
+  (await repo.findByMd5(db, accountId, md5.toLowerCase()))[0];
+
 /** A stored incoming invoice or credit (amounts in cents). */
 export type IncomingInvoiceRow = InvoiceRow;
 

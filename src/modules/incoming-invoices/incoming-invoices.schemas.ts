@@ -242,6 +242,19 @@ export const IncomingInvoice = Type.Object(
       description: 'Fields whose value came from data extraction of the uploaded file',
     }),
     extraction: Extraction,
+    source: Type.Object(
+      {
+        kind: Type.Union([Type.Literal('api'), Type.Literal('mailbox')]),
+        mailbox_id: Type.Optional(Nullable(Id)),
+        message_id: Type.Optional(Type.String()),
+        sender: Type.Optional(Nullable(Type.String())),
+        subject: Type.Optional(Nullable(Type.String())),
+      },
+      {
+        description:
+          'How the document came in: `api` (created or uploaded through the API), or `mailbox` with the mailbox (null once deleted), the message id, sender and subject of the e-mail',
+      },
+    ),
     // Unbounded in answers: what a document says is shown as read (the bounds are for input),
     // and a value outside them must not make the answer fail.
     taxes: Nullable(

@@ -164,6 +164,8 @@ export async function createInvoice(
   upload?: Upload,
   /** Reads the upload's data (off the event loop, see extraction.pool.ts). */
   extract?: (upload: Upload) => Promise<ExtractionOutcome>,
+  /** The e-mail it came with (mailbox intake). */
+  source?: { mailboxId: number; messageId: string; sender: string | null; subject: string | null },
 ): Promise<InvoiceRow> {
   checkFields(body);
   const requestFields = requestFieldsOf(body);
@@ -212,6 +214,14 @@ export async function createInvoice(
       extraction_warnings: JSON.stringify([...(outcome?.warnings ?? []), ...merged.warnings]),
       extraction_provenance: JSON.stringify(merged.provenance),
       request_fields: JSON.stringify(requestFields),
+      ...(source
+        ? {
+            source_mailbox_id: source.mailboxId,
+            source_message_id: source.messageId,
+            source_sender: source.sender,
+            source_subject: source.subject,
+          }
+        : {}),
     });
     if (upload) {
       const file = await storeFile(trx, auth, upload, { type: 'incoming_invoice', id: row.id });
@@ -305,7 +315,8 @@ export function updateInvoice(db: Db, auth: AuthContext, id: number, body: Incom
       );
     const booked = await bookedCents(trx, auth.accountId, id);
     // Booked on the chart: its month (and the one it would move to) must be open.
-    if (booked > 0) await assertPeriodOpen(trx, auth.accountId, `Incoming invoice ${id}`, row.date, body.date);
+    if (booked > 0)
+      await assertPeriodOpen(trx, auth.accountId, `Incoming invoice ${id}`, row.date, body.date);
     if (booked > totals.gross_total) throw bookingSumError('gross_total', booked, totals.gross_total);
     const fullyPaid = paid > 0 && paid >= totals.gross_total;
     if (status !== undefined && fullyPaid)

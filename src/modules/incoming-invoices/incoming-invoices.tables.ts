@@ -52,6 +52,11 @@ export interface IncomingInvoiceTable {
   extraction_provenance: Generated<string>;
   /** JSON: field names the caller set (request or PATCH); extraction never overwrites them. */
   request_fields: Generated<string>;
+  /** Where the document came from when not uploaded through the API (mailbox intake). */
+  source_mailbox_id: Generated<number | null>;
+  source_message_id: Generated<string | null>;
+  source_sender: Generated<string | null>;
+  source_subject: Generated<string | null>;
   created_at: Generated<string>;
   updated_at: Generated<string>;
 }
