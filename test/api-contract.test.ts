@@ -8,7 +8,7 @@ describeEachDb('API contract edges', (ctx) => {
 
   before(async () => {
     api = await ctx.as(
-      'payments:read payments:write task-management:read task-management:write outgoing-invoice:read outgoing-invoice:write client:write',
+      'payments:read payments:write task-management:read task-management:write outgoing-invoice:read outgoing-invoice:write outgoing-invoice:book client:write contact-data:write',
     );
   });
 
@@ -41,6 +41,26 @@ describeEachDb('API contract edges', (ctx) => {
       p.errors!.map((e) => e.field),
       ['id'],
     );
+  });
+
+  it('a body whose fields are all optional may be left out, and the document says so', async () => {
+    const send = (method: 'POST' | 'PATCH', url: string) =>
+      ctx.app.inject({ method, url: `/api/v1${url}`, headers: { authorization: `Bearer ${api.token}` } });
+    // Booking takes only an optional number: without a body it goes on to look for the invoice.
+    const book = await send('POST', '/outgoing-invoices/99999999/book');
+    assert.equal(book.statusCode, 404, book.body);
+    const company = await api.post('/companies', { name: 'Sent without a body' });
+    assert.equal(company.status, 201, company.text);
+    const patched = await send('PATCH', `/companies/${company.body.data.id}`);
+    assert.equal(patched.statusCode, 200, patched.body);
+    assert.equal(patched.json().data.name, 'Sent without a body');
+    // A body with a required field, or one that must change something, is still required.
+    assert.equal((await send('POST', '/clients')).statusCode, 422);
+    assert.equal((await send('PATCH', '/clients/1')).statusCode, 422);
+    const doc = (await ctx.app.inject({ url: '/api/v1/openapi.json' })).json();
+    assert.equal(doc.paths['/api/v1/outgoing-invoices/{id}/book'].post.requestBody.required, false);
+    assert.equal(doc.paths['/api/v1/clients/{id}'].patch.requestBody.required, true);
+    assert.equal(doc.paths['/api/v1/clients'].post.requestBody.required, true);
   });
 
   it('an empty Idempotency-Key is refused (422), not taken for no key; nothing is written', async () => {

@@ -365,6 +365,13 @@ export function completeOperation(doc: Json, method: string, path: string, op: J
     op.responses[status] = problemAnswer(Number(status), list!, existing?.description);
   }
 
+  // A JSON body without required fields may be left out (strict-input.ts takes it as `{}`).
+  const body = op.requestBody?.content;
+  if (body && Object.keys(body).length === 1 && body['application/json']) {
+    const schema = resolve(doc, body['application/json'].schema);
+    if (!schema?.required?.length && !schema?.minProperties) op.requestBody.required = false;
+  }
+
   op.parameters ??= [];
   const params: Json[] = op.parameters;
   const addParam = (p: Json) => {

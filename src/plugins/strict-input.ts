@@ -27,6 +27,11 @@ async function refuseBody(req: FastifyRequest) {
   throw validationFailed(errors, 'This operation takes no request body');
 }
 
+/** A JSON body whose fields are all optional may be left out: it is then `{}`. */
+async function emptyBody(req: FastifyRequest) {
+  if (req.body === undefined) req.body = {};
+}
+
 /**
  * A route taking JSON or multipart (`body.content`): Fastify validates only the content type
  * that was sent, so a request that sent none would reach the handler without a body.
@@ -50,8 +55,14 @@ export function strictRoute(route: RouteOptions): void {
   const schema = route.schema as RouteSchema;
   if (schema.body !== undefined) {
     schema.body = strictBody(schema.body);
-    if ((schema.body as { content?: Record<string, unknown> }).content?.['application/json'])
-      addRouteHook(route, 'preValidation', requireBody, 'last');
+    const body = schema.body as {
+      content?: Record<string, unknown>;
+      required?: unknown[];
+      minProperties?: number;
+    };
+    if (body.content?.['application/json']) addRouteHook(route, 'preValidation', requireBody, 'last');
+    else if (!body.content && !body.required?.length && !body.minProperties)
+      addRouteHook(route, 'preValidation', emptyBody, 'first');
   } else if ([route.method].flat().some((m) => m !== 'GET' && m !== 'HEAD'))
     addRouteHook(route, 'preValidation', refuseBody, 'last');
   schema.querystring = schema.querystring === undefined ? NO_PARAMETERS : strictSchema(schema.querystring);
