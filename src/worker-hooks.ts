@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import type { Db, DbKind } from './db/index.js';
+import { DunningScheduler } from './modules/dunning/dunning.public.js';
 import { defaultSteps } from './modules/incoming-invoices/jobs/default-steps.js';
 import {
   ExtractionWorker,
@@ -8,6 +9,7 @@ import {
 } from './modules/incoming-invoices/jobs/extraction-jobs.worker.js';
 import { createOcrReader } from './modules/incoming-invoices/ocr/ocr.pool.js';
 import { mailboxWorkerFor } from './modules/incoming-mailboxes/incoming-mailboxes.public.js';
+import { MailWorker, wakeMailWorkers } from './modules/mail/mail.public.js';
 import { WebhookWorker, type WorkerLogger, wakeWebhookWorkers } from './modules/webhooks/webhooks.worker.js';
 
 export interface BackgroundWork {
@@ -22,6 +24,27 @@ export function webhookWorkerFor(db: Db, kind: DbKind, config: Config, logger: W
     concurrency: config.webhookConcurrency,
     logger,
   });
+}
+
+/** The mail outbox's worker, when a relay is configured (SMTP_URL); else nothing is queued. */
+export function mailWorkerFor(
+  db: Db,
+  kind: DbKind,
+  config: Config,
+  logger: WorkerLogger,
+): BackgroundWork & { start(): void } {
+  const worker = config.mail ? new MailWorker(db, kind, { mail: config.mail, logger }) : undefined;
+  return { start: () => worker?.start(), stop: async () => worker?.stop() };
+}
+
+/** The daily dunning run, when DUNNING_AUTO_RUN is on; else nothing. */
+export function dunningSchedulerFor(
+  db: Db,
+  config: Config,
+  logger: WorkerLogger,
+): BackgroundWork & { start(): void } {
+  const scheduler = config.dunningAutoRun ? new DunningScheduler(db, { logger }) : undefined;
+  return { start: () => scheduler?.start(), stop: async () => scheduler?.stop() };
 }
 
 /**
@@ -64,6 +87,7 @@ export function prepareBackgroundWork(app: FastifyInstance): { start(): Backgrou
   if (!app.config.runWorker) return { start: () => ({ stop: async () => {} }) };
   afterWrites(app, wakeWebhookWorkers);
   afterWrites(app, wakeExtractionWorkers);
+  afterWrites(app, wakeMailWorkers);
   return {
     start() {
       const extraction = extractionWorkerFor(
@@ -88,8 +112,19 @@ export function prepareBackgroundWork(app: FastifyInstance): { start(): Backgrou
       );
       worker.start();
       app.log.info('webhook delivery worker started');
+      const mail = mailWorkerFor(app.db, app.dbKind, app.config, app.log.child({ component: 'mail' }));
+      mail.start();
+      const dunning = dunningSchedulerFor(app.db, app.config, app.log.child({ component: 'dunning' }));
+      dunning.start();
       return {
-        stop: async () => void (await Promise.all([worker.stop(), extraction.stop(), mailboxes.stop()])),
+        stop: async () =>
+          void (await Promise.all([
+            worker.stop(),
+            extraction.stop(),
+            mailboxes.stop(),
+            mail.stop(),
+            dunning.stop(),
+          ])),
       };
     },
   };

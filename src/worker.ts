@@ -5,10 +5,11 @@ import { createDb } from './db/index.js';
 import { migrateToLatest } from './db/migrator.js';
 import { mailboxWorkerFor } from './modules/incoming-mailboxes/incoming-mailboxes.public.js';
 import { failStartup, startupStep } from './startup.js';
-import { extractionWorkerFor, webhookWorkerFor } from './worker-hooks.js';
+import { dunningSchedulerFor, extractionWorkerFor, mailWorkerFor, webhookWorkerFor } from './worker-hooks.js';
 
 /**
- * `npm run worker`: the webhook delivery worker and the extraction job worker (OCR) alone,
+ * `npm run worker`: the webhook delivery worker, the extraction job worker (OCR) and the mail
+ * outbox's worker alone,
  * for deployments that run the API with RUN_WORKER=false. Any number of these may share one PostgreSQL database.
  */
 try {
@@ -31,6 +32,10 @@ try {
   extraction.start();
   const mailboxes = mailboxWorkerFor(handle.db, handle.kind, config, log.child({ component: 'mailboxes' }));
   mailboxes.start();
+  const mail = mailWorkerFor(handle.db, handle.kind, config, log.child({ component: 'mail' }));
+  mail.start();
+  const dunning = dunningSchedulerFor(handle.db, config, log.child({ component: 'dunning' }));
+  dunning.start();
 
   let stopping = false;
   const shutdown = (signal: string) => {
@@ -41,7 +46,7 @@ try {
       log.error('still busy after 15 s; exiting anyway');
       process.exit(1);
     }, 15_000).unref();
-    Promise.all([worker.stop(), extraction.stop(), mailboxes.stop()])
+    Promise.all([worker.stop(), extraction.stop(), mailboxes.stop(), mail.stop(), dunning.stop()])
       .finally(() => handle.destroy())
       .then(
         () => process.exit(0),

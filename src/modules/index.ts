@@ -1,6 +1,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import { accountLogoRoutes, accountRoutes } from './account/account.routes.js';
+import { bankingRoutes, bankStatementUploadRoutes } from './banking/banking.routes.js';
 import { billingRoutes } from './billing/billing.routes.js';
 import { changesRoutes } from './changes/changes.routes.js';
 import { chartOfAccountsRoutes } from './chart-of-accounts/chart-of-accounts.routes.js';
@@ -15,6 +16,7 @@ import { filesRoutes } from './files/files.routes.js';
 import { incomingInvoicesRoutes } from './incoming-invoices/incoming-invoices.routes.js';
 import { incomingMailboxesRoutes } from './incoming-mailboxes/incoming-mailboxes.routes.js';
 import { integrationRoutes } from './integration/integration.routes.js';
+import { mailRoutes } from './mail/mail.routes.js';
 import { grantsRoutes } from './oauth/grants.routes.js';
 import { oauthRoutes } from './oauth/oauth.routes.js';
 import { offersRoutes } from './offers/offers.routes.js';
@@ -46,6 +48,7 @@ async function uploadModules(scope: FastifyInstance): Promise<void> {
   await scope.register(incomingInvoicesRoutes);
   await scope.register(invoicesRoutes);
   await scope.register(accountLogoRoutes);
+  await scope.register(bankStatementUploadRoutes);
 }
 
 /** Every resource module, registered under the API prefix. One line per module. */
@@ -71,7 +74,9 @@ export async function registerModules(api: FastifyInstance): Promise<void> {
   await api.register(incomingMailboxesRoutes);
   await api.register(offersRoutes);
   await api.register(paymentsRoutes);
+  await api.register(bankingRoutes);
   await api.register(changesRoutes);
+  await api.register(mailRoutes);
   await api.register(billingRoutes);
   await api.register(exportsRoutes);
   await api.register(dunningRoutes);
