@@ -65,8 +65,17 @@ const LANDED: ReadonlyArray<readonly [file: string, sha256: string]> = [
   ],
   ['2026_12_07_100_billing.ts', '171fa20a37669b0a621df1f005206972ff34b27be349ba0a2c9d3314ab6e16fe'],
   ['2026_12_07_400_dunning.ts', '1dd85ce1967edeeb5a18f8ae076d31416c667dcf3984d0b934c610486bfc5e08'],
+  ['2026_12_07_500_bank_statements.ts', 'e74af31f6bbfe238e6d7ba340fd985e514ccd86422fd9c532dc684d25600eaa2'],
   ['2026_12_07_600_exports.ts', '76fe72767c17290333b15811121dc8cc4261bb7abf2738c56b12618f45393f03'],
+  [
+    '2026_12_07_700_oauth_store_hashed.ts',
+    '60d1f46ef6a8003165c530a8a4799419ace98ae99a496d7a7e9b5c01b6ea13be',
+  ],
   ['2026_12_07_800_mail_outbox.ts', 'b8344212f57614a8efc0d5d2e3dff47007a271fa64b01fd41a23637ec6b07771'],
+  ['2026_12_07_800_mailbox_intake.ts', '2f598906a3074d10b7467400d12ac8e75b0303cd34fe73fa2556135c79b3f944'],
+  ['2026_12_07_910_billing_indexes.ts', 'fe2b3a40973dfbb09db0fa3e95966f4b8654e68bbc00b87b6880c084bc52156d'],
+  ['2026_12_07_920_dunning_jobs.ts', '5810bc6633f26897d2185edad63582e0f3ec3ba5085f816bfa961743c2fc2452'],
+  ['2026_12_07_930_mail_templates.ts', 'd9dc5beac5d746809e68412a511cbb654b9d16efa1279aff0b66721ce024d156'],
 ];
 
 const dir = new URL('../src/db/migrations/', import.meta.url);

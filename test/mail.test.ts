@@ -350,6 +350,77 @@ describeEachDb(
       assert.equal(relay.accepted.length, before);
     });
 
+    it('keeps the account’s own texts per language and kind, used by the next message', async () => {
+      const admin = await ctx.as([...SCOPES, 'client:write', 'account:read', 'account:write']);
+      const path = '/account/profile/mail-templates';
+      const list = await admin.get(path);
+      assert.equal(list.status, 200, list.text);
+      assert.deepEqual(
+        list.body.data.map((t: any) => `${t.language}/${t.kind}/${t.built_in}`),
+        ['de/invoice/true', 'de/credit/true', 'en/invoice/true', 'en/credit/true'],
+      );
+      const own = {
+        language: 'en',
+        kind: 'invoice',
+        subject: 'Bill {invoice_number}',
+        body: 'Dear {client_name},\n\nplease pay {amount_due}.',
+      };
+      const put = await admin.put(path, { templates: [own] });
+      assert.equal(put.status, 200, put.text);
+      assert.deepEqual(
+        put.body.data.find((t: any) => t.language === 'en' && t.kind === 'invoice'),
+        { ...own, built_in: false },
+      );
+      assert.equal(put.body.data.filter((t: any) => t.built_in).length, 3);
+
+      const id = await bookedInvoice({ name: 'Buyer AG' });
+      const sent = await admin.post(`/outgoing-invoices/${id}/send`, { language: 'en' });
+      assert.equal(sent.status, 202, sent.text);
+      assert.match(sent.body.data.subject, /^Bill RE-\d{4}-\d+$/);
+      assert.equal(sent.body.data.text, 'Dear Buyer AG,\n\nplease pay €119.00.');
+
+      const bad = {
+        language: 'de',
+        kind: 'credit',
+        subject: 'Gutschrift {nummer}',
+        body: '{invoice_number} {x}',
+      };
+      const p = expectProblem(
+        await admin.put(path, { templates: [own, bad, own] }),
+        422,
+        'validation_failed',
+      );
+      assert.deepEqual(
+        p.errors!.map((e) => `${e.field}: ${e.message}`),
+        [
+          'templates.1.subject: unknown placeholder {nummer}',
+          'templates.1.body: unknown placeholder {x}',
+          'templates.2: en/invoice is given twice',
+        ],
+      );
+      for (const wrong of [
+        { ...own, language: 'fr' },
+        { ...own, kind: 'offer' },
+        { ...own, extra: 1 },
+      ])
+        expectProblem(await admin.put(path, { templates: [wrong] }), 422, 'validation_failed');
+      expectProblem(await admin.put(path, {}), 422, 'validation_failed');
+      expectProblem(await ctx.anon.get(path), 401);
+      expectProblem(await api.get(path), 403, 'insufficient_scope');
+      expectProblem(await api.put(path, { templates: [] }), 403, 'insufficient_scope');
+      const member = await ctx.as(['account:read', 'account:write'], { userId: ctx.account.users.member });
+      expectProblem(await member.get(path), 403, 'forbidden');
+      expectProblem(await member.put(path, { templates: [] }), 403, 'forbidden');
+      // The refused requests changed nothing.
+      assert.equal((await admin.get(path)).body.data.filter((t: any) => !t.built_in).length, 1);
+
+      const reset = await admin.put(path, { templates: [] });
+      assert.ok(reset.body.data.every((t: any) => t.built_in));
+      // Another account's texts are its own.
+      const stranger = await ctx.as(['account:read'], { accountId: ctx.other.accountId });
+      assert.ok((await stranger.get(path)).body.data.every((t: any) => t.built_in));
+    });
+
     it('answers 503 mail_not_configured without SMTP_URL and queues nothing', async () => {
       const id = await bookedInvoice();
       const app = await buildApp(testConfig({ mail: null }), { db: ctx.handle, logger: false });

@@ -11,6 +11,7 @@ import {
   resolveRecipients,
   retryDelay,
   smtpVerdict,
+  unknownPlaceholders,
 } from '../../src/modules/mail/mail.domain.js';
 import type { PdfDocument } from '../../src/shared/pdf/types.js';
 
@@ -169,6 +170,16 @@ describe('mail domain', () => {
     );
     assert.equal(own.subject, 'For Evil Bcc: x@y', 'no line break reaches the header');
     assert.match(own.html, /Hi &lt;b&gt;Evil<br>\nBcc: x@y&lt;\/b&gt;/);
+  });
+
+  it('names the unknown placeholders of a template, once each', () => {
+    const cases: [string, string[]][] = [
+      ['{invoice_number} {due_date} {amount_due}', []],
+      ['{nummer} and {nummer} and {x}', ['nummer', 'x']],
+      ['{Invoice_Number} {} { invoice_number }', []],
+      ['no placeholders', []],
+    ];
+    for (const [t, expected] of cases) assert.deepEqual(unknownPlaceholders(t), expected, t);
   });
 
   it('makes the HTML part from the text: escaped, paragraphs, line breaks', () => {

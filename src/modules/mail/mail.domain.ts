@@ -185,6 +185,14 @@ export function placeholderValues(
   };
 }
 
+/** The `{name}` placeholders of a template that are not among PLACEHOLDERS. */
+export function unknownPlaceholders(template: string): string[] {
+  const known = new Set<string>(PLACEHOLDERS);
+  return [...new Set([...template.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]!))].filter(
+    (n) => !known.has(n),
+  );
+}
+
 /** Fills `{name}` placeholders; an unknown one stays as written. */
 export function fill(template: string, values: Partial<Record<string, string>>): string {
   return template.replace(/\{([a-z_]+)\}/g, (m, name: string) => values[name] ?? m);

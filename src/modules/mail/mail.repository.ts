@@ -200,3 +200,30 @@ export async function releaseLease(db: Db, id: number, token: string): Promise<v
     .where('lease_token', '=', token)
     .execute();
 }
+
+export const listTemplates = (db: Db, accountId: number) =>
+  db.selectFrom('mail_templates').selectAll().where('account_id', '=', accountId).execute();
+
+export const findTemplate = (db: Db, accountId: number, language: string, kind: string) =>
+  db
+    .selectFrom('mail_templates')
+    .select(['subject', 'body'])
+    .where('account_id', '=', accountId)
+    .where('language', '=', language)
+    .where('kind', '=', kind)
+    .executeTakeFirst();
+
+/** The account's own texts become exactly `rows` (the caller's transaction). */
+export async function replaceTemplates(
+  db: Db,
+  accountId: number,
+  rows: { language: string; kind: string; subject: string; body: string }[],
+  now: string,
+): Promise<void> {
+  await db.deleteFrom('mail_templates').where('account_id', '=', accountId).execute();
+  if (rows.length > 0)
+    await db
+      .insertInto('mail_templates')
+      .values(rows.map((r) => ({ ...r, account_id: accountId, updated_at: now })))
+      .execute();
+}

@@ -2,10 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { listResponse } from '../../shared/paging.js';
 import { Data, IdParams, List, PagingQuery } from '../../shared/schemas.js';
-import { MailMessage, SendBody } from './mail.schemas.js';
+import { MailMessage, MailTemplate, SendBody, TemplatesBody } from './mail.schemas.js';
 import * as service from './mail.service.js';
 
 const tags = ['Outgoing invoices'];
+const ADMIN_ONLY = 'For a token whose user is an administrator of the account (403 `forbidden` otherwise).';
 
 /** Sending documents by e-mail (issue 38), beside the documents' own routes. */
 export const mailRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -58,5 +59,34 @@ export const mailRoutes: FastifyPluginAsyncTypebox = async (app) => {
         await service.listInvoiceMessages(app.db, req.auth, req.params.id, req.query),
         service.toMailMessage,
       ),
+  );
+
+  app.get(
+    '/account/profile/mail-templates',
+    {
+      config: { scopes: ['account:read'] },
+      schema: {
+        tags: ['Account'],
+        summary: 'List the e-mail texts',
+        description: `The subject and text of the e-mail that carries an invoice or a credit, in German and English: the account's own, or the built-in one (\`built_in\`). ${ADMIN_ONLY}`,
+        response: { 200: Data(Type.Array(MailTemplate)) },
+      },
+    },
+    async (req) => ({ data: await service.listTemplates(app.db, req.auth) }),
+  );
+
+  app.put(
+    '/account/profile/mail-templates',
+    {
+      config: { scopes: ['account:write'] },
+      schema: {
+        tags: ['Account'],
+        summary: 'Set the e-mail texts',
+        description: `Replaces the account's own texts: the languages and kinds given get them, the others the built-in ones again (\`{"templates": []}\` resets all); the next message uses them. Answers the list as \`GET\` does. ${ADMIN_ONLY}`,
+        body: TemplatesBody,
+        response: { 200: Data(Type.Array(MailTemplate)) },
+      },
+    },
+    async (req) => ({ data: await service.setTemplates(app.db, req.auth, req.body) }),
   );
 };

@@ -82,3 +82,54 @@ export const MailMessage = Type.Object(
   { $id: 'MailMessage', description: 'An e-mail sent (or to be sent) for a document' },
 );
 export type MailMessage = Static<typeof MailMessage>;
+
+const Language = Type.Union([Type.Literal('de'), Type.Literal('en')]);
+const Kind = Type.Union([Type.Literal('invoice'), Type.Literal('credit')], {
+  description: '`invoice` (also deposit, partial and final invoices) or `credit`',
+});
+
+const PLACEHOLDER_HELP =
+  'Placeholders: `{invoice_number}`, `{invoice_date}`, `{due_date}`, `{amount_due}`, `{gross_total}`, `{currency}`, `{client_name}`, `{company_name}`; another name is refused';
+
+const TemplateInput = Type.Object(
+  {
+    language: Language,
+    kind: Kind,
+    subject: Type.String({
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[^\\r\\n]*$',
+      description: PLACEHOLDER_HELP,
+    }),
+    body: Type.String({
+      minLength: 1,
+      maxLength: 20000,
+      description: `Plain text; the HTML part is made from it. ${PLACEHOLDER_HELP}`,
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const TemplatesBody = Type.Object(
+  {
+    templates: Type.Array(TemplateInput, {
+      maxItems: 4,
+      description:
+        'The account’s own texts, at most one per language and kind; those left out are the built-in ones',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type TemplatesBody = Static<typeof TemplatesBody>;
+
+export const MailTemplate = Type.Object(
+  {
+    language: Language,
+    kind: Kind,
+    subject: Type.String(),
+    body: Type.String(),
+    built_in: Type.Boolean({ description: 'The service’s own text: the account has not set one' }),
+  },
+  { $id: 'MailTemplate', description: 'The subject and text of the e-mail that carries a document' },
+);
+export type MailTemplate = Static<typeof MailTemplate>;

@@ -8,7 +8,7 @@ import type { Page } from '../../shared/paging.js';
 import type { PdfDocument } from '../../shared/pdf/types.js';
 import { nowIso } from '../../shared/time.js';
 import type { AuthContext } from '../../shared/tokens.js';
-import { getAccountProfile } from '../account/account.service.js';
+import { assertAccountAdmin, getAccountProfile } from '../account/account.service.js';
 import { getClient } from '../clients/clients.service.js';
 import { getContact } from '../contacts/contacts.service.js';
 import { getInvoice, getRow } from '../outgoing-invoices/invoices.service.js';
@@ -24,9 +24,12 @@ import {
   placeholderValues,
   renderMessage,
   resolveRecipients,
+  type Template,
+  type TemplateKind,
+  unknownPlaceholders,
 } from './mail.domain.js';
 import * as repo from './mail.repository.js';
-import type { MailMessage, SendBody } from './mail.schemas.js';
+import type { MailMessage, MailTemplate, SendBody, TemplatesBody } from './mail.schemas.js';
 
 export const OUTGOING_INVOICE = 'outgoing_invoice';
 
@@ -139,7 +142,12 @@ export async function sendInvoice(
 
   const language: MailLanguage =
     body.language ?? (doc?.language === 'de' || client?.language === 'de' ? 'de' : 'en');
-  const template = BUILT_IN_TEMPLATES[language][row.type === 'credit' ? 'credit' : 'invoice'];
+  const template = await templateFor(
+    db,
+    auth.accountId,
+    language,
+    row.type === 'credit' ? 'credit' : 'invoice',
+  );
   const values = placeholderValues(
     {
       number: invoice.invoice_number,
@@ -199,4 +207,56 @@ export async function sendInvoice(
     ),
   );
   return toMailMessage(inserted);
+}
+
+/** The account's text for a language and kind, else the built-in one. */
+async function templateFor(
+  db: Db,
+  accountId: number,
+  language: MailLanguage,
+  kind: TemplateKind,
+): Promise<Template> {
+  return (await repo.findTemplate(db, accountId, language, kind)) ?? BUILT_IN_TEMPLATES[language][kind];
+}
+
+const LANGUAGES: MailLanguage[] = ['de', 'en'];
+const KINDS: TemplateKind[] = ['invoice', 'credit'];
+
+/** Every language and kind, the account's own text or the built-in one (administrators only). */
+export async function listTemplates(db: Db, auth: AuthContext): Promise<MailTemplate[]> {
+  await assertAccountAdmin(db, auth.accountId, auth.userId);
+  const own = await repo.listTemplates(db, auth.accountId);
+  return LANGUAGES.flatMap((language) =>
+    KINDS.map((kind) => {
+      const t = own.find((o) => o.language === language && o.kind === kind);
+      const { subject, body } = t ?? BUILT_IN_TEMPLATES[language][kind];
+      return { language, kind, subject, body, built_in: !t };
+    }),
+  );
+}
+
+/**
+ * Replaces the account's own texts (`PUT`): each language and kind at most once, no unknown
+ * placeholder (422 naming each); the ones left out are the built-in texts again.
+ */
+export async function setTemplates(db: Db, auth: AuthContext, body: TemplatesBody): Promise<MailTemplate[]> {
+  await assertAccountAdmin(db, auth.accountId, auth.userId);
+  const seen = new Set<string>();
+  const errors = body.templates.flatMap((t, i) => {
+    const key = `${t.language}/${t.kind}`;
+    const dup = seen.has(key) ? [{ field: `templates.${i}`, message: `${key} is given twice` }] : [];
+    seen.add(key);
+    return [
+      ...dup,
+      ...(['subject', 'body'] as const).flatMap((field) =>
+        unknownPlaceholders(t[field]).map((name) => ({
+          field: `templates.${i}.${field}`,
+          message: `unknown placeholder {${name}}`,
+        })),
+      ),
+    ];
+  });
+  if (errors.length > 0) throw validationFailed(errors);
+  await transact(db, (trx) => repo.replaceTemplates(trx, auth.accountId, body.templates, nowIso()));
+  return listTemplates(db, auth);
 }

@@ -50,8 +50,19 @@ export interface MailJobTable {
   lease_token: string | null;
 }
 
+/** The account's own texts; a missing row is the built-in text. */
+export interface MailTemplateTable {
+  account_id: number;
+  language: string;
+  kind: string;
+  subject: string;
+  body: string;
+  updated_at: Generated<string>;
+}
+
 declare module '../../db/schema.js' {
   interface Database {
+    mail_templates: MailTemplateTable;
     mail_messages: MailMessageTable;
     mail_attachments: MailAttachmentTable;
     mail_jobs: MailJobTable;
