@@ -281,6 +281,162 @@ describeEachDb('banking', (ctx) => {
     assert.equal(await countRows(ctx.db, 'bank_transactions'), lines);
   });
 
+  it('CSV through a stored profile: German export (semicolons, decimal comma, ISO 8859-1, quotes)', async () => {
+    const profile = await writer.post('/bank-csv-profiles', {
+      name: 'Sparkasse CSV-CAMT',
+      delimiter: ';',
+      decimal_separator: ',',
+      date_format: 'DD.MM.YY',
+      encoding: 'iso-8859-1',
+      header_rows: 1,
+      columns: {
+        booking_date: 2,
+        value_date: 3,
+        amount: 8,
+        currency: 9,
+        counterparty_name: 5,
+        counterparty_iban: 6,
+        remittance: [4],
+        end_to_end_reference: 7,
+      },
+    });
+    assert.equal(profile.status, 201, profile.text);
+    assert.equal(profile.headers.location, `/api/v1/bank-csv-profiles/${profile.body.data.id}`);
+    const id = String(profile.body.data.id);
+    assert.deepEqual((await reader.get(`/bank-csv-profiles/${id}`)).body.data, profile.body.data);
+    assert.ok(
+      (await reader.get('/bank-csv-profiles')).body.data.some((p: any) => p.id === profile.body.data.id),
+    );
+    const inv = await invoice(20);
+    const csv = [
+      'Auftragskonto;Buchungstag;Valutadatum;Verwendungszweck;Beguenstigter/Zahlungspflichtiger;IBAN;Kundenreferenz (End-to-End);Betrag;Waehrung',
+      `${IBAN};26.04.26;25.04.26;"Rechnung ${inv.number}; danke";Müller & Söhne;${PAYER};E2E-CSV;23,80;EUR`,
+      `${IBAN};26.04.26;26.04.26;Miete Büro;Vermieter;${OTHER_PAYER};NOTPROVIDED;-1.250,00;EUR`,
+      '',
+    ].join('\r\n');
+    const res = await upload(
+      writer,
+      Buffer.from(csv, 'latin1'),
+      { csv_profile_id: id, payment_account_id: String(accountId) },
+      'umsaetze.csv',
+    );
+    assert.equal(res.status, 201, res.text);
+    assert.deepEqual([res.body.data.format, res.body.data.entries_new, res.body.data.matched], ['csv', 2, 1]);
+    const txs = await transactionsOf(res.body.data.id);
+    assert.deepEqual(
+      txs.map((t: any) => [
+        t.booking_date,
+        t.value_date,
+        t.amount,
+        t.counterparty_name,
+        t.remittance,
+        t.end_to_end_id,
+        t.status,
+      ]),
+      [
+        [day(26), day(25), 23.8, 'Müller & Söhne', `Rechnung ${inv.number}; danke`, 'E2E-CSV', 'matched'],
+        [day(26), day(26), -1250, 'Vermieter', 'Miete Büro', null, 'unmatched'],
+      ],
+    );
+    const again = await upload(
+      writer,
+      Buffer.from(csv, 'latin1'),
+      { csv_profile_id: id, payment_account_id: String(accountId) },
+      'umsaetze.csv',
+    );
+    assert.deepEqual([again.body.data.entries_new, again.body.data.entries_known], [0, 2]);
+
+    const lines = await countRows(ctx.db, 'bank_transactions');
+    const bad = csv.replace('23,80', 'dreiundzwanzig');
+    assert.match(
+      expectProblem(
+        await upload(writer, Buffer.from(bad, 'latin1'), {
+          csv_profile_id: id,
+          payment_account_id: String(accountId),
+        }),
+        422,
+      ).detail,
+      /row 2/,
+    );
+    expectProblem(await upload(writer, Buffer.from(csv, 'latin1'), { csv_profile_id: id }), 422);
+    const theirs = (
+      await foreign.post('/bank-csv-profiles', { name: 'Theirs', columns: { booking_date: 1, amount: 2 } })
+    ).body.data.id;
+    const other = expectProblem(
+      await upload(writer, Buffer.from(csv, 'latin1'), {
+        csv_profile_id: String(theirs),
+        payment_account_id: String(accountId),
+      }),
+      422,
+      'invalid_reference',
+    );
+    assert.equal(other.errors![0]!.field, 'csv_profile_id');
+    assert.equal(await countRows(ctx.db, 'bank_transactions'), lines);
+
+    expectProblem(await writer.post('/bank-csv-profiles', { name: 'X', columns: { booking_date: 1 } }), 422);
+    expectProblem(
+      await writer.post('/bank-csv-profiles', {
+        name: 'X',
+        columns: { booking_date: 1, amount: 2, credit: 3, debit: 4 },
+      }),
+      422,
+    );
+    expectProblem(
+      await writer.post('/bank-csv-profiles', { name: 'X', columns: { booking_date: 1, credit: 3 } }),
+      422,
+    );
+    expectProblem(
+      await writer.post('/bank-csv-profiles', { name: 'X', columns: { booking_date: 0, amount: 2 } }),
+      422,
+    );
+    expectProblem(
+      await writer.post('/bank-csv-profiles', {
+        name: 'X',
+        columns: { booking_date: 1, amount: 2, colour: 3 },
+      }),
+      422,
+    );
+    expectProblem(await foreign.get(`/bank-csv-profiles/${id}`), 404);
+    expectProblem(
+      await reader.post('/bank-csv-profiles', { name: 'X', columns: { booking_date: 1, amount: 2 } }),
+      403,
+    );
+    expectProblem(await writer.get('/bank-csv-profiles'), 403);
+
+    // Credit and debit in two columns, US dates, a comma separator and thousands.
+    const us = (
+      await writer.post('/bank-csv-profiles', {
+        name: 'US',
+        delimiter: ',',
+        decimal_separator: '.',
+        date_format: 'MM/DD/YYYY',
+        header_rows: 2,
+        columns: { booking_date: 1, credit: 3, debit: 4, remittance: [2], bank_reference: 5 },
+      })
+    ).body.data.id;
+    const usCsv =
+      'Account activity\nDate,Description,Credit,Debit,Ref\n04/27/2026,"Refund, thanks","1,234.50",,R-US-1\n04/27/2026,Fee,,12.00,R-US-2\n';
+    const usRes = await upload(
+      writer,
+      usCsv,
+      { csv_profile_id: String(us), payment_account_id: String(accountId) },
+      'us.csv',
+    );
+    assert.equal(usRes.status, 201, usRes.text);
+    assert.deepEqual(
+      (await transactionsOf(usRes.body.data.id)).map((t: any) => [
+        t.booking_date,
+        t.amount,
+        t.remittance,
+        t.bank_reference,
+      ]),
+      [
+        [day(27), 1234.5, 'Refund, thanks', 'R-US-1'],
+        [day(27), -12, 'Fee', 'R-US-2'],
+      ],
+    );
+  });
+
   it('matches a credit with the invoice number and the exact amount, and records the payment', async () => {
     const inv = await invoice(100);
     const spelled = inv.number.replace(/-/g, ' ');

@@ -282,6 +282,9 @@ export const BASES: Record<string, Maker[]> = {
   'PATCH /payment-accounts/{id}': [
     (n) => ({ params: { id: n.paymentAccount }, body: { bank_name: 'Fuzz bank' } }),
   ],
+  'POST /bank-csv-profiles': [
+    () => ({ body: { name: 'Fuzz CSV', columns: { booking_date: 1, amount: 2, remittance: [3] } } }),
+  ],
   'POST /bank-transactions/{id}/match': [
     (n) => ({
       params: { id: n.bankTransaction },

@@ -25,6 +25,7 @@ const BY_SEGMENT: Record<string, string> = {
   'payment-accounts': 'payment_accounts',
   'bank-statements': 'bank_statements',
   'bank-transactions': 'bank_transactions',
+  'bank-csv-profiles': 'bank_csv_profiles',
 };
 
 export function pathParamTable(path: string, param: string): string {

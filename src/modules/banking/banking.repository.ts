@@ -4,11 +4,30 @@ import { findOwned, insertReturning } from '../../shared/owned.js';
 import { paginate } from '../../shared/paging.js';
 import { containsAny } from '../../shared/search.js';
 import type { BankStatementListQuery, BankTransactionListQuery } from './banking.schemas.js';
-import type { BankMatchTable, BankStatementTable, BankTransactionTable } from './banking.tables.js';
+import type {
+  BankCsvProfileTable,
+  BankMatchTable,
+  BankStatementTable,
+  BankTransactionTable,
+} from './banking.tables.js';
 
 export type BankStatementRow = Selectable<BankStatementTable>;
 export type BankTransactionRow = Selectable<BankTransactionTable>;
 export type BankMatchRow = Selectable<BankMatchTable>;
+export type BankCsvProfileRow = Selectable<BankCsvProfileTable>;
+
+export const insertCsvProfile = (db: Db, values: Insertable<BankCsvProfileTable>) =>
+  insertReturning(db, 'bank_csv_profiles', values);
+
+export const findCsvProfile = (db: Db, accountId: number, id: number) =>
+  findOwned(db, 'bank_csv_profiles', accountId, id);
+
+export function listCsvProfiles(db: Db, accountId: number, q: { page?: number; per_page?: number }) {
+  return paginate(
+    db.selectFrom('bank_csv_profiles').selectAll().where('account_id', '=', accountId).orderBy('id'),
+    q,
+  );
+}
 
 export const insertStatement = (db: Db, values: Insertable<BankStatementTable>) =>
   insertReturning(db, 'bank_statements', values);

@@ -1,14 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AuthContext } from '../../plugins/auth.js';
 import { invalidField } from '../../shared/errors.js';
-import { getRoute, listRoute } from '../../shared/route-builders.js';
+import { createRoute, getRoute, listRoute } from '../../shared/route-builders.js';
 import { Data, IdParams, problemResponse } from '../../shared/schemas.js';
 import { receiveUpload } from '../files/files.public.js';
 import {
+  BankCsvProfile,
+  BankCsvProfileCreate,
   BankStatement,
   BankStatementListQuery,
   BankTransaction,
   BankTransactionListQuery,
+  CsvProfileListQuery,
   EmptyBody,
   MatchBody,
 } from './banking.schemas.js';
@@ -31,7 +34,7 @@ export const bankStatementUploadRoutes: FastifyPluginAsyncTypebox = async (app) 
           BEYOND,
           '`multipart/form-data` with the file in the part `file`, recognised by its content: CAMT.053 (001.02 to 001.13),',
           'CAMT.052, CAMT.054 (UTF-8 XML, no DOCTYPE), MT940 or MT942 (UTF-8 or ISO 8859-1; German `:86:` subfields and SEPA',
-          'tags are read), or a ZIP of such files (at most 100 files, 50 MB unpacked; one account), imported as one. The payment account is `payment_account_id`, else the one with the statement’s IBAN (422 when',
+          'tags are read), CSV through a stored profile (`csv_profile_id`; `payment_account_id` required), or a ZIP of such files (at most 100 files, 50 MB unpacked; one account), imported as one. The payment account is `payment_account_id`, else the one with the statement’s IBAN (422 when',
           'none). Entries already stored (the same file again, an intraday report before the day’s statement) are counted',
           'in `entries_known` and not stored twice; only booked entries are read. Money received is then matched to booked',
           'outgoing invoices where that is certain (docs/banking.md), which records payments in the ledger',
@@ -48,7 +51,13 @@ export const bankStatementUploadRoutes: FastifyPluginAsyncTypebox = async (app) 
                   payment_account_id: {
                     type: 'string',
                     pattern: '^[1-9][0-9]{0,9}$',
-                    description: 'The payment account (id); default: by the statement’s IBAN',
+                    description:
+                      'The payment account (id); default: by the statement’s IBAN (required for CSV)',
+                  },
+                  csv_profile_id: {
+                    type: 'string',
+                    pattern: '^[1-9][0-9]{0,9}$',
+                    description: 'Read the file as CSV with this profile (POST /bank-csv-profiles)',
                   },
                 },
               },
@@ -64,14 +73,21 @@ export const bankStatementUploadRoutes: FastifyPluginAsyncTypebox = async (app) 
     },
     async (req, reply) => {
       const upload = await receiveUpload(req);
-      const raw = upload!.fields.payment_account_id;
-      let accountId: number | undefined;
-      if (raw !== undefined) {
+      const idField = (name: string) => {
+        const raw = upload!.fields[name];
+        if (raw === undefined) return undefined;
         if (!/^[1-9][0-9]{0,9}$/.test(raw) || Number(raw) > 2147483647)
-          throw invalidField('payment_account_id', 'must be a positive integer id');
-        accountId = Number(raw);
-      }
-      const statement = await service.importStatement(app.db, req.auth, upload!, accountId);
+          throw invalidField(name, 'must be a positive integer id');
+        return Number(raw);
+      };
+      const accountId = idField('payment_account_id');
+      const statement = await service.importStatement(
+        app.db,
+        req.auth,
+        upload!,
+        accountId,
+        idField('csv_profile_id'),
+      );
       reply.code(201).header('location', `${app.prefix}/bank-statements/${statement.id}`);
       return { data: statement };
     },
@@ -79,6 +95,50 @@ export const bankStatementUploadRoutes: FastifyPluginAsyncTypebox = async (app) 
 };
 
 export const bankingRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  createRoute(
+    app,
+    {
+      path: '/bank-csv-profiles',
+      tags,
+      config: { scopes: ['banking:write'] },
+      summary: 'Store a CSV profile',
+      description: `${BEYOND} How a bank’s CSV export is read: separator, decimal separator, date format, encoding, header rows and the column (1 for the first) of each field; an amount column, or a credit and a debit column (422 otherwise). Import with POST /bank-statements and \`csv_profile_id\`. A line’s identity is its \`bank_reference\` column when mapped, else its content (docs/banking.md).`,
+      body: BankCsvProfileCreate,
+      response: BankCsvProfile,
+      location: '/bank-csv-profiles',
+    },
+    service.createCsvProfile,
+  );
+
+  listRoute(
+    app,
+    {
+      path: '/bank-csv-profiles',
+      tags,
+      config: read,
+      summary: 'List CSV profiles',
+      description: BEYOND,
+      querystring: CsvProfileListQuery,
+      item: BankCsvProfile,
+    },
+    service.listCsvProfiles,
+    service.toCsvProfile,
+  );
+
+  getRoute(
+    app,
+    {
+      path: '/bank-csv-profiles/:id',
+      tags,
+      config: read,
+      summary: 'Read one CSV profile',
+      description: BEYOND,
+      item: BankCsvProfile,
+    },
+    service.getCsvProfile,
+    service.toCsvProfile,
+  );
+
   listRoute(
     app,
     {

@@ -1,7 +1,8 @@
 import { type Static, Type } from 'typebox';
 import { DateString, Id, Money, Nullable, PagingQuery, Timestamp } from '../../shared/schemas.js';
+import { CSV_DATE_FORMATS } from './csv.domain.js';
 
-export const STATEMENT_FORMATS = ['camt.053', 'camt.052', 'camt.054', 'mt940', 'mt942'] as const;
+export const STATEMENT_FORMATS = ['camt.053', 'camt.052', 'camt.054', 'mt940', 'mt942', 'csv'] as const;
 export const TRANSACTION_STATUSES = ['unmatched', 'matched', 'ignored'] as const;
 export const MATCH_REASONS = [
   'reference',
@@ -147,3 +148,62 @@ export const MatchBody = Type.Object(
 export type MatchBody = Static<typeof MatchBody>;
 
 export const EmptyBody = Type.Object({}, { additionalProperties: false });
+
+const Column = Type.Integer({ minimum: 1, maximum: 200, description: 'Column number, 1 for the first' });
+const CsvColumns = Type.Object(
+  {
+    booking_date: Column,
+    value_date: Type.Optional(Column),
+    amount: Type.Optional({ ...Column, description: 'Signed amount (or `credit` and `debit`)' }),
+    credit: Type.Optional({ ...Column, description: 'Money in, with `debit`' }),
+    debit: Type.Optional({
+      ...Column,
+      description: 'Money out (as a positive or negative number), with `credit`',
+    }),
+    currency: Type.Optional({ ...Column, description: 'Default: the payment account’s currency' }),
+    counterparty_name: Type.Optional(Column),
+    counterparty_iban: Type.Optional(Column),
+    counterparty_bic: Type.Optional(Column),
+    remittance: Type.Optional(
+      Type.Array(Column, { minItems: 1, maxItems: 5, description: 'Purpose columns, joined with a space' }),
+    ),
+    bank_reference: Type.Optional({ ...Column, description: 'The bank’s reference of a line: its identity' }),
+    end_to_end_reference: Type.Optional(Column),
+    mandate_reference: Type.Optional(Column),
+    creditor_reference: Type.Optional(Column),
+  },
+  { additionalProperties: false },
+);
+
+const profileFields = {
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+  delimiter: Type.Enum([',', ';', '\t', '|'] as const, { description: 'Field separator' }),
+  decimal_separator: Type.Enum([',', '.'] as const),
+  date_format: Type.Enum(CSV_DATE_FORMATS),
+  encoding: Type.Enum(['utf-8', 'iso-8859-1'] as const),
+  header_rows: Type.Integer({ minimum: 0, maximum: 50, description: 'Rows before the first line' }),
+  columns: CsvColumns,
+};
+
+export const BankCsvProfile = Type.Object(
+  { id: Id, ...profileFields, created_at: Timestamp, updated_at: Timestamp },
+  { $id: 'BankCsvProfile' },
+);
+export type BankCsvProfile = Static<typeof BankCsvProfile>;
+
+export const BankCsvProfileCreate = Type.Object(
+  {
+    name: profileFields.name,
+    delimiter: Type.Optional({ ...profileFields.delimiter, description: 'Default `;`' }),
+    decimal_separator: Type.Optional({ ...profileFields.decimal_separator, description: 'Default `,`' }),
+    date_format: Type.Optional({ ...profileFields.date_format, description: 'Default `DD.MM.YYYY`' }),
+    encoding: Type.Optional({ ...profileFields.encoding, description: 'Default `utf-8`' }),
+    header_rows: Type.Optional({ ...profileFields.header_rows, description: 'Default 1' }),
+    columns: CsvColumns,
+  },
+  { additionalProperties: false },
+);
+export type BankCsvProfileCreate = Static<typeof BankCsvProfileCreate>;
+
+export const CsvProfileListQuery = Type.Object({ ...PagingQuery }, { additionalProperties: false });
+export type CsvProfileListQuery = Static<typeof CsvProfileListQuery>;

@@ -10,15 +10,19 @@ import * as invoices from '../outgoing-invoices/outgoing-invoices.public.js';
 import * as payments from '../payments/payments.public.js';
 import type { InvoiceCandidateRow } from './banking.read-model.js';
 import * as readModel from './banking.read-model.js';
-import type { BankStatementRow, BankTransactionRow } from './banking.repository.js';
+import type { BankCsvProfileRow, BankStatementRow, BankTransactionRow } from './banking.repository.js';
 import * as repo from './banking.repository.js';
 import type {
+  BankCsvProfile,
+  BankCsvProfileCreate,
   BankStatement,
   BankStatementListQuery,
   BankTransaction,
   BankTransactionListQuery,
+  CsvProfileListQuery,
   MatchBody,
 } from './banking.schemas.js';
+import { type CsvColumns, type CsvProfile, columnProblems, parseCsv } from './csv.domain.js';
 import {
   type Allocation,
   type Candidate,
@@ -176,9 +180,9 @@ async function recordAllocations(
 
 // ---- import ------------------------------------------------------------------------------
 
-function parseUpload(upload: Upload): ParsedStatement[] {
+function parseUpload(upload: Upload, csv?: { profile: CsvProfile; currency: string }): ParsedStatement[] {
   try {
-    return parseStatementFile(upload.data);
+    return csv ? [parseCsv(upload.data, csv.profile, csv.currency)] : parseStatementFile(upload.data);
   } catch (err) {
     if (err instanceof StatementError) throw invalidField('file', err.message);
     throw err;
@@ -227,9 +231,30 @@ export async function importStatement(
   auth: AuthContext,
   upload: Upload,
   paymentAccountId: number | undefined,
+  csvProfileId?: number,
 ): Promise<BankStatement> {
-  const statements = parseUpload(upload);
-  const account = await paymentAccountFor(db, auth, statements, paymentAccountId);
+  let statements: ParsedStatement[];
+  let account: payments.PaymentAccountRow;
+  if (csvProfileId !== undefined) {
+    // A CSV export names no account: the caller does.
+    const profile = await repo.findCsvProfile(db, auth.accountId, csvProfileId);
+    const missing: FieldError[] = [];
+    if (!profile) missing.push({ field: 'csv_profile_id', message: 'no such CSV profile' });
+    if (paymentAccountId === undefined) {
+      if (missing.length > 0)
+        throw new AppError('invalid_reference', 'No such CSV profile', { errors: missing });
+      throw invalidField('payment_account_id', 'is required with a CSV profile');
+    }
+    const found = await payments.findPaymentAccount(db, auth.accountId, paymentAccountId);
+    if (!found) missing.push({ field: 'payment_account_id', message: 'no such payment account' });
+    if (missing.length > 0)
+      throw new AppError('invalid_reference', 'A referenced record does not exist', { errors: missing });
+    account = found!;
+    statements = parseUpload(upload, { profile: profileOf(profile!), currency: account.currency });
+  } else {
+    statements = parseUpload(upload);
+    account = await paymentAccountFor(db, auth, statements, paymentAccountId);
+  }
   const entries = statements.flatMap((s) => s.entries);
   const identities = entryIdentities(account.id, entries);
   const warnings: string[] = [];
@@ -469,4 +494,61 @@ export async function ignoreTransaction(db: Db, auth: AuthContext, id: number): 
     await repo.setTransactionStatus(trx, auth.accountId, t.id, 'ignored', nowIso());
   });
   return getTransaction(db, auth, id);
+}
+
+// ---- CSV profiles -------------------------------------------------------------------------
+
+const profileOf = (r: BankCsvProfileRow): CsvProfile => ({
+  delimiter: r.delimiter,
+  decimal_separator: r.decimal_separator as ',' | '.',
+  date_format: r.date_format as CsvProfile['date_format'],
+  encoding: r.encoding as CsvProfile['encoding'],
+  header_rows: r.header_rows,
+  columns: JSON.parse(r.columns) as CsvColumns,
+});
+
+export function toCsvProfile(r: BankCsvProfileRow): BankCsvProfile {
+  const p = profileOf(r);
+  return {
+    id: r.id,
+    name: r.name,
+    delimiter: p.delimiter as BankCsvProfile['delimiter'],
+    decimal_separator: p.decimal_separator,
+    date_format: p.date_format,
+    encoding: p.encoding,
+    header_rows: p.header_rows,
+    columns: p.columns as BankCsvProfile['columns'],
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}
+
+/** A stored column mapping of a bank's CSV export. */
+export async function createCsvProfile(
+  db: Db,
+  auth: AuthContext,
+  body: BankCsvProfileCreate,
+): Promise<BankCsvProfile> {
+  const problems = columnProblems(body.columns);
+  if (problems.length > 0) throw validationFailed(problems);
+  const row = await repo.insertCsvProfile(db, {
+    account_id: auth.accountId,
+    name: body.name,
+    delimiter: body.delimiter ?? ';',
+    decimal_separator: body.decimal_separator ?? ',',
+    date_format: body.date_format ?? 'DD.MM.YYYY',
+    encoding: body.encoding ?? 'utf-8',
+    header_rows: body.header_rows ?? 1,
+    columns: JSON.stringify(body.columns),
+  });
+  return toCsvProfile(row);
+}
+
+export const listCsvProfiles = (db: Db, auth: AuthContext, q: CsvProfileListQuery) =>
+  repo.listCsvProfiles(db, auth.accountId, q);
+
+export async function getCsvProfile(db: Db, auth: AuthContext, id: number): Promise<BankCsvProfileRow> {
+  const row = await repo.findCsvProfile(db, auth.accountId, id);
+  if (!row) throw notFound('CSV profile');
+  return row;
 }

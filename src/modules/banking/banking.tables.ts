@@ -67,10 +67,28 @@ export interface BankMatchTable {
   created_at: Generated<string>;
 }
 
+export interface BankCsvProfileTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  delimiter: string;
+  /** "," or ".". */
+  decimal_separator: string;
+  date_format: string;
+  /** utf-8 or iso-8859-1. */
+  encoding: string;
+  header_rows: number;
+  /** JSON of the column numbers (csv.domain.ts CsvColumns). */
+  columns: string;
+  created_at: Generated<string>;
+  updated_at: Generated<string>;
+}
+
 declare module '../../db/schema.js' {
   interface Database {
     bank_statements: BankStatementTable;
     bank_transactions: BankTransactionTable;
     bank_matches: BankMatchTable;
+    bank_csv_profiles: BankCsvProfileTable;
   }
 }

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { isValidIban } from '../../shared/identifiers.js';
 
-export type StatementFormat = 'camt.053' | 'camt.052' | 'camt.054' | 'mt940' | 'mt942';
+export type StatementFormat = 'camt.053' | 'camt.052' | 'camt.054' | 'mt940' | 'mt942' | 'csv';
 
 export interface ParsedEntry {
   booking_date: string;
