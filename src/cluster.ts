@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { DbHandle } from './db/index.js';
 import { wakeExtractionWorkers } from './modules/incoming-invoices/jobs/extraction-jobs.worker.js';
 import { wakeWebhookWorkers } from './modules/webhooks/webhooks.worker.js';
+import { retentionJob } from './retention.js';
 import { boundStop, exitAfterThreads, exitReserveMs } from './shared/stop.js';
 import { isStartupFailure } from './startup.js';
 import { extractionWorkerFor, webhookWorkerFor } from './worker-hooks.js';
@@ -65,6 +66,7 @@ export async function supervise(config: Config, handle: DbHandle): Promise<void>
       // The webhook worker starts once the service serves: a start that fails sends nothing.
       webhooks?.start();
       extraction?.start();
+      retention.start();
       for (; failedAtStart > 0; failedAtStart--) replaceLater();
       return;
     }
@@ -124,6 +126,9 @@ export async function supervise(config: Config, handle: DbHandle): Promise<void>
   const extraction = config.runWorker
     ? extractionWorkerFor(handle.db, handle.kind, config, log.child({ component: 'extraction-jobs' }))
     : undefined;
+  const retention = retentionJob(handle.db, log.child({ component: 'retention' }), {
+    webhookDeliveryRetentionDays: config.webhookDeliveryRetentionDays,
+  });
   for (let i = 0; i < config.workers; i++) fork();
 
   async function shutdown(signal: string): Promise<void> {
@@ -138,7 +143,7 @@ export async function supervise(config: Config, handle: DbHandle): Promise<void>
           }),
       ),
     );
-    const results = await Promise.allSettled([webhooks?.stop(), extraction?.stop()]);
+    const results = await Promise.allSettled([webhooks?.stop(), extraction?.stop(), retention.stop()]);
     results.push(...(await Promise.allSettled([handle.destroy()])));
     const failed = results.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;

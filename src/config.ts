@@ -59,6 +59,8 @@ export interface Config {
    * `trustProxy` takes it: false (none), a number of hops, or addresses and CIDR ranges.
    */
   readonly trustProxy: false | number | string[];
+  /** Finished webhook deliveries (the delivery log) are kept this many days (retention job). */
+  readonly webhookDeliveryRetentionDays: number;
   /** Browser origins allowed to call the API (CORS_ORIGINS); `*` any; none by default. */
   readonly corsOrigins: readonly string[];
   /** NODE_ENV=production: refuses to start with a missing or weak SECRET_KEY. */
@@ -288,6 +290,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     ),
     drainLimitMs: 1000 * int('DRAIN_LIMIT_SECONDS', env.DRAIN_LIMIT_SECONDS, 15, 3600, 3),
     trustProxy: trustProxy(env.TRUST_PROXY),
+    webhookDeliveryRetentionDays: int(
+      'WEBHOOK_DELIVERY_RETENTION_DAYS',
+      env.WEBHOOK_DELIVERY_RETENTION_DAYS,
+      30,
+      36_500,
+      1,
+    ),
     corsOrigins: origins('CORS_ORIGINS', env.CORS_ORIGINS),
     production,
     warnings:

@@ -7,6 +7,7 @@ import { createDatabaseIfMissing } from './db/create-database.js';
 import { createDb, type DbHandle } from './db/index.js';
 import { migrateToLatest } from './db/migrator.js';
 import { seedDemoIfEmpty } from './import/demo.js';
+import { retentionJob } from './retention.js';
 import { openConnections } from './shared/open-connections.js';
 import { boundStop, exitAfterThreads, exitReserveMs } from './shared/stop.js';
 import { describeListenError, StartupError, startupStep } from './startup.js';
@@ -50,7 +51,18 @@ async function serve(config: Config, handle?: DbHandle): Promise<void> {
     throw new StartupError(describeListenError(err, config.host, config.port), { cause: err });
   }
 
-  const work = background.start();
+  const started = background.start();
+  // The retention job: in every process that is not one of a supervisor's server processes
+  // (the supervisor runs it then); its lease in the database makes it run once for all.
+  const retention = serverProcess
+    ? undefined
+    : retentionJob(app.db, app.log.child({ component: 'retention' }), {
+        webhookDeliveryRetentionDays: config.webhookDeliveryRetentionDays,
+      });
+  retention?.start();
+  const work: BackgroundWork = {
+    stop: async () => void (await Promise.all([started.stop(), retention?.stop()])),
+  };
 
   let stopping = false;
   const shutdown = (signal: string) => {

@@ -21,7 +21,9 @@ import { AppError } from '../shared/errors.js';
 import * as repo from './idempotency.repository.js';
 import { addRouteHook } from './route-hooks.js';
 
-const TTL_MS = 24 * 60 * 60 * 1000;
+/** The replay window; older keys are pruned by the retention job (src/retention.ts). */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+const TTL_MS = IDEMPOTENCY_TTL_MS;
 const REPLAYED_HEADERS = ['content-type', 'location', 'link'];
 /** Answers saying the request could not be read: nothing ran, so the key is not kept. */
 const UNREAD = new Set([400, 408, 413, 414, 415, 431]);
@@ -296,15 +298,4 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
     addRouteHook(route, 'onSend', finish, 'first');
     addRouteHook(route, 'onResponse', abandoned, 'first');
   });
-
-  const sweep = setInterval(
-    () => {
-      repo
-        .deleteKeysBefore(app.db, iso(Date.now() - TTL_MS))
-        .catch((err) => app.log.warn({ err }, 'idempotency sweep failed'));
-    },
-    60 * 60 * 1000,
-  );
-  sweep.unref();
-  app.addHook('onClose', async () => clearInterval(sweep));
 });

@@ -52,8 +52,6 @@ export interface WebhookWorkerOptions {
   retryDelaysMs?: readonly number[];
   /** A webhook whose attempts all failed for this long is disabled. */
   disableAfterMs?: number;
-  /** Finished deliveries are kept this long for the delivery log. */
-  retentionMs?: number;
   /** DNS for the address guard (tests). */
   resolve?: Resolver;
   logger?: WorkerLogger;
@@ -78,7 +76,7 @@ export class WebhookWorker {
   private readonly sender: Sender;
   private readonly leases: LeaseKeeper;
   private readonly inFlight = new Set<Promise<void>>();
-  /** Claims while a slot is free, polls, backs off while the database fails, prunes now and then. */
+  /** Claims while a slot is free, polls, backs off while the database fails. */
   private readonly jobs: JobLoop;
   private stopping = false;
   private idle = false;
@@ -95,7 +93,6 @@ export class WebhookWorker {
       runLength: 20,
       retryDelaysMs: DEFAULT_RETRY_DELAYS_MS,
       disableAfterMs: 5 * DAY,
-      retentionMs: 30 * DAY,
       logger: silentLogger,
       ...options,
       timeoutMs,
@@ -114,10 +111,7 @@ export class WebhookWorker {
       logger: this.opts.logger,
       hasRoom: () => this.inFlight.size < this.opts.concurrency,
       round: () => this.fill(this.opts.concurrency - this.inFlight.size),
-      housekeeping: () =>
-        queue
-          .pruneDeliveries(this.db, new Date(Date.now() - this.opts.retentionMs).toISOString())
-          .then(() => {}),
+      // The delivery log is pruned by the service's retention job (src/retention.ts).
     });
   }
 

@@ -1,0 +1,5 @@
+/**
+ * The front door of webhooks for the service's retention job (src/retention.ts): finished
+ * deliveries (the delivery log) older than the retention window go; pending ones stay.
+ */
+export { pruneDeliveries } from './webhooks.queue.repository.js';
