@@ -195,6 +195,29 @@ describeEachDb('dunning', (ctx) => {
     );
   });
 
+  it('the number series: one a year, without gaps', async () => {
+    const { api } = await account(ctx);
+    const client = await makeClient(api);
+    await overdue(api, client);
+    await overdue(api, client);
+    await run(api, '2026-03-23');
+    const res = await api.get('/dunning/number-series');
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body.data, [
+      {
+        year: 2026,
+        format: 'MA-{YYYY}-{NNNNN}',
+        prefix: 'MA-2026-',
+        last_sequence: 2,
+        last_number: 'MA-2026-00002',
+        letter_count: 2,
+        gap_free: true,
+        gaps: [],
+      },
+    ]);
+    expectProblem(await api.get('/dunning/number-series?x=1'), 422);
+  });
+
   it('a cancelled letter keeps its number and its level is not made again', async () => {
     const { api } = await account(ctx);
     const inv = await overdue(api, await makeClient(api));
@@ -400,6 +423,7 @@ describeEachDb('dunning', (ctx) => {
       ['PUT', '/dunning/base-rates/2026-07-01', { rate: 1 }],
       ['POST', '/dunning/run', {}],
       ['GET', '/dunnings'],
+      ['GET', '/dunning/number-series'],
       ['GET', `/dunnings/${letter.id}`],
       ['POST', `/dunnings/${letter.id}/cancel`],
       ['GET', `/dunnings/${letter.id}/pdf`],

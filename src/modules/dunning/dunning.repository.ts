@@ -71,6 +71,10 @@ export const letterCounters = (db: Db, accountId: number) =>
     .orderBy('year')
     .execute();
 
+/** Every letter number of the account (the number series' evidence). */
+export const letterNumbers = (db: Db, accountId: number) =>
+  db.selectFrom('dunning_letters').select('number').where('account_id', '=', accountId).execute();
+
 export const insertLetter = (db: Db, values: Insertable<DunningLetterTable>) =>
   db.insertInto('dunning_letters').values(values).returningAll().executeTakeFirstOrThrow();
 

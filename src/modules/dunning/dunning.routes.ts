@@ -11,6 +11,8 @@ import {
   LetterListQuery,
   Levels,
   LevelsBody,
+  NumberSeries,
+  NumberSeriesQuery,
   RunBody,
   RunResult,
 } from './dunning.schemas.js';
@@ -100,6 +102,21 @@ export const dunningRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (req) => ({ data: await service.run(app.db, req.auth, req.body) }),
+  );
+
+  listRoute(
+    app,
+    {
+      path: '/dunning/number-series',
+      tags,
+      config: read,
+      summary: 'Dunning letter number series and their gaps',
+      description:
+        'Beyond the specification (issue 39). The letters’ own numbers, `MA-{YYYY}-{NNNNN}`, one series per year of the letter’s date: the last number and whether every number 1 … last is held by a letter. Numbers are taken in the letter’s transaction (a rolled-back letter hands its number back) and letters are never deleted.',
+      querystring: NumberSeriesQuery,
+      item: NumberSeries,
+    },
+    service.listNumberSeries,
   );
 
   listRoute(

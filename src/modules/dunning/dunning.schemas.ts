@@ -207,3 +207,22 @@ export const LetterListQuery = Type.Object(
   { additionalProperties: false },
 );
 export type LetterListQuery = Static<typeof LetterListQuery>;
+
+export const NumberSeries = Type.Object(
+  {
+    year: Type.Integer({ description: 'The year of the letters’ dates; each year counts from 1' }),
+    format: Type.String({ description: 'Always `MA-{YYYY}-{NNNNN}`' }),
+    prefix: Type.String({ description: 'What precedes the counter, e.g. `MA-2026-`' }),
+    last_sequence: Type.Integer({ minimum: 0 }),
+    last_number: Nullable(Type.String()),
+    letter_count: Type.Integer({ minimum: 0, description: 'Letters holding a number of the series' }),
+    gap_free: Type.Boolean({ description: 'Every number 1 … last is held by a letter' }),
+    gaps: Type.Array(Type.Object({ sequence: Type.Integer({ minimum: 1 }), number: Type.String() }), {
+      description: 'Numbers of the series no letter holds (never expected: letters are not deleted)',
+    }),
+  },
+  { $id: 'DunningNumberSeries' },
+);
+export type NumberSeries = Static<typeof NumberSeries>;
+
+export const NumberSeriesQuery = Type.Object({ ...PagingQuery }, { additionalProperties: false });

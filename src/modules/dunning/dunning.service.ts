@@ -4,7 +4,7 @@ import { transact } from '../../db/transact.js';
 import { AppError, type FieldError, notFound } from '../../shared/errors.js';
 import { recordEvent } from '../../shared/events.js';
 import { centsToString, exactDecimal, fromCents, toCents } from '../../shared/money.js';
-import type { Page } from '../../shared/paging.js';
+import { type Page, pageOf } from '../../shared/paging.js';
 import { formatterFor } from '../../shared/pdf/format.js';
 import { renderLetterPdf } from '../../shared/pdf/letter.js';
 import { nowIso, todayIso } from '../../shared/time.js';
@@ -39,6 +39,7 @@ import type {
   LetterPreview,
   Levels,
   LevelsBody,
+  NumberSeries,
   RunBody,
   RunResult,
 } from './dunning.schemas.js';
@@ -302,6 +303,45 @@ export async function letterPdf(db: Db, auth: AuthContext, id: number): Promise<
     letterToPdf(row, invoice ?? { invoice_number: null, date: null, due_date: null }, parties),
   );
   return asDownload(data, `${row.number}.pdf`);
+}
+
+/**
+ * GET /dunning/number-series: each year's letter numbers with the evidence an auditor asks for,
+ * as the invoices' number series: every number 1 … last is held by a letter.
+ */
+export async function listNumberSeries(
+  db: Db,
+  auth: AuthContext,
+  q: { page?: number; per_page?: number },
+): Promise<Page<NumberSeries>> {
+  const [counters, numbers] = await Promise.all([
+    repo.letterCounters(db, auth.accountId),
+    repo.letterNumbers(db, auth.accountId),
+  ]);
+  const held = new Set(numbers.map((n) => n.number));
+  const all = counters.map((c): NumberSeries => {
+    const year = Number(c.year);
+    const last = Number(c.last_value);
+    const gaps: NumberSeries['gaps'] = [];
+    let count = 0;
+    for (let seq = 1; seq <= last; seq++) {
+      const number = letterNumber(year, seq);
+      if (held.has(number)) count++;
+      else gaps.push({ sequence: seq, number });
+    }
+    return {
+      year,
+      format: 'MA-{YYYY}-{NNNNN}',
+      prefix: `MA-${year}-`,
+      last_sequence: last,
+      last_number: last > 0 ? letterNumber(year, last) : null,
+      letter_count: count,
+      gap_free: gaps.length === 0,
+      gaps,
+    };
+  });
+  const { page, per_page } = pageOf(q);
+  return { rows: all.slice((page - 1) * per_page, page * per_page), total: all.length, page, per_page };
 }
 
 // ---------------------------------------------------------------------------------------------
