@@ -8,7 +8,6 @@ import { nowIso } from '../../shared/time.js';
 import type { Upload } from '../files/files.public.js';
 import * as invoices from '../outgoing-invoices/outgoing-invoices.public.js';
 import * as payments from '../payments/payments.public.js';
-import type { InvoiceCandidateRow } from './banking.read-model.js';
 import * as readModel from './banking.read-model.js';
 import type { BankCsvProfileRow, BankStatementRow, BankTransactionRow } from './banking.repository.js';
 import * as repo from './banking.repository.js';
@@ -60,16 +59,23 @@ export function toStatement(r: BankStatementRow): BankStatement {
 
 // ---- matching context -------------------------------------------------------------------
 
-/** What matching knows during one request: invoices (open amounts read exactly on demand). */
+/**
+ * What matching knows during one request: the candidate invoices, one list whose open amounts
+ * are estimated at first and read exactly on demand (changed in place, so the lookups built
+ * over the list stay valid).
+ */
 class MatchContext {
-  private exact = new Map<number, number>();
-  private patterns = new Map<number, NumberPattern | null>();
+  private readonly byId = new Map<number, Candidate>();
+  private readonly patterns = new Map<number, NumberPattern | null>();
   private constructor(
     private readonly accountId: number,
-    private readonly rows: InvoiceCandidateRow[],
+    private readonly list: Candidate[],
     private readonly ibans: Map<string, number[]>,
   ) {
-    for (const r of rows) this.patterns.set(r.id, numberPattern(r.invoice_number));
+    for (const c of list) {
+      this.byId.set(c.id, c);
+      this.patterns.set(c.id, numberPattern(c.number));
+    }
   }
 
   static async load(db: Db, accountId: number): Promise<MatchContext> {
@@ -77,25 +83,19 @@ class MatchContext {
       readModel.invoiceCandidates(db, accountId),
       readModel.clientsByIban(db, accountId),
     ]);
-    return new MatchContext(accountId, rows, ibans);
-  }
-
-  private candidates(): Candidate[] {
-    return this.rows.map((r) => {
-      const exact = this.exact.get(r.id);
-      return {
-        id: r.id,
-        number: r.invoice_number,
-        client_id: r.client_id,
-        currency: r.currency,
-        open: exact ?? (r.gross === null ? 0 : r.gross - r.paid),
-        exact: exact !== undefined,
-      };
-    });
+    const list = rows.map((r) => ({
+      id: r.id,
+      number: r.invoice_number,
+      client_id: r.client_id,
+      currency: r.currency,
+      open: r.gross === null ? 0 : r.gross - r.paid,
+      exact: false,
+    }));
+    return new MatchContext(accountId, list, ibans);
   }
 
   numberOf(id: number): string {
-    return this.rows.find((r) => r.id === id)?.invoice_number ?? '';
+    return this.byId.get(id)?.number ?? '';
   }
 
   clientsOf(iban: string | null): number[] {
@@ -104,26 +104,27 @@ class MatchContext {
 
   /** Suggestions only (estimated open amounts): for reading lists. */
   suggest(line: MatchLine) {
-    return decide(line, this.candidates(), this.clientsOf(line.counterparty_iban), this.patterns).suggestions;
+    return decide(line, this.list, this.clientsOf(line.counterparty_iban), this.patterns).suggestions;
   }
 
   /** The decision on exact open amounts of every invoice the line could concern. */
   async decide(db: Db, line: MatchLine) {
     const clients = this.clientsOf(line.counterparty_iban);
-    const ids = relevantInvoices(line, this.candidates(), clients, this.patterns);
-    for (const id of ids) {
-      if (this.exact.has(id)) continue;
+    for (const id of relevantInvoices(line, this.list, clients, this.patterns)) {
+      const c = this.byId.get(id)!;
+      if (c.exact) continue;
       const row = await invoices.findInvoice(db, this.accountId, id);
-      this.exact.set(id, row ? (await invoices.invoiceState(db, this.accountId, row)).payment.open : 0);
+      c.open = row ? (await invoices.invoiceState(db, this.accountId, row)).payment.open : 0;
+      c.exact = true;
     }
-    return decide(line, this.candidates(), clients, this.patterns);
+    return decide(line, this.list, clients, this.patterns, { suggest: false });
   }
 
   /** A payment was recorded: the invoice's open amount drops; its payer's IBAN is known now. */
   paid(invoiceId: number, cents: number, iban: string | null): void {
-    const open = this.exact.get(invoiceId);
-    if (open !== undefined) this.exact.set(invoiceId, open - cents);
-    const client = this.rows.find((r) => r.id === invoiceId)?.client_id;
+    const c = this.byId.get(invoiceId);
+    if (c) c.open -= cents;
+    const client = c?.client_id;
     if (iban && client) {
       const list = this.ibans.get(iban) ?? [];
       if (!list.includes(client)) this.ibans.set(iban, [...list, client]);

@@ -128,21 +128,77 @@ const spans = (re: RegExp, text: string): [number, number][] =>
 export const searchText = (l: MatchLine): string =>
   [l.remittance ?? '', l.end_to_end_id ?? '', l.creditor_reference ?? ''].join(' | ').toUpperCase();
 
+/**
+ * Lookups over a list of candidates, built once per list (numbers and clients do not change;
+ * open amounts may, in place): by the last group of the number (every spelling holds it), by
+ * structured reference and by client. A line is then tested against the few invoices whose
+ * last group its text holds, not against all of them.
+ */
+interface Index {
+  byKey: Map<string, Candidate[]>;
+  byRef: Map<string, Candidate[]>;
+  byClient: Map<number, Candidate[]>;
+}
+const indexes = new WeakMap<readonly Candidate[], Index>();
+
+/** The last letter or digit group of a number, digits without leading zeros. */
+function keyOf(number: string): string | null {
+  const last = number
+    .toUpperCase()
+    .match(/[A-Z]+|\d+/g)
+    ?.at(-1);
+  if (!last) return null;
+  return /^\d/.test(last) ? last.replace(/^0+(?=\d)/, '') : last;
+}
+
+const push = <K, V>(map: Map<K, V[]>, key: K, value: V) => {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+};
+
+function indexOf(candidates: readonly Candidate[]): Index {
+  let index = indexes.get(candidates);
+  if (index) return index;
+  index = { byKey: new Map(), byRef: new Map(), byClient: new Map() };
+  for (const c of candidates) {
+    const key = keyOf(c.number);
+    if (key) push(index.byKey, key, c);
+    const rf = creditorReference(c.number);
+    if (rf) push(index.byRef, rf, c);
+    if (c.client_id !== null) push(index.byClient, c.client_id, c);
+  }
+  indexes.set(candidates, index);
+  return index;
+}
+
+/** Candidates whose key occurs in the text (every substring of its letter and digit runs). */
+function keyed(index: Index, text: string): Candidate[] {
+  const out = new Set<Candidate>();
+  for (const run of text.match(/[A-Z]+|\d+/g) ?? []) {
+    for (let i = 0; i < run.length; i++) {
+      for (let j = i + 1; j <= Math.min(run.length, i + 24); j++) {
+        for (const c of index.byKey.get(run.slice(i, j)) ?? []) out.add(c);
+      }
+    }
+  }
+  return [...out];
+}
+
 /** The line's invoice hits: by structured reference, and by number in the text. */
 function hits(
   line: MatchLine,
-  candidates: readonly Candidate[],
+  all: readonly Candidate[],
   patterns: ReadonlyMap<number, NumberPattern | null>,
 ) {
   const text = searchText(line);
+  const index = indexOf(all);
   const refs = new Set([
     ...(line.creditor_reference ? [line.creditor_reference.replace(/\s+/g, '').toUpperCase()] : []),
     ...referencesIn(text),
   ]);
-  const byRef = candidates.filter((c) => {
-    const rf = creditorReference(c.number);
-    return rf !== null && refs.has(rf);
-  });
+  const byRef = [...refs].flatMap((rf) => index.byRef.get(rf) ?? []);
+  const candidates = keyed(index, text).sort((a, b) => a.id - b.id);
   const patternOf = (c: Candidate) => (patterns.has(c.id) ? patterns.get(c.id)! : numberPattern(c.number));
   const full = new Set<Candidate>();
   const covered: [number, number][] = [];
@@ -177,7 +233,7 @@ export function relevantInvoices(
   const { byRef, byNumber } = hits(line, candidates, patterns);
   const ids = new Set([...byRef, ...byNumber].map((c) => c.id));
   if (clientsOfIban.length === 1)
-    for (const c of candidates) if (c.client_id === clientsOfIban[0]) ids.add(c.id);
+    for (const c of indexOf(candidates).byClient.get(clientsOfIban[0]!) ?? []) ids.add(c.id);
   return ids;
 }
 
@@ -186,6 +242,7 @@ export function decide(
   candidates: readonly Candidate[],
   clientsOfIban: readonly number[],
   patterns: ReadonlyMap<number, NumberPattern | null> = new Map(),
+  options: { suggest?: boolean } = {},
 ): Decision {
   const none: Decision = { auto: null, rule: null, suggestions: [] };
   // Money in settles outgoing invoices; money out (incoming invoices) is not matched here.
@@ -194,7 +251,7 @@ export function decide(
   const payable = (c: Candidate) => c.currency === line.currency && c.open > 0 && c.exact;
   const ibanClient = clientsOfIban.length === 1 ? clientsOfIban[0]! : null;
 
-  const suggestions = suggest(line, candidates, byRef, byNumber, ibanClient);
+  const suggestions = options.suggest === false ? [] : suggest(line, candidates, byRef, byNumber, ibanClient);
   const decided = (rule: Decision['rule'], auto: Allocation[]): Decision => ({ auto, rule, suggestions });
 
   // 1. A structured reference names one invoice: up to its open amount (partial payments too).
@@ -229,8 +286,8 @@ export function decide(
   // 3. No number, no reference: a counterparty IBAN known for exactly one client, and exactly
   //    one open invoice of that client (of all its open ones, read exactly) with this amount.
   if (ibanClient !== null) {
-    const own = candidates.filter(
-      (c) => c.client_id === ibanClient && c.open > 0 && c.currency === line.currency,
+    const own = (indexOf(candidates).byClient.get(ibanClient) ?? []).filter(
+      (c) => c.open > 0 && c.currency === line.currency,
     );
     const equal = own.filter((c) => c.open === line.amount);
     if (own.every((c) => c.exact) && equal.length === 1)
