@@ -2,7 +2,7 @@
 // starts a service for them); stops at the first that fails.
 import { spawnSync } from 'node:child_process';
 
-for (const example of ['invoice.ts', 'webhook.ts', 'sync.ts']) {
+for (const example of process.argv.slice(2).length ? process.argv.slice(2) : ['invoice.ts', 'webhook.ts', 'sync.ts', 'bill-month.ts']) {
   console.log(`\n== examples/${example}`);
   const run = spawnSync('npx', ['tsx', new URL(example, import.meta.url).pathname], { stdio: 'inherit' });
   if (run.status !== 0) {
