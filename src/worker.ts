@@ -4,13 +4,15 @@ import { createDatabaseIfMissing } from './db/create-database.js';
 import { createDb } from './db/index.js';
 import { migrateToLatest } from './db/migrator.js';
 import { mailboxWorkerFor } from './modules/incoming-mailboxes/incoming-mailboxes.public.js';
+import { retentionJob } from './retention.js';
+import { boundStop, exitAfterThreads, exitReserveMs } from './shared/stop.js';
 import { failStartup, startupStep } from './startup.js';
 import { dunningSchedulerFor, extractionWorkerFor, mailWorkerFor, webhookWorkerFor } from './worker-hooks.js';
 
 /**
- * `npm run worker`: the webhook delivery worker, the extraction job worker (OCR) and the mail
- * outbox's worker alone,
- * for deployments that run the API with RUN_WORKER=false. Any number of these may share one PostgreSQL database.
+ * `npm run worker`: the webhook delivery worker, the extraction job worker (OCR), the mail
+ * outbox's worker and the retention job alone, for deployments that run the API with
+ * RUN_WORKER=false. Any number of these may share one PostgreSQL database.
  */
 try {
   const config = loadConfig();
@@ -37,22 +39,36 @@ try {
   const dunning = dunningSchedulerFor(handle.db, config, log.child({ component: 'dunning' }));
   dunning.start();
 
+  const retention = retentionJob(handle.db, log.child({ component: 'retention' }), {
+    webhookDeliveryRetentionDays: config.webhookDeliveryRetentionDays,
+  });
+  retention.start();
+
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down: finishing the attempts in flight');
-    setTimeout(() => {
-      log.error('still busy after 15 s; exiting anyway');
-      process.exit(1);
-    }, 15_000).unref();
-    Promise.all([worker.stop(), extraction.stop(), mailboxes.stop(), mail.stop(), dunning.stop()])
+    // Bounded like the server's stop (shared/stop.ts): the OCR children ended, then a hard exit.
+    const limitMs = config.drainLimitMs;
+    const threadsBoundMs = exitReserveMs(limitMs) / 2;
+    boundStop(limitMs, () =>
+      log.error(`still busy after ${(limitMs - exitReserveMs(limitMs)) / 1000} s; exiting anyway`),
+    );
+    Promise.all([
+      worker.stop(),
+      extraction.stop(),
+      mail.stop(),
+      mailboxes.stop(),
+      dunning.stop(),
+      retention.stop(),
+    ])
       .finally(() => handle.destroy())
       .then(
-        () => process.exit(0),
+        () => exitAfterThreads(0, threadsBoundMs),
         (err: unknown) => {
           log.error({ err }, 'shutdown failed');
-          process.exit(1);
+          return exitAfterThreads(1, threadsBoundMs);
         },
       );
   };

@@ -54,8 +54,8 @@ class Server {
   readonly exited: Promise<{ code: number | null; signal: string | null; at: number }>;
   readonly ready: Promise<number>;
 
-  constructor(env: Record<string, string>) {
-    this.child = spawn(process.execPath, [...TS_NODE_ARGS, 'src/server.ts'], {
+  constructor(env: Record<string, string>, entry = 'src/server.ts') {
+    this.child = spawn(process.execPath, [...TS_NODE_ARGS, entry], {
       env: {
         ...process.env,
         HOST: '127.0.0.1',
@@ -211,6 +211,33 @@ for (const [label, open] of targets) {
         () => 'cut',
       );
     };
+
+    it('`npm run worker` (src/worker.ts) with a webhook delivery in flight', async () => {
+      // The webhook, registered through a server that is gone again.
+      const api = new Server({ DATABASE_URL: target.url });
+      const port = await api.ready;
+      const res = await fetch(`http://127.0.0.1:${port}/api/v1/webhooks`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: `${receiver.url}/hook-worker`, scopes: ['task:create'] }),
+      });
+      assert.equal(res.status, 201, await res.text());
+      await api.stop();
+      const worker = new Server({ DATABASE_URL: target.url }, 'src/worker.ts');
+      await waitFor('the worker to start', () => worker.logged(/webhook delivery worker started/), 60_000);
+      const handle = createDb(
+        target.url.startsWith('postgres')
+          ? { kind: 'postgres', url: target.url }
+          : { kind: 'sqlite', file: target.url },
+      );
+      try {
+        await record(handle.db, accountId, 'task:created', { id: 2 });
+      } finally {
+        await handle.destroy();
+      }
+      await waitFor('the delivery to arrive', () => receiver.on('/hook-worker').length > 0, 30_000);
+      await worker.stop();
+    });
 
     for (const workers of ['1', '2']) {
       const env = () => ({ DATABASE_URL: target.url, WORKERS: workers });
