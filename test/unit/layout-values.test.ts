@@ -40,6 +40,13 @@ describe('dates as invoices print them', () => {
     // English day/month order is a guess: read US-style, and marked unsure.
     ['06/12/2026', 'en', '2026-06-12', false],
     ['25/12/2026', 'en', '2026-12-25'],
+    // Dates of other producers' software: dashes, a blank before the comma, Dutch months.
+    ['20-10-2015', 'de', '2015-10-20'],
+    ['Factuurdatum 20-10-2015', 'de', '2015-10-20'],
+    ['August 3 , 2014', 'en', '2014-08-03'],
+    ['3 maart 2026', 'de', '2026-03-03'],
+    ['12 mei 2026', 'de', '2026-05-12'],
+    ['030-12-2015', 'de', undefined],
     ['31.02.2026', 'de', undefined],
     ['1.234,56', 'de', undefined],
   ];

@@ -162,3 +162,31 @@ describe('fieldsFromLayout reads the lines of a text layer table', () => {
     assert.equal(fieldsFromLayout([page(runs)], 'ocr').fields.line_items, undefined);
   });
 });
+
+describe('fieldsFromLayout reads a Dutch invoice', () => {
+  it('number, date written with dashes, total and VAT by their Dutch labels', () => {
+    const got = fieldsFromLayout(
+      [
+        page([
+          [50, 50, 'Bakkerij Jansen B.V.'],
+          [50, 100, 'Factuurnummer: 2015-0042'],
+          [50, 115, 'Factuurdatum: 20-10-2015'],
+          [50, 130, 'Vervaldatum: 19-11-2015'],
+          [300, 300, 'Subtotaal'],
+          [450, 300, '100,00'],
+          [300, 315, 'BTW 21%'],
+          [450, 315, '21,00'],
+          [300, 330, 'Totaal'],
+          [450, 330, '€ 121,00'],
+        ]),
+      ],
+      'pdf_text',
+    );
+    assert.equal(got.fields.invoice_number, '2015-0042');
+    assert.equal(got.fields.date, '2015-10-20');
+    assert.equal(got.fields.due_date, '2015-11-19');
+    assert.equal(got.fields.gross_total, '121.00');
+    assert.equal(got.fields.net_total, '100.00');
+    assert.equal(got.fields.tax_total, '21.00');
+  });
+});

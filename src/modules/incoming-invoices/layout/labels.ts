@@ -71,6 +71,8 @@ export const LABELS: Label[] = [
     `credit\\s?note\\s?${NO}`,
     `avoir\\s?(?:n°|no\\.?|num[ée]ro)`,
     "n°\\s?d'avoir",
+    // Dutch
+    `factuur-?\\s?${NO}`,
   ]),
   label('invoice_number', 'id', 6, [`beleg-?\\s?${NO}`, `document\\s?${NO}`]),
   label('date', 'date', 10, [
@@ -87,6 +89,7 @@ export const LABELS: Label[] = [
     'date\\s?de\\s?facturation',
     "date\\s?d'[ée]mission",
     "date\\s?de\\s?l'avoir",
+    'factuurdatum',
   ]),
   label('date', 'date', 5, ['datum', 'date']),
   label('delivery_date', 'date', 10, [
@@ -110,6 +113,8 @@ export const LABELS: Label[] = [
     "date\\s?d'[ée]ch[ée]ance",
     '[ée]ch[ée]ance',
     '[àa]\\s?payer\\s?avant\\s?le',
+    'vervaldatum',
+    'te\\s?betalen\\s?v[óo]{1,2}r',
   ]),
   label('service_period', 'period', 10, [
     'leistungszeitraum',
@@ -142,8 +147,11 @@ export const LABELS: Label[] = [
     'total\\s?\\(?gross\\)?',
     'total\\s?incl\\.?(?:uding)?\\s?vat',
     'gross\\s?(?:total|amount)',
+    'totaalbedrag',
+    'factuurbedrag',
+    'totaal\\s?incl(?:\\.|usief)?\\s?btw',
   ]),
-  label('gross_total', 'amount', 5, ['summe', 'total', 'gesamt', 'brutto', 'montant\\s?total']),
+  label('gross_total', 'amount', 5, ['summe', 'total', 'gesamt', 'brutto', 'montant\\s?total', 'totaal']),
   label('amount_due', 'amount', 10, [
     'zahlbetrag',
     'zu\\s?zahlen(?:der\\s?betrag)?',
@@ -177,11 +185,14 @@ export const LABELS: Label[] = [
     'total\\s?ht',
     'montant\\s?(?:total\\s?)?ht',
     'sous-total(?:\\s?ht)?',
+    'subtotaal',
+    'totaal\\s?excl(?:\\.|usief)?\\s?btw',
   ]),
   label('tax_total', 'amount', 10, [
     '(?:zzgl\\.?\\s?|plus\\s?|summe\\s?|gesamt\\s?)?(?:mwst\\.?|ust\\.?|umsatzsteuer|mehrwertsteuer)',
     '(?:total\\s?|plus\\s?)?(?:vat|tax|sales\\s?tax)',
     '(?:total\\s?|montant\\s?)?tva',
+    '(?:totaal\\s?)?btw(?:\\s?bedrag)?',
   ]),
   label('prepaid_total', 'amount', 10, [
     '(?:abzgl\\.?|abz[üu]glich|abz\\.?)?\\s?(?:erhaltene\\s?|geleistete\\s?)?(?:anzahlung|vorauszahlung|abschlagszahlung)(?:en)?',

@@ -16,6 +16,7 @@ const MONTHS: Record<string, number> = {
   oct: 10, october: 10, okt: 10, oktober: 10, octobre: 10,
   nov: 11, november: 11, novembre: 11,
   dec: 12, december: 12, dez: 12, dezember: 12, décembre: 12, decembre: 12, déc: 12,
+  januari: 1, februari: 2, maart: 3, mei: 5, augustus: 8,
 }; // biome-ignore format: a table
 
 function iso(y: number, m: number, d: number): string | undefined {
@@ -42,7 +43,12 @@ const DATE_PATTERNS: RegExp[] = [
   /(?<![\d.])(\d{1,2})\.\s?(\d{1,2})\.\s?(\d{4}|\d{2})(?![\d,]|\.\d)/gu, // 06.12.2026, 6.12.26
   /(?<![\d/])(\d{1,2})\/(\d{1,2})\/(\d{4}|\d{2})(?![\d/])/gu, // 06/12/2026 (language decides)
   new RegExp(`(?<!\\d)(\\d{1,2})(?:\\.|er)?\\s*(${MONTH_NAMES})\\.?\\s*(\\d{4})(?!\\d)`, 'giu'), // 6 December 2026
-  new RegExp(`(?<![\\p{L}])(${MONTH_NAMES})\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})(?!\\d)`, 'giu'), // December 6, 2026
+  // December 6, 2026; August 3 , 2014 (a blank before the comma)
+  new RegExp(
+    `(?<![\\p{L}])(${MONTH_NAMES})\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?\\s*,?\\s+(\\d{4})(?!\\d)`,
+    'giu',
+  ),
+  /(?<![\d-])(\d{1,2})-(\d{1,2})-(\d{4})(?![\d-])/gu, // 20-10-2015 (language decides, as with slashes)
 ];
 
 /** Every date written in `text`, in the order they appear. */
@@ -55,7 +61,7 @@ export function findDates(text: string, lang: Lang): FoundDate[] {
       if (kind === 0) value = iso(+m[1]!, +m[2]!, +m[3]!);
       else if (kind === 1)
         value = m[3]!.length === 2 || m[3]!.length === 4 ? iso(+m[3]!, +m[2]!, +m[1]!) : undefined;
-      else if (kind === 2) {
+      else if (kind === 2 || kind === 5) {
         const a = +m[1]!;
         const b = +m[2]!;
         const y = +m[3]!;
@@ -67,7 +73,7 @@ export function findDates(text: string, lang: Lang): FoundDate[] {
           sure = lang !== 'en' || a === b;
         }
       } else if (kind === 3) value = iso(+m[3]!, MONTHS[m[2]!.toLowerCase()] ?? 0, +m[1]!);
-      else value = iso(+m[3]!, MONTHS[m[1]!.toLowerCase()] ?? 0, +m[2]!);
+      else if (kind === 4) value = iso(+m[3]!, MONTHS[m[1]!.toLowerCase()] ?? 0, +m[2]!);
       if (value) out.push({ value, sure, index: m.index, end: m.index + m[0].length });
     }
   });
