@@ -59,6 +59,18 @@ describeEachDb(
       return res.body.data as any[];
     };
 
+    /** The events recorded for a message: [kind, status in its payload]. */
+    const events = async (messageId: number) =>
+      (
+        await ctx.db
+          .selectFrom('events')
+          .select(['kind', 'payload'])
+          .where('resource_type', '=', 'mail_message')
+          .where('resource_id', '=', messageId)
+          .orderBy('id')
+          .execute()
+      ).map((e) => [e.kind, JSON.parse(e.payload).status]);
+
     before(async () => {
       api = await ctx.as([...SCOPES, 'client:write']);
       relay = new Relay();
@@ -109,6 +121,7 @@ describeEachDb(
       const [m] = await messages(id);
       assert.equal(m.status, 'sent');
       assert.equal(m.attempts, 1);
+      assert.deepEqual(await events(m.id), [['invoice:sent', 'sent']]);
       assert.equal(m.smtp_code, 250);
       assert.match(m.smtp_response, /^250 /);
       assert.ok(m.sent_at);
@@ -239,6 +252,7 @@ describeEachDb(
       assert.equal(m.smtp_code, 451);
       assert.match(m.smtp_response, /451.*Greylisted/);
       assert.ok(m.next_attempt_at);
+      assert.deepEqual(await events(m.id), [], 'a retry is no event');
       assert.equal(await w.runOnce(), 0, 'not due before its back-off');
       await sleep(650);
       assert.equal(await w.runOnce(), 1);
@@ -262,6 +276,7 @@ describeEachDb(
       assert.match(m.smtp_response, /550.*Mailbox unavailable/);
       assert.ok(m.failed_at);
       assert.equal(m.next_attempt_at, null);
+      assert.deepEqual(await events(m.id), [['invoice:send_failed', 'failed']]);
       await sleep(80);
       assert.equal(await w.runOnce(), 0, 'never tried again');
     });
@@ -347,6 +362,7 @@ describeEachDb(
       const [m] = await messages(id);
       assert.equal(m.status, 'failed');
       assert.equal(m.error, ABANDONED_ERROR);
+      assert.deepEqual(await events(m.id), [['invoice:send_failed', 'failed']]);
       assert.equal(relay.accepted.length, before);
     });
 
@@ -419,6 +435,20 @@ describeEachDb(
       // Another account's texts are its own.
       const stranger = await ctx.as(['account:read'], { accountId: ctx.other.accountId });
       assert.ok((await stranger.get(path)).body.data.every((t: any) => t.built_in));
+    });
+
+    it('webhooks subscribe to invoice:send and invoice:send-failed with outgoing-invoice:read', async () => {
+      const body = { url: 'http://127.0.0.1:9/hook', scopes: ['invoice:send', 'invoice:send-failed'] };
+      const p = expectProblem(
+        await (await ctx.as('integration')).post('/webhooks', body),
+        403,
+        'insufficient_scope',
+      );
+      assert.deepEqual(p.required_scopes, ['integration', 'outgoing-invoice:read']);
+      const res = await (await ctx.as('integration outgoing-invoice:read')).post('/webhooks', body);
+      assert.equal(res.status, 201, res.text);
+      assert.deepEqual(res.body.data.scopes, ['invoice:send', 'invoice:send-failed']);
+      await ctx.db.deleteFrom('webhooks').execute();
     });
 
     it('answers 503 mail_not_configured without SMTP_URL and queues nothing', async () => {

@@ -23,6 +23,8 @@ const ALL = [
   'incoming-invoice:extract',
   'dunning:create',
   'dunning:send',
+  'invoice:send',
+  'invoice:send-failed',
 ];
 
 describeEachDb('webhooks: delivery', (ctx) => {
@@ -65,7 +67,7 @@ describeEachDb('webhooks: delivery', (ctx) => {
 
   before(async () => {
     // incoming-invoice:extract carries documents, dunning:create letters: the subscriber reads them too.
-    api = await ctx.as('integration incoming-invoice:read dunning:read');
+    api = await ctx.as('integration incoming-invoice:read dunning:read outgoing-invoice:read');
     receiver = await new Receiver().start();
   });
   afterEach(async () => {

@@ -19,6 +19,8 @@ const ALL_SCOPES = [
   'incoming-invoice:extract',
   'dunning:create',
   'dunning:send',
+  'invoice:send',
+  'invoice:send-failed',
 ];
 
 describeEachDb('webhooks: registration', (ctx) => {
@@ -28,8 +30,9 @@ describeEachDb('webhooks: registration', (ctx) => {
   let noScope: Api;
 
   before(async () => {
-    // incoming-invoice:extract carries documents, dunning:create letters: the subscriber reads them too.
-    api = await ctx.as('integration incoming-invoice:read dunning:read');
+    // incoming-invoice:extract carries documents, dunning:create letters, invoice:send messages:
+    // the subscriber reads them too.
+    api = await ctx.as('integration incoming-invoice:read dunning:read outgoing-invoice:read');
     sibling = await ctx.as('integration');
     stranger = await ctx.as('integration', { accountId: ctx.other.accountId });
     noScope = await ctx.as('client:read task-management:read');

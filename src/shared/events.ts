@@ -31,6 +31,9 @@ export const EVENT_KINDS = [
   // Beyond the specification (issue 39): a dunning letter was made, or sent.
   'dunning:created',
   'dunning:sent',
+  // Beyond the specification (issue 38): an invoice's e-mail went out, or failed for good.
+  'invoice:sent',
+  'invoice:send_failed',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 
@@ -51,6 +54,8 @@ export const EVENT_SUBSCRIPTION: Record<EventKind, string> = {
   'incoming-invoice:extracted': 'incoming-invoice:extract',
   'dunning:created': 'dunning:create',
   'dunning:sent': 'dunning:send',
+  'invoice:sent': 'invoice:send',
+  'invoice:send_failed': 'invoice:send-failed',
 };
 
 export interface EventInput {

@@ -1,7 +1,10 @@
-import { type Insertable, type Selectable, sql } from 'kysely';
+import { type Insertable, type Selectable, sql, type Transaction } from 'kysely';
 import type { Db, DbKind } from '../../db/index.js';
+import type { Database } from '../../db/schema.js';
+import { type EventKind, recordEvent } from '../../shared/events.js';
 import { paginate } from '../../shared/paging.js';
 import type { MailAttachmentTable, MailMessageTable } from './mail.tables.js';
+import { toMailMessage } from './mail.views.js';
 
 export type MailMessageRow = Selectable<MailMessageTable>;
 export type MailAttachmentRow = Selectable<MailAttachmentTable>;
@@ -103,8 +106,8 @@ export async function claimDue(
         AND lease_until <= ${now}
       RETURNING mail_message_id`.execute(trx);
     const abandoned = expired.rows.map((r) => r.mail_message_id);
-    if (abandoned.length > 0)
-      await trx
+    if (abandoned.length > 0) {
+      const failed = await trx
         .updateTable('mail_messages')
         .set({
           status: 'failed',
@@ -114,7 +117,10 @@ export async function claimDue(
           updated_at: now,
         })
         .where('id', 'in', abandoned)
+        .returningAll()
         .execute();
+      for (const m of failed) await announce(trx, m, 'invoice:send_failed');
+    }
     const leased = await sql<{ mail_message_id: number }>`
       UPDATE mail_jobs SET lease_until = ${leaseUntil}, lease_token = ${token}
       WHERE mail_message_id IN (
@@ -124,6 +130,22 @@ export async function claimDue(
         AND lease_until IS NULL
       RETURNING mail_message_id`.execute(trx);
     return { claimed: leased.rows.map((r) => r.mail_message_id).sort((a, b) => a - b), abandoned };
+  });
+}
+
+/**
+ * The event of a message that went out or failed for good, in the transaction that records it
+ * (webhooks deliver it from there). Only invoices' messages have events.
+ */
+async function announce(trx: Transaction<Database>, m: MailMessageRow, kind: EventKind): Promise<void> {
+  if (m.document_type !== 'outgoing_invoice') return;
+  await recordEvent(trx, {
+    accountId: m.account_id,
+    kind,
+    resourceType: 'mail_message',
+    resourceId: m.id,
+    data: toMailMessage(m),
+    integrationId: m.integration_id,
   });
 }
 
@@ -172,7 +194,7 @@ export async function recordAttempt(db: Db, a: AttemptRecord): Promise<boolean> 
             .returning('mail_message_id')
             .executeTakeFirst();
     if (!job) return false;
-    await trx
+    const message = await trx
       .updateTable('mail_messages')
       .set((eb) => ({
         status: a.outcome === 'retry' ? 'queued' : a.outcome,
@@ -186,7 +208,10 @@ export async function recordAttempt(db: Db, a: AttemptRecord): Promise<boolean> 
         updated_at: a.now,
       }))
       .where('id', '=', a.id)
-      .execute();
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    if (a.outcome !== 'retry')
+      await announce(trx, message, a.outcome === 'sent' ? 'invoice:sent' : 'invoice:send_failed');
     return true;
   });
 }

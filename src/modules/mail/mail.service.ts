@@ -30,36 +30,10 @@ import {
 } from './mail.domain.js';
 import * as repo from './mail.repository.js';
 import type { MailMessage, MailTemplate, SendBody, TemplatesBody } from './mail.schemas.js';
+import { toMailMessage } from './mail.views.js';
 
 export const OUTGOING_INVOICE = 'outgoing_invoice';
-
-export function toMailMessage(r: repo.MailMessageRow): MailMessage {
-  return {
-    id: r.id,
-    document_type: r.document_type as MailMessage['document_type'],
-    document_id: r.document_id,
-    status: r.status,
-    from: r.from_address,
-    reply_to: r.reply_to,
-    to: JSON.parse(r.to_addresses),
-    cc: JSON.parse(r.cc_addresses),
-    bcc: JSON.parse(r.bcc_addresses),
-    subject: r.subject,
-    text: r.text_body,
-    language: r.language,
-    attachments: JSON.parse(r.attachments),
-    message_id: r.message_id,
-    attempts: r.attempts,
-    smtp_response: r.smtp_response,
-    smtp_code: r.smtp_code,
-    error: r.last_error,
-    next_attempt_at: r.next_attempt_at,
-    sent_at: r.sent_at,
-    failed_at: r.failed_at,
-    created_at: r.created_at,
-    updated_at: r.updated_at,
-  };
-}
+export { toMailMessage };
 
 /** One message by id (the change feed reads it so). */
 export async function getMailMessage(db: Db, auth: AuthContext, id: number): Promise<MailMessage> {

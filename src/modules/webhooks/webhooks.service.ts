@@ -50,6 +50,8 @@ const READ_SCOPE_OF: Partial<Record<EventKind, string>> = {
   'incoming-invoice:extracted': 'incoming-invoice:read',
   'dunning:created': 'dunning:read',
   'dunning:sent': 'dunning:read',
+  'invoice:sent': 'outgoing-invoice:read',
+  'invoice:send_failed': 'outgoing-invoice:read',
 };
 
 const KIND_OF_SCOPE = new Map<string, EventKind>(EVENT_KINDS.map((k) => [EVENT_SUBSCRIPTION[k], k]));
