@@ -135,6 +135,33 @@ describeEachDb('console: users', (ctx) => {
     assert.equal(Number(row.active), 1);
   });
 
+  it('sets a user’s sale and cost rate, shown on the page and in the API; refuses a bad amount', async () => {
+    const id = ctx.account.users.member;
+    await admin.get('/console/users');
+    const res = await admin.post(`/console/users/${id}/rates`, { hourly_rate: '95,50', cost_rate: '48' });
+    assert.equal(res.status, 303);
+    assert.equal(res.location, '/console/users?done=rates');
+    const page = await admin.get('/console/users?done=rates');
+    assert.match(page.body, /The rates are saved/);
+    assert.match(page.body, new RegExp(`id="hourly-${id}"[^>]*value="95.50"`));
+    assert.match(page.body, new RegExp(`id="cost-${id}"[^>]*value="48.00"`));
+    const api = await ctx.as('user:read');
+    const rates = await api.get(`/users/${id}/rates`);
+    assert.equal(rates.status, 200, rates.text);
+    assert.deepEqual([rates.body.data.hourly_rate, rates.body.data.cost_rate], [95.5, 48]);
+
+    await admin.get('/console/users');
+    const bad = await admin.post(`/console/users/${id}/rates`, { hourly_rate: '95.555', cost_rate: '' });
+    assert.equal(bad.status, 422);
+    assert.match(bad.body, /at most two decimals/);
+    assert.deepEqual((await api.get(`/users/${id}/rates`)).body.data.hourly_rate, 95.5, 'nothing changed');
+
+    // Empty clears a rate.
+    await admin.get('/console/users');
+    await admin.post(`/console/users/${id}/rates`, { hourly_rate: '', cost_rate: '48' });
+    assert.equal((await api.get(`/users/${id}/rates`)).body.data.hourly_rate, null);
+  });
+
   it('a member is refused (403) on every admin page and action', async () => {
     const member = new Browser(ctx.app);
     await member.signIn(memberEmail, PASSWORD);
@@ -146,6 +173,7 @@ describeEachDb('console: users', (ctx) => {
       [`/console/users/${ctx.account.users.admin}/active`, { active: '0' }],
       [`/console/users/${ctx.account.users.member}/role`, { role: 'admin' }],
       [`/console/users/${ctx.account.users.member}/invite`, {}],
+      [`/console/users/${ctx.account.users.member}/rates`, { hourly_rate: '1', cost_rate: '1' }],
     ] as const) {
       const res = await member.post(path, form);
       assert.equal(res.status, 403, path);

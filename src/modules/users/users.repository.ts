@@ -52,6 +52,17 @@ export const findRates = (db: Db, accountId: number, userId: number) =>
     .where('user_id', '=', userId)
     .executeTakeFirst();
 
+/** The rates of several users of an account (those without a row are left out). */
+export const ratesOf = (db: Db, accountId: number, userIds: number[]) =>
+  userIds.length === 0
+    ? Promise.resolve([])
+    : db
+        .selectFrom('user_rates')
+        .select(['user_id', 'hourly_rate', 'cost_rate'])
+        .where('account_id', '=', accountId)
+        .where('user_id', 'in', userIds)
+        .execute();
+
 /** Sets a user's rates (one row per user), with the time of the change. */
 export async function upsertRates(
   db: Db,

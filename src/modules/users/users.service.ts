@@ -114,6 +114,18 @@ export async function getUserRates(db: Db, auth: AuthContext, id: number): Promi
   };
 }
 
+/** The console's users page: each listed user's rates (null where none was set). */
+export async function teamRates(
+  db: Db,
+  accountId: number,
+  userIds: number[],
+): Promise<Map<number, { hourly_rate: number | null; cost_rate: number | null }>> {
+  const rows = await repo.ratesOf(db, accountId, userIds);
+  return new Map(
+    rows.map((r) => [r.user_id, { hourly_rate: money(r.hourly_rate), cost_rate: money(r.cost_rate) }]),
+  );
+}
+
 /**
  * PUT /users/{id}/rates: only an administrator of the account sets them (403 otherwise, as for
  * the company profile). A change moves the user's updated_at, so the change feed shows it.

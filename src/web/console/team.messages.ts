@@ -37,6 +37,15 @@ addMessages({
     'team.done.deactivated': 'The user is deactivated: their sessions and tokens no longer work.',
     'team.done.reactivated': 'The user is active again.',
     'team.done.role': 'The role is changed.',
+    'team.done.rates': 'The rates are saved.',
+    'team.rates': 'Rates an hour',
+    'team.rates.hourly': 'Sale rate',
+    'team.rates.cost': 'Cost',
+    'team.rates.save': 'Save rates',
+    'team.rates.hint':
+      'Sale rate: billed for this user’s time unless a task, team or project rate applies. Cost: internal cost, for margins.',
+    'team.rates.invalid':
+      'A rate must be an amount of at least 0 with at most two decimals (for example 95.50), or empty.',
     'team.refused.self': 'You cannot change your own access. Ask another administrator.',
     'team.refused.last_admin': 'The account must keep at least one active administrator.',
     'password.title': 'Change your password',
@@ -88,6 +97,15 @@ addMessages({
       'Der Benutzer ist deaktiviert: Seine Sitzungen und Tokens funktionieren nicht mehr.',
     'team.done.reactivated': 'Der Benutzer ist wieder aktiv.',
     'team.done.role': 'Die Rolle ist geändert.',
+    'team.done.rates': 'Die Sätze sind gespeichert.',
+    'team.rates': 'Sätze pro Stunde',
+    'team.rates.hourly': 'Verkaufssatz',
+    'team.rates.cost': 'Kosten',
+    'team.rates.save': 'Sätze speichern',
+    'team.rates.hint':
+      'Verkaufssatz: berechnet für die Zeit dieser Person, wenn kein Aufgaben-, Team- oder Projektsatz gilt. Kosten: interne Kosten, für die Marge.',
+    'team.rates.invalid':
+      'Ein Satz ist ein Betrag ab 0 mit höchstens zwei Nachkommastellen (z. B. 95,50) oder leer.',
     'team.refused.self':
       'Ihren eigenen Zugang können Sie nicht ändern. Bitten Sie einen anderen Administrator.',
     'team.refused.last_admin': 'Das Konto braucht mindestens einen aktiven Administrator.',

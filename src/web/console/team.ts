@@ -9,6 +9,7 @@ import {
   setMemberRole,
 } from '../../modules/users/team.service.js';
 import { PASSWORD_MAX, PASSWORD_MIN } from '../../modules/users/users.public.js';
+import { setUserRates, teamRates } from '../../modules/users/users.service.js';
 import { AppError } from '../../shared/errors.js';
 import { IdParams } from '../../shared/schemas.js';
 import { langOf, translator } from '../i18n.js';
@@ -17,6 +18,7 @@ import { clearFailures, recordFailure, throttledFor } from '../throttle.js';
 import {
   ActiveForm,
   adminChange,
+  adminForm,
   CsrfField,
   consoleView,
   doneNotice,
@@ -36,6 +38,24 @@ const InviteForm = Type.Object({
   role: Role,
 });
 const RoleForm = Type.Object({ _csrf: CsrfField, role: Role });
+const Amount = Type.String({ maxLength: 20 });
+const RatesForm = Type.Object({ _csrf: CsrfField, hourly_rate: Amount, cost_rate: Amount });
+
+/** Money as people type it (95, 95.5, 95,50; empty: none), or undefined when it is no amount. */
+function amountOf(text: string): number | null | undefined {
+  const t = text.trim();
+  if (t === '') return null;
+  return /^\d{1,7}([.,]\d{1,2})?$/.test(t) ? Number(t.replace(',', '.')) : undefined;
+}
+
+/** The services take the caller's authorisation; the console acts as the signed-in admin. */
+const actingAs = (user: { accountId: number; userId: number }) => ({
+  accountId: user.accountId,
+  userId: user.userId,
+  integrationId: 0,
+  tokenId: 0,
+  scopes: new Set<string>(['user:write']),
+});
 // One more than the maximum, so that "too long" is told apart from a cut-off password.
 const Password = Type.String({ maxLength: PASSWORD_MAX + 1 });
 const PasswordForm = Type.Object({
@@ -49,7 +69,12 @@ const PasswordForm = Type.Object({
 const ListQuery = Type.Object({
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000 })),
   done: Type.Optional(
-    Type.Union([Type.Literal('deactivated'), Type.Literal('reactivated'), Type.Literal('role')]),
+    Type.Union([
+      Type.Literal('deactivated'),
+      Type.Literal('reactivated'),
+      Type.Literal('role'),
+      Type.Literal('rates'),
+    ]),
   ),
 });
 
@@ -68,12 +93,23 @@ export async function teamPages(app: FastifyInstance): Promise<void> {
     const user = await requireAdmin(req);
     const page = (req.query as { page?: number }).page ?? 1;
     const { members, hasMore } = await listTeam(app.db, user.accountId, page);
+    const rates = await teamRates(
+      app.db,
+      user.accountId,
+      members.map((m) => m.id),
+    );
+    const shown = (n: number | null | undefined) => (n == null ? '' : n.toFixed(2));
+    const withRates = members.map((m) => ({
+      ...m,
+      hourly_rate: shown(rates.get(m.id)?.hourly_rate),
+      cost_rate: shown(rates.get(m.id)?.cost_rate),
+    }));
     return consoleView(
       req,
       reply,
       'console-team',
       {
-        members,
+        members: withRates,
         me: user.userId,
         moreHref: hasMore ? `/console/users?page=${page + 1}` : '',
         notice: '',
@@ -173,6 +209,24 @@ export async function teamPages(app: FastifyInstance): Promise<void> {
       () => '/console/users?done=role',
       refused,
     ),
+  );
+
+  // Each user's sale rate (the default of the projects they work on) and internal cost.
+  app.post(
+    '/console/users/:id/rates',
+    { schema: { hide, params: IdParams, body: RatesForm } },
+    adminForm(async (user, req, reply) => {
+      const { id } = req.params as IdParams;
+      const form = req.body as { hourly_rate: string; cost_rate: string };
+      const hourly = amountOf(form.hourly_rate);
+      const cost = amountOf(form.cost_rate);
+      if (hourly === undefined || cost === undefined) {
+        const t = translator(langOf(req));
+        return listPage(req, reply, { error: t('team.rates.invalid') }, 422);
+      }
+      await setUserRates(app.db, actingAs(user), id, { hourly_rate: hourly, cost_rate: cost });
+      return reply.redirect('/console/users?done=rates', 303);
+    }),
   );
 
   // Every signed-in user, not only admins: their own password.
