@@ -52,6 +52,17 @@ describeEachDb('projects: writing (beyond the specification)', (ctx) => {
     assert.deepEqual((await reader.get(`/projects/${p.id}`)).body.data, p);
   });
 
+  it('the largest budget and rate the schema allows are stored and read back exactly', async () => {
+    const { body } = await writer.post('/projects', { client_id: w.clients.beta, name: 'Large budget' });
+    const res = await writer.patch(`/projects/${body.data.id}`, {
+      budget_amount: 10_000_000_000,
+      hourly_rate: 10_000_000,
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual([res.body.data.budget_amount, res.body.data.hourly_rate], [10_000_000_000, 10_000_000]);
+    assert.deepEqual((await reader.get(`/projects/${body.data.id}`)).body.data, res.body.data);
+  });
+
   it('PATCH changes the given fields, replaces the groups; the feed shows it', async () => {
     const { body } = await writer.post('/projects', { client_id: w.clients.beta, name: 'Patchable' });
     const id = body.data.id;

@@ -22,9 +22,10 @@ export async function up(db: AnyDb): Promise<void> {
   await db.schema.alterTable('efforts').addColumn('hourly_rate', 'integer').execute();
   await db.schema.alterTable('tasks').addColumn('hourly_rate', 'integer').execute();
   await db.schema.alterTable('project_members').addColumn('hourly_rate', 'integer').execute();
+  // A budget may pass int4's 21 million in cents; rates (at most 10 million an hour) do not.
   for (const [column, type] of [
     ['hourly_rate', 'integer'],
-    ['budget_amount', 'integer'],
+    ['budget_amount', 'bigint'],
     ['currency', 'text'],
   ] as const) {
     await db.schema.alterTable('projects').addColumn(column, type).execute();
