@@ -98,6 +98,26 @@ describeEachDb('incoming mailboxes over IMAP', (ctx) => {
       422,
     );
     expectProblem(await (await ctx.as('incoming-invoice:read')).post('/incoming-mailboxes', {}), 403);
+    const created = await api.post('/incoming-mailboxes', {
+      host: 'imap.example.com',
+      username: 'same',
+      password: 'pw',
+      active: false,
+    });
+    assert.equal(created.status, 201, created.text);
+    const path = `/incoming-mailboxes/${created.body.data.id}`;
+    const same = { name: created.body.data.name, password: 'pw', folder: 'INBOX', active: false };
+    const first = await api.patch(path, same);
+    assert.equal(first.status, 200, first.text);
+    assert.equal(
+      first.body.data.updated_at,
+      created.body.data.updated_at,
+      'nothing changed, updated_at kept',
+    );
+    const changed = await api.patch(path, { password: 'other' });
+    assert.notEqual(changed.body.data.updated_at, created.body.data.updated_at);
+    assert.equal((await api.delete(path)).status, 204);
+    expectProblem(await api.get(path), 404);
   });
 
   it('three messages become three documents; a restart takes none again; a wrong password is shown and retried', async () => {

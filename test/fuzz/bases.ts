@@ -294,6 +294,12 @@ export const BASES: Record<string, Maker[]> = {
   'PUT /users/{id}/rates': [
     (n) => ({ params: { id: n.teamMember }, body: { hourly_rate: 90, cost_rate: 45.5 } }),
   ],
+  'POST /incoming-mailboxes': [
+    () => ({ body: { host: 'imap.example.com', username: fresh('fuzz'), password: 'secret' } }),
+  ],
+  'PATCH /incoming-mailboxes/{id}': [
+    (n) => ({ params: { id: n.mailbox }, body: { name: 'Fuzz mailbox', folder: 'INBOX' } }),
+  ],
   'POST /webhooks': [() => ({ body: { url: 'https://hooks.example.com/fuzz', scopes: ['task:create'] } })],
   'POST /oauth/token': [() => ({ body: { grant_type: 'client_credentials' } })],
 };

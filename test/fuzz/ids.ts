@@ -26,6 +26,7 @@ const BY_SEGMENT: Record<string, string> = {
   'bank-statements': 'bank_statements',
   'bank-transactions': 'bank_transactions',
   'bank-csv-profiles': 'bank_csv_profiles',
+  'incoming-mailboxes': 'incoming_mailboxes',
 };
 
 export function pathParamTable(path: string, param: string): string {

@@ -60,6 +60,8 @@ export interface NamedIds {
   /** An unmatched bank line of money received, and the statement that brought it. */
   bankTransaction: number;
   bankStatement: number;
+  /** A connected IMAP mailbox (never polled: the worker is off in tests). */
+  mailbox: number;
 }
 
 /** An id no record has, inside the range every database stores. */
@@ -127,6 +129,14 @@ async function seedAccount(app: FastifyInstance, db: Db, accountId: number, n: n
   const webhook = ok(
     await api.post('/webhooks', { url: `https://hooks.example.com/w${n}`, scopes: ['task:create'] }),
     'webhook',
+  );
+  const mailbox = ok(
+    await api.post('/incoming-mailboxes', {
+      host: 'imap.example.com',
+      username: `fuzz${n}`,
+      password: 'secret',
+    }),
+    'mailbox',
   );
   // An event after the webhook exists queues a delivery (the worker is off in tests).
   ok(await api.post('/tasks', { project_id: project, name: 'Queued for the webhook' }), 'task');
@@ -238,6 +248,7 @@ async function seedAccount(app: FastifyInstance, db: Db, accountId: number, n: n
     file: (uploaded.file ?? uploaded).id,
     bankTransaction: await first(db, 'bank_transactions', accountId),
     bankStatement: bankStatement.id,
+    mailbox: mailbox.id,
   };
   return { api, named };
 }

@@ -1,8 +1,9 @@
 import type { Db } from '../../db/index.js';
+import { changesNothing } from '../../shared/changes.js';
 import { invalidField, notFound } from '../../shared/errors.js';
 import { nowIso } from '../../shared/time.js';
 import type { AuthContext } from '../../shared/tokens.js';
-import { encryptPassword } from './incoming-mailboxes.crypto.js';
+import { decryptPassword, encryptPassword } from './incoming-mailboxes.crypto.js';
 import * as repo from './incoming-mailboxes.repository.js';
 import type {
   Mailbox,
@@ -94,12 +95,19 @@ export async function updateMailbox(
   const row = await getMailbox(db, auth, id);
   checkMove(body.processed_action ?? row.processed_action, body.processed_folder ?? row.processed_folder);
   const { password, tls, active, allowed_senders, ...plain } = body;
-  const updated = await repo.updateMailbox(db, auth.accountId, id, {
+  const values = {
     ...plain,
-    ...(password !== undefined ? { password_enc: encryptPassword(secretKey, password, auth.accountId) } : {}),
     ...(tls !== undefined ? { tls: tls ? 1 : 0 } : {}),
     ...(active !== undefined ? { active: active ? 1 : 0 } : {}),
     ...(allowed_senders !== undefined ? { allowed_senders: JSON.stringify(allowed_senders) } : {}),
+  };
+  const samePassword =
+    password === undefined || decryptPassword(secretKey, row.password_enc, auth.accountId) === password;
+  // A PATCH that changes nothing keeps updated_at (shared rule: src/shared/changes.ts).
+  if (samePassword && changesNothing(row, values)) return row;
+  const updated = await repo.updateMailbox(db, auth.accountId, id, {
+    ...values,
+    ...(samePassword ? {} : { password_enc: encryptPassword(secretKey, password!, auth.accountId) }),
     failures: 0,
     next_poll_at: nowIso(),
     updated_at: nowIso(),
