@@ -172,6 +172,35 @@ describeEachDb(
       assert.match(second.mail.attachments[0]!.content.toString('utf8'), /991-12345-67/);
     });
 
+    it('books and sends in one step with book: true; a refusal leaves the draft unbooked', async () => {
+      const draft = async (client: Record<string, unknown> = {}) => {
+        const clientId = await makeClient(api, { email: 'office@client.example', ...client });
+        return (await makeInvoice(api, { client_id: clientId, line_items: [line(10)] })).id as number;
+      };
+      const id = await draft();
+      const res = await api.post(`/outgoing-invoices/${id}/send`, { book: true });
+      assert.equal(res.status, 202, res.text);
+      const inv = (await api.get(`/outgoing-invoices/${id}`)).body.data;
+      assert.equal(inv.status, 'booked');
+      assert.equal(res.body.data.attachments[0].name, `${inv.invoice_number}.pdf`);
+
+      const noBook = await ctx.as(SCOPES.filter((s) => s !== 'outgoing-invoice:book'));
+      const other = await draft();
+      const p = expectProblem(await noBook.post(`/outgoing-invoices/${other}/send`, { book: true }), 403);
+      assert.deepEqual(p.required_scopes, ['outgoing-invoice:send', 'outgoing-invoice:book']);
+      const xr = await draft({ einvoice_format: 'xrechnung_ubl' });
+      const count = await countRows(ctx.db, 'mail_messages');
+      expectProblem(await api.post(`/outgoing-invoices/${xr}/send`, { book: true }), 422, 'einvoice_invalid');
+      assert.equal(await countRows(ctx.db, 'mail_messages'), count);
+      for (const d of [other, xr]) {
+        const left = (await api.get(`/outgoing-invoices/${d}`)).body.data;
+        assert.equal(left.status, 'open');
+        assert.equal(left.invoice_number, null);
+      }
+      // Already booked: book: true just sends.
+      assert.equal((await api.post(`/outgoing-invoices/${id}/send`, { book: true })).status, 202);
+    });
+
     it('refuses an XRechnung without buyer reference (BR-DE-15): 422 einvoice_invalid, nothing queued', async () => {
       const id = await bookedInvoice({ einvoice_format: 'xrechnung_ubl' });
       const count = await countRows(ctx.db, 'mail_messages');

@@ -23,7 +23,7 @@ export const mailRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'the PDF and the UBL XML — byte for byte what `GET …/pdf` and `GET …/xml` answer. A worker sends it',
           'through the relay of SMTP_URL, retrying a 4xx answer or an unreachable relay with back-off; `202` answers',
           'the queued message, `GET …/messages` shows how it went. Refusals: `409 not_booked` for drafts and plan',
-          'masters; `422 einvoice_invalid` when the document breaks a rule of the format (each error names the rule,',
+          'masters (unless `book: true`, which books the draft first and needs `outgoing-invoice:book` too); `422 einvoice_invalid` when the document breaks a rule of the format (each error names the rule,',
           'e.g. `BR-DE-15`, and the field) — nothing is queued; `503 mail_not_configured` without SMTP_URL.',
         ].join(' '),
         params: IdParams,

@@ -34,6 +34,12 @@ export const SendBody = Type.Object(
         description: 'Language of the template; default: the language the document was printed in',
       }),
     ),
+    book: Type.Optional(
+      Type.Boolean({
+        description:
+          '`true` books a draft first (automatic numbering) and sends it, in one step: needs `outgoing-invoice:book` too; a refusal leaves the draft unbooked',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

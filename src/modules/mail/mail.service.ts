@@ -7,10 +7,11 @@ import { Dec } from '../../shared/money.js';
 import type { Page } from '../../shared/paging.js';
 import type { PdfDocument } from '../../shared/pdf/types.js';
 import { nowIso } from '../../shared/time.js';
-import type { AuthContext } from '../../shared/tokens.js';
+import { type AuthContext, hasScope } from '../../shared/tokens.js';
 import { assertAccountAdmin, getAccountProfile } from '../account/account.service.js';
 import { getClient } from '../clients/clients.service.js';
 import { getContact } from '../contacts/contacts.service.js';
+import { bookInvoice } from '../outgoing-invoices/booking.service.js';
 import { getInvoice, getRow } from '../outgoing-invoices/invoices.service.js';
 import { isMaster } from '../outgoing-invoices/outgoing-invoices.public.js';
 import { invoicePdf, type PdfBytes } from '../outgoing-invoices/pdf.service.js';
@@ -78,6 +79,33 @@ export async function sendInvoice(
   mail: MailConfig | null,
 ): Promise<MailMessage> {
   if (!mail) throw mailNotConfigured();
+  if (body.book) {
+    if (!hasScope(auth, 'outgoing-invoice:book'))
+      throw new AppError(
+        'insufficient_scope',
+        'Booking and sending in one step needs outgoing-invoice:book too',
+        {
+          extra: { required_scopes: ['outgoing-invoice:send', 'outgoing-invoice:book'] },
+        },
+      );
+    const current = await getRow(db, auth, id);
+    // One transaction: a refusal after booking (the gate, no recipient) undoes the booking too.
+    if (!isMaster(current.type) && current.status !== 'booked')
+      return transact(db, async (trx) => {
+        await bookInvoice(trx, auth, id, {});
+        return queueInvoice(trx, auth, id, body, mail);
+      });
+  }
+  return queueInvoice(db, auth, id, body, mail);
+}
+
+async function queueInvoice(
+  db: Db,
+  auth: AuthContext,
+  id: number,
+  body: SendBody,
+  mail: MailConfig,
+): Promise<MailMessage> {
   const row = await getRow(db, auth, id);
   if (isMaster(row.type) || row.status !== 'booked')
     throw new AppError(
