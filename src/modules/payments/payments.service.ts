@@ -130,14 +130,21 @@ export async function updatePaymentAccount(
   body: PaymentAccountUpdate,
 ): Promise<PaymentAccount> {
   const row = await transact(db, async (trx) => {
-    if (!(await repo.findPaymentAccount(trx, auth.accountId, id))) throw notFound('Payment account');
+    const current = await repo.findPaymentAccount(trx, auth.accountId, id);
+    if (!current) throw notFound('Payment account');
     const bank = await checkedBankFields(trx, auth.accountId, body, id);
-    const updated = await repo.updatePaymentAccount(trx, auth.accountId, id, {
+    const changes: Record<string, unknown> = {
       ...(body.name === undefined ? {} : { name: body.name }),
       ...(body.type === undefined ? {} : { type: body.type }),
       ...bank,
       ...(body.bank_name === undefined ? {} : { bank_name: body.bank_name }),
       ...(body.currency === undefined ? {} : { currency: body.currency }),
+    };
+    // Sending back what was read changes nothing: no new updated_at, no change-feed entry.
+    const same = Object.entries(changes).every(([k, v]) => (current as Record<string, unknown>)[k] === v);
+    if (same) return current;
+    const updated = await repo.updatePaymentAccount(trx, auth.accountId, id, {
+      ...changes,
       updated_at: nowIso(),
     });
     if (!updated) throw notFound('Payment account');
