@@ -23,6 +23,13 @@ const ALL = [
   'incoming-invoice:extract',
   'dunning:create',
   'dunning:send',
+  'invoice:create',
+  'invoice:book',
+  'invoice:delete',
+  'payment:create',
+  'client:create',
+  'client:update',
+  'client:delete',
   'invoice:send',
   'invoice:send-failed',
 ];
@@ -67,7 +74,9 @@ describeEachDb('webhooks: delivery', (ctx) => {
 
   before(async () => {
     // incoming-invoice:extract carries documents, dunning:create letters: the subscriber reads them too.
-    api = await ctx.as('integration incoming-invoice:read dunning:read outgoing-invoice:read');
+    api = await ctx.as(
+      'integration incoming-invoice:read dunning:read outgoing-invoice:read payments:read client:read',
+    );
     receiver = await new Receiver().start();
   });
   afterEach(async () => {

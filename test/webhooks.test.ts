@@ -19,6 +19,13 @@ const ALL_SCOPES = [
   'incoming-invoice:extract',
   'dunning:create',
   'dunning:send',
+  'invoice:create',
+  'invoice:book',
+  'invoice:delete',
+  'payment:create',
+  'client:create',
+  'client:update',
+  'client:delete',
   'invoice:send',
   'invoice:send-failed',
 ];
@@ -32,7 +39,9 @@ describeEachDb('webhooks: registration', (ctx) => {
   before(async () => {
     // incoming-invoice:extract carries documents, dunning:create letters, invoice:send messages:
     // the subscriber reads them too.
-    api = await ctx.as('integration incoming-invoice:read dunning:read outgoing-invoice:read');
+    api = await ctx.as(
+      'integration incoming-invoice:read dunning:read outgoing-invoice:read payments:read client:read',
+    );
     sibling = await ctx.as('integration');
     stranger = await ctx.as('integration', { accountId: ctx.other.accountId });
     noScope = await ctx.as('client:read task-management:read');

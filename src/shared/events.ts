@@ -31,6 +31,14 @@ export const EVENT_KINDS = [
   // Beyond the specification (issue 39): a dunning letter was made, or sent.
   'dunning:created',
   'dunning:sent',
+  // Beyond the specification (issue 45): money objects.
+  'invoice:created',
+  'invoice:booked',
+  'invoice:deleted',
+  'payment:created',
+  'client:created',
+  'client:updated',
+  'client:deleted',
   // Beyond the specification (issue 38): an invoice's e-mail went out, or failed for good.
   'invoice:sent',
   'invoice:send_failed',
@@ -54,6 +62,13 @@ export const EVENT_SUBSCRIPTION: Record<EventKind, string> = {
   'incoming-invoice:extracted': 'incoming-invoice:extract',
   'dunning:created': 'dunning:create',
   'dunning:sent': 'dunning:send',
+  'invoice:created': 'invoice:create',
+  'invoice:booked': 'invoice:book',
+  'invoice:deleted': 'invoice:delete',
+  'payment:created': 'payment:create',
+  'client:created': 'client:create',
+  'client:updated': 'client:update',
+  'client:deleted': 'client:delete',
   'invoice:sent': 'invoice:send',
   'invoice:send_failed': 'invoice:send-failed',
 };

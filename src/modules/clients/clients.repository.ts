@@ -2,7 +2,7 @@ import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
 import { prepared } from '../../db/prepared.js';
 import { keptTotal } from '../../shared/list-counts.js';
-import { insertOne, updateOwned } from '../../shared/owned.js';
+import { insertOne, insertRowsReturning, updateOwned } from '../../shared/owned.js';
 import { idPages, paginate, type Sortable } from '../../shared/paging.js';
 import { containsAny } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
@@ -81,6 +81,10 @@ export function listClientsFull(db: Db, accountId: number, q: ClientListQuery) {
 
 export const insertClient = (db: Db, values: Insertable<ClientTable>): Promise<ClientRow> =>
   insertOne(db, 'clients', values);
+
+/** Several new clients in one statement (or a few), answered in the order given. */
+export const insertClients = (db: Db, values: readonly Insertable<ClientTable>[]): Promise<ClientRow[]> =>
+  insertRowsReturning(db, 'clients', values);
 
 export const updateClient = (db: Db, accountId: number, id: number, values: Updateable<ClientTable>) =>
   updateOwned(db, 'clients', accountId, id, values);

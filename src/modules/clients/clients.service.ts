@@ -1,11 +1,13 @@
+import type { Insertable, Transaction } from 'kysely';
 import type { Db } from '../../db/index.js';
-import { transact, transactOne } from '../../db/transact.js';
+import { checkThenWrite, transactionalKind } from '../../db/insert-batch.js';
+import type { Database } from '../../db/schema.js';
+import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { archivable } from '../../shared/archivable.js';
 import { changesNothing } from '../../shared/changes.js';
-import { AppError, notFound } from '../../shared/errors.js';
+import { AppError } from '../../shared/errors.js';
 import { partyOf } from '../../shared/party.js';
-import { nowIso } from '../../shared/time.js';
 import type { ClientBasicRow, ClientRow } from './clients.repository.js';
 import * as repo from './clients.repository.js';
 import type {
@@ -15,6 +17,7 @@ import type {
   ClientListQuery,
   ClientUpdate,
 } from './clients.schemas.js';
+import type { ClientTable } from './clients.tables.js';
 
 export function toClientFull(r: ClientRow): ClientFull {
   return {
@@ -48,12 +51,16 @@ const clients = archivable({
   findByExternalId: (db: Db, accountId: number, value: string) =>
     repo.findClientBy(db, accountId, 'external_id', value),
   update: repo.updateClient,
+  // Beyond the specification (issue 45): the client as a `client:read` token reads it.
+  events: {
+    resourceType: 'client',
+    toData: toClientFull,
+    updated: 'client:updated',
+    deleted: 'client:deleted',
+  },
 });
 
-/**
- * Read (404 when not in the account), archive (DELETE) or restore, PUT …/external-identifier:
- * clients record no events.
- */
+/** Read (404 when not in the account), archive (DELETE) or restore, PUT …/external-identifier. */
 export const { get: getClient, setArchived, setExternalId } = clients;
 
 export const listClients = (db: Db, auth: AuthContext, q: ClientListQuery) =>
@@ -82,14 +89,34 @@ function stored<T extends { is_consumer?: boolean; dunning_blocked?: boolean }>(
   };
 }
 
+/** A create as the writes take it: who made it, for its `client:created` event. */
+type NewClient = { auth: AuthContext; values: Insertable<ClientTable> };
+
+/** New clients and their `client:created` events, in the caller's transaction. */
+async function insertCreated(trx: Transaction<Database>, made: readonly NewClient[]): Promise<ClientRow[]> {
+  const rows = await repo.insertClients(
+    trx,
+    made.map((c) => c.values),
+  );
+  for (const [i, row] of rows.entries()) await clients.emit(trx, made[i]!.auth, 'client:created', row);
+  return rows;
+}
+
+/** Creates that arrive together on PostgreSQL share a transaction (db/insert-batch.ts). */
+const CREATES = transactionalKind(
+  async (trx, c: NewClient) => (await insertCreated(trx, [c]))[0]!,
+  insertCreated,
+);
+
 export async function createClient(db: Db, auth: AuthContext, body: ClientCreate): Promise<ClientRow> {
   const values = { ...stored(body), account_id: auth.accountId };
-  // Nothing to check first: the INSERT is the whole write.
-  if (!body.shortcode && !body.external_id) return transactOne(db, (trx) => repo.insertClient(trx, values));
+  // Nothing to check first: the INSERT and its event are the whole write.
+  if (!body.shortcode && !body.external_id)
+    return checkThenWrite(db, CREATES, async () => ({ auth, values }));
   return transact(db, async (trx) => {
     if (body.shortcode) await assertShortcodeFree(trx, auth, body.shortcode);
     await clients.assertExternalIdFree(trx, auth, body.external_id);
-    return repo.insertClient(trx, values);
+    return CREATES.write(trx, { auth, values });
   });
 }
 
@@ -102,9 +129,7 @@ export async function updateClient(
   // A PATCH that changes nothing keeps updated_at (shared rule: src/shared/changes.ts).
   const current = await getClient(db, auth, id);
   if (changesNothing(current, body)) return current;
-  const row = await repo.updateClient(db, auth.accountId, id, { ...stored(body), updated_at: nowIso() });
-  if (!row) throw notFound('Client');
-  return row;
+  return transact(db, (trx) => clients.change(trx, auth, id, stored(body)));
 }
 
 /** PUT …/shortcode: unique within the account (409 `shortcode_taken`); `null` clears it. */
@@ -117,7 +142,6 @@ export function setShortcode(
   return transact(db, async (trx) => {
     await getClient(trx, auth, id);
     if (value !== null) await assertShortcodeFree(trx, auth, value, id);
-    const row = await repo.updateClient(trx, auth.accountId, id, { shortcode: value, updated_at: nowIso() });
-    return row!;
+    return clients.change(trx, auth, id, { shortcode: value });
   });
 }

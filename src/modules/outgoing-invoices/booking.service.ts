@@ -24,6 +24,7 @@ import { findAccount, findClientRow } from './invoices.read-model.js';
 import type { InvoiceRow } from './invoices.repository.js';
 import * as repo from './invoices.repository.js';
 import { type BookBody, ExternalInvoiceData } from './invoices.schemas.js';
+import { recordInvoiceEvent } from './invoices.service.js';
 import {
   checkDates,
   checkReferences,
@@ -135,12 +136,14 @@ export async function bookInvoice(db: Db, auth: AuthContext, id: number, body: B
       };
       // Freeze what the document shows: later changes to the client or account do not alter it.
       const document = await documentFor(trx, auth.accountId, { ...current, ...booked }, view);
-      return repo.updateInvoice(trx, auth.accountId, id, {
+      const done = await repo.updateInvoice(trx, auth.accountId, id, {
         ...booked,
         document: JSON.stringify(document),
         ...partySnapshots(document),
         updated_at: now,
       });
+      await recordInvoiceEvent(trx, auth, 'invoice:booked', done);
+      return done;
     });
   } catch (err) {
     // Two manual bookings racing for one number: the unique index decides.
@@ -236,10 +239,12 @@ export async function createExternal(db: Db, auth: AuthContext, upload: Upload) 
       const file = await storeFile(trx, auth, upload, { type: 'outgoing_invoice', id: inserted.id });
       // The parties as they are now: what an uploaded invoice was issued to, for every later read.
       const document = await documentFor(trx, auth.accountId, inserted);
-      return repo.updateInvoice(trx, auth.accountId, inserted.id, {
+      const done = await repo.updateInvoice(trx, auth.accountId, inserted.id, {
         file_id: file.id,
         ...partySnapshots(document),
       });
+      await recordInvoiceEvent(trx, auth, 'invoice:created', done);
+      return done;
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw numberTakenError(data.invoice_number);

@@ -1,14 +1,17 @@
-import type { Updateable } from 'kysely';
+import type { Transaction, Updateable } from 'kysely';
 import { sqlState } from '../../db/faults.js';
 import type { Db } from '../../db/index.js';
 import { batchable, checkThenWrite, oneStatementFirst, transactionalKind } from '../../db/insert-batch.js';
+import type { Database } from '../../db/schema.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { changesNothing } from '../../shared/changes.js';
 import { AppError, type FieldError, notFound, validationFailed } from '../../shared/errors.js';
+import { recordEvent, recordEvents } from '../../shared/events.js';
 import type { Page } from '../../shared/paging.js';
 import { nowIso } from '../../shared/time.js';
 import { assertPeriodOpen } from '../exports/exports.public.js';
+import { anySubscribed } from '../webhooks/webhooks.service.js';
 import {
   deleteRefusal,
   editRefusal,
@@ -71,24 +74,53 @@ export async function listMasters(db: Db, auth: AuthContext, q: MasterListQuery)
   return { ...page, rows: await loadMasters(db, auth.accountId, page.rows) };
 }
 
+/** A create as the writes take it: who made it, for its `invoice:created` event. */
+type NewInvoice = repo.NewInvoice & { integrationId: number | null };
+
+/** Records `invoice:created` for each new invoice, as its GET answers it, in the create's transaction. */
+async function recordCreated(trx: Transaction<Database>, made: Written, inputs: readonly NewInvoice[]) {
+  await recordEvents(
+    trx,
+    made.map(({ row, items }, k) => ({
+      accountId: row.account_id,
+      kind: 'invoice:created' as const,
+      resourceType: 'outgoing_invoice',
+      resourceId: row.id,
+      data: toInvoice(newView(row, items)),
+      integrationId: inputs[k]!.integrationId,
+    })),
+  );
+  return made;
+}
+type Written = { row: InvoiceRow; items: repo.ItemRow[] }[];
+
 /**
  * Invoice creates on PostgreSQL (db/insert-batch.ts), those that arrive together and one that
  * arrives alone: one statement when they set the same columns and have lines, else one
- * transaction (of four statements).
+ * transaction (of four statements). The one statement records no event: where a webhook takes
+ * `invoice:created` the transaction writes them.
  */
 const CREATES = oneStatementFirst(
   transactionalKind(
-    async (trx, i: repo.NewInvoice) => {
+    async (trx, i: NewInvoice) => {
       const { values, lines } = await settled(trx, i);
-      return repo.insertWithLines(trx, values, lines);
+      const made = await repo.insertWithLines(trx, values, lines);
+      return (await recordCreated(trx, [made], [i]))[0]!;
     },
-    async (trx, invoices: repo.NewInvoice[]) => {
+    async (trx, invoices: NewInvoice[]) => {
       const all: repo.NewInvoice[] = [];
       for (const i of invoices) all.push(await settled(trx, i));
-      return repo.insertManyWithLines(trx, all);
+      return recordCreated(trx, await repo.insertManyWithLines(trx, all), invoices);
     },
   ),
-  repo.insertManyAsOne,
+  async (db, invoices: readonly NewInvoice[]) =>
+    (await anySubscribed(
+      db,
+      invoices.map((i) => i.values.account_id),
+      'invoice:created',
+    ))
+      ? undefined
+      : repo.insertManyAsOne(db, invoices),
 );
 
 /** A new invoice with its defaults taken from its client and account (`NewInvoice.defaults`). */
@@ -123,7 +155,8 @@ export async function createInvoice(db: Db, auth: AuthContext, body: InvoiceCrea
     client_id: body.client_id ?? null,
     date: body.date ?? null,
   };
-  const written = checkThenWrite(db, CREATES, async (trx): Promise<repo.NewInvoice> => {
+  const integrationId = auth.integrationId ?? null;
+  const written = checkThenWrite(db, CREATES, async (trx): Promise<NewInvoice> => {
     if (clientOnly(trx, body)) {
       const defaults = { currency: body.currency, payment_term_days: body.payment_term_days };
       // Null until the statement takes it from the client or account (`NewInvoice.defaults`).
@@ -131,10 +164,10 @@ export async function createInvoice(db: Db, auth: AuthContext, body: InvoiceCrea
         currency: (body.currency ?? null) as string,
         payment_term_days: body.payment_term_days ?? null,
       };
-      return { values: documentRow(head, body, open, totals), lines, defaults };
+      return { values: documentRow(head, body, open, totals), lines, defaults, integrationId };
     }
     const client = await checkReferences(trx, auth.accountId, body);
-    return { values: documentRow(head, body, documentDefaults(body, client), totals), lines };
+    return { values: documentRow(head, body, documentDefaults(body, client), totals), lines, integrationId };
   });
   const { row, items } = await written.catch(async (err) => {
     // A key refused the write: the client is not the account's, or was deleted meanwhile.
@@ -144,6 +177,23 @@ export async function createInvoice(db: Db, auth: AuthContext, body: InvoiceCrea
   });
   // Answered from what was written: reading it back gives the same (see `newView`).
   return toInvoice(newView(row, items));
+}
+
+/** Records `kind` with the invoice as its GET answers it, in the change's transaction. */
+export async function recordInvoiceEvent(
+  trx: Transaction<Database>,
+  auth: AuthContext,
+  kind: 'invoice:created' | 'invoice:booked' | 'invoice:deleted',
+  row: InvoiceRow,
+): Promise<void> {
+  await recordEvent(trx, {
+    accountId: auth.accountId,
+    kind,
+    resourceType: 'outgoing_invoice',
+    resourceId: row.id,
+    data: toInvoice(await loadView(trx, auth.accountId, row)),
+    integrationId: auth.integrationId,
+  });
 }
 
 /** Which PATCH fields a kind of document takes; the rest are refused by name. */
@@ -245,10 +295,21 @@ export async function deleteInvoice(db: Db, auth: AuthContext, id: number, force
     }
     const now = nowIso();
     const deleted = { deleted_at: now, deleted_by: auth.userId, updated_at: now };
-    await repo.updateInvoice(trx, auth.accountId, id, deleted);
+    await recordInvoiceEvent(
+      trx,
+      auth,
+      'invoice:deleted',
+      await repo.updateInvoice(trx, auth.accountId, id, deleted),
+    );
     // A deleted plan takes its drafts along; booked invoices of it stay.
     for (const child of children) {
-      if (child.status !== 'booked') await repo.updateInvoice(trx, auth.accountId, child.id, deleted);
+      if (child.status !== 'booked')
+        await recordInvoiceEvent(
+          trx,
+          auth,
+          'invoice:deleted',
+          await repo.updateInvoice(trx, auth.accountId, child.id, deleted),
+        );
     }
   });
 }

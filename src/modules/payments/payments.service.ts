@@ -1,7 +1,10 @@
+import type { Transaction } from 'kysely';
 import type { Db } from '../../db/index.js';
+import type { Database } from '../../db/schema.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { AppError, type FieldError, notFound, validationFailed } from '../../shared/errors.js';
+import { recordEvent } from '../../shared/events.js';
 import { isValidBic, isValidIban } from '../../shared/identifiers.js';
 import { fromCents, toCents } from '../../shared/money.js';
 import type { Page } from '../../shared/paging.js';
@@ -187,6 +190,24 @@ export async function getPayment(db: Db, auth: AuthContext, id: number): Promise
   return toPayment(row, (await sharesOf(db, [row])).get(row.id));
 }
 
+/** Inserts a payment and records `payment:created` with it as its GET answers, in one transaction. */
+async function recordCreated(
+  trx: Transaction<Database>,
+  auth: AuthContext,
+  values: Parameters<typeof repo.insertPayment>[1],
+): Promise<PaymentRow> {
+  const payment = await repo.insertPayment(trx, values);
+  await recordEvent(trx, {
+    accountId: auth.accountId,
+    kind: 'payment:created',
+    resourceType: 'payment',
+    resourceId: payment.id,
+    data: await getPayment(trx, auth, payment.id),
+    integrationId: auth.integrationId,
+  });
+  return payment;
+}
+
 async function created(db: Db, auth: AuthContext, payment: PaymentRow): Promise<PaymentCreated> {
   const invoice = await invoices.findInvoice(db, auth.accountId, payment.invoice_id);
   const view = await invoices.invoiceState(db, auth.accountId, invoice!);
@@ -237,7 +258,7 @@ export async function recordPayment(
       ]);
     }
     await invoices.touchInvoices(trx, auth.accountId, [invoice!.id]);
-    return repo.insertPayment(trx, {
+    return recordCreated(trx, auth, {
       account_id: auth.accountId,
       type: 'outgoing_invoice',
       invoice_id: invoice!.id,
@@ -304,7 +325,7 @@ export async function associateCredit(
       ]);
     }
     await invoices.touchInvoices(trx, auth.accountId, [invoice!.id, credit!.id]);
-    return repo.insertPayment(trx, {
+    return recordCreated(trx, auth, {
       account_id: auth.accountId,
       type: 'outgoing_invoice_credit',
       invoice_id: invoice!.id,

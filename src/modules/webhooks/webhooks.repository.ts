@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import type { Db } from '../../db/schema.js';
 import { paginate } from '../../shared/paging.js';
 import type { DeliveryListQuery, WebhookListQuery } from './webhooks.schemas.js';
@@ -34,6 +34,19 @@ export function listWebhooks(db: Db, owner: Owner, q: WebhookListQuery) {
     .$if(owner.integrationId !== undefined, (qb) => qb.where('integration_id', '=', owner.integrationId!))
     .orderBy('id');
   return paginate(qb, q);
+}
+
+/** Whether an active webhook of one of the accounts subscribes to `kind` (as the fan-out matches it). */
+export async function anySubscribed(db: Db, accountIds: readonly number[], kind: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('webhooks')
+    .select('id')
+    .where('account_id', 'in', [...new Set(accountIds)])
+    .where('active', '=', 1)
+    .where(sql<boolean>`' ' || event_kinds || ' ' like ${`% ${kind} %`}`)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 export const insertWebhook = (db: Db, values: Insertable<WebhookTable>) =>

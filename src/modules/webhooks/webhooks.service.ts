@@ -50,6 +50,13 @@ const READ_SCOPE_OF: Partial<Record<EventKind, string>> = {
   'incoming-invoice:extracted': 'incoming-invoice:read',
   'dunning:created': 'dunning:read',
   'dunning:sent': 'dunning:read',
+  'invoice:created': 'outgoing-invoice:read',
+  'invoice:booked': 'outgoing-invoice:read',
+  'invoice:deleted': 'outgoing-invoice:read',
+  'payment:created': 'payments:read',
+  'client:created': 'client:read',
+  'client:updated': 'client:read',
+  'client:deleted': 'client:read',
   'invoice:sent': 'outgoing-invoice:read',
   'invoice:send_failed': 'outgoing-invoice:read',
 };
@@ -99,6 +106,13 @@ export async function getWebhook(db: Db, auth: AuthContext, id: number): Promise
   if (!row) throw notFound('Webhook');
   return row;
 }
+
+/**
+ * Whether a webhook of one of the accounts takes events of `kind`: a write that can record its
+ * event only in a slower way (invoice creates in one statement) asks first.
+ */
+export const anySubscribed = (db: Db, accountIds: readonly number[], kind: EventKind) =>
+  repo.anySubscribed(db, accountIds, kind);
 
 export const listWebhooks = (db: Db, auth: AuthContext, q: WebhookListQuery) =>
   repo.listWebhooks(db, owner(auth), q);
