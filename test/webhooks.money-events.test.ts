@@ -136,6 +136,32 @@ describeEachDb('webhooks: events for invoices, payments and clients', (ctx) => {
     assert.equal(receiver.on(bare.path).length, 0);
   });
 
+  it('invoices a plan generates: invoice:created for each, as its GET answers', async () => {
+    const client = await api.post('/clients', { name: 'Plan client', city: 'Hamburg', country_code: 'DE' });
+    assert.equal(client.status, 201, client.text);
+    const hook = await register(['invoice:create']);
+    const plan = await api.post('/outgoing-invoices/recurring-plans', {
+      type: 'recurring1',
+      client_id: client.body.data.id,
+      title: 'Hosting',
+      plan_start: '2026-01-31',
+      plan_end: '2026-02-28',
+      line_items: [line(49.9, { title: 'Hosting', unit: 'month' })],
+    });
+    assert.equal(plan.status, 201, plan.text);
+    const made = await api.post(`/outgoing-invoices/${plan.body.data.id}/generate`);
+    assert.equal(made.status, 200, made.text);
+    const kids = made.body.data.children as { id: number }[];
+    assert.equal(kids.length, 2);
+    start();
+    const got = await received(hook, 2);
+    assert.deepEqual(
+      got.map((b) => [b.event, b.data.id]),
+      kids.map((k) => ['invoice:created', k.id]),
+    );
+    assert.deepEqual(got[0].data, (await api.get(`/outgoing-invoices/${kids[0]!.id}`)).body.data);
+  });
+
   it('a subscription to a money event needs the scope that reads it', async () => {
     const weak = await ctx.as('integration', { userId: (await freshAccount(ctx)).acc.users.admin });
     for (const scope of ['invoice:book', 'payment:create', 'client:update']) {

@@ -14,6 +14,7 @@ import type {
   PlanInvoiceCreate,
   RecurringPlanCreate,
 } from './invoices.schemas.js';
+import { recordInvoiceEvent } from './invoices.service.js';
 import { assertWithinPlan, checkDates, checkReferences, documentDefaults } from './invoices.support.js';
 import { loadMasters, loadView, planHeader, toInvoice } from './invoices.views.js';
 import { type ParsedLine, parseLineItems } from './line-items.js';
@@ -123,7 +124,12 @@ export async function generateChildren(db: Db, auth: AuthContext, id: number): P
       };
       const existing = byStart.get(p.start);
       if (!existing) {
-        await repo.insertWithLines(trx, { ...fields, type: 'invoice', status: 'open' }, lines);
+        const { row } = await repo.insertWithLines(
+          trx,
+          { ...fields, type: 'invoice', status: 'open' },
+          lines,
+        );
+        await recordInvoiceEvent(trx, auth, 'invoice:created', row);
       } else if (existing.deleted_at === null && existing.status === 'open') {
         // The lines' totals in the row's one UPDATE (one change-log entry).
         await repo.updateInvoice(trx, auth.accountId, existing.id, {
@@ -161,7 +167,7 @@ export async function createPartialPlan(db: Db, auth: AuthContext, body: Partial
       closing_text: body.closing_text ?? null,
       ...documentDefaults(body, client),
     });
-    await repo.insertWithLines(
+    const { row: final } = await repo.insertWithLines(
       trx,
       {
         ...inherited(master),
@@ -174,6 +180,7 @@ export async function createPartialPlan(db: Db, auth: AuthContext, body: Partial
       },
       lines,
     );
+    await recordInvoiceEvent(trx, auth, 'invoice:created', final);
     return master;
   });
   return masterView(db, auth, master);
@@ -240,6 +247,7 @@ export async function addPlanInvoice(
       lines,
     );
     await assertWithinPlan(trx, auth.accountId, master.id, body.value !== undefined ? 'value' : 'line_items');
+    await recordInvoiceEvent(trx, auth, 'invoice:created', child);
     return child;
   });
   return toInvoice(await loadView(db, auth.accountId, row));
