@@ -5,7 +5,13 @@ import type { components, paths } from './schema.js';
 
 export { ApiError, type FieldError, type Problem, toApiError } from './errors.js';
 export type { components, operations, paths } from './schema.js';
-export { verifyWebhook, type WebhookEvent, WebhookVerificationError } from './webhooks.js';
+export {
+  verifyWebhook,
+  WEBHOOK_EVENT_KINDS,
+  type WebhookEvent,
+  type WebhookEventKind,
+  WebhookVerificationError,
+} from './webhooks.js';
 
 /** The schemas of the API by name: `Schemas['ClientFullData']`. */
 export type Schemas = components['schemas'];
