@@ -21,6 +21,8 @@ export interface Config {
   /** Run the webhook delivery worker inside the API process. */
   readonly runWorker: boolean;
   readonly webhookAllowPrivate: boolean;
+  /** MAILBOX_ALLOW_PRIVATE: mailboxes may be on loopback or private addresses (development, tests). */
+  readonly mailboxAllowPrivate: boolean;
   /** How often an idle webhook worker looks for due deliveries, in ms. */
   readonly webhookPollMs: number;
   /** DUNNING_AUTO_RUN: the background work runs dunning once a day for every account. */
@@ -262,6 +264,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     publicUrl: origin('PUBLIC_URL', env.PUBLIC_URL || `http://localhost:${port}`),
     runWorker: bool('RUN_WORKER', env.RUN_WORKER, true),
     webhookAllowPrivate: bool('WEBHOOK_ALLOW_PRIVATE', env.WEBHOOK_ALLOW_PRIVATE, false),
+    mailboxAllowPrivate: bool('MAILBOX_ALLOW_PRIVATE', env.MAILBOX_ALLOW_PRIVATE, false),
     webhookPollMs: int('WEBHOOK_POLL_MS', env.WEBHOOK_POLL_MS, 100, MAX_TIMER_MS),
     dunningAutoRun: bool('DUNNING_AUTO_RUN', env.DUNNING_AUTO_RUN, false),
     webhookConcurrency: int('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 16, undefined, 1),

@@ -17,6 +17,7 @@ export function mailboxWorkerFor(db: Db, kind: DbKind, config: Config, logger: W
     secretKey: config.secretKey,
     extractor,
     maxFileBytes: config.uploadLimit,
+    allowPrivate: config.mailboxAllowPrivate,
     logger,
   });
   return {

@@ -19,6 +19,7 @@ const write = { tags, config: { scopes: ['incoming-invoice:write'] } };
 /** Beyond the specification (issue 42): IMAP mailboxes whose invoices come in by themselves. */
 export const incomingMailboxesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const key = app.config.secretKey;
+  const allowPrivate = app.config.mailboxAllowPrivate;
 
   listRoute(
     app,
@@ -47,7 +48,7 @@ export const incomingMailboxesRoutes: FastifyPluginAsyncTypebox = async (app) =>
       response: Mailbox,
       location: '/incoming-mailboxes',
     },
-    (db, auth, body) => service.createMailbox(db, auth, body, key),
+    (db, auth, body) => service.createMailbox(db, auth, body, key, allowPrivate),
     service.toMailbox,
   );
 
@@ -68,7 +69,7 @@ export const incomingMailboxesRoutes: FastifyPluginAsyncTypebox = async (app) =>
       body: MailboxUpdate,
       item: Mailbox,
     },
-    (db, auth, id, body) => service.updateMailbox(db, auth, id, body, key),
+    (db, auth, id, body) => service.updateMailbox(db, auth, id, body, key, allowPrivate),
     service.toMailbox,
   );
 

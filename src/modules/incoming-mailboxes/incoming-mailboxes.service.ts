@@ -4,6 +4,7 @@ import { invalidField, notFound } from '../../shared/errors.js';
 import { nowIso } from '../../shared/time.js';
 import type { AuthContext } from '../../shared/tokens.js';
 import { decryptPassword, encryptPassword } from './incoming-mailboxes.crypto.js';
+import { mailboxAddresses } from './incoming-mailboxes.host.js';
 import * as repo from './incoming-mailboxes.repository.js';
 import type {
   Mailbox,
@@ -62,7 +63,21 @@ function checkMove(action: string, folder: string | null | undefined) {
     throw invalidField('processed_folder', 'is required when processed_action is move');
 }
 
-export function createMailbox(db: Db, auth: AuthContext, body: MailboxCreate, secretKey: string) {
+/** A host the service may connect to (else 422 naming `host`). */
+async function checkHost(host: string, allowPrivate: boolean): Promise<void> {
+  await mailboxAddresses(host, allowPrivate).catch((err: Error) => {
+    throw invalidField('host', err.message);
+  });
+}
+
+export async function createMailbox(
+  db: Db,
+  auth: AuthContext,
+  body: MailboxCreate,
+  secretKey: string,
+  allowPrivate: boolean,
+) {
+  await checkHost(body.host, allowPrivate);
   const tls = body.tls ?? true;
   const action = body.processed_action ?? 'flag';
   checkMove(action, body.processed_folder);
@@ -91,8 +106,10 @@ export async function updateMailbox(
   id: number,
   body: MailboxUpdate,
   secretKey: string,
+  allowPrivate: boolean,
 ): Promise<repo.MailboxRow> {
   const row = await getMailbox(db, auth, id);
+  if (body.host !== undefined) await checkHost(body.host, allowPrivate);
   checkMove(body.processed_action ?? row.processed_action, body.processed_folder ?? row.processed_folder);
   const { password, tls, active, allowed_senders, ...plain } = body;
   const values = {

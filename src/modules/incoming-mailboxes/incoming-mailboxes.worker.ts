@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { isIP } from 'node:net';
 import { ImapFlow } from 'imapflow';
 import type { Db, DbKind } from '../../db/index.js';
 import { JobLoop, silentLogger, type WorkerLogger } from '../../shared/job-loop.js';
@@ -19,6 +20,7 @@ import {
   retryDelayMs,
   senderAllowed,
 } from './incoming-mailboxes.domain.js';
+import { mailboxAddresses } from './incoming-mailboxes.host.js';
 import * as repo from './incoming-mailboxes.repository.js';
 
 const SECOND = 1000;
@@ -39,6 +41,8 @@ export interface MailboxWorkerOptions {
   maxFileBytes?: number;
   /** IMAP connection and greeting timeouts. */
   timeoutMs?: number;
+  /** Connect to loopback and private addresses too (MAILBOX_ALLOW_PRIVATE; development, tests). */
+  allowPrivate?: boolean;
   logger?: WorkerLogger;
 }
 
@@ -73,6 +77,7 @@ export class MailboxWorker {
       retryBaseMs: 60 * SECOND,
       maxFileBytes: 20 * 1024 * 1024,
       timeoutMs: 20 * SECOND,
+      allowPrivate: false,
       logger: silentLogger,
       ...options,
     };
@@ -160,8 +165,12 @@ export class MailboxWorker {
   }
 
   private async read(m: repo.MailboxRow): Promise<Taken> {
+    // Checked again at every poll, and the address checked is the one connected to: a name that
+    // pointed outside when the mailbox was saved may point inside now.
+    const [address] = await mailboxAddresses(m.host, this.opts.allowPrivate);
     const client = new ImapFlow({
-      host: m.host,
+      host: address!,
+      servername: isIP(m.host) ? undefined : m.host,
       port: Number(m.port),
       secure: Boolean(m.tls),
       auth: { user: m.username, pass: decryptPassword(this.opts.secretKey, m.password_enc, m.account_id) },

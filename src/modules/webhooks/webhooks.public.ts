@@ -3,3 +3,5 @@
  * deliveries (the delivery log) older than the retention window go; pending ones stay.
  */
 export { pruneDeliveries } from './webhooks.queue.repository.js';
+/** The address checks webhooks make, for other outbound connections an account names (mailboxes). */
+export { blockedReason, type Resolver, systemResolver } from './webhooks.ssrf.js';
