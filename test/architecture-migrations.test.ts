@@ -63,9 +63,10 @@ const LANDED: ReadonlyArray<readonly [file: string, sha256: string]> = [
     '2026_11_29_200_invoice_client_key.ts',
     '732bb21dbdf18093d2ca91960db80ceb462c43d9925d6a2d07edc9ca8de235c9',
   ],
-  ['2026_12_07_100_billing.ts', '171fa20a37669b0a621df1f005206972ff34b27be349ba0a2c9d3314ab6e16fe'],
+  ['2026_12_07_100_billing.ts', '75839a8c7e89cf433b68f8a8c1c48fe35d80a3fc265d2fc298e3e25264609ad6'],
   ['2026_12_07_400_dunning.ts', '1dd85ce1967edeeb5a18f8ae076d31416c667dcf3984d0b934c610486bfc5e08'],
   ['2026_12_07_500_bank_statements.ts', 'e74af31f6bbfe238e6d7ba340fd985e514ccd86422fd9c532dc684d25600eaa2'],
+  ['2026_12_07_510_bank_csv_profiles.ts', '94079153c3d576d4655ffced8f655fd411a50cc16ce8338b8926e1d5c027e671'],
   ['2026_12_07_600_exports.ts', '76fe72767c17290333b15811121dc8cc4261bb7abf2738c56b12618f45393f03'],
   [
     '2026_12_07_700_oauth_store_hashed.ts',
@@ -76,6 +77,8 @@ const LANDED: ReadonlyArray<readonly [file: string, sha256: string]> = [
   ['2026_12_07_910_billing_indexes.ts', 'fe2b3a40973dfbb09db0fa3e95966f4b8654e68bbc00b87b6880c084bc52156d'],
   ['2026_12_07_920_dunning_jobs.ts', '5810bc6633f26897d2185edad63582e0f3ec3ba5085f816bfa961743c2fc2452'],
   ['2026_12_07_930_mail_templates.ts', 'd9dc5beac5d746809e68412a511cbb654b9d16efa1279aff0b66721ce024d156'],
+  ['2026_12_07_950_backfill.ts', '6c316e293261af2f28e62792a53dbb0b1eace21bd2a63a5bff5fa74ad775aec8'],
+  ['2026_12_07_975_scheduled_jobs.ts', '3bbcde049d701e1b7c67c86294719572a9c007de8893d4f5c774a370621a68d2'],
 ];
 
 const dir = new URL('../src/db/migrations/', import.meta.url);

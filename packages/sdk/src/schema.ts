@@ -113,11 +113,33 @@ export interface paths {
         head?: never;
         /**
          * Update a task
-         * @description Changes the given fields. The resulting project, phase, milestone and epic must agree (422). `external_id` has its own endpoint and is ignored here; `custom_fields` keys left out keep their value, `null` clears one. Archived tasks cannot be changed (409). Records `task:updated`.
+         * @description Changes the given fields. The resulting project, phase, milestone and epic must agree (422). `external_id` has its own endpoint and is ignored here; `custom_fields` keys left out keep their value, `null` clears one. `hourly_rate` (beyond the specification) sets the sale rate an hour of efforts on the task; `null` clears it. Archived tasks cannot be changed (409). Records `task:updated`.
          *
          *     Scopes (all required): `task-management:write`.
          */
         patch: operations["updateTask"];
+        trace?: never;
+    };
+    "/tasks/{id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore an archived task
+         * @description Beyond the specification, as for clients, contacts and companies: the task is live again and back in the lists; restoring a live task changes nothing. A task of an archived project cannot be restored (409: restore the project first). Records `task:updated`.
+         *
+         *     Scopes (all required): `task-management:write`.
+         */
+        post: operations["restoreTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/tasks/{id}/external-identifier": {
@@ -740,6 +762,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/bank-statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List imported bank statements
+         * @description Beyond the specification (issue 40). Each import of a statement file, with its counts of new and already known entries. Filter: `payment_account_id`.
+         *
+         *     Scopes (all required): `banking:read`.
+         */
+        get: operations["listBankStatements"];
+        put?: never;
+        /**
+         * Import a bank statement
+         * @description Beyond the specification (issue 40). `multipart/form-data` with the file in the part `file`, recognised by its content: CAMT.053 (001.02 to 001.13), CAMT.052, CAMT.054 (UTF-8 XML, no DOCTYPE), MT940 or MT942 (UTF-8 or ISO 8859-1; German `:86:` subfields and SEPA tags are read), CSV through a stored profile (`csv_profile_id`; `payment_account_id` required), or a ZIP of such files (at most 100 files, 50 MB unpacked; one account), imported as one. The payment account is `payment_account_id`, else the one with the statement’s IBAN (422 when none). Entries already stored (the same file again, an intraday report before the day’s statement) are counted in `entries_known` and not stored twice; only booked entries are read. Money received is then matched to booked outgoing invoices where that is certain (docs/banking.md), which records payments in the ledger (hence `payments:write` too). A file that cannot be read is refused (422 naming `file`) and nothing is stored; a statement whose balances do not add up is stored with the warning `balances_do_not_add_up`.
+         *
+         *     Scopes (all required): `banking:write`, `payments:write`.
+         */
+        post: operations["importBankStatement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/oauth/token": {
         parameters: {
             query?: never;
@@ -835,6 +885,34 @@ export interface paths {
          */
         get: operations["getUser"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{id}/rates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Rates of a user
+         * @description Beyond the specification: the user’s default sale rate an hour (`hourly_rate`, used where no effort, task, team or project rate applies) and internal cost rate (`cost_rate`, for margins); null where not set.
+         *
+         *     Scopes (all required): `user:read`.
+         */
+        get: operations["getUserRates"];
+        /**
+         * Set the rates of a user
+         * @description Beyond the specification: sets both rates (`null` clears one). The token’s user must be an administrator of the account (403 `forbidden` otherwise, as for the company profile). A change moves the user’s `updated_at`, so the change feed shows the user updated.
+         *
+         *     Scopes (all required): `user:write`.
+         */
+        put: operations["setUserRates"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2313,17 +2391,45 @@ export interface paths {
         };
         /**
          * List payment accounts
-         * @description Bank and cash accounts payments are received on (maintained through the import).
+         * @description Bank and cash accounts payments are received on (created through the import or POST /payment-accounts). `iban`, `bic` and `currency` name the bank account whose statements POST /bank-statements reads.
          *
          *     Scopes (all required): `payments:read`.
          */
         get: operations["listPaymentAccounts"];
         put?: never;
-        post?: never;
+        /**
+         * Create a payment account
+         * @description Beyond the specification (issue 40). IBAN and BIC are checked (422) and stored in their electronic form (no spaces, upper case); an IBAN belongs to one payment account of the account (409 `already_exists`).
+         *
+         *     Scopes (all required): `banking:write`.
+         */
+        post: operations["createPaymentAccount"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/payment-accounts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a payment account
+         * @description Beyond the specification (issue 40): changes the given fields, checked as on creation (422, 409 `already_exists`).
+         *
+         *     Scopes (all required): `banking:write`.
+         */
+        patch: operations["updatePaymentAccount"];
         trace?: never;
     };
     "/payments": {
@@ -2414,6 +2520,188 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/bank-csv-profiles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List CSV profiles
+         * @description Beyond the specification (issue 40).
+         *
+         *     Scopes (all required): `banking:read`.
+         */
+        get: operations["listBankCsvProfiles"];
+        put?: never;
+        /**
+         * Store a CSV profile
+         * @description Beyond the specification (issue 40). How a bank’s CSV export is read: separator, decimal separator, date format, encoding, header rows and the column (1 for the first) of each field; an amount column, or a credit and a debit column (422 otherwise). Import with POST /bank-statements and `csv_profile_id`. A line’s identity is its `bank_reference` column when mapped, else its content (docs/banking.md).
+         *
+         *     Scopes (all required): `banking:write`.
+         */
+        post: operations["createBankCsvProfile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bank-csv-profiles/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one CSV profile
+         * @description Beyond the specification (issue 40).
+         *
+         *     Scopes (all required): `banking:read`.
+         */
+        get: operations["getBankCsvProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bank-statements/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one imported bank statement
+         * @description Beyond the specification (issue 40).
+         *
+         *     Scopes (all required): `banking:read`.
+         */
+        get: operations["getBankStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bank-transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List bank transactions
+         * @description Beyond the specification (issue 40). The entries of all imported statements, each stored once. Filters: `payment_account_id`, `statement_id` (the import that stored it), `status`, `date_from`/`date_to` (booking date), `amount_min`/`amount_max` (signed), `q` (text). Unmatched money received carries ranked `suggestions`.
+         *
+         *     Scopes (all required): `banking:read`.
+         */
+        get: operations["listBankTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bank-transactions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one bank transaction
+         * @description Beyond the specification (issue 40).
+         *
+         *     Scopes (all required): `banking:read`.
+         */
+        get: operations["getBankTransaction"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bank-transactions/{id}/match": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Match a bank transaction to invoices
+         * @description Beyond the specification (issue 40). Money received, `unmatched`: each allocation records a payment of that amount on a booked outgoing invoice (at most its open amount), dated the booking date, on the transaction’s payment account; together at most the transaction’s amount (422). The transaction becomes `matched` (409 otherwise).
+         *
+         *     Scopes (all required): `banking:write`, `payments:write`.
+         */
+        post: operations["matchBankTransaction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bank-transactions/{id}/unmatch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Undo a match or an ignore
+         * @description Beyond the specification (issue 40). Removes the payments the match recorded (the invoices are open again) and sets the transaction `unmatched`; an ignored one becomes `unmatched` too (409 when it is unmatched already).
+         *
+         *     Scopes (all required): `banking:write`, `payments:write`.
+         */
+        post: operations["unmatchBankTransaction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bank-transactions/{id}/ignore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ignore a bank transaction
+         * @description Beyond the specification (issue 40). For lines that settle no invoice (fees, salaries, transfers between own accounts): `unmatched` becomes `ignored` (409 otherwise).
+         *
+         *     Scopes (all required): `banking:write`, `payments:write`.
+         */
+        post: operations["ignoreBankTransaction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/changes": {
         parameters: {
             query?: never;
@@ -2429,6 +2717,78 @@ export interface paths {
          */
         get: operations["listChanges"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/outgoing-invoices/{id}/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * E-mail a booked invoice or credit
+         * @description Queues an e-mail with the document attached as the client’s `einvoice_format` asks: `zugferd` the PDF (PDF/A-3 with the embedded CII XML), `xrechnung_cii` / `xrechnung_ubl` the XML alone, `pdf_and_xrechnung` the PDF and the UBL XML — byte for byte what `GET …/pdf` and `GET …/xml` answer. A worker sends it through the relay of SMTP_URL, retrying a 4xx answer or an unreachable relay with back-off; `202` answers the queued message, `GET …/messages` shows how it went. Refusals: `409 not_booked` for drafts and plan masters (unless `book: true`, which books the draft first and needs `outgoing-invoice:book` too); `422 einvoice_invalid` when the document breaks a rule of the format (each error names the rule, e.g. `BR-DE-15`, and the field) — nothing is queued; `503 mail_not_configured` without SMTP_URL.
+         *
+         *     Scopes (all required): `outgoing-invoice:send`.
+         */
+        post: operations["sendOutgoingInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/outgoing-invoices/{id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the e-mails of an invoice
+         * @description Every message sent or queued for the invoice, oldest first, with its state and the relay’s answer.
+         *
+         *     Scopes (all required): `outgoing-invoice:read`.
+         */
+        get: operations["listOutgoingInvoiceMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/profile/mail-templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the e-mail texts
+         * @description The subject and text of the e-mail that carries an invoice or a credit, in German and English: the account's own, or the built-in one (`built_in`). For a token whose user is an administrator of the account (403 `forbidden` otherwise).
+         *
+         *     Scopes (all required): `account:read`.
+         */
+        get: operations["listAccountProfileMailTemplates"];
+        /**
+         * Set the e-mail texts
+         * @description Replaces the account's own texts: the languages and kinds given get them, the others the built-in ones again (`{"templates": []}` resets all); the next message uses them. Answers the list as `GET` does. For a token whose user is an administrator of the account (403 `forbidden` otherwise).
+         *
+         *     Scopes (all required): `account:write`.
+         */
+        put: operations["setAccountProfileMailTemplate"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2638,6 +2998,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/reports/vat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * VAT return figures of a month or quarter
+         * @description The amounts of the Umsatzsteuer-Voranmeldung by Kennzahl (81, 86, 35, 41, 43, 48, 21, 45, 46, 66, 67 and 83), each with the documents behind it, by the VAT method of the company profile (`accrual`: documents dated in the period; `cash`: money received in it).
+         *
+         *     Scopes (all required): `accounting:export`.
+         */
+        get: operations["getVatReturnReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/ageing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Receivables ageing
+         * @description The open amounts of booked invoices on a day (default today) per client, by days overdue: not yet due, 1–30, 31–60, 61–90, over 90.
+         *
+         *     Scopes (all required): `accounting:export`.
+         */
+        get: operations["getReceivablesAgeingReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/payables-ageing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Payables ageing
+         * @description The open amounts of incoming invoices on a day (default today) per supplier, by days overdue (after the due date, else the invoice date): not yet due, 1–30, 31–60, 61–90, over 90.
+         *
+         *     Scopes (all required): `accounting:export`.
+         */
+        get: operations["getPayablesAgeingReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/dunning/levels": {
         parameters: {
             query?: never;
@@ -2732,6 +3158,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dunning/number-series": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Dunning letter number series and their gaps
+         * @description Beyond the specification (issue 39). The letters’ own numbers, `MA-{YYYY}-{NNNNN}`, one series per year of the letter’s date: the last number and whether every number 1 … last is held by a letter. Numbers are taken in the letter’s transaction (a rolled-back letter hands its number back) and letters are never deleted.
+         *
+         *     Scopes (all required): `dunning:read`.
+         */
+        get: operations["listDunningNumberSeries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/dunnings": {
         parameters: {
             query?: never;
@@ -2792,6 +3240,28 @@ export interface paths {
         get: operations["downloadDunningPdf"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dunnings/{id}/invoice-charges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invoice a letter’s fee and interest
+         * @description Beyond the specification (issue 39). Makes an invoice (status `open`, to be booked as any other) of the letter’s fee, lump sum and interest, without VAT: default interest and dunning fees are damages, not a supply (`tax_exemption_category` O). Once per letter: the letter names the invoice in `charges_invoice_id`; again, or on a cancelled letter or one that claims nothing, a 409.
+         *
+         *     Scopes (all required): `dunning:write`, `outgoing-invoice:write`.
+         */
+        post: operations["invoiceDunningCharges"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2886,6 +3356,7 @@ export interface components {
          *       "start_date": null,
          *       "due_date": "2026-09-20",
          *       "estimate_minutes": 960,
+         *       "hourly_rate": null,
          *       "external_id": null,
          *       "custom_fields": {
          *         "channel": "web",
@@ -2929,6 +3400,8 @@ export interface components {
              */
             due_date: string | null;
             estimate_minutes: number | null;
+            /** @description Sale rate an hour for efforts on this task (beyond the specification); null: the rate order goes on */
+            hourly_rate: number | null;
             external_id: string | null;
             /** @description Custom field values by key (see GET /custom-fields) */
             custom_fields: {
@@ -3610,6 +4083,8 @@ export interface components {
             payment_term_days: number | null;
             /** @description Replaces the printed payment sentence of invoices ("Payable without deduction by …"); `{due_date}` and `{days}` are filled in */
             payment_terms_text: string | null;
+            /** @description Default sale rate an hour of billed time, where no effort, task, team member, project or user rate applies (beyond the specification) */
+            default_hourly_rate: number | null;
             /** @description An invoice without a service period was supplied on its invoice date (printed as such); otherwise booking asks for the period */
             service_date_defaults_to_invoice_date: boolean;
             /** @description Number format per document kind: `{YYYY}` or `{YY}` (the year of the invoice date; the counter restarts every year when present) and exactly one counter `{N…}` whose width is its zero padding. */
@@ -3668,6 +4143,50 @@ export interface components {
                 url: string;
             } | null;
         };
+        BankStatement: {
+            /** @description Positive integer id */
+            id: number;
+            /** @description Positive integer id */
+            payment_account_id: number;
+            /**
+             * @description Recognised from the file’s content
+             * @enum {unknown}
+             */
+            format: "camt.053" | "camt.052" | "camt.054" | "mt940" | "mt942" | "csv";
+            /** @description The statement’s id as the bank wrote it */
+            statement_ref: string | null;
+            file_name: string | null;
+            currency: string | null;
+            /**
+             * Format: date
+             * @description Calendar date, YYYY-MM-DD
+             */
+            period_start: string | null;
+            /**
+             * Format: date
+             * @description Calendar date, YYYY-MM-DD
+             */
+            period_end: string | null;
+            /** @description Signed amount, at most two decimals: money in is positive */
+            opening_balance: number | null;
+            /** @description Signed amount, at most two decimals: money in is positive */
+            closing_balance: number | null;
+            /** @description Entries stored by this import */
+            entries_new: number;
+            /** @description Entries already stored by an earlier import (the same file, or an overlapping one) */
+            entries_known: number;
+            /** @description Entries not booked yet (pending), not stored */
+            entries_skipped: number;
+            /** @description New entries matched to invoices automatically */
+            matched: number;
+            /** @description `balances_do_not_add_up`: opening balance plus the entries is not the closing balance (stored all the same); `currency_differs`: the statement’s currency is not the payment account’s */
+            warnings: string[];
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp in UTC
+             */
+            created_at: string;
+        };
         /** @description UserFullData */
         UserFullData: {
             /** @description Positive integer id */
@@ -3702,6 +4221,19 @@ export interface components {
             position: string | null;
             active: boolean;
         };
+        UserRates: {
+            /** @description Positive integer id */
+            user_id: number;
+            /** @description Sale rate an hour where no task, team or project rate applies; null: the account’s default */
+            hourly_rate: number | null;
+            /** @description Internal cost an hour, for margins */
+            cost_rate: number | null;
+            /**
+             * Format: date-time
+             * @description Last change; null when never set
+             */
+            updated_at: string | null;
+        };
         ClientBasic: {
             /** @description Positive integer id */
             id: number;
@@ -3731,6 +4263,8 @@ export interface components {
          *       "tax_number": null,
          *       "language": null,
          *       "buyer_reference": null,
+         *       "invoice_email": null,
+         *       "einvoice_format": "zugferd",
          *       "is_consumer": false,
          *       "dunning_blocked": false,
          *       "currency": null,
@@ -3762,6 +4296,13 @@ export interface components {
             language: string | null;
             /** @description The buyer reference of e-invoices (BT-10), e.g. a German Leitweg-ID; an invoice’s own `buyer_reference` overrides it */
             buyer_reference: string | null;
+            /**
+             * Format: email
+             * @description Where invoices are e-mailed; else the contact’s, else the client’s `email`
+             */
+            invoice_email: string | null;
+            /** @description What an e-mailed invoice carries: `zugferd` (PDF/A-3 with embedded CII, the default), `xrechnung_cii` or `xrechnung_ubl` (the XML alone; needs a `buyer_reference`), `pdf_and_xrechnung` (the PDF and the UBL XML) */
+            einvoice_format: "zugferd" | "xrechnung_cii" | "xrechnung_ubl" | "pdf_and_xrechnung";
             /** @description A consumer (§ 13 BGB): default interest of dunning letters is the base rate + 5 points instead of + 9, and no € 40 lump sum; default false */
             is_consumer: boolean;
             /** @description The dunning run skips the client’s invoices; default false */
@@ -4709,6 +5250,200 @@ export interface components {
              */
             updated_at: string;
         };
+        BankCsvProfile: {
+            /** @description Positive integer id */
+            id: number;
+            name: string;
+            /**
+             * @description Field separator
+             * @enum {unknown}
+             */
+            delimiter: "," | ";" | "\t" | "|";
+            /** @enum {unknown} */
+            decimal_separator: "," | ".";
+            /** @enum {unknown} */
+            date_format: "DD.MM.YYYY" | "DD.MM.YY" | "YYYY-MM-DD" | "DD/MM/YYYY" | "MM/DD/YYYY";
+            /** @enum {unknown} */
+            encoding: "utf-8" | "iso-8859-1";
+            /** @description Rows before the first line */
+            header_rows: number;
+            columns: {
+                /** @description Column number, 1 for the first */
+                booking_date: number;
+                /** @description Column number, 1 for the first */
+                value_date?: number;
+                /** @description Signed amount (or `credit` and `debit`) */
+                amount?: number;
+                /** @description Money in, with `debit` */
+                credit?: number;
+                /** @description Money out (as a positive or negative number), with `credit` */
+                debit?: number;
+                /** @description Default: the payment account’s currency */
+                currency?: number;
+                /** @description Column number, 1 for the first */
+                counterparty_name?: number;
+                /** @description Column number, 1 for the first */
+                counterparty_iban?: number;
+                /** @description Column number, 1 for the first */
+                counterparty_bic?: number;
+                /** @description Purpose columns, joined with a space */
+                remittance?: number[];
+                /** @description The bank’s reference of a line: its identity */
+                bank_reference?: number;
+                /** @description Column number, 1 for the first */
+                end_to_end_reference?: number;
+                /** @description Column number, 1 for the first */
+                mandate_reference?: number;
+                /** @description Column number, 1 for the first */
+                creditor_reference?: number;
+            };
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp in UTC
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp in UTC
+             */
+            updated_at: string;
+        };
+        BankTransaction: {
+            /** @description Positive integer id */
+            id: number;
+            /** @description Positive integer id */
+            payment_account_id: number;
+            /** @description Positive integer id */
+            statement_id: number;
+            /**
+             * Format: date
+             * @description Calendar date, YYYY-MM-DD
+             */
+            booking_date: string;
+            /**
+             * Format: date
+             * @description Calendar date, YYYY-MM-DD
+             */
+            value_date: string | null;
+            /** @description Signed amount, at most two decimals: money in is positive */
+            amount: number;
+            currency: string;
+            counterparty_name: string | null;
+            counterparty_iban: string | null;
+            counterparty_bic: string | null;
+            /** @description Remittance information (purpose) as the bank gave it */
+            remittance: string | null;
+            /** @description Structured creditor reference (ISO 11649 RF…) */
+            creditor_reference: string | null;
+            end_to_end_id: string | null;
+            mandate_id: string | null;
+            bank_reference: string | null;
+            booking_text: string | null;
+            /** @enum {unknown} */
+            status: "unmatched" | "matched" | "ignored";
+            /** @description The payments this line recorded on invoices */
+            matches: {
+                /** @description Positive integer id */
+                invoice_id: number;
+                /** @description Positive integer id */
+                payment_id: number;
+                /** @description Amount in the document currency, at most two decimals */
+                amount: number;
+                /** @enum {unknown} */
+                origin: "auto" | "manual";
+            }[];
+            /** @description Unmatched money in: invoices it may pay, best first, with the reasons (at most 5) */
+            suggestions: {
+                /** @description Positive integer id */
+                invoice_id: number;
+                invoice_number: string;
+                /** @description What the line would settle on it */
+                amount: number;
+                score: number;
+                reasons: ("reference" | "number_in_text" | "amount_equal" | "iban_known" | "sum_of_invoices")[];
+            }[];
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp in UTC
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp in UTC
+             */
+            updated_at: string;
+        };
+        /** @description An e-mail sent (or to be sent) for a document */
+        MailMessage: {
+            /** @description Positive integer id */
+            id: number;
+            document_type: "outgoing_invoice" | "offer";
+            /** @description Positive integer id */
+            document_id: number;
+            /** @description `queued` (waiting for its first attempt or a retry), `sent` (the relay accepted it), `failed` (refused for good, or given up) */
+            status: "queued" | "sent" | "failed";
+            from: string;
+            reply_to: string | null;
+            to: string[];
+            cc: string[];
+            bcc: string[];
+            subject: string;
+            /** @description The plain-text part (the HTML part says the same) */
+            text: string;
+            language: string;
+            /** @description Byte for byte what `GET …/pdf` and `GET …/xml` of the document answer */
+            attachments: {
+                name: string;
+                content_type: string;
+                /** @description Bytes */
+                size: number;
+                /** @description SHA-256 of the bytes, hex */
+                sha256: string;
+            }[];
+            /** @description The Message-ID header, the same on every attempt */
+            message_id: string;
+            attempts: number;
+            /** @description The relay’s last answer, e.g. `250 2.0.0 Ok: queued` */
+            smtp_response: string | null;
+            smtp_code: number | null;
+            /** @description Why the last attempt failed */
+            error: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp in UTC
+             */
+            next_attempt_at: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp in UTC
+             */
+            sent_at: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp in UTC
+             */
+            failed_at: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp in UTC
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp in UTC
+             */
+            updated_at: string;
+        };
+        /** @description The subject and text of the e-mail that carries a document */
+        MailTemplate: {
+            language: "de" | "en";
+            /** @description `invoice` (also deposit, partial and final invoices) or `credit` */
+            kind: "invoice" | "credit";
+            subject: string;
+            body: string;
+            /** @description The service’s own text: the account has not set one */
+            built_in: boolean;
+        };
         /** @description A DATEV export (EXTF format 700): a ZIP with EXTF_Buchungsstapel.csv (category 21) and EXTF_Debitoren_Kreditoren.csv (category 16), Windows-1252, kept byte for byte */
         DatevExport: {
             /** @description Positive integer id */
@@ -4759,6 +5494,149 @@ export interface components {
             locked_by: number | null;
             /** @description Positive integer id */
             export_id: number | null;
+        };
+        /** @description The figures of the German VAT return (Umsatzsteuer-Voranmeldung) of a month or quarter */
+        VatReturn: {
+            period: string;
+            /**
+             * Format: date
+             * @description Calendar date, YYYY-MM-DD
+             */
+            date_from: string;
+            /**
+             * Format: date
+             * @description Calendar date, YYYY-MM-DD
+             */
+            date_to: string;
+            vat_method: "accrual" | "cash";
+            /** @description Non-empty Kennzahlen in the order of the form; 83 (VAT due) always last */
+            figures: {
+                /** @description Kennzahl of the Umsatzsteuer-Voranmeldung, e.g. `81` */
+                kennzahl: string;
+                description: string;
+                /** @description Assessment basis (net); null where the form has none */
+                base: number | null;
+                /** @description Tax; null where the form computes none */
+                tax: number | null;
+                /** @description The documents behind the figure */
+                documents: {
+                    kind: "outgoing_invoice" | "incoming_invoice" | "payment";
+                    /** @description Positive integer id */
+                    id: number;
+                    number: string | null;
+                }[];
+            }[];
+        };
+        /** @description Open receivables on a day per client, by days overdue; the totals equal the open items */
+        ReceivablesAgeing: {
+            /**
+             * Format: date
+             * @description Calendar date, YYYY-MM-DD
+             */
+            date: string;
+            /** @description Open amounts by days overdue on the day */
+            totals: {
+                /** @description Amount in the document currency, at most two decimals */
+                not_due: number;
+                /** @description Amount in the document currency, at most two decimals */
+                days_1_30: number;
+                /** @description Amount in the document currency, at most two decimals */
+                days_31_60: number;
+                /** @description Amount in the document currency, at most two decimals */
+                days_61_90: number;
+                /** @description Amount in the document currency, at most two decimals */
+                over_90: number;
+                /** @description Amount in the document currency, at most two decimals */
+                total: number;
+            };
+            clients: {
+                /** @description Positive integer id */
+                client_id: number | null;
+                name: string;
+                buckets: {
+                    /** @description Amount in the document currency, at most two decimals */
+                    not_due: number;
+                    /** @description Amount in the document currency, at most two decimals */
+                    days_1_30: number;
+                    /** @description Amount in the document currency, at most two decimals */
+                    days_31_60: number;
+                    /** @description Amount in the document currency, at most two decimals */
+                    days_61_90: number;
+                    /** @description Amount in the document currency, at most two decimals */
+                    over_90: number;
+                };
+                /** @description Amount in the document currency, at most two decimals */
+                total: number;
+                invoices: {
+                    /** @description Positive integer id */
+                    id: number;
+                    number: string | null;
+                    /**
+                     * Format: date
+                     * @description Calendar date, YYYY-MM-DD
+                     */
+                    due_date: string;
+                    days_overdue: number;
+                    /** @description Amount in the document currency, at most two decimals */
+                    open: number;
+                }[];
+            }[];
+        };
+        /** @description Open incoming invoices on a day per supplier, by days overdue; the totals equal the open items */
+        PayablesAgeing: {
+            /**
+             * Format: date
+             * @description Calendar date, YYYY-MM-DD
+             */
+            date: string;
+            /** @description Open amounts by days overdue on the day */
+            totals: {
+                /** @description Amount in the document currency, at most two decimals */
+                not_due: number;
+                /** @description Amount in the document currency, at most two decimals */
+                days_1_30: number;
+                /** @description Amount in the document currency, at most two decimals */
+                days_31_60: number;
+                /** @description Amount in the document currency, at most two decimals */
+                days_61_90: number;
+                /** @description Amount in the document currency, at most two decimals */
+                over_90: number;
+                /** @description Amount in the document currency, at most two decimals */
+                total: number;
+            };
+            suppliers: {
+                /** @description Positive integer id */
+                supplier_id: number | null;
+                /** @description The supplier as the invoice names it */
+                name: string;
+                buckets: {
+                    /** @description Amount in the document currency, at most two decimals */
+                    not_due: number;
+                    /** @description Amount in the document currency, at most two decimals */
+                    days_1_30: number;
+                    /** @description Amount in the document currency, at most two decimals */
+                    days_31_60: number;
+                    /** @description Amount in the document currency, at most two decimals */
+                    days_61_90: number;
+                    /** @description Amount in the document currency, at most two decimals */
+                    over_90: number;
+                };
+                /** @description Amount in the document currency, at most two decimals */
+                total: number;
+                invoices: {
+                    /** @description Positive integer id */
+                    id: number;
+                    number: string | null;
+                    /**
+                     * Format: date
+                     * @description Calendar date, YYYY-MM-DD
+                     */
+                    due_date: string;
+                    days_overdue: number;
+                    /** @description Amount in the document currency, at most two decimals */
+                    open: number;
+                }[];
+            }[];
         };
         DunningLevels: {
             levels: components["schemas"]["DunningLevel"][];
@@ -4950,6 +5828,25 @@ export interface components {
             subject: string;
             body: string;
             delivery: "email" | "post";
+        };
+        DunningNumberSeries: {
+            /** @description The year of the letters’ dates; each year counts from 1 */
+            year: number;
+            /** @description Always `MA-{YYYY}-{NNNNN}` */
+            format: string;
+            /** @description What precedes the counter, e.g. `MA-2026-` */
+            prefix: string;
+            last_sequence: number;
+            last_number: string | null;
+            /** @description Letters holding a number of the series */
+            letter_count: number;
+            /** @description Every number 1 … last is held by a letter */
+            gap_free: boolean;
+            /** @description Numbers of the series no letter holds (never expected: letters are not deleted) */
+            gaps: {
+                sequence: number;
+                number: string;
+            }[];
         };
     };
     responses: never;
@@ -6491,6 +7388,8 @@ export interface operations {
                     custom_fields?: {
                         [key: string]: string | number | boolean | null;
                     };
+                    /** @description Sale rate an hour for efforts on this task (beyond the specification) */
+                    hourly_rate?: number | null;
                 };
             };
         };
@@ -6691,6 +7590,318 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "invalid_reference" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
+    restoreTask: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (at most 255 characters; a UUID is fine). The same key with the same body within 24 hours replays the first answer (`Idempotent-Replayed: true`); with a different body it is refused with 422 `idempotency_key_reused`; while the first request still runs, 409 `idempotency_in_progress` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done: the record as it is now */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Task"];
+                    };
+                };
+            };
+            /** @description Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description `conflict`: the task’s project is archived. Problem codes: `already_exists` (A record with this value already exists), `conflict` (Conflict with the current state), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists" | "conflict" | "idempotency_in_progress";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key was used with a different request",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key was used with a different request",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused" | "validation_failed";
                     };
                 };
             };
@@ -12902,7 +14113,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /**
@@ -15018,7 +16229,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @description Manual mode: book with exactly this number. Omit it for automatic numbering. */
@@ -16887,6 +18098,485 @@ export interface operations {
             };
         };
     };
+    listBankStatements: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+                /** @description Positive integer id */
+                payment_account_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the list */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BankStatement"][];
+                        meta: {
+                            /** @description Absent when the list was paged by cursor (`after`) */
+                            page?: number;
+                            per_page: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    importBankStatement: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (at most 255 characters; a UUID is fine). The same key with the same body within 24 hours replays the first answer (`Idempotent-Replayed: true`); with a different body it is refused with 422 `idempotency_key_reused`; while the first request still runs, 409 `idempotency_in_progress` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The statement file (required)
+                     */
+                    file?: string;
+                    /** @description The payment account (id); default: by the statement’s IBAN (required for CSV) */
+                    payment_account_id?: string;
+                    /** @description Read the file as CSV with this profile (POST /bank-csv-profiles) */
+                    csv_profile_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created: the new record; its address in `Location` */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BankStatement"];
+                    };
+                };
+            };
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON), `invalid_multipart` (Body is not valid multipart/form-data). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json" | "invalid_multipart";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description Problem codes: `already_exists` (A record with this value already exists), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists" | "idempotency_in_progress";
+                    };
+                };
+            };
+            /** @description The file exceeds the upload limit. Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Files of this type are not accepted. Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key was used with a different request",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key was used with a different request",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
     issueOAuthToken: {
         parameters: {
             query?: never;
@@ -17792,6 +19482,515 @@ export interface operations {
             };
         };
     };
+    getUserRates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["UserRates"];
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    setUserRates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        /** @description Both rates; `null` clears one. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Amount in the document currency, at most two decimals */
+                    hourly_rate: number | null;
+                    /** @description Amount in the document currency, at most two decimals */
+                    cost_rate: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Done: the record as it is now */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["UserRates"];
+                    };
+                };
+            };
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `forbidden` (Forbidden), `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "forbidden" | "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `already_exists` (A record with this value already exists). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
     getAccountProfile: {
         parameters: {
             query?: never;
@@ -17966,7 +20165,7 @@ export interface operations {
             cookie?: never;
         };
         /** @description Fields to change; absent fields stay, `null` clears an optional field */
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @description Legal name, printed as the seller */
@@ -18006,6 +20205,8 @@ export interface operations {
                     payment_term_days?: number | null;
                     /** @description Replaces the printed payment sentence of invoices ("Payable without deduction by …"); `{due_date}` and `{days}` are filled in */
                     payment_terms_text?: string | null;
+                    /** @description Default sale rate an hour of billed time, where no effort, task, team member, project or user rate applies (beyond the specification) */
+                    default_hourly_rate?: number | null;
                     /** @description An invoice without a service period was supplied on its invoice date (printed as such); otherwise booking asks for the period */
                     service_date_defaults_to_invoice_date?: boolean;
                     number_formats?: {
@@ -18544,6 +20745,13 @@ export interface operations {
                     language?: string | null;
                     /** @description The buyer reference of e-invoices (BT-10), e.g. a German Leitweg-ID; an invoice’s own `buyer_reference` overrides it */
                     buyer_reference?: string | null;
+                    /**
+                     * Format: email
+                     * @description Where invoices are e-mailed; else the contact’s, else the client’s `email`
+                     */
+                    invoice_email?: string | null;
+                    /** @description What an e-mailed invoice carries: `zugferd` (PDF/A-3 with embedded CII, the default), `xrechnung_cii` or `xrechnung_ubl` (the XML alone; needs a `buyer_reference`), `pdf_and_xrechnung` (the PDF and the UBL XML) */
+                    einvoice_format?: "zugferd" | "xrechnung_cii" | "xrechnung_ubl" | "pdf_and_xrechnung";
                     /** @description A consumer (§ 13 BGB): default interest of dunning letters is the base rate + 5 points instead of + 9, and no € 40 lump sum; default false */
                     is_consumer?: boolean;
                     /** @description The dunning run skips the client’s invoices; default false */
@@ -19521,6 +21729,13 @@ export interface operations {
                     language?: string | null;
                     /** @description The buyer reference of e-invoices (BT-10), e.g. a German Leitweg-ID; an invoice’s own `buyer_reference` overrides it */
                     buyer_reference?: string | null;
+                    /**
+                     * Format: email
+                     * @description Where invoices are e-mailed; else the contact’s, else the client’s `email`
+                     */
+                    invoice_email?: string | null;
+                    /** @description What an e-mailed invoice carries: `zugferd` (PDF/A-3 with embedded CII, the default), `xrechnung_cii` or `xrechnung_ubl` (the XML alone; needs a `buyer_reference`), `pdf_and_xrechnung` (the PDF and the UBL XML) */
+                    einvoice_format?: "zugferd" | "xrechnung_cii" | "xrechnung_ubl" | "pdf_and_xrechnung";
                     /** @description A consumer (§ 13 BGB): default interest of dunning letters is the base rate + 5 points instead of + 9, and no € 40 lump sum; default false */
                     is_consumer?: boolean;
                     /** @description The dunning run skips the client’s invoices; default false */
@@ -21756,7 +23971,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     name?: string;
@@ -23697,7 +25912,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @description Form of address, e.g. "Ms", "Herr" */
@@ -28977,7 +31192,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @description Default: member */
@@ -34001,7 +36216,7 @@ export interface operations {
                     /** @description Receiver, http or https. Hosts that resolve to loopback, private, link-local or metadata addresses are refused unless the server runs with WEBHOOK_ALLOW_PRIVATE=true. */
                     url: string;
                     /** @description Event kinds to receive, by subscription scope name; duplicates are ignored */
-                    scopes: ("task:create" | "task:update" | "task:delete" | "comment:create" | "comment:update" | "comment:delete" | "contact:create" | "contact:update" | "contact:delete" | "company:create" | "company:update" | "company:delete" | "incoming-invoice:extract")[];
+                    scopes: ("task:create" | "task:update" | "task:delete" | "comment:create" | "comment:update" | "comment:delete" | "contact:create" | "contact:update" | "contact:delete" | "company:create" | "company:update" | "company:delete" | "incoming-invoice:extract" | "dunning:create" | "dunning:send" | "invoice:create" | "invoice:book" | "invoice:delete" | "payment:create" | "client:create" | "client:update" | "client:delete" | "invoice:send" | "invoice:send-failed")[];
                 };
             };
         };
@@ -37789,7 +40004,7 @@ export interface operations {
             cookie?: never;
         };
         /** @description `status` defaults to created, `currency` to the client’s, then the account’s. Client, contact and project must be of the account (422). */
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     offer_number?: string | null;
@@ -40216,6 +42431,636 @@ export interface operations {
             };
         };
     };
+    createPaymentAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (at most 255 characters; a UUID is fine). The same key with the same body within 24 hours replays the first answer (`Idempotent-Replayed: true`); with a different body it is refused with 422 `idempotency_key_reused`; while the first request still runs, 409 `idempotency_in_progress` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /**
+                     * @description Default `bank`
+                     * @enum {unknown}
+                     */
+                    type?: "bank" | "cash" | "paypal" | "other";
+                    /** @description IBAN (spaces allowed, stored without); checked (country length, check digits). Statements are assigned to the account by it; unique within the account */
+                    iban?: string | null;
+                    /** @description BIC (ISO 9362), checked */
+                    bic?: string | null;
+                    bank_name?: string | null;
+                    /** @description ISO 4217 code; default `EUR` */
+                    currency?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created: the new record; its address in `Location` */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PaymentAccount"];
+                    };
+                };
+            };
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description `already_exists`: another payment account has this IBAN. Problem codes: `already_exists` (A record with this value already exists), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists" | "idempotency_in_progress";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key was used with a different request",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key was used with a different request",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
+    updatePaymentAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /**
+                     * @description Default `bank`
+                     * @enum {unknown}
+                     */
+                    type?: "bank" | "cash" | "paypal" | "other";
+                    /** @description IBAN (spaces allowed, stored without); checked (country length, check digits). Statements are assigned to the account by it; unique within the account */
+                    iban?: string | null;
+                    /** @description BIC (ISO 9362), checked */
+                    bic?: string | null;
+                    bank_name?: string | null;
+                    /** @description ISO 4217 code; default `EUR` */
+                    currency?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Done: the record as it is now */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PaymentAccount"];
+                    };
+                };
+            };
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description `already_exists`: another payment account has this IBAN. Problem codes: `already_exists` (A record with this value already exists). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
     listPayments: {
         parameters: {
             query?: {
@@ -41309,6 +44154,2249 @@ export interface operations {
             };
         };
     };
+    listBankCsvProfiles: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the list */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BankCsvProfile"][];
+                        meta: {
+                            /** @description Absent when the list was paged by cursor (`after`) */
+                            page?: number;
+                            per_page: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    createBankCsvProfile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (at most 255 characters; a UUID is fine). The same key with the same body within 24 hours replays the first answer (`Idempotent-Replayed: true`); with a different body it is refused with 422 `idempotency_key_reused`; while the first request still runs, 409 `idempotency_in_progress` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /**
+                     * @description Default `;`
+                     * @enum {unknown}
+                     */
+                    delimiter?: "," | ";" | "\t" | "|";
+                    /**
+                     * @description Default `,`
+                     * @enum {unknown}
+                     */
+                    decimal_separator?: "," | ".";
+                    /**
+                     * @description Default `DD.MM.YYYY`
+                     * @enum {unknown}
+                     */
+                    date_format?: "DD.MM.YYYY" | "DD.MM.YY" | "YYYY-MM-DD" | "DD/MM/YYYY" | "MM/DD/YYYY";
+                    /**
+                     * @description Default `utf-8`
+                     * @enum {unknown}
+                     */
+                    encoding?: "utf-8" | "iso-8859-1";
+                    /** @description Default 1 */
+                    header_rows?: number;
+                    columns: {
+                        /** @description Column number, 1 for the first */
+                        booking_date: number;
+                        /** @description Column number, 1 for the first */
+                        value_date?: number;
+                        /** @description Signed amount (or `credit` and `debit`) */
+                        amount?: number;
+                        /** @description Money in, with `debit` */
+                        credit?: number;
+                        /** @description Money out (as a positive or negative number), with `credit` */
+                        debit?: number;
+                        /** @description Default: the payment account’s currency */
+                        currency?: number;
+                        /** @description Column number, 1 for the first */
+                        counterparty_name?: number;
+                        /** @description Column number, 1 for the first */
+                        counterparty_iban?: number;
+                        /** @description Column number, 1 for the first */
+                        counterparty_bic?: number;
+                        /** @description Purpose columns, joined with a space */
+                        remittance?: number[];
+                        /** @description The bank’s reference of a line: its identity */
+                        bank_reference?: number;
+                        /** @description Column number, 1 for the first */
+                        end_to_end_reference?: number;
+                        /** @description Column number, 1 for the first */
+                        mandate_reference?: number;
+                        /** @description Column number, 1 for the first */
+                        creditor_reference?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Created: the new record; its address in `Location` */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BankCsvProfile"];
+                    };
+                };
+            };
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description Problem codes: `already_exists` (A record with this value already exists), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists" | "idempotency_in_progress";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key was used with a different request",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key was used with a different request",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
+    getBankCsvProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BankCsvProfile"];
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getBankStatement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BankStatement"];
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listBankTransactions: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+                /** @description Positive integer id */
+                payment_account_id?: number;
+                /** @description Positive integer id */
+                statement_id?: number;
+                status?: "unmatched" | "matched" | "ignored";
+                /** @description Booking date on or after */
+                date_from?: string;
+                /** @description Booking date on or before */
+                date_to?: string;
+                /** @description Signed amount at least */
+                amount_min?: number;
+                /** @description Signed amount at most */
+                amount_max?: number;
+                /** @description Text in the remittance, counterparty name or IBAN, or end-to-end id */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the list */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BankTransaction"][];
+                        meta: {
+                            /** @description Absent when the list was paged by cursor (`after`) */
+                            page?: number;
+                            per_page: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getBankTransaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BankTransaction"];
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    matchBankTransaction: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (at most 255 characters; a UUID is fine). The same key with the same body within 24 hours replays the first answer (`Idempotent-Replayed: true`); with a different body it is refused with 422 `idempotency_key_reused`; while the first request still runs, 409 `idempotency_in_progress` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    allocations: {
+                        /** @description Positive integer id */
+                        invoice_id: number;
+                        /** @description Amount in the document currency, at most two decimals */
+                        amount: number;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Done: the record as it is now */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BankTransaction"];
+                    };
+                };
+            };
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description `conflict`: the transaction is not in a state this applies to. Problem codes: `already_exists` (A record with this value already exists), `conflict` (Conflict with the current state), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists" | "conflict" | "idempotency_in_progress";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key was used with a different request",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key was used with a different request",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
+    unmatchBankTransaction: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (at most 255 characters; a UUID is fine). The same key with the same body within 24 hours replays the first answer (`Idempotent-Replayed: true`); with a different body it is refused with 422 `idempotency_key_reused`; while the first request still runs, 409 `idempotency_in_progress` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Done: the record as it is now */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BankTransaction"];
+                    };
+                };
+            };
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description `conflict`: the transaction is not in a state this applies to. Problem codes: `already_exists` (A record with this value already exists), `conflict` (Conflict with the current state), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists" | "conflict" | "idempotency_in_progress";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key was used with a different request",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key was used with a different request",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
+    ignoreBankTransaction: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (at most 255 characters; a UUID is fine). The same key with the same body within 24 hours replays the first answer (`Idempotent-Replayed: true`); with a different body it is refused with 422 `idempotency_key_reused`; while the first request still runs, 409 `idempotency_in_progress` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Done: the record as it is now */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BankTransaction"];
+                    };
+                };
+            };
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description `conflict`: the transaction is not in a state this applies to. Problem codes: `already_exists` (A record with this value already exists), `conflict` (Conflict with the current state), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists" | "conflict" | "idempotency_in_progress";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key was used with a different request",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key was used with a different request",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
     listChanges: {
         parameters: {
             query?: {
@@ -41337,7 +46425,7 @@ export interface operations {
                             /** @description Position of this entry: pass it as `after` to read what follows it */
                             cursor: string;
                             /**
-                             * @description Kind of resource: client, company, contact, project, task, comment, offer, outgoing_invoice, incoming_invoice, payment, supplier, file, user, user_group, webhook, account_profile
+                             * @description Kind of resource: client, company, contact, project, task, comment, offer, outgoing_invoice, incoming_invoice, payment, supplier, file, user, user_group, webhook, account_profile, mail_message, dunning
                              * @example client
                              */
                             resource: string;
@@ -41501,6 +46589,999 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    sendOutgoingInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (at most 255 characters; a UUID is fine). The same key with the same body within 24 hours replays the first answer (`Idempotent-Replayed: true`); with a different body it is refused with 422 `idempotency_key_reused`; while the first request still runs, 409 `idempotency_in_progress` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Recipients; default: the client’s `invoice_email`, else the e-mail of the invoice’s contact, else the client’s `email` */
+                    to?: string[];
+                    cc?: string[];
+                    bcc?: string[];
+                    /** @description Replaces the template’s subject; placeholders such as `{invoice_number}` are filled in */
+                    subject?: string;
+                    /** @description Replaces the template’s text (plain text; the HTML part is made from it), placeholders filled in */
+                    message?: string;
+                    /** @description Language of the template; default: the language the document was printed in */
+                    language?: "de" | "en";
+                    /** @description `true` books a draft first (automatic numbering) and sends it, in one step: needs `outgoing-invoice:book` too; a refusal leaves the draft unbooked */
+                    book?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: queued, done in the background */
+            202: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MailMessage"];
+                    };
+                };
+            };
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `already_exists` (A record with this value already exists), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress), `not_booked` (Only a booked document is sent). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists" | "idempotency_in_progress" | "not_booked";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `einvoice_invalid` (The e-invoice breaks a rule of its format), `idempotency_key_reused` (Idempotency-Key was used with a different request), `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/einvoice-invalid",
+                     *       "title": "The e-invoice breaks a rule of its format",
+                     *       "status": 422,
+                     *       "detail": "The e-invoice breaks a rule of its format",
+                     *       "code": "einvoice_invalid"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "einvoice_invalid" | "idempotency_key_reused" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `mail_not_configured` (Sending mail is not configured (SMTP_URL)), `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/mail-not-configured",
+                     *       "title": "Sending mail is not configured (SMTP_URL)",
+                     *       "status": 503,
+                     *       "detail": "Sending mail is not configured (SMTP_URL)",
+                     *       "code": "mail_not_configured"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "mail_not_configured" | "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
+    listOutgoingInvoiceMessages: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the list */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MailMessage"][];
+                        meta: {
+                            /** @description Absent when the list was paged by cursor (`after`) */
+                            page?: number;
+                            per_page: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listAccountProfileMailTemplates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MailTemplate"][];
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `forbidden` (Forbidden), `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "forbidden" | "insufficient_scope";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    setAccountProfileMailTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The account’s own texts, at most one per language and kind; those left out are the built-in ones */
+                    templates: {
+                        language: "de" | "en";
+                        /** @description `invoice` (also deposit, partial and final invoices) or `credit` */
+                        kind: "invoice" | "credit";
+                        /** @description Placeholders: `{invoice_number}`, `{invoice_date}`, `{due_date}`, `{amount_due}`, `{gross_total}`, `{currency}`, `{client_name}`, `{company_name}`; another name is refused */
+                        subject: string;
+                        /** @description Plain text; the HTML part is made from it. Placeholders: `{invoice_number}`, `{invoice_date}`, `{due_date}`, `{amount_due}`, `{gross_total}`, `{currency}`, `{client_name}`, `{company_name}`; another name is refused */
+                        body: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Done: the record as it is now */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MailTemplate"][];
+                    };
+                };
+            };
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `forbidden` (Forbidden), `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "forbidden" | "insufficient_scope";
+                    };
+                };
+            };
+            /** @description Problem codes: `already_exists` (A record with this value already exists). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
                     };
                 };
             };
@@ -42077,7 +48158,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /**
@@ -43990,6 +50071,513 @@ export interface operations {
             };
         };
     };
+    getVatReturnReport: {
+        parameters: {
+            query: {
+                /** @description A month (`2026-11`) or a quarter (`2026-Q4`) */
+                period: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["VatReturn"];
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getReceivablesAgeingReport: {
+        parameters: {
+            query?: {
+                /** @description The day of the open items; default today */
+                date?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReceivablesAgeing"];
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getPayablesAgeingReport: {
+        parameters: {
+            query?: {
+                /** @description The day of the open items; default today */
+                date?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PayablesAgeing"];
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
     getDunningLevels: {
         parameters: {
             query?: never;
@@ -44955,7 +51543,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /**
@@ -45238,6 +51826,182 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
+    listDunningNumberSeries: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the list */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DunningNumberSeries"][];
+                        meta: {
+                            /** @description Absent when the list was paged by cursor (`after`) */
+                            page?: number;
+                            per_page: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
                     };
                 };
             };
@@ -45868,6 +52632,319 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    invoiceDunningCharges: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (at most 255 characters; a UUID is fine). The same key with the same body within 24 hours replays the first answer (`Idempotent-Replayed: true`); with a different body it is refused with 422 `idempotency_key_reused`; while the first request still runs, 409 `idempotency_in_progress` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created: the new record; its address in `Location` */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OutgoingInvoice"];
+                    };
+                };
+            };
+            /** @description Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description `conflict`: invoiced already, cancelled, or nothing to invoice. Problem codes: `already_exists` (A record with this value already exists), `conflict` (Conflict with the current state), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists" | "conflict" | "idempotency_in_progress";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key was used with a different request",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key was used with a different request",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
                     };
                 };
             };
