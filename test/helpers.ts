@@ -78,6 +78,13 @@ export function connectAgain(handle: DbHandle): DbHandle {
     : createDb({ kind: 'postgres', url });
 }
 
+/** The URL of a test database made with createTestDb (a file or PostgreSQL), for another process. */
+export function urlOf(handle: DbHandle): string {
+  const url = urls.get(handle.db);
+  if (!url) throw new Error('urlOf: an in-memory SQLite database has no URL');
+  return url;
+}
+
 /**
  * A fresh, migrated database: in-memory SQLite, or a PostgreSQL database of its own so that
  * test files running in parallel never see each other's rows. (Not a schema each: Kysely's
