@@ -314,12 +314,13 @@ describeEachDb('incoming mailboxes: hosts a tenant may not make the service reac
       password: 'p',
       tls: false,
       host: '93.184.215.14',
+      active: false,
     });
     assert.equal(made.status, 201, made.text);
     // As if its name had been re-pointed at the service's own network since it was saved.
     await ctx.db
       .updateTable('incoming_mailboxes')
-      .set({ host: '127.0.0.1' })
+      .set({ host: '127.0.0.1', active: 1 })
       .where('id', '=', made.body.data.id)
       .execute();
     const worker = new MailboxWorker(ctx.db, ctx.kind, {

@@ -96,6 +96,9 @@ export async function createMailbox(
     active: body.active === false ? 0 : 1,
     user_id: auth.userId,
     integration_id: auth.integrationId,
+    // Due at once, by the clock the worker compares with: the database's now() carries
+    // microseconds and may lie after a poll started within the same millisecond.
+    next_poll_at: nowIso(),
   });
 }
 
