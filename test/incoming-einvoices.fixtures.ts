@@ -108,3 +108,27 @@ export function cii(o: {
   </rsm:SupplyChainTradeTransaction>
 </rsm:CrossIndustryInvoice>`;
 }
+
+const first = (xml: string, re: RegExp) => re.exec(xml)![1]!;
+
+/** Number, date and totals as the file says them, read with plain patterns (the truth to compare a reading with). */
+export function truthOf(xml: string) {
+  if (xml.includes('CrossIndustryInvoice')) {
+    const head = first(xml, /<rsm:ExchangedDocument>([\s\S]*?)<\/rsm:ExchangedDocument>/);
+    const d = first(head, /format="102">(\d{8})</);
+    return {
+      number: first(head, /<ram:ID>([^<]+)</),
+      date: `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6)}`,
+      gross: Number(first(xml, /<ram:GrandTotalAmount[^>]*>([^<]+)</)),
+      net: Number(first(xml, /<ram:TaxBasisTotalAmount[^>]*>([^<]+)</)),
+      due: Number(first(xml, /<ram:DuePayableAmount[^>]*>([^<]+)</)),
+    };
+  }
+  return {
+    number: first(xml, /<cbc:ID>([^<]+)</),
+    date: first(xml, /<cbc:IssueDate>([^<]+)</),
+    gross: Number(first(xml, /<cbc:TaxInclusiveAmount[^>]*>([^<]+)</)),
+    net: Number(first(xml, /<cbc:TaxExclusiveAmount[^>]*>([^<]+)</)),
+    due: Number(first(xml, /<cbc:PayableAmount[^>]*>([^<]+)</)),
+  };
+}

@@ -3,31 +3,7 @@ import { before, it } from 'node:test';
 import type { ExtractionOutcome } from '../src/modules/incoming-invoices/extraction.model.js';
 import { applyExtraction } from '../src/modules/incoming-invoices/incoming-invoices.service.js';
 import { type Api, countRows, describeEachDb, expectProblem, multipart } from './helpers.js';
-import { cii, makePdf, UBL_CREDIT_NOTE, ZUGFERD1 } from './incoming-einvoices.fixtures.js';
-
-const first = (xml: string, re: RegExp) => re.exec(xml)![1]!;
-
-/** Number, date and totals as the file says them, read here with plain patterns. */
-function truthOf(xml: string) {
-  if (xml.includes('CrossIndustryInvoice')) {
-    const head = first(xml, /<rsm:ExchangedDocument>([\s\S]*?)<\/rsm:ExchangedDocument>/);
-    const d = first(head, /format="102">(\d{8})</);
-    return {
-      number: first(head, /<ram:ID>([^<]+)</),
-      date: `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6)}`,
-      gross: Number(first(xml, /<ram:GrandTotalAmount[^>]*>([^<]+)</)),
-      net: Number(first(xml, /<ram:TaxBasisTotalAmount[^>]*>([^<]+)</)),
-      due: Number(first(xml, /<ram:DuePayableAmount[^>]*>([^<]+)</)),
-    };
-  }
-  return {
-    number: first(xml, /<cbc:ID>([^<]+)</),
-    date: first(xml, /<cbc:IssueDate>([^<]+)</),
-    gross: Number(first(xml, /<cbc:TaxInclusiveAmount[^>]*>([^<]+)</)),
-    net: Number(first(xml, /<cbc:TaxExclusiveAmount[^>]*>([^<]+)</)),
-    due: Number(first(xml, /<cbc:PayableAmount[^>]*>([^<]+)</)),
-  };
-}
+import { cii, makePdf, truthOf, UBL_CREDIT_NOTE, ZUGFERD1 } from './incoming-einvoices.fixtures.js';
 
 const codes = (d: { extraction: { warnings: { code: string }[] } }) =>
   d.extraction.warnings.map((w) => w.code);

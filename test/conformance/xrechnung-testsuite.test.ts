@@ -4,35 +4,12 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { extractInvoiceData } from '../../src/modules/incoming-invoices/extraction.js';
 import { type Api, describeEachDb, multipart } from '../helpers.js';
+import { truthOf } from '../incoming-einvoices.fixtures.js';
 import { material } from './material.js';
 
 /** The official XRechnung test suite: every document read right, over HTTP and in the reader. */
 const CORPUS = material('xrechnungSuite');
 const corpus = (path: string) => readFileSync(join(CORPUS, path), 'utf8');
-const first = (xml: string, re: RegExp) => re.exec(xml)![1]!;
-
-/** Number, date and totals as the file says them, read here with plain patterns. */
-function truthOf(xml: string) {
-  if (xml.includes('CrossIndustryInvoice')) {
-    const head = first(xml, /<rsm:ExchangedDocument>([\s\S]*?)<\/rsm:ExchangedDocument>/);
-    const d = first(head, /format="102">(\d{8})</);
-    return {
-      number: first(head, /<ram:ID>([^<]+)</),
-      date: `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6)}`,
-      gross: Number(first(xml, /<ram:GrandTotalAmount[^>]*>([^<]+)</)),
-      net: Number(first(xml, /<ram:TaxBasisTotalAmount[^>]*>([^<]+)</)),
-      due: Number(first(xml, /<ram:DuePayableAmount[^>]*>([^<]+)</)),
-    };
-  }
-  return {
-    number: first(xml, /<cbc:ID>([^<]+)</),
-    date: first(xml, /<cbc:IssueDate>([^<]+)</),
-    gross: Number(first(xml, /<cbc:TaxInclusiveAmount[^>]*>([^<]+)</)),
-    net: Number(first(xml, /<cbc:TaxExclusiveAmount[^>]*>([^<]+)</)),
-    due: Number(first(xml, /<cbc:PayableAmount[^>]*>([^<]+)</)),
-  };
-}
-
 const files: string[] = [];
 const walk = (dir: string) => {
   for (const f of readdirSync(dir)) {
