@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { addClient } from './billing.fixtures.js';
 import { type Api, countRows, describeEachDb, expectProblem, type TestContext } from './helpers.js';
+import { waitFor } from './webhooks.support.js';
 
 const SCOPES = ['outgoing-invoice:write', 'outgoing-invoice:read', 'offer:read'];
 
@@ -160,12 +161,22 @@ describeEachDb('offers to invoices', (ctx) => {
     const start = (await feed.get('/changes?limit=1000')).body.meta.next_cursor;
     const res = await api.post(`/offers/${offerId}/invoice`, {});
     assert.equal(res.status, 201, res.text);
-    const changes = (await feed.get(`/changes?limit=1000&after=${encodeURIComponent(start)}`)).body.data;
-    const seen = changes.map(
-      (c: { resource: string; id: number; action: string }) => `${c.resource} ${c.id} ${c.action}`,
+    const wanted = [`outgoing_invoice ${res.body.data.id} created`, `offer ${offerId} updated`];
+    let seen: string[] = [];
+    // On PostgreSQL the feed holds back what committed while any older transaction of the
+    // server still runs (other test files' too): wait for it to pass ours.
+    await waitFor(
+      'the invoice and the offer in the change feed',
+      async () => {
+        const changes = (await feed.get(`/changes?limit=1000&after=${encodeURIComponent(start)}`)).body.data;
+        seen = changes.map(
+          (c: { resource: string; id: number; action: string }) => `${c.resource} ${c.id} ${c.action}`,
+        );
+        return wanted.every((w) => seen.includes(w));
+      },
+      30_000,
     );
-    assert.ok(seen.includes(`outgoing_invoice ${res.body.data.id} created`), seen.join(', '));
-    assert.ok(seen.includes(`offer ${offerId} updated`), seen.join(', '));
+    for (const w of wanted) assert.ok(seen.includes(w), seen.join(', '));
   });
 
   it('10 concurrent calls on one offer: one invoice, nine 409', async () => {
