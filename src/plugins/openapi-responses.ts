@@ -90,12 +90,17 @@ for (const op of [
   'settleIncomingInvoiceWithCredit',
   'updateIncomingInvoiceBooking',
   'deleteIncomingInvoiceBooking',
+  // Changing an incoming invoice that has bookings in a locked month.
+  'updateIncomingInvoice',
 ]) {
   const codes = DOMAIN_ERRORS[op] ?? {};
   codes[409] = [...(codes[409] ?? []), 'period_locked'];
   DOMAIN_ERRORS[op] = codes;
 }
 DOMAIN_ERRORS.createDatevExport = { 422: ['unprocessable'] };
+// A payment account or invoice named in the form or body that is not the account's.
+DOMAIN_ERRORS.importBankStatement = { ...DOMAIN_ERRORS.importBankStatement, 422: ['invalid_reference'] };
+DOMAIN_ERRORS.matchBankTransaction = { ...DOMAIN_ERRORS.matchBankTransaction, 422: ['invalid_reference'] };
 
 /** Operations whose 202 stores a record (being completed in the background) at `Location`. */
 const ACCEPTED_WITH_LOCATION = new Set(['createIncomingInvoice']);
@@ -200,6 +205,23 @@ const PARAMETERS = {
 // biome-ignore lint/suspicious/noExplicitAny: see above
 export type Json = Record<string, any>;
 
+/** Whether another path of the document matches this one with a fixed segment for a parameter. */
+function hasFixedSibling(doc: Json, path: string): boolean {
+  const mine = path.split('/');
+  const isParam = (s: string) => s.startsWith('{');
+  return Object.keys(doc.paths ?? {}).some((other) => {
+    const theirs = other.split('/');
+    if (other === path || theirs.length !== mine.length) return false;
+    let fixedForParam = false;
+    for (let i = 0; i < mine.length; i++) {
+      if (mine[i] === theirs[i]) continue;
+      if (!isParam(mine[i]!) || isParam(theirs[i]!)) return false;
+      fixedForParam = true;
+    }
+    return fixedForParam;
+  });
+}
+
 /** Resolves `#/components/schemas/X` once (enough for the request and answer bodies here). */
 function resolve(doc: Json, schema: Json | undefined): Json | undefined {
   const target = schema?.$ref;
@@ -270,6 +292,9 @@ export function errorCodesFor(doc: Json, method: string, path: string, op: Json,
     add(403, 'insufficient_scope');
   }
   if ((op.parameters ?? []).some((p: Json) => p.in === 'path')) add(404, 'not_found');
+  // A fixed path beside this one (`/payments/outgoing-invoice` beside `/payments/{id}`) asked
+  // with a method it lacks is answered here: 405 with the fixed path's own methods.
+  if (hasFixedSibling(doc, path)) add(405, 'method_not_allowed');
   if (media.length > 0 || write) {
     // Any body the route does not parse (text/plain, XML …) is a 415; any beyond the limit a 413.
     add(415, 'unsupported_media_type');
