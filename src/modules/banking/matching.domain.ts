@@ -4,6 +4,7 @@
  * and the money agrees to the cent; everything else is at most a ranked suggestion. Pure:
  * the service hands in the line, the booked invoices and what it knows of IBANs.
  */
+import { creditorReference, isValidCreditorReference } from '../../shared/creditor-reference.js';
 
 export interface MatchLine {
   /** Signed cents. */
@@ -54,22 +55,7 @@ const WEIGHT: Record<Reason, number> = {
   iban_known: 20,
 };
 
-/** ISO 11649 structured creditor reference of an invoice number: RF, check digits, the number. */
-export function creditorReference(invoiceNumber: string): string | null {
-  const ref = invoiceNumber.toUpperCase().replace(/[^A-Z0-9]/g, '');
-  if (ref.length === 0 || ref.length > 21) return null;
-  const check = 98 - mod97(`${ref}RF00`);
-  return `RF${String(check).padStart(2, '0')}${ref}`;
-}
-
-function mod97(s: string): number {
-  let r = 0;
-  for (const ch of s) {
-    const v = /\d/.test(ch) ? ch : String(ch.charCodeAt(0) - 55);
-    for (const d of v) r = (r * 10 + Number(d)) % 97;
-  }
-  return r;
-}
+export { creditorReference };
 
 /** RF references with valid check digits in a text (the longest valid reading of each). */
 export function referencesIn(text: string): string[] {
@@ -78,7 +64,7 @@ export function referencesIn(text: string): string[] {
     const ref = m[0].replace(/\s+/g, '');
     for (let n = ref.length; n >= 5; n--) {
       const r = ref.slice(0, n);
-      if (mod97(`${r.slice(4)}${r.slice(0, 4)}`) === 1) {
+      if (isValidCreditorReference(r)) {
         out.push(r);
         break;
       }

@@ -1,6 +1,8 @@
+import { creditorReference } from '../../shared/creditor-reference.js';
+import { isValidBic, isValidIban, normalizeIdentifier } from '../../shared/identifiers.js';
 import { centsToString, type Totals } from '../../shared/money.js';
 import { formatterFor } from '../../shared/pdf/format.js';
-import type { PdfDocument, PdfParty, PdfTaxEntry } from '../../shared/pdf/types.js';
+import type { PdfDocument, PdfGiroCode, PdfParty, PdfTaxEntry } from '../../shared/pdf/types.js';
 import { type AccountProfile, profilePaymentTerms } from '../account/profile.public.js';
 import type { ClientRow } from './invoices.read-model.js';
 import type { StoredLine } from './line-items.js';
@@ -131,6 +133,38 @@ export function paymentTerms(
   return `Payable without deduction by ${due}${days ? ` (${days} days)` : ''}.`;
 }
 
+/** Largest amount an EPC QR code carries, in cents. */
+const GIRO_MAX_CENTS = 99_999_999_999;
+
+/**
+ * The GiroCode of an invoice, or null where none can be paid with it: credit notes (the
+ * seller pays), another currency than the euro (the code is for SEPA credit transfers), no
+ * valid IBAN in the company profile, nothing due, or more than the code can carry. The
+ * reference is the invoice number's ISO 11649 reference; a number with more than 21 letters
+ * and digits goes as the text instead, and a draft (no number yet) names itself a draft.
+ */
+export function giroCode(
+  kind: PdfKind,
+  lang: Lang,
+  inv: { invoice_number: string | null; currency: string; amount_due_cents: number },
+  seller: Pick<AccountProfile, 'name' | 'iban' | 'bic'>,
+): PdfGiroCode | null {
+  if (kind === 'credit' || kind === 'offer' || inv.currency !== 'EUR') return null;
+  if (inv.amount_due_cents <= 0 || inv.amount_due_cents > GIRO_MAX_CENTS) return null;
+  if (!seller.iban || !isValidIban(seller.iban) || !seller.name.trim()) return null;
+  const reference = inv.invoice_number ? creditorReference(inv.invoice_number) : null;
+  return {
+    name: seller.name.trim(),
+    iban: normalizeIdentifier(seller.iban),
+    bic: seller.bic && isValidBic(seller.bic) ? normalizeIdentifier(seller.bic) : null,
+    amount: centsToString(inv.amount_due_cents),
+    reference,
+    text: reference
+      ? null
+      : (inv.invoice_number ?? `${TITLES[kind][lang]} (${lang === 'de' ? 'Entwurf' : 'draft'})`),
+  };
+}
+
 /** What offers and invoices print alike. */
 interface DocumentPdfInput {
   date: string | null;
@@ -243,6 +277,12 @@ export function invoiceToPdf(
     payment_terms: profilePaymentTerms(seller, kind, lang, inv) ?? paymentTerms(kind, lang, inv),
     closing_text: inv.closing_text ?? seller.invoice_closing_text,
     logo: seller.logo ? { sha256: seller.logo.sha256, content_type: seller.logo.content_type } : null,
+    giro_code: giroCode(
+      kind,
+      lang,
+      { invoice_number: inv.invoice_number, currency: inv.currency, amount_due_cents: inv.totals.gross },
+      seller,
+    ),
     booked: inv.status === 'booked',
   };
 }

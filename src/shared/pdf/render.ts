@@ -1,6 +1,7 @@
 import PDFDocument from 'pdfkit';
 import { buildFacturXXml, FACTURX_FILENAME } from './facturx.js';
 import { formatterFor } from './format.js';
+import { drawGiroCode } from './girocode.js';
 import {
   BOTTOM,
   type Ctx,
@@ -54,7 +55,7 @@ export async function renderDocumentPdf(doc: PdfDocument, assets: { logo?: Buffe
       Author: new XmpSafeString(doc.seller.name) as unknown as string,
       Subject: new XmpSafeString(`${heading} – ${doc.buyer.name}`) as unknown as string,
       Creator: 'pm-invoicing-service',
-      CreationDate: now,
+      CreationDate: doc.changed_at ? new Date(doc.changed_at) : now,
     },
   });
   registerFonts(pdf);
@@ -74,6 +75,7 @@ export async function renderDocumentPdf(doc: PdfDocument, assets: { logo?: Buffe
   drawExemptionNotes(ctx);
   if (doc.service_date_is_invoice_date) drawParagraph(ctx, fmt.labels.serviceDateIsInvoiceDate, 8.5);
   drawParagraph(ctx, doc.payment_terms);
+  if (doc.giro_code) drawGiroCode(ctx, doc.giro_code);
   drawParagraph(ctx, doc.closing_text);
   if (doc.timesheet?.length) drawTimesheet(ctx, doc.timesheet);
   drawPageFurniture(ctx);

@@ -63,6 +63,11 @@ export interface PdfDocument {
   title: string;
   /** Invoice or offer number; null prints as a draft. */
   number: string | null;
+  /**
+   * When the document last changed: the PDF's creation date, so that an unchanged document
+   * renders the same bytes (an e-mailed offer is its download). Absent: the time of rendering.
+   */
+  changed_at?: string;
   date: string | null;
   due_date?: string | null;
   service_period_start?: string | null;
@@ -105,8 +110,28 @@ export interface PdfDocument {
    * the caller of renderDocumentPdf passes its bytes. Absent or null: no logo.
    */
   logo?: { sha256: string; content_type: string } | null;
+  /**
+   * The GiroCode (EPC QR code) printed below the payment terms. Decided when the document is
+   * made (and frozen with it at booking): documents frozen without it print none, so their
+   * bytes stay what they were.
+   */
+  giro_code?: PdfGiroCode | null;
   /** Pages appended after the document: the efforts an invoice bills (never frozen or kept). */
   timesheet?: PdfTimesheetRow[] | null;
+}
+
+/** What an EPC QR code carries: the payee, the amount in euros, a reference or else a text. */
+export interface PdfGiroCode {
+  name: string;
+  /** Electronic form, no blanks. */
+  iban: string;
+  bic: string | null;
+  /** Exact decimal string, e.g. "1190.00". */
+  amount: string;
+  /** ISO 11649 creditor reference (RF…), when the invoice number yields one. */
+  reference: string | null;
+  /** The remittance text when there is no reference (the invoice number). */
+  text: string | null;
 }
 
 /** One billed effort of a timesheet page; decimals as strings, as everywhere here. */
