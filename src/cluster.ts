@@ -128,6 +128,7 @@ export async function supervise(config: Config, handle: DbHandle): Promise<void>
     : undefined;
   const retention = retentionJob(handle.db, log.child({ component: 'retention' }), {
     webhookDeliveryRetentionDays: config.webhookDeliveryRetentionDays,
+    changeFeedRetentionDays: config.changeFeedRetentionDays,
   });
   for (let i = 0; i < config.workers; i++) fork();
 

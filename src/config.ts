@@ -63,6 +63,8 @@ export interface Config {
   readonly trustProxy: false | number | string[];
   /** Finished webhook deliveries (the delivery log) are kept this many days (retention job). */
   readonly webhookDeliveryRetentionDays: number;
+  /** Change-feed entries and events are kept this many days (CHANGE_FEED_RETENTION_DAYS). */
+  readonly changeFeedRetentionDays: number;
   /** Browser origins allowed to call the API (CORS_ORIGINS); `*` any; none by default. */
   readonly corsOrigins: readonly string[];
   /** NODE_ENV=production: refuses to start with a missing or weak SECRET_KEY. */
@@ -300,6 +302,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       36_500,
       1,
     ),
+    changeFeedRetentionDays: int('CHANGE_FEED_RETENTION_DAYS', env.CHANGE_FEED_RETENTION_DAYS, 90, 36_500, 1),
     corsOrigins: origins('CORS_ORIGINS', env.CORS_ORIGINS),
     production,
     warnings:

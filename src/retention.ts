@@ -1,5 +1,6 @@
 import type { Db } from './db/index.js';
-import { pruneDeliveries } from './modules/webhooks/webhooks.public.js';
+import { pruneFeed } from './modules/changes/changes.public.js';
+import { pruneDeliveries, pruneEvents } from './modules/webhooks/webhooks.public.js';
 import { IDEMPOTENCY_TTL_MS } from './plugins/idempotency.js';
 import { deleteKeysBefore } from './plugins/idempotency.repository.js';
 import type { WorkerLogger } from './shared/job-loop.js';
@@ -8,6 +9,9 @@ import { type Clock, ScheduledJob } from './shared/scheduled-job.js';
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
+
+/** The change feed's window by default (CHANGE_FEED_RETENTION_DAYS). */
+export const CHANGE_FEED_RETENTION_DAYS = 90;
 
 /**
  * The retention policy (docs/operations.md#retention), enforced by one job for the whole
@@ -19,11 +23,14 @@ export const RETENTION = { everyMs: HOUR, leaseMs: 10 * MINUTE, checkMs: 5 * MIN
 export interface RetentionOptions {
   /** Finished webhook deliveries (the delivery log) are kept this many days. */
   webhookDeliveryRetentionDays?: number;
+  /** Change-feed entries and events are kept this many days (the feed's window). */
+  changeFeedRetentionDays?: number;
   clock?: Clock;
 }
 
 export function retentionJob(db: Db, logger: WorkerLogger, options: RetentionOptions = {}): ScheduledJob {
   const deliveryDays = options.webhookDeliveryRetentionDays ?? 30;
+  const feedDays = options.changeFeedRetentionDays ?? CHANGE_FEED_RETENTION_DAYS;
   return new ScheduledJob(db, {
     name: 'retention',
     ...RETENTION,
@@ -33,7 +40,10 @@ export function retentionJob(db: Db, logger: WorkerLogger, options: RetentionOpt
       const before = (ms: number) => new Date(now.getTime() - ms).toISOString();
       await deleteKeysBefore(db, before(IDEMPOTENCY_TTL_MS));
       const deliveries = await pruneDeliveries(db, before(deliveryDays * DAY));
-      logger.info({ deliveries }, 'retention: pruned');
+      // Deliveries first: an event goes once no delivery names it.
+      const changes = await pruneFeed(db, before(feedDays * DAY), now.toISOString());
+      const events = await pruneEvents(db, before(feedDays * DAY));
+      logger.info({ deliveries, changes, events }, 'retention: pruned');
     },
   });
 }

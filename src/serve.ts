@@ -58,6 +58,7 @@ async function serve(config: Config, handle?: DbHandle): Promise<void> {
     ? undefined
     : retentionJob(app.db, app.log.child({ component: 'retention' }), {
         webhookDeliveryRetentionDays: config.webhookDeliveryRetentionDays,
+        changeFeedRetentionDays: config.changeFeedRetentionDays,
       });
   retention?.start();
   const work: BackgroundWork = {

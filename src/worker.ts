@@ -41,6 +41,7 @@ try {
 
   const retention = retentionJob(handle.db, log.child({ component: 'retention' }), {
     webhookDeliveryRetentionDays: config.webhookDeliveryRetentionDays,
+    changeFeedRetentionDays: config.changeFeedRetentionDays,
   });
   retention.start();
 

@@ -22,6 +22,8 @@ const EXTRA: Partial<Record<ErrorCode, string>> = {
     'The answer has <code>Retry-After</code>, <code>RateLimit</code> and <code>RateLimit-Policy</code> headers.',
   unavailable: 'The answer has a <code>Retry-After</code> header: try again then.',
   idempotency_in_progress: 'The answer has a <code>Retry-After</code> header: try again then.',
+  cursor_expired:
+    '<code>cursor</code> is where the kept entries begin and <code>latest_cursor</code> the feed’s end now. Resync: read the lists, then follow the feed from either (see the change feed guide).',
 };
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -39,6 +39,7 @@ export const ERROR_CODES = {
   offer_not_open: { status: 409, title: 'Only a created or sent offer can be accepted or declined' },
   offer_locked: { status: 409, title: 'An accepted or invoiced offer cannot be changed or deleted' },
   idempotency_in_progress: { status: 409, title: 'A request with this Idempotency-Key is still in progress' },
+  cursor_expired: { status: 410, title: 'The cursor is older than the change feed keeps' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   range_not_satisfiable: { status: 416, title: 'Range not satisfiable' },
   uri_too_long: { status: 414, title: 'URI too long' },

@@ -1,8 +1,20 @@
 import type { Db } from '../../db/index.js';
-import { invalidField } from '../../shared/errors.js';
+import { transact } from '../../db/transact.js';
+import { AppError, invalidField } from '../../shared/errors.js';
 import type { AuthContext } from '../../shared/tokens.js';
 import { KINDS, readableKinds } from './changes.kinds.js';
-import { changesAfter, type Position } from './changes.repository.js';
+import {
+  changesAfter,
+  deleteChangesBefore,
+  horizonOf,
+  horizonsOf,
+  latestPosition,
+  type Position,
+  positionBefore,
+  prunableMarks,
+  servedBelow,
+  setHorizon,
+} from './changes.repository.js';
 import type { ChangeList, ChangeListQuery } from './changes.schemas.js';
 
 const START: Position = { xid: '0', id: 0 };
@@ -32,6 +44,8 @@ const gone = (err: unknown, code: string) => (err as { code?: string }).code ===
  */
 export async function listChanges(db: Db, auth: AuthContext, q: ChangeListQuery): Promise<ChangeList> {
   const after = q.after ? decodeCursor(q.after) : START;
+  const horizon = await horizonOf(db, auth.accountId);
+  if (horizon && positionBefore(after, horizon)) throw await cursorExpired(db, auth.accountId, horizon);
   const limit = q.limit ?? 100;
   const rows = await changesAfter(db, auth.accountId, auth.integrationId, readableKinds(auth), after, limit);
   const page = rows.slice(0, limit);
@@ -68,4 +82,44 @@ export async function listChanges(db: Db, auth: AuthContext, q: ChangeListQuery)
     data,
     meta: { next_cursor: encodeCursor(last ?? after), has_more: rows.length > limit },
   };
+}
+
+/**
+ * 410 for a cursor (or a start without one) before the last pruned entry: what followed it is
+ * partly gone. The answer names where the kept entries begin and the feed's end now; either is
+ * a place to follow the feed from after reading the lists (docs/changes.md).
+ */
+async function cursorExpired(db: Db, accountId: number, horizon: Position): Promise<AppError> {
+  const latest = (await latestPosition(db, accountId)) ?? horizon;
+  return new AppError(
+    'cursor_expired',
+    'Entries after this cursor were pruned (CHANGE_FEED_RETENTION_DAYS): read the lists, then follow the feed from `cursor` or `latest_cursor`',
+    {
+      extra: {
+        cursor: encodeCursor(horizon),
+        latest_cursor: encodeCursor(positionBefore(latest, horizon) ? horizon : latest),
+      },
+    },
+  );
+}
+
+/**
+ * The change feed's window: deletes the entries older than `before` and moves each account's
+ * horizon past them, in one transaction, so no reader is served a cursor that skips a pruned
+ * entry without a 410.
+ */
+export function pruneFeed(db: Db, before: string, now: string): Promise<number> {
+  return transact(db, async (trx) => {
+    const xmin = await servedBelow(trx);
+    const marks = await prunableMarks(trx, before, xmin);
+    const known = await horizonsOf(
+      trx,
+      marks.map((m) => m.account_id),
+    );
+    for (const m of marks) {
+      const old = known.get(m.account_id);
+      if (!old || positionBefore(old, m)) await setHorizon(trx, m.account_id, m, now);
+    }
+    return deleteChangesBefore(trx, before, xmin);
+  });
 }

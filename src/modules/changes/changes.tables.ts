@@ -14,8 +14,18 @@ export interface ChangeLogTable {
   changed_at: Generated<string>;
 }
 
+/** Per account, the last feed position pruned (migration 2026_12_07_992_change_feed_window). */
+export interface ChangeLogHorizonTable {
+  account_id: number;
+  /** PostgreSQL: the pruned entry's transaction id as a decimal string; SQLite: '0'. */
+  xid: string;
+  id: number;
+  pruned_at: string;
+}
+
 declare module '../../db/schema.js' {
   interface Database {
     change_log: ChangeLogTable;
+    change_log_horizons: ChangeLogHorizonTable;
   }
 }

@@ -230,6 +230,25 @@ export async function pruneDeliveries(db: Db, before: string): Promise<number> {
   return Number(r.numDeletedRows);
 }
 
+/**
+ * Drops events older than `before` (the change feed's window) that no delivery names any more:
+ * a delivery, pending or in the log, keeps its event (deleting it would cascade to the delivery).
+ */
+export async function pruneEvents(db: Db, before: string): Promise<number> {
+  const r = await db
+    .deleteFrom('events')
+    .where('occurred_at', '<', before)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb.selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'events.id'),
+        ),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
+
 /** The triggers on `events` (the fan-out is one of them: webhooks.fanout.ts). */
 export async function fanoutTriggerNames(db: Db): Promise<string[]> {
   const rows = isPostgres(db)

@@ -1,0 +1,2 @@
+// The change feed's front door for the retention job (src/retention.ts).
+export { pruneFeed } from './changes.service.js';
