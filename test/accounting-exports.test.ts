@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { before, it } from 'node:test';
 import { unzipSync } from 'fflate';
 import { importData } from '../src/import/index.js';
-import { type Api, describeEachDb, expectProblem } from './helpers.js';
+import { type Api, describeEachDb, expectProblem, multipart } from './helpers.js';
 import { type ChartIds, seedChart } from './incoming.fixtures.js';
 import { ALL_INVOICE_SCOPES, bookNow, line, makeClient, makeInvoice } from './invoicing.fixtures.js';
 
@@ -27,7 +27,7 @@ const linesOf = (file: string) =>
 const download = async (api: Api, id: number) => {
   const res = await api.app.inject({
     method: 'GET',
-    url: `/api/v1/exports/datev/${id}/download`,
+    url: `/api/v1/exports/${id}/download`,
     headers: { authorization: `Bearer ${api.token}` },
   });
   return { status: res.statusCode, headers: res.headers, bytes: res.rawPayload };
@@ -188,7 +188,7 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
     const res = await exporter.post('/exports/datev', { date_from: '2026-11-01', date_to: '2026-11-30' });
     assert.equal(res.status, 201, res.text);
     const e = res.body.data;
-    assert.equal(res.headers.location, `/api/v1/exports/datev/${e.id}`);
+    assert.equal(res.headers.location, `/api/v1/exports/${e.id}`);
     assert.deepEqual(
       [e.date_from, e.date_to, e.locked, e.bookings, e.debtors, e.creditors],
       ['2026-11-01', '2026-11-30', false, 8, 2, 1],
@@ -271,12 +271,12 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
 
     // The same bytes again, listed with their checksum.
     assert.deepEqual((await download(exporter, e.id)).bytes, file.bytes);
-    const list = await exporter.get('/exports/datev');
+    const list = await exporter.get('/exports');
     assert.equal(list.status, 200);
     assert.ok(
       list.body.data.some((x: { id: number; sha256: string }) => x.id === e.id && x.sha256 === e.sha256),
     );
-    assert.equal((await exporter.get(`/exports/datev/${e.id}`)).body.data.sha256, e.sha256);
+    assert.equal((await exporter.get(`/exports/${e.id}`)).body.data.sha256, e.sha256);
   });
 
   it('a locked month refuses every change dated in it (409 period_locked); others still change', async () => {
@@ -294,7 +294,7 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
     assert.equal(locked.locked, true);
     const { bookings } = unzip((await download(exporter, locked.id)).bytes);
     assert.equal(linesOf(bookings)[0]![20], '1', 'Festschreibung flag');
-    const periods = (await exporter.get('/exports/locked-periods')).body.data;
+    const periods = (await exporter.get('/accounting/periods')).body.data;
     assert.deepEqual(
       periods.map((p: { period: string; export_id: number }) => [p.period, p.export_id]),
       [['2026-11', locked.id]],
@@ -342,6 +342,26 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
       }),
     );
 
+    // An invoice made elsewhere is stored booked: its date is checked too.
+    const form = await multipart(
+      { name: 'ext.pdf', type: 'application/pdf', data: Buffer.from('%PDF-1.4\n%%EOF\n') },
+      {
+        data: JSON.stringify({
+          client_id: (await api.get(`/outgoing-invoices/${doc.inv.id}`)).body.data.client_id,
+          invoice_number: 'EXT-2026-11',
+          date: '2026-11-16',
+          line_items: [line(10)],
+        }),
+      },
+    );
+    await refused(await api.request('POST', '/outgoing-invoices/external', form.body, form.headers));
+    assert.equal(
+      (await api.get('/outgoing-invoices?per_page=100')).body.data.some(
+        (i: { invoice_number: string | null }) => i.invoice_number === 'EXT-2026-11',
+      ),
+      false,
+    );
+
     // Outside the month everything still works.
     assert.equal((await pay('2026-12-03')).status, 201);
     assert.equal((await api.delete(`/outgoing-invoices/${doc.december.id}/force`)).status, 204);
@@ -361,14 +381,60 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
     ]);
     assert.deepEqual([a.status, b.status], [201, 201], `${a.text} ${b.text}`);
     assert.equal(a.body.data.sha256, b.body.data.sha256);
-    const periods = (await exporter.get('/exports/locked-periods')).body.data.map(
+    const periods = (await exporter.get('/accounting/periods')).body.data.map(
       (p: { period: string }) => p.period,
     );
     assert.deepEqual(periods, ['2026-10', '2026-11']);
   });
 
+  it('POST /accounting/periods/{month}/lock locks without an export; two at once make one lock', async () => {
+    const [a, b] = await Promise.all([
+      exporter.post('/accounting/periods/2026-09/lock'),
+      exporter.post('/accounting/periods/2026-09/lock'),
+    ]);
+    assert.deepEqual([a.status, b.status].sort(), [200, 201], `${a.text} ${b.text}`);
+    assert.deepEqual(a.body.data, b.body.data, 'the second answers the first lock as it is');
+    assert.deepEqual([a.body.data.period, a.body.data.export_id], ['2026-09', null]);
+    assert.equal(typeof a.body.data.locked_by, 'number');
+    // A month an export locked answers that lock, unchanged.
+    const byExport = await exporter.post('/accounting/periods/2026-11/lock');
+    assert.equal(byExport.status, 200, byExport.text);
+    assert.notEqual(byExport.body.data.export_id, null);
+    const periods = (await exporter.get('/accounting/periods')).body.data;
+    assert.deepEqual(
+      periods.map((p: { period: string }) => p.period),
+      ['2026-09', '2026-10', '2026-11'],
+    );
+    const audit = await ctx.db
+      .selectFrom('audit_log')
+      .select(['target_id', 'actor_user_id'])
+      .where('account_id', '=', ctx.account.accountId)
+      .where('action', '=', 'accounting_period.lock')
+      .execute();
+    assert.deepEqual(audit, [{ target_id: '2026-09', actor_user_id: a.body.data.locked_by }]);
+    // Something dated in it is refused now, and nothing is stored.
+    const reader = await ctx.as('incoming-invoice:read');
+    const before = (await reader.get('/incoming-invoices?per_page=100')).body.data.length;
+    expectProblem(
+      await api.post('/incoming-invoices', {
+        invoice_number: 'ER-SEP',
+        date: '2026-09-10',
+        gross_total: 10,
+        bookings: [{ chart_of_account_id: chart.office, amount: 10 }],
+      }),
+      409,
+      'period_locked',
+    );
+    assert.equal((await reader.get('/incoming-invoices?per_page=100')).body.data.length, before);
+    for (const bad of ['2026-13', '2026-9', '2026-Q3', '2999-01'])
+      expectProblem(await exporter.post(`/accounting/periods/${bad}/lock`), 422);
+    // Another account's months are its own.
+    const foreign = await ctx.as('accounting:export', { accountId: ctx.other.accountId });
+    assert.deepEqual((await foreign.get('/accounting/periods')).body.data, []);
+  });
+
   it('the export reconciles with the API: revenue and tax per rate, receivables and payments', async () => {
-    const e = (await exporter.get('/exports/datev')).body.data[0];
+    const e = (await exporter.get('/exports')).body.data[0];
     const rows = linesOf(unzip((await download(exporter, e.id)).bytes).bookings).slice(2);
     const cents = (r: string[]) => Number(r[0]!.replace(',', '')) * (r[1] === '"S"' ? 1 : -1);
     // Revenue rows (debtor against a revenue account) per account, against the invoices' taxes.
@@ -397,8 +463,8 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
     );
   });
 
-  it('GET /reports/vat: the Kennzahlen of the month by invoice date (accrual)', async () => {
-    const res = await exporter.get('/reports/vat?period=2026-11');
+  it('GET /reports/vat-return: the Kennzahlen of the month by invoice date (accrual)', async () => {
+    const res = await exporter.get('/reports/vat-return?period=2026-11');
     assert.equal(res.status, 200, res.text);
     const v = res.body.data;
     assert.deepEqual([v.date_from, v.date_to, v.vat_method], ['2026-11-01', '2026-11-30', 'accrual']);
@@ -421,13 +487,13 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
     });
     const docs81 = v.figures[0].documents.map((d: { id: number }) => d.id);
     assert.deepEqual(docs81, [doc.inv.id, doc.credit.id]);
-    const quarter = (await exporter.get('/reports/vat?period=2026-Q4')).body.data;
+    const quarter = (await exporter.get('/reports/vat-return?period=2026-Q4')).body.data;
     assert.deepEqual([quarter.date_from, quarter.date_to], ['2026-10-01', '2026-12-31']);
   });
 
-  it('GET /reports/vat under the cash method: the money received, split over the rates', async () => {
+  it('GET /reports/vat-return under the cash method: the money received, split over the rates', async () => {
     assert.equal((await api.patch('/account/profile', { accounting: { vat_method: 'cash' } })).status, 200);
-    const v = (await exporter.get('/reports/vat?period=2026-11')).body.data;
+    const v = (await exporter.get('/reports/vat-return?period=2026-11')).body.data;
     assert.equal(v.vat_method, 'cash');
     const figures = Object.fromEntries(
       v.figures.map((f: { kennzahl: string; base: number | null; tax: number | null }) => [
@@ -452,7 +518,7 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
     );
   });
 
-  it('GET /reports/ageing: open amounts per client by days overdue; totals equal the open items', async () => {
+  it('GET /reports/receivables-ageing: open amounts per client by days overdue; totals equal the open items', async () => {
     const inv = (await api.get(`/outgoing-invoices/${doc.inv.id}`)).body.data;
     const rc = (await api.get(`/outgoing-invoices/${doc.rc.id}`)).body.data;
     const bucket = (due: string, asOf: string) => {
@@ -468,7 +534,7 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
               : 'over_90';
     };
     for (const asOf of ['2026-11-25', '2027-03-31']) {
-      const res = await exporter.get(`/reports/ageing?date=${asOf}`);
+      const res = await exporter.get(`/reports/receivables-ageing?date=${asOf}`);
       assert.equal(res.status, 200, res.text);
       const a = res.body.data;
       // 172.50 less 50.00 paid on 20 Nov (and 1.00 on 3 Dec); the reverse-charge invoice is unpaid.
@@ -538,6 +604,61 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
     );
   });
 
+  it('GET /reports/oss: consumer sales to other EU states at their rates, by country and rate', async () => {
+    const at = await makeClient(api, { name: 'Anna Huber', country_code: 'AT' });
+    const fr = await makeClient(api, { name: 'Jean Dupont', country_code: 'FR' });
+    const book = async (client: number, date: string, lines: ReturnType<typeof line>[]) => {
+      const inv = await makeInvoice(api, { client_id: client, date, line_items: lines });
+      return (await bookNow(api, inv.id)).id as number;
+    };
+    const a = await book(at, '2026-07-06', [line(100, { tax_rate: 20 })]);
+    const f = await book(fr, '2026-08-03', [line(200, { tax_rate: 5.5 }), line(50, { tax_rate: 20 })]);
+    // At the German rate the supply stays taxed at home (under the EU threshold): not OSS.
+    const home = await book(at, '2026-08-04', [line(30)]);
+    const res = await exporter.get('/reports/oss?period=2026-Q3');
+    assert.equal(res.status, 200, res.text);
+    const o = res.body.data;
+    assert.deepEqual([o.date_from, o.date_to], ['2026-07-01', '2026-09-30']);
+    type Rate = { rate: number; base: number; tax: number; documents: { id: number }[] };
+    assert.deepEqual(
+      o.countries.map((c: { country: string; base: number; tax: number; rates: Rate[] }) => [
+        c.country,
+        c.base,
+        c.tax,
+        c.rates.map((r) => [r.rate, r.base, r.tax, r.documents.map((d) => d.id)]),
+      ]),
+      [
+        ['AT', 100, 20, [[20, 100, 20, [a]]]],
+        [
+          'FR',
+          250,
+          21,
+          [
+            [5.5, 200, 11, [f]],
+            [20, 50, 10, [f]],
+          ],
+        ],
+      ],
+    );
+    assert.deepEqual(o.totals, { base: 350, tax: 41 });
+    // The VAT return has the home sale and none of the OSS ones.
+    const v = (await exporter.get('/reports/vat-return?period=2026-Q3')).body.data;
+    assert.deepEqual(
+      v.figures.map(
+        (x: { kennzahl: string; base: number | null; tax: number | null; documents: { id: number }[] }) => [
+          x.kennzahl,
+          x.base,
+          x.tax,
+          x.documents.map((d) => d.id),
+        ],
+      ),
+      [
+        ['81', 30, 5.7, [home]],
+        ['83', null, 5.7, []],
+      ],
+    );
+  });
+
   it('an invoice of dunning charges: fee and interest on their accounts, no VAT figure', async () => {
     const client = (await api.get(`/outgoing-invoices/${doc.inv.id}`)).body.data.client_id;
     const charges = await makeInvoice(api, {
@@ -584,7 +705,7 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
       rows.map((r) => [r[0], r[1], r[6], r[7], r[8], r[9]].join(' ')),
       ['5,00 "S" 10000 2700  1012', '2,50 "S" 10000 2650  1012'],
     );
-    const vat = (await exporter.get('/reports/vat?period=2026-12')).body.data;
+    const vat = (await exporter.get('/reports/vat-return?period=2026-12')).body.data;
     assert.deepEqual(
       vat.figures.map((f: { kennzahl: string }) => f.kennzahl),
       ['83'],
@@ -596,12 +717,14 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
     const none = await ctx.as('account:read');
     const ops: [string, string, unknown?][] = [
       ['POST', '/exports/datev', { date_from: '2026-10-01', date_to: '2026-10-31' }],
-      ['GET', '/exports/datev'],
-      ['GET', '/exports/datev/1'],
-      ['GET', '/exports/datev/1/download'],
-      ['GET', '/exports/locked-periods'],
-      ['GET', '/reports/vat?period=2026-11'],
-      ['GET', '/reports/ageing'],
+      ['GET', '/exports'],
+      ['GET', '/exports/1'],
+      ['GET', '/exports/1/download'],
+      ['GET', '/accounting/periods'],
+      ['POST', '/accounting/periods/2026-01/lock'],
+      ['GET', '/reports/oss?period=2026-Q4'],
+      ['GET', '/reports/vat-return?period=2026-11'],
+      ['GET', '/reports/receivables-ageing'],
       ['GET', '/reports/payables-ageing'],
     ];
     for (const [method, path, body] of ops) {
@@ -609,12 +732,12 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
       const p = expectProblem(await none.request(method as 'GET', path, body), 403, 'insufficient_scope');
       assert.deepEqual(p.required_scopes, ['accounting:export']);
     }
-    expectProblem(await exporter.get('/exports/datev/99999999'), 404, 'not_found');
-    expectProblem(await exporter.get('/exports/datev/99999999/download'), 404, 'not_found');
+    expectProblem(await exporter.get('/exports/99999999'), 404, 'not_found');
+    expectProblem(await exporter.get('/exports/99999999/download'), 404, 'not_found');
     const foreign = await ctx.as('accounting:export', { accountId: ctx.other.accountId });
-    const mine = (await exporter.get('/exports/datev')).body.data[0].id;
-    expectProblem(await foreign.get(`/exports/datev/${mine}`), 404);
-    expectProblem(await foreign.get(`/exports/datev/${mine}/download`), 404);
+    const mine = (await exporter.get('/exports')).body.data[0].id;
+    expectProblem(await foreign.get(`/exports/${mine}`), 404);
+    expectProblem(await foreign.get(`/exports/${mine}/download`), 404);
     const fields = async (body: unknown, as = exporter) =>
       expectProblem(await as.post('/exports/datev', body), 422).errors!.map((e) => e.field);
     assert.deepEqual(await fields({ date_from: '2026-11-30', date_to: '2026-11-01' }), ['date_to']);
@@ -622,13 +745,15 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
     assert.ok((await fields({ date_from: '2026-11-01', date_to: '2026-11-30', extra: 1 })).length > 0);
     assert.ok((await fields({ date_from: '2026-13-01', date_to: '2026-11-30' })).length > 0);
     assert.ok((await fields({ date_from: '2026-11-01' })).length > 0);
-    expectProblem(await exporter.get('/exports/datev?per_page=1000'), 422);
-    expectProblem(await exporter.get('/exports/datev/abc'), 422);
+    expectProblem(await exporter.get('/exports?per_page=1000'), 422);
+    expectProblem(await exporter.get('/exports/abc'), 422);
     for (const q of ['', '?period=2026-13', '?period=2026-Q5', '?period=2026-11&x=1'])
-      expectProblem(await exporter.get(`/reports/vat${q}`), 422);
-    expectProblem(await exporter.get('/reports/ageing?date=2026-02-30x'), 422);
-    expectProblem(await exporter.get('/reports/ageing?client=1'), 422);
+      expectProblem(await exporter.get(`/reports/vat-return${q}`), 422);
+    expectProblem(await exporter.get('/reports/receivables-ageing?date=2026-02-30x'), 422);
+    expectProblem(await exporter.get('/reports/receivables-ageing?client=1'), 422);
     expectProblem(await exporter.get('/reports/payables-ageing?date=tomorrow'), 422);
+    for (const q of ['', '?period=2026-11', '?period=2026-Q0', '?period=2026-Q4&x=1'])
+      expectProblem(await exporter.get(`/reports/oss${q}`), 422);
     // The other account has no DATEV numbers yet.
     assert.deepEqual(await fields({ date_from: '2026-11-01', date_to: '2026-11-30' }, foreign), [
       'accounting.datev_consultant_number',

@@ -92,6 +92,12 @@ for (const op of [
   'deleteIncomingInvoiceBooking',
   // Changing an incoming invoice that has bookings in a locked month.
   'updateIncomingInvoice',
+  // Stored booked, dated by the caller.
+  'uploadExternalOutgoingInvoice',
+  // With `book: true`.
+  'sendOutgoingInvoice',
+  // Undoing a match deletes its payments.
+  'unmatchBankTransaction',
 ]) {
   const codes = DOMAIN_ERRORS[op] ?? {};
   codes[409] = [...(codes[409] ?? []), 'period_locked'];

@@ -205,6 +205,8 @@ export const BASES: Record<string, Maker[]> = {
     (n) => ({ body: { invoice_id: n.incomingInvoice, credit_id: n.incomingCredit, amount: 0.01 } }),
   ],
   'POST /exports/datev': [() => ({ body: { date_from: '2026-05-01', date_to: '2026-05-31' } })],
+  // A month nothing else of the world is dated in, so the lock refuses none of the other cases.
+  'POST /accounting/periods/{period}/lock': [() => ({ params: { period: '2025-01' }, body: {} })],
   'POST /payments/outgoing-invoice': [
     (n) => ({
       body: {

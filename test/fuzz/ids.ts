@@ -35,6 +35,8 @@ export function pathParamTable(path: string, param: string): string {
   // OAuth grants: string ids in oauth_store, no account column (no pool: an id of nothing).
   // A date, not an id: the base rates have no other tenant's row to try.
   if (param === 'valid_from') return 'dunning_base_rates';
+  // A month, not an id: the locks are the account's own.
+  if (param === 'period') return 'accounting_period_locks';
   if (param === 'grant_id') return 'oauth_store';
   if (param === 'user_id') return 'users';
   if (path.startsWith('/tasks/comments/')) return 'task_comments';

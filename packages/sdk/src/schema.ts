@@ -2913,17 +2913,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * List DATEV exports
-         * @description Every export with its period, lock, checksum, and who made it when.
-         *
-         *     Scopes (all required): `accounting:export`.
-         */
-        get: operations["listDatevExports"];
+        get?: never;
         put?: never;
         /**
          * Export a period to DATEV
-         * @description Writes the DATEV export (EXTF, format version 700) of the date range: the Buchungsstapel of every booked outgoing invoice and credit, payment received, incoming invoice booking and payment made dated in it, and the Debitoren/Kreditoren of the parties it uses. Needs the DATEV consultant and client number in the company profile (`accounting`), else 422. With `lock`, the months are locked for good in the same step. The ZIP is kept: GET /exports/datev/{id}/download.
+         * @description Writes the DATEV export (EXTF, format version 700) of the date range: the Buchungsstapel of every booked outgoing invoice and credit, payment received, incoming invoice booking and payment made dated in it, and the Debitoren/Kreditoren of the parties it uses; with `documents`, their files (Belegbilder) and DATEV’s document.xml. Needs the DATEV consultant and client number in the company profile (`accounting`), else 422. With `lock`, the months are locked for good in the same step. The ZIP is kept: GET /exports/{id}/download.
          *
          *     Scopes (all required): `accounting:export`.
          */
@@ -2934,7 +2928,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/exports/datev/{id}": {
+    "/exports": {
         parameters: {
             query?: never;
             header?: never;
@@ -2942,10 +2936,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Retrieve a DATEV export
-         * @description Scopes (all required): `accounting:export`.
+         * List exports
+         * @description Every export (of every kind; DATEV so far), oldest first, with its period, lock, checksum, and who made it when.
+         *
+         *     Scopes (all required): `accounting:export`.
          */
-        get: operations["getDatevExport"];
+        get: operations["listExports"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2954,7 +2950,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/exports/datev/{id}/download": {
+    "/exports/{id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -2962,12 +2958,32 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Download a DATEV export
+         * Retrieve an export
+         * @description Scopes (all required): `accounting:export`.
+         */
+        get: operations["getExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/exports/{id}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an export
          * @description The ZIP of the export, the same bytes every time (its SHA-256 is the ETag).
          *
          *     Scopes (all required): `accounting:export`.
          */
-        get: operations["downloadDatevExport"];
+        get: operations["downloadExport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2976,7 +2992,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/exports/locked-periods": {
+    "/accounting/periods": {
         parameters: {
             query?: never;
             header?: never;
@@ -2985,11 +3001,11 @@ export interface paths {
         };
         /**
          * List the locked months
-         * @description The months locked for good (Festschreibung), oldest first, with when, by whom and by which export.
+         * @description The months locked for good (Festschreibung), oldest first, with when, by whom and by which export (null: locked on its own). The audit log has each lock.
          *
          *     Scopes (all required): `accounting:export`.
          */
-        get: operations["listLockedPeriods"];
+        get: operations["listAccountingPeriods"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2998,7 +3014,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/reports/vat": {
+    "/accounting/periods/{period}/lock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lock a month for good
+         * @description Locks the month (Festschreibung) without an export: nothing dated in it can be booked, changed or deleted any more (409 `period_locked`). There is no unlock. 201 with the lock; a month locked already answers 200 with its lock as it was (so two locks at once make one). A month that has not begun is a 422.
+         *
+         *     Scopes (all required): `accounting:export`.
+         */
+        post: operations["lockAccountingPeriod"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/vat-return": {
         parameters: {
             query?: never;
             header?: never;
@@ -3007,7 +3045,7 @@ export interface paths {
         };
         /**
          * VAT return figures of a month or quarter
-         * @description The amounts of the Umsatzsteuer-Voranmeldung by Kennzahl (81, 86, 35, 41, 43, 48, 21, 45, 46, 66, 67 and 83), each with the documents behind it, by the VAT method of the company profile (`accrual`: documents dated in the period; `cash`: money received in it).
+         * @description The amounts of the Umsatzsteuer-Voranmeldung by Kennzahl (81, 86, 35, 41, 43, 48, 21, 45, 46, 66, 67 and 83), each with the documents behind it, by the VAT method of the company profile (`accrual`: documents dated in the period; `cash`: money received in it). One-Stop-Shop supplies are in GET /reports/oss instead.
          *
          *     Scopes (all required): `accounting:export`.
          */
@@ -3020,7 +3058,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/reports/ageing": {
+    "/reports/oss": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One-Stop-Shop figures of a quarter
+         * @description The amounts of the OSS return: supplies to consumers (buyers without a VAT id) in other EU states charged at that state’s rate, by country and rate, each with the documents behind it, by the VAT method of the company profile. They are left out of GET /reports/vat-return.
+         *
+         *     Scopes (all required): `accounting:export`.
+         */
+        get: operations["getOssReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/receivables-ageing": {
         parameters: {
             query?: never;
             header?: never;
@@ -5444,10 +5504,15 @@ export interface components {
             /** @description The service’s own text: the account has not set one */
             built_in: boolean;
         };
-        /** @description A DATEV export (EXTF format 700): a ZIP with EXTF_Buchungsstapel.csv (category 21) and EXTF_Debitoren_Kreditoren.csv (category 16), Windows-1252, kept byte for byte */
+        /** @description A DATEV export (EXTF format 700): a ZIP with EXTF_Buchungsstapel.csv (category 21) and EXTF_Debitoren_Kreditoren.csv (category 16), Windows-1252, and with `documents` the Belegbilder and their document.xml; kept byte for byte */
         DatevExport: {
             /** @description Positive integer id */
             id: number;
+            /**
+             * @description The format of the export
+             * @enum {string}
+             */
+            kind: "datev";
             /**
              * Format: date
              * @description Calendar date, YYYY-MM-DD
@@ -5471,6 +5536,8 @@ export interface components {
             debtors: number;
             /** @description Suppliers in EXTF_Debitoren_Kreditoren.csv */
             creditors: number;
+            /** @description Document files (Belegbilder) in the ZIP, listed in document.xml; 0 without `documents` */
+            documents: number;
             /** @description Positive integer id */
             created_by: number | null;
             /**
@@ -5478,7 +5545,7 @@ export interface components {
              * @description RFC 3339 timestamp in UTC
              */
             created_at: string;
-            /** @description Where the ZIP is read: GET /exports/datev/{id}/download */
+            /** @description Where the ZIP is read: GET /exports/{id}/download */
             download_url: string;
         };
         /** @description A month locked for good (Festschreibung) */
@@ -5490,9 +5557,9 @@ export interface components {
              * @description RFC 3339 timestamp in UTC
              */
             locked_at: string;
-            /** @description Positive integer id */
+            /** @description The user who locked it */
             locked_by: number | null;
-            /** @description Positive integer id */
+            /** @description The export that locked it; null for a lock without one */
             export_id: number | null;
         };
         /** @description The figures of the German VAT return (Umsatzsteuer-Voranmeldung) of a month or quarter */
@@ -5526,6 +5593,50 @@ export interface components {
                     number: string | null;
                 }[];
             }[];
+        };
+        /** @description The figures of the One-Stop-Shop (OSS) return of a quarter: supplies to consumers in other EU states taxed at that state’s rate, by country and rate */
+        OssReturn: {
+            period: string;
+            /**
+             * Format: date
+             * @description Calendar date, YYYY-MM-DD
+             */
+            date_from: string;
+            /**
+             * Format: date
+             * @description Calendar date, YYYY-MM-DD
+             */
+            date_to: string;
+            /** @description By country (ISO code order), each by rate */
+            countries: {
+                /** @description ISO code of the EU state the consumers live in */
+                country: string;
+                /** @description Amount in the document currency, at most two decimals */
+                base: number;
+                /** @description Amount in the document currency, at most two decimals */
+                tax: number;
+                rates: {
+                    /** @description The VAT rate charged, in percent */
+                    rate: number;
+                    /** @description Net amount at the rate */
+                    base: number;
+                    /** @description Amount in the document currency, at most two decimals */
+                    tax: number;
+                    /** @description The documents behind the figure */
+                    documents: {
+                        kind: "outgoing_invoice" | "incoming_invoice" | "payment";
+                        /** @description Positive integer id */
+                        id: number;
+                        number: string | null;
+                    }[];
+                }[];
+            }[];
+            totals: {
+                /** @description Amount in the document currency, at most two decimals */
+                base: number;
+                /** @description Amount in the document currency, at most two decimals */
+                tax: number;
+            };
         };
         /** @description Open receivables on a day per client, by days overdue; the totals equal the open items */
         ReceivablesAgeing: {
@@ -6945,6 +7056,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `method_not_allowed` (Method not allowed). */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/method-not-allowed",
+                     *       "title": "Method not allowed",
+                     *       "status": 405,
+                     *       "detail": "Method not allowed",
+                     *       "code": "method_not_allowed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "method_not_allowed";
+                    };
+                };
+            };
             /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
@@ -7153,6 +7287,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `method_not_allowed` (Method not allowed). */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/method-not-allowed",
+                     *       "title": "Method not allowed",
+                     *       "status": 405,
+                     *       "detail": "Method not allowed",
+                     *       "code": "method_not_allowed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "method_not_allowed";
                     };
                 };
             };
@@ -7498,6 +7655,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `method_not_allowed` (Method not allowed). */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/method-not-allowed",
+                     *       "title": "Method not allowed",
+                     *       "status": 405,
+                     *       "detail": "Method not allowed",
+                     *       "code": "method_not_allowed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "method_not_allowed";
                     };
                 };
             };
@@ -11264,6 +11444,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `method_not_allowed` (Method not allowed). */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/method-not-allowed",
+                     *       "title": "Method not allowed",
+                     *       "status": 405,
+                     *       "detail": "Method not allowed",
+                     *       "code": "method_not_allowed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "method_not_allowed";
+                    };
+                };
+            };
             /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
@@ -11566,7 +11769,30 @@ export interface operations {
                     };
                 };
             };
-            /** @description `conflict`: status of a paid document. Problem codes: `already_exists` (A record with this value already exists), `conflict` (Conflict with the current state), `document_has_payments` (A document with payments keeps its document type). */
+            /** @description Problem codes: `method_not_allowed` (Method not allowed). */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/method-not-allowed",
+                     *       "title": "Method not allowed",
+                     *       "status": 405,
+                     *       "detail": "Method not allowed",
+                     *       "code": "method_not_allowed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "method_not_allowed";
+                    };
+                };
+            };
+            /** @description `conflict`: status of a paid document. Problem codes: `already_exists` (A record with this value already exists), `conflict` (Conflict with the current state), `document_has_payments` (A document with payments keeps its document type), `period_locked` (The period is locked (Festschreibung): its bookings no longer change). */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -11585,7 +11811,7 @@ export interface operations {
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "already_exists" | "conflict" | "document_has_payments";
+                        code?: "already_exists" | "conflict" | "document_has_payments" | "period_locked";
                     };
                 };
             };
@@ -14930,6 +15156,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `method_not_allowed` (Method not allowed). */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/method-not-allowed",
+                     *       "title": "Method not allowed",
+                     *       "status": 405,
+                     *       "detail": "Method not allowed",
+                     *       "code": "method_not_allowed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "method_not_allowed";
+                    };
+                };
+            };
             /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
@@ -15138,6 +15387,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `method_not_allowed` (Method not allowed). */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/method-not-allowed",
+                     *       "title": "Method not allowed",
+                     *       "status": 405,
+                     *       "detail": "Method not allowed",
+                     *       "code": "method_not_allowed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "method_not_allowed";
                     };
                 };
             };
@@ -15520,6 +15792,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `method_not_allowed` (Method not allowed). */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/method-not-allowed",
+                     *       "title": "Method not allowed",
+                     *       "status": 405,
+                     *       "detail": "Method not allowed",
+                     *       "code": "method_not_allowed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "method_not_allowed";
                     };
                 };
             };
@@ -16645,7 +16940,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem codes: `already_booked` (Invoice is already booked), `already_exists` (A record with this value already exists), `conflict` (Conflict with the current state), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress), `invoice_number_taken` (Invoice number is already taken). */
+            /** @description Problem codes: `already_booked` (Invoice is already booked), `already_exists` (A record with this value already exists), `conflict` (Conflict with the current state), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress), `invoice_number_taken` (Invoice number is already taken), `period_locked` (The period is locked (Festschreibung): its bookings no longer change). */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -16665,7 +16960,7 @@ export interface operations {
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "already_booked" | "already_exists" | "conflict" | "idempotency_in_progress" | "invoice_number_taken";
+                        code?: "already_booked" | "already_exists" | "conflict" | "idempotency_in_progress" | "invoice_number_taken" | "period_locked";
                     };
                 };
             };
@@ -18458,7 +18753,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `validation_failed` (Validation failed). */
+            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `invalid_reference` (A referenced record does not exist), `validation_failed` (Validation failed). */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -18477,7 +18772,7 @@ export interface operations {
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "idempotency_key_reused" | "validation_failed";
+                        code?: "idempotency_key_reused" | "invalid_reference" | "validation_failed";
                     };
                 };
             };
@@ -19383,6 +19678,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `method_not_allowed` (Method not allowed). */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/method-not-allowed",
+                     *       "title": "Method not allowed",
+                     *       "status": 405,
+                     *       "detail": "Method not allowed",
+                     *       "code": "method_not_allowed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "method_not_allowed";
                     };
                 };
             };
@@ -21324,6 +21642,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `method_not_allowed` (Method not allowed). */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/method-not-allowed",
+                     *       "title": "Method not allowed",
+                     *       "status": 405,
+                     *       "detail": "Method not allowed",
+                     *       "code": "method_not_allowed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "method_not_allowed";
+                    };
+                };
+            };
             /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
@@ -21532,6 +21873,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `method_not_allowed` (Method not allowed). */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/method-not-allowed",
+                     *       "title": "Method not allowed",
+                     *       "status": 405,
+                     *       "detail": "Method not allowed",
+                     *       "code": "method_not_allowed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "method_not_allowed";
                     };
                 };
             };
@@ -21856,6 +22220,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `method_not_allowed` (Method not allowed). */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/method-not-allowed",
+                     *       "title": "Method not allowed",
+                     *       "status": 405,
+                     *       "detail": "Method not allowed",
+                     *       "code": "method_not_allowed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "method_not_allowed";
                     };
                 };
             };
@@ -35314,6 +35701,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `method_not_allowed` (Method not allowed). */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/method-not-allowed",
+                     *       "title": "Method not allowed",
+                     *       "status": 405,
+                     *       "detail": "Method not allowed",
+                     *       "code": "method_not_allowed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "method_not_allowed";
+                    };
+                };
+            };
             /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
@@ -43351,6 +43761,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `method_not_allowed` (Method not allowed). */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/method-not-allowed",
+                     *       "title": "Method not allowed",
+                     *       "status": 405,
+                     *       "detail": "Method not allowed",
+                     *       "code": "method_not_allowed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "method_not_allowed";
+                    };
+                };
+            };
             /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
@@ -45646,7 +46079,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `validation_failed` (Validation failed). */
+            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `invalid_reference` (A referenced record does not exist), `validation_failed` (Validation failed). */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -45665,7 +46098,7 @@ export interface operations {
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "idempotency_key_reused" | "validation_failed";
+                        code?: "idempotency_key_reused" | "invalid_reference" | "validation_failed";
                     };
                 };
             };
@@ -45892,7 +46325,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `conflict`: the transaction is not in a state this applies to. Problem codes: `already_exists` (A record with this value already exists), `conflict` (Conflict with the current state), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress). */
+            /** @description `conflict`: the transaction is not in a state this applies to. Problem codes: `already_exists` (A record with this value already exists), `conflict` (Conflict with the current state), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress), `period_locked` (The period is locked (Festschreibung): its bookings no longer change). */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -45912,7 +46345,7 @@ export interface operations {
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "already_exists" | "conflict" | "idempotency_in_progress";
+                        code?: "already_exists" | "conflict" | "idempotency_in_progress" | "period_locked";
                     };
                 };
             };
@@ -46734,7 +47167,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem codes: `already_exists` (A record with this value already exists), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress), `not_booked` (Only a booked document is sent). */
+            /** @description Problem codes: `already_exists` (A record with this value already exists), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress), `not_booked` (Only a booked document is sent), `period_locked` (The period is locked (Festschreibung): its bookings no longer change). */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -46754,7 +47187,7 @@ export interface operations {
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "already_exists" | "idempotency_in_progress" | "not_booked";
+                        code?: "already_exists" | "idempotency_in_progress" | "not_booked" | "period_locked";
                     };
                 };
             };
@@ -48982,182 +49415,6 @@ export interface operations {
             };
         };
     };
-    listDatevExports: {
-        parameters: {
-            query?: {
-                page?: number;
-                per_page?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description One page of the list */
-            200: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["DatevExport"][];
-                        meta: {
-                            /** @description Absent when the list was paged by cursor (`after`) */
-                            page?: number;
-                            per_page: number;
-                            total: number;
-                        };
-                    };
-                };
-            };
-            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/invalid-token",
-                     *       "title": "Token is unknown, expired or revoked",
-                     *       "status": 401,
-                     *       "detail": "Token is unknown, expired or revoked",
-                     *       "code": "invalid_token"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code?: "invalid_token" | "unauthorized";
-                    };
-                };
-            };
-            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/insufficient-scope",
-                     *       "title": "Token lacks a required scope",
-                     *       "status": 403,
-                     *       "detail": "Token lacks a required scope",
-                     *       "code": "insufficient_scope"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code?: "insufficient_scope";
-                    };
-                };
-            };
-            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
-            422: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/validation-failed",
-                     *       "title": "Validation failed",
-                     *       "status": 422,
-                     *       "detail": "Validation failed",
-                     *       "code": "validation_failed"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code?: "validation_failed";
-                    };
-                };
-            };
-            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/rate-limited",
-                     *       "title": "Too many requests",
-                     *       "status": 429,
-                     *       "detail": "Too many requests",
-                     *       "code": "rate_limited"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/internal",
-                     *       "title": "Internal server error",
-                     *       "status": 500,
-                     *       "detail": "Internal server error",
-                     *       "code": "internal"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
-                };
-            };
-            /** @description Problem codes: `unavailable` (Service unavailable). */
-            503: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "detail": "Service unavailable",
-                     *       "code": "unavailable"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code?: "unavailable";
-                    };
-                };
-            };
-        };
-    };
     createDatevExport: {
         parameters: {
             query?: never;
@@ -49183,6 +49440,8 @@ export interface operations {
                     date_to: string;
                     /** @description Lock the months of the range for good (Festschreibung; whole months only): nothing dated in them can be booked, changed or deleted any more, and the header says so. There is no unlock. */
                     lock?: boolean;
+                    /** @description Add the documents themselves (Belegbilder): the PDF of every exported outgoing invoice and credit and the file of every exported incoming invoice, with DATEV’s `document.xml` index; each booking row links its document by GUID (Beleglink) */
+                    documents?: boolean;
                 };
             };
         };
@@ -49462,28 +49721,35 @@ export interface operations {
             };
         };
     };
-    getDatevExport: {
+    listExports: {
         parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Positive integer id */
-                id: number;
+            query?: {
+                page?: number;
+                per_page?: number;
             };
+            header?: never;
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The record */
+            /** @description One page of the list */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["DatevExport"];
+                        data: components["schemas"]["DatevExport"][];
+                        meta: {
+                            /** @description Absent when the list was paged by cursor (`after`) */
+                            page?: number;
+                            per_page: number;
+                            total: number;
+                        };
                     };
                 };
             };
@@ -49532,29 +49798,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "insufficient_scope";
-                    };
-                };
-            };
-            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/not-found",
-                     *       "title": "Resource not found",
-                     *       "status": 404,
-                     *       "detail": "Resource not found",
-                     *       "code": "not_found"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code?: "not_found";
                     };
                 };
             };
@@ -49654,7 +49897,222 @@ export interface operations {
             };
         };
     };
-    downloadDatevExport: {
+    getExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DatevExport"];
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `method_not_allowed` (Method not allowed). */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/method-not-allowed",
+                     *       "title": "Method not allowed",
+                     *       "status": 405,
+                     *       "detail": "Method not allowed",
+                     *       "code": "method_not_allowed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "method_not_allowed";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    downloadExport: {
         parameters: {
             query?: never;
             header?: {
@@ -49905,7 +50363,7 @@ export interface operations {
             };
         };
     };
-    listLockedPeriods: {
+    listAccountingPeriods: {
         parameters: {
             query?: never;
             header?: never;
@@ -50071,6 +50529,333 @@ export interface operations {
             };
         };
     };
+    lockAccountingPeriod: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (at most 255 characters; a UUID is fine). The same key with the same body within 24 hours replays the first answer (`Idempotent-Replayed: true`); with a different body it is refused with 422 `idempotency_key_reused`; while the first request still runs, 409 `idempotency_in_progress` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The month, YYYY-MM */
+                period: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done: the record as it is now */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["LockedPeriod"];
+                    };
+                };
+            };
+            /** @description Created: the new record; its address in `Location` */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["LockedPeriod"];
+                    };
+                };
+            };
+            /** @description Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `already_exists` (A record with this value already exists), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress), `period_locked` (The period is locked (Festschreibung): its bookings no longer change). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists" | "idempotency_in_progress" | "period_locked";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key was used with a different request",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key was used with a different request",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
     getVatReturnReport: {
         parameters: {
             query: {
@@ -50093,6 +50878,175 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["VatReturn"];
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getOssReport: {
+        parameters: {
+            query: {
+                /** @description A quarter (`2026-Q4`): the One-Stop-Shop return is quarterly */
+                period: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OssReturn"];
                     };
                 };
             };

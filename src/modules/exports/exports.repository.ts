@@ -36,25 +36,24 @@ export async function locksFrom(db: Db, accountId: number, period: string): Prom
   return rows.map((r) => r.period);
 }
 
-export function listLocks(db: Db, accountId: number) {
-  return db
-    .selectFrom('accounting_period_locks')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .orderBy('period')
-    .execute();
+/** The locked months, oldest first; only `period` when given. */
+export function listLocks(db: Db, accountId: number, period?: string) {
+  let q = db.selectFrom('accounting_period_locks').selectAll().where('account_id', '=', accountId);
+  if (period !== undefined) q = q.where('period', '=', period);
+  return q.orderBy('period').execute();
 }
 
+/** Locks the months not locked yet; answers whether any lock was added. */
 export async function insertLocks(
   db: Db,
   accountId: number,
   periods: string[],
   userId: number | null,
-  exportId: number,
+  exportId: number | null,
   lockedAt: string,
-): Promise<void> {
-  if (periods.length === 0) return;
-  await db
+): Promise<boolean> {
+  if (periods.length === 0) return false;
+  const added = await db
     .insertInto('accounting_period_locks')
     .values(
       periods.map((period) => ({
@@ -66,7 +65,9 @@ export async function insertLocks(
       })),
     )
     .onConflict((oc) => oc.columns(['account_id', 'period']).doNothing())
+    .returning('period')
     .execute();
+  return added.length > 0;
 }
 
 export const insertExport = (db: Db, values: Insertable<DatevExportTable>) =>

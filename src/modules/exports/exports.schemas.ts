@@ -14,6 +14,12 @@ export const DatevExportCreate = Type.Object(
           'Lock the months of the range for good (Festschreibung; whole months only): nothing dated in them can be booked, changed or deleted any more, and the header says so. There is no unlock.',
       }),
     ),
+    documents: Type.Optional(
+      Type.Boolean({
+        description:
+          'Add the documents themselves (Belegbilder): the PDF of every exported outgoing invoice and credit and the file of every exported incoming invoice, with DATEV’s `document.xml` index; each booking row links its document by GUID (Beleglink)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -22,6 +28,7 @@ export type DatevExportCreate = Static<typeof DatevExportCreate>;
 export const DatevExport = Type.Object(
   {
     id: Id,
+    kind: Type.Literal('datev', { description: 'The format of the export' }),
     date_from: DateString,
     date_to: DateString,
     locked: Type.Boolean({ description: 'The months of the export are locked (Festschreibung flag 1)' }),
@@ -31,27 +38,35 @@ export const DatevExport = Type.Object(
     bookings: Type.Integer({ minimum: 0, description: 'Rows of EXTF_Buchungsstapel.csv' }),
     debtors: Type.Integer({ minimum: 0, description: 'Clients in EXTF_Debitoren_Kreditoren.csv' }),
     creditors: Type.Integer({ minimum: 0, description: 'Suppliers in EXTF_Debitoren_Kreditoren.csv' }),
+    documents: Type.Integer({
+      minimum: 0,
+      description: 'Document files (Belegbilder) in the ZIP, listed in document.xml; 0 without `documents`',
+    }),
     created_by: Nullable(Id),
     created_at: Timestamp,
-    download_url: Type.String({ description: 'Where the ZIP is read: GET /exports/datev/{id}/download' }),
+    download_url: Type.String({ description: 'Where the ZIP is read: GET /exports/{id}/download' }),
   },
   {
     $id: 'DatevExport',
     additionalProperties: false,
     description:
-      'A DATEV export (EXTF format 700): a ZIP with EXTF_Buchungsstapel.csv (category 21) and EXTF_Debitoren_Kreditoren.csv (category 16), Windows-1252, kept byte for byte',
+      'A DATEV export (EXTF format 700): a ZIP with EXTF_Buchungsstapel.csv (category 21) and EXTF_Debitoren_Kreditoren.csv (category 16), Windows-1252, and with `documents` the Belegbilder and their document.xml; kept byte for byte',
   },
 );
 export type DatevExport = Static<typeof DatevExport>;
 
-export const DatevExportListQuery = Type.Object(PagingQuery, { additionalProperties: false });
+export const ExportListQuery = Type.Object(PagingQuery, { additionalProperties: false });
+
+const Month = Type.String({ pattern: '^[0-9]{4}-(0[1-9]|1[0-2])$', description: 'The month, YYYY-MM' });
+
+export const PeriodParams = Type.Object({ period: Month }, { additionalProperties: false });
 
 export const LockedPeriod = Type.Object(
   {
-    period: Type.String({ pattern: '^[0-9]{4}-[0-9]{2}$', description: 'The month, YYYY-MM' }),
+    period: Month,
     locked_at: Timestamp,
-    locked_by: Nullable(Id),
-    export_id: Nullable(Id),
+    locked_by: Nullable({ ...Id, description: 'The user who locked it' }),
+    export_id: Nullable({ ...Id, description: 'The export that locked it; null for a lock without one' }),
   },
   {
     $id: 'LockedPeriod',
@@ -70,6 +85,17 @@ export const VatReturnQuery = Type.Object(
   { additionalProperties: false },
 );
 export type VatReturnQuery = Static<typeof VatReturnQuery>;
+
+export const OssQuery = Type.Object(
+  {
+    period: Type.String({
+      pattern: '^[0-9]{4}-Q[1-4]$',
+      description: 'A quarter (`2026-Q4`): the One-Stop-Shop return is quarterly',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type OssQuery = Static<typeof OssQuery>;
 
 const DocumentRef = Type.Object(
   {
@@ -108,6 +134,43 @@ export const VatReturn = Type.Object(
     $id: 'VatReturn',
     additionalProperties: false,
     description: 'The figures of the German VAT return (Umsatzsteuer-Voranmeldung) of a month or quarter',
+  },
+);
+
+export const OssReturn = Type.Object(
+  {
+    period: Type.String(),
+    date_from: DateString,
+    date_to: DateString,
+    countries: Type.Array(
+      Type.Object(
+        {
+          country: Type.String({ description: 'ISO code of the EU state the consumers live in' }),
+          base: Money,
+          tax: Money,
+          rates: Type.Array(
+            Type.Object(
+              {
+                rate: Type.Number({ description: 'The VAT rate charged, in percent' }),
+                base: { ...Money, description: 'Net amount at the rate' },
+                tax: Money,
+                documents: Type.Array(DocumentRef, { description: 'The documents behind the figure' }),
+              },
+              { additionalProperties: false },
+            ),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'By country (ISO code order), each by rate' },
+    ),
+    totals: Type.Object({ base: Money, tax: Money }, { additionalProperties: false }),
+  },
+  {
+    $id: 'OssReturn',
+    additionalProperties: false,
+    description:
+      'The figures of the One-Stop-Shop (OSS) return of a quarter: supplies to consumers in other EU states taxed at that state’s rate, by country and rate',
   },
 );
 

@@ -4,7 +4,7 @@ import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
 import { AppError, type FieldError, notFound, validationFailed } from '../../shared/errors.js';
 import type { Page } from '../../shared/paging.js';
-import { nowIso } from '../../shared/time.js';
+import { nowIso, todayIso } from '../../shared/time.js';
 import type { AuthContext } from '../../shared/tokens.js';
 import { getAccountProfile } from '../account/account.service.js';
 import { type AccountingSettings, personalRange } from '../account/profile.public.js';
@@ -35,10 +35,18 @@ import { monthsOf, wholeMonths } from './periods.domain.js';
 export const BOOKINGS_FILE = 'EXTF_Buchungsstapel.csv';
 export const PARTIES_FILE = 'EXTF_Debitoren_Kreditoren.csv';
 
+interface Counts {
+  bookings: number;
+  debtors: number;
+  creditors: number;
+  documents?: number;
+}
+
 export function toExport(r: repo.ExportMetaRow): DatevExport {
-  const counts = JSON.parse(r.counts) as { bookings: number; debtors: number; creditors: number };
+  const counts = JSON.parse(r.counts) as Counts;
   return {
     id: r.id,
+    kind: 'datev',
     date_from: r.date_from,
     date_to: r.date_to,
     locked: r.locked === 1,
@@ -48,9 +56,10 @@ export function toExport(r: repo.ExportMetaRow): DatevExport {
     bookings: counts.bookings,
     debtors: counts.debtors,
     creditors: counts.creditors,
+    documents: counts.documents ?? 0,
     created_by: r.created_by,
     created_at: r.created_at,
-    download_url: `/api/v1/exports/datev/${r.id}/download`,
+    download_url: `/api/v1/exports/${r.id}/download`,
   };
 }
 
@@ -353,7 +362,7 @@ export async function createDatevExport(
   return toExport(row);
 }
 
-export async function listDatevExports(
+export async function listExports(
   db: Db,
   auth: AuthContext,
   q: { page?: number; per_page?: number },
@@ -361,25 +370,61 @@ export async function listDatevExports(
   return repo.listExports(db, auth.accountId, q);
 }
 
-export async function getDatevExport(db: Db, auth: AuthContext, id: number): Promise<DatevExport> {
+export async function getExport(db: Db, auth: AuthContext, id: number): Promise<DatevExport> {
   const row = await repo.findExport(db, auth.accountId, id);
-  if (!row) throw notFound('DATEV export');
+  if (!row) throw notFound('Export');
   return toExport(row);
 }
 
 /** The ZIP of an export, the bytes it was written with. */
-export async function datevExportFile(db: Db, auth: AuthContext, id: number) {
+export async function exportFile(db: Db, auth: AuthContext, id: number) {
   const row = await repo.findExport(db, auth.accountId, id);
-  if (!row) throw notFound('DATEV export');
+  if (!row) throw notFound('Export');
   return { data: Buffer.from(row.data), filename: row.file_name, sha256: row.sha256 };
 }
 
+type LockRow = Awaited<ReturnType<typeof repo.listLocks>>[number];
+
+const toLock = (l: LockRow) => ({
+  period: l.period,
+  locked_at: new Date(l.locked_at).toISOString(),
+  locked_by: l.locked_by,
+  export_id: l.export_id,
+});
+
 /** The locked months of the account, oldest first. */
 export async function listLockedPeriods(db: Db, auth: AuthContext) {
-  return (await repo.listLocks(db, auth.accountId)).map((l) => ({
-    period: l.period,
-    locked_at: new Date(l.locked_at).toISOString(),
-    locked_by: l.locked_by,
-    export_id: l.export_id,
-  }));
+  return (await repo.listLocks(db, auth.accountId)).map(toLock);
+}
+
+/**
+ * Locks a month for good without an export (Festschreibung). Idempotent: a month locked
+ * already (by an export, an earlier call, or a call racing this one) answers its lock as it
+ * is, `created` false, and changes nothing. A month that has not begun cannot be locked.
+ */
+export async function lockPeriod(
+  db: Db,
+  auth: AuthContext,
+  period: string,
+): Promise<{ created: boolean; lock: ReturnType<typeof toLock> }> {
+  if (period > todayIso().slice(0, 7))
+    throw validationFailed([
+      { field: 'period', message: 'has not begun yet; only a month under way or past is locked' },
+    ]);
+  return transact(db, async (trx) => {
+    await repo.periodGuard(trx, auth.accountId, true);
+    const created = await repo.insertLocks(trx, auth.accountId, [period], auth.userId, null, nowIso());
+    if (created)
+      await recordAudit(trx, {
+        accountId: auth.accountId,
+        actorUserId: auth.userId,
+        actorKind: 'token',
+        action: 'accounting_period.lock',
+        targetType: 'accounting_period',
+        targetId: period,
+        detail: { period },
+      });
+    const [lock] = await repo.listLocks(trx, auth.accountId, period);
+    return { created, lock: toLock(lock!) };
+  });
 }

@@ -5,7 +5,7 @@ import type { AuthContext } from '../../shared/tokens.js';
 import { getAccountProfile } from '../account/account.service.js';
 import { AGEING_BUCKETS, ageing, type Buckets } from './ageing.domain.js';
 import * as read from './datev.read-model.js';
-import type { AgeingQuery, VatReturnQuery } from './exports.schemas.js';
+import type { AgeingQuery, OssQuery, VatReturnQuery } from './exports.schemas.js';
 import {
   centsOf,
   type DocRef,
@@ -13,6 +13,8 @@ import {
   fromOtherEuState,
   type InputEntry,
   type OutputEntry,
+  ossCountry,
+  ossFigures,
   paidShares,
   periodRange,
   vatFigures,
@@ -38,43 +40,70 @@ const entriesOf = (document: string | null) => {
   return documentEntries(d.taxes ?? [], d.deductions ?? []);
 };
 
+type Entry = OutputEntry & { country: string | null };
+
 /**
- * The VAT return figures (Umsatzsteuer-Voranmeldung) of a month or quarter by Kennzahl, by
- * the account's VAT method: `accrual` takes the booked documents dated in the period, `cash`
- * the money received in it, split over the rates of the invoice it pays. Input tax comes from
- * the bookings of incoming invoices dated in the period, either way.
+ * The output tax entries of a period by the account's VAT method: `accrual` takes the booked
+ * documents dated in it, `cash` the money received in it, split over the rates of the invoice
+ * it pays. Each names the EU state of a One-Stop-Shop supply (else null). Invoiced dunning
+ * charges are damages, not a supply: they stay out.
  */
-export async function vatReturn(db: Db, auth: AuthContext, q: VatReturnQuery) {
-  const { from, to } = periodRange(q.period);
-  const method = (await getAccountProfile(db, auth.accountId)).accounting.vat_method;
-  const output: OutputEntry[] = [];
-  // Invoiced dunning charges are damages, not a supply: they stay out of the return.
+async function outputEntries(
+  db: Db,
+  accountId: number,
+  from: string,
+  to: string,
+  method: 'accrual' | 'cash',
+): Promise<Entry[]> {
+  const out: Entry[] = [];
+  const withCountry = (entries: OutputEntry[], buyer: string | null) => {
+    const b = frozen(buyer) as { country_code?: string | null; vat_id?: string | null };
+    for (const e of entries) out.push({ ...e, country: ossCountry(e.rate, b) });
+  };
   if (method === 'accrual') {
-    const docs = await read.bookedDocuments(db, auth.accountId, from, to);
+    const docs = await read.bookedDocuments(db, accountId, from, to);
     const charges = await read.chargeInvoiceIds(
       db,
-      auth.accountId,
+      accountId,
       docs.map((d) => d.id),
     );
     for (const d of docs.filter((x) => !charges.has(x.id))) {
       const doc: DocRef = { kind: 'outgoing_invoice', id: d.id, number: d.invoice_number };
-      output.push(...entriesOf(d.document).map((e) => ({ ...e, doc })));
-    }
-  } else {
-    const payments = await read.paymentsReceived(db, auth.accountId, from, to);
-    const docs = new Map(
-      (
-        await read.bookedDocumentsById(db, auth.accountId, [...new Set(payments.map((p) => p.invoice_id))])
-      ).map((d) => [d.id, d]),
-    );
-    const charges = await read.chargeInvoiceIds(db, auth.accountId, [...docs.keys()]);
-    for (const p of payments.filter((x) => !charges.has(x.invoice_id))) {
-      const doc: DocRef = { kind: 'payment', id: p.id, number: p.invoice_number };
-      output.push(
-        ...paidShares({ doc, amount: Number(p.amount) }, entriesOf(docs.get(p.invoice_id)?.document ?? null)),
+      withCountry(
+        entriesOf(d.document).map((e) => ({ ...e, doc })),
+        d.buyer,
       );
     }
+  } else {
+    const payments = await read.paymentsReceived(db, accountId, from, to);
+    const docs = new Map(
+      (await read.bookedDocumentsById(db, accountId, [...new Set(payments.map((p) => p.invoice_id))])).map(
+        (d) => [d.id, d],
+      ),
+    );
+    const charges = await read.chargeInvoiceIds(db, accountId, [...docs.keys()]);
+    for (const p of payments.filter((x) => !charges.has(x.invoice_id))) {
+      const doc: DocRef = { kind: 'payment', id: p.id, number: p.invoice_number };
+      const d = docs.get(p.invoice_id);
+      withCountry(paidShares({ doc, amount: Number(p.amount) }, entriesOf(d?.document ?? null)), p.buyer);
+    }
   }
+  return out;
+}
+
+const money = (c: number | null) => (c === null ? null : fromCents(c));
+
+/**
+ * The VAT return figures (Umsatzsteuer-Voranmeldung) of a month or quarter by Kennzahl, by
+ * the account's VAT method; One-Stop-Shop supplies are left to the OSS return. Input tax
+ * comes from the bookings of incoming invoices dated in the period, either way.
+ */
+export async function vatReturn(db: Db, auth: AuthContext, q: VatReturnQuery) {
+  const { from, to } = periodRange(q.period);
+  const method = (await getAccountProfile(db, auth.accountId)).accounting.vat_method;
+  const output = (await outputEntries(db, auth.accountId, from, to, method)).filter(
+    (e) => e.country === null,
+  );
   const input: InputEntry[] = (await read.incomingBookings(db, auth.accountId, from, to)).map((b) => ({
     doc: { kind: 'incoming_invoice', id: b.invoice_id, number: b.invoice_number },
     gross: b.document_type === 'Credit' ? -Number(b.amount) : Number(b.amount),
@@ -84,13 +113,40 @@ export async function vatReturn(db: Db, auth: AuthContext, q: VatReturnQuery) {
       Number(b.tax_rate) === 0 &&
       fromOtherEuState(b.supplier_country, b.supplier_vat_id),
   }));
-  const money = (c: number | null) => (c === null ? null : fromCents(c));
   return {
     period: q.period,
     date_from: from,
     date_to: to,
     vat_method: method,
     figures: vatFigures(output, input).map((f) => ({ ...f, base: money(f.base), tax: money(f.tax) })),
+  };
+}
+
+/**
+ * The One-Stop-Shop figures of a quarter: supplies to consumers in other EU states charged at
+ * that state's rate, by country and rate, by the same VAT method as the VAT return.
+ */
+export async function ossReturn(db: Db, auth: AuthContext, q: OssQuery) {
+  const { from, to } = periodRange(q.period);
+  const method = (await getAccountProfile(db, auth.accountId)).accounting.vat_method;
+  const entries = (await outputEntries(db, auth.accountId, from, to, method)).filter(
+    (e): e is OutputEntry & { country: string } => e.country !== null,
+  );
+  const countries = ossFigures(entries);
+  return {
+    period: q.period,
+    date_from: from,
+    date_to: to,
+    countries: countries.map((c) => ({
+      country: c.country,
+      base: fromCents(c.base),
+      tax: fromCents(c.tax),
+      rates: c.rates.map((r) => ({ ...r, base: fromCents(r.base), tax: fromCents(r.tax) })),
+    })),
+    totals: {
+      base: fromCents(countries.reduce((s, c) => s + c.base, 0)),
+      tax: fromCents(countries.reduce((s, c) => s + c.tax, 0)),
+    },
   };
 }
 

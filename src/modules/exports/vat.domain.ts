@@ -183,6 +183,54 @@ export const EU_STATES = new Set(
   'AT BE BG CY CZ DE DK EE EL ES FI FR GR HR HU IE IT LT LU LV MT NL PL PT RO SE SI SK'.split(' '),
 );
 
+/**
+ * The EU state whose VAT a supply to a consumer there is charged in (One-Stop-Shop), or null
+ * for a supply taxed as the German return has it: a buyer in another EU state without a VAT
+ * id, charged at a rate above 0 that is not a German one (19 or 7 %). A German rate means the
+ * company stays under the EU threshold and taxes the supply at home; Cyprus' 19 % is read so.
+ */
+export function ossCountry(
+  rate: string,
+  buyer: { country_code?: string | null; vat_id?: string | null } | null,
+): string | null {
+  const c = (buyer?.country_code ?? '').toUpperCase();
+  if (c === '' || c === 'DE' || !EU_STATES.has(c) || (buyer?.vat_id ?? '') !== '') return null;
+  const r = Number(rate);
+  return r > 0 && r !== 19 && r !== 7 ? c : null;
+}
+
+export interface OssFigure {
+  country: string;
+  base: number;
+  tax: number;
+  rates: { rate: number; base: number; tax: number; documents: DocRef[] }[];
+}
+
+/** The OSS return's figures: by country (code order), each by rate (ascending). */
+export function ossFigures(entries: (OutputEntry & { country: string })[]): OssFigure[] {
+  const byCountry = new Map<string, OssFigure>();
+  for (const e of entries) {
+    let c = byCountry.get(e.country);
+    if (!c) {
+      c = { country: e.country, base: 0, tax: 0, rates: [] };
+      byCountry.set(e.country, c);
+    }
+    let r = c.rates.find((x) => x.rate === Number(e.rate));
+    if (!r) {
+      r = { rate: Number(e.rate), base: 0, tax: 0, documents: [] };
+      c.rates.push(r);
+    }
+    r.base += e.net;
+    r.tax += e.tax;
+    c.base += e.net;
+    c.tax += e.tax;
+    if (!r.documents.some((d) => d.kind === e.doc.kind && d.id === e.doc.id)) r.documents.push(e.doc);
+  }
+  return [...byCountry.values()]
+    .sort((a, b) => a.country.localeCompare(b.country))
+    .map((c) => ({ ...c, rates: c.rates.sort((a, b) => a.rate - b.rate) }));
+}
+
 /** A supplier in another EU state: by its country, else by its VAT id's prefix. */
 export function fromOtherEuState(country: string | null, vatId: string | null): boolean {
   const c = (country ?? vatId?.slice(0, 2) ?? '').toUpperCase();

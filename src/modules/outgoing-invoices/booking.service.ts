@@ -220,6 +220,8 @@ export async function createExternal(db: Db, auth: AuthContext, upload: Upload) 
   try {
     row = await transact(db, async (trx) => {
       const client = await checkReferences(trx, auth.accountId, data, 'data.');
+      // Stored booked: its date must lie in an open month (Festschreibung).
+      await assertPeriodOpen(trx, auth.accountId, `Invoice ${data.invoice_number}`, data.date);
       if (await repo.numberTaken(trx, auth.accountId, data.invoice_number))
         throw numberTakenError(data.invoice_number);
       const now = nowIso();

@@ -42,16 +42,21 @@ export function paymentAccountsByIban(db: Db, accountId: number, iban: string) {
 }
 
 /** Deletes outgoing payments by id (a bank match undone); their invoices, for touching. */
-export async function deleteOutgoingPayments(db: Db, accountId: number, ids: number[]): Promise<number[]> {
-  if (ids.length === 0) return [];
+/** Deletes outgoing payments; answers their invoices and dates. */
+export async function deleteOutgoingPayments(
+  db: Db,
+  accountId: number,
+  ids: number[],
+): Promise<{ invoiceIds: number[]; dates: string[] }> {
+  if (ids.length === 0) return { invoiceIds: [], dates: [] };
   const rows = await db
     .deleteFrom('payments')
     .where('account_id', '=', accountId)
     .where('type', '=', 'outgoing_invoice')
     .where('id', 'in', ids)
-    .returning('invoice_id')
+    .returning(['invoice_id', 'date'])
     .execute();
-  return [...new Set(rows.map((r) => r.invoice_id))];
+  return { invoiceIds: [...new Set(rows.map((r) => r.invoice_id))], dates: rows.map((r) => r.date) };
 }
 
 export const findPaymentAccount = (db: Db, accountId: number, id: number) =>

@@ -159,7 +159,9 @@ export async function updatePaymentAccount(
 /** Removes outgoing payments (a bank match undone) and marks their invoices changed. */
 export async function removeOutgoingPayments(db: Db, auth: AuthContext, ids: number[]): Promise<void> {
   await transact(db, async (trx) => {
-    const invoiceIds = await repo.deleteOutgoingPayments(trx, auth.accountId, ids);
+    const { invoiceIds, dates } = await repo.deleteOutgoingPayments(trx, auth.accountId, ids);
+    // A payment in a locked month stays (Festschreibung): the throw rolls the delete back.
+    await assertPeriodOpen(trx, auth.accountId, 'The payment', ...dates);
     await invoices.touchInvoices(trx, auth.accountId, invoiceIds);
   });
 }
