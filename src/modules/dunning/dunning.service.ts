@@ -16,6 +16,8 @@ import {
   documentParties,
   findInvoice,
   invoiceState,
+  keepDocument,
+  keptDocument,
   type PdfBytes,
 } from '../outgoing-invoices/outgoing-invoices.public.js';
 import {
@@ -292,8 +294,14 @@ export async function invoiceCharges(db: Db, auth: AuthContext, id: number) {
   });
 }
 
-/** GET /dunnings/{id}/pdf: rendered from the letter's stored texts and amounts. */
+/**
+ * GET /dunnings/{id}/pdf: rendered from the letter's stored texts and amounts at its first
+ * request, then kept, so every later download is the same bytes (the letter as it was sent).
+ */
 export async function letterPdf(db: Db, auth: AuthContext, id: number): Promise<PdfBytes> {
+  const key = { kind: 'dunning_letter', id, format: 'pdf' } as const;
+  const kept = await keptDocument(db, auth.accountId, key);
+  if (kept) return kept;
   const row = await getLetter(db, auth, id);
   const [invoice, parties] = await Promise.all([
     findInvoice(db, auth.accountId, row.invoice_id),
@@ -302,7 +310,7 @@ export async function letterPdf(db: Db, auth: AuthContext, id: number): Promise<
   const data = await renderLetterPdf(
     letterToPdf(row, invoice ?? { invoice_number: null, date: null, due_date: null }, parties),
   );
-  return asDownload(data, `${row.number}.pdf`);
+  return keepDocument(db, auth.accountId, key, asDownload(data, `${row.number}.pdf`), 'application/pdf');
 }
 
 /**

@@ -38,6 +38,7 @@ export {
 } from './line-items.js';
 export { asDownload, documentParties, type PdfBytes } from './pdf.service.js';
 export { invoiceTimesheet, type TimesheetRow } from './timesheet.read-model.js';
+export { keepDocument, keptDocument } from './kept-documents.service.js';
 
 /**
  * A live invoice (or credit, or plan master) by id, row-locked on PostgreSQL when `lock`: a

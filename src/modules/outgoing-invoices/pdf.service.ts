@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Type } from 'typebox';
 import type { Db } from '../../db/index.js';
-import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { AppError } from '../../shared/errors.js';
 import { hoursOf, minutesAmount } from '../../shared/hours.js';
@@ -10,7 +9,7 @@ import { renderDocumentPdf } from '../../shared/pdf/render.js';
 import type { PdfDocument, PdfTimesheetRow } from '../../shared/pdf/types.js';
 import { getAccountLogo } from '../account/account.service.js';
 import { type AccountProfile, accountProfile } from '../account/profile.public.js';
-import { bytesToUpload, getFileBytes, storeFile } from '../files/files.public.js';
+import { getFileBytes } from '../files/files.public.js';
 import { effectiveDueDate, isMaster } from './invoices.domain.js';
 import { contactName, invoiceToPdf } from './invoices.pdf.js';
 import { type ClientRow, findAccount, findClientRow, findContactName } from './invoices.read-model.js';
@@ -18,6 +17,7 @@ import type { InvoiceRow } from './invoices.repository.js';
 import * as repo from './invoices.repository.js';
 import { getRow } from './invoices.service.js';
 import { type InvoiceView, loadView } from './invoices.views.js';
+import { keepDocument, keptInvoiceDocument } from './kept-documents.service.js';
 import { invoiceTimesheet } from './timesheet.read-model.js';
 
 export const PdfQuery = Type.Object(
@@ -126,8 +126,9 @@ async function logoBytes(db: Db, accountId: number, doc: PdfDocument): Promise<B
 
 /**
  * The PDF of an outgoing invoice. External invoices answer with their uploaded file. A booked
- * invoice prints what was frozen at booking, rendered once and kept, so every later download
- * gives the very same bytes; drafts are rendered from the current data on each request.
+ * invoice prints what was frozen at booking, rendered at its first request and kept
+ * (kept-documents.service.ts), so every later download — and every mail attachment — is one
+ * read of the very same bytes; drafts are rendered from the current data on each request.
  */
 export async function invoicePdf(
   db: Db,
@@ -135,14 +136,17 @@ export async function invoicePdf(
   id: number,
   query: { timesheet?: boolean } = {},
 ): Promise<PdfBytes> {
+  if (!query.timesheet) {
+    const kept = await keptInvoiceDocument(db, auth.accountId, id, 'pdf');
+    if (kept) return kept;
+  }
   const row = await getRow(db, auth, id);
   if (isMaster(row.type)) {
     throw new AppError('unprocessable', 'A plan master has no document of its own; its invoices have PDFs');
   }
   if (query.timesheet) return withTimesheet(db, auth, row);
-  const keptId = row.external ? row.file_id : row.pdf_file_id;
-  if (keptId) {
-    const { row: file, data } = await getFileBytes(db, auth, keptId);
+  if (row.external && row.file_id) {
+    const { row: file, data } = await getFileBytes(db, auth, row.file_id);
     return { data, filename: file.name, sha256: file.sha256 };
   }
   const booked = row.status === 'booked';
@@ -150,20 +154,15 @@ export async function invoicePdf(
     booked && row.document ? JSON.parse(row.document) : await documentFor(db, auth.accountId, row);
   const data = await renderDocumentPdf(doc, { logo: await logoBytes(db, auth.accountId, doc) });
   const pdf = asDownload(data, `${row.invoice_number ?? `draft-${row.id}`}.pdf`);
-  if (booked) {
-    await transact(db, async (trx) => {
-      // Two first downloads at once: the row lock lets the first keep its copy; the other
-      // (which finds one kept) stores none.
-      const current = await repo.findInvoice(trx, auth.accountId, row.id, true);
-      if (!current || current.pdf_file_id) return;
-      const file = await storeFile(trx, auth, bytesToUpload(pdf.filename, 'application/pdf', data), {
-        type: 'outgoing_invoice',
-        id: row.id,
-      });
-      await repo.updateInvoice(trx, auth.accountId, row.id, { pdf_file_id: file.id });
-    });
-  }
-  return pdf;
+  return booked
+    ? keepDocument(
+        db,
+        auth.accountId,
+        { kind: 'outgoing_invoice', id: row.id, format: 'pdf' },
+        pdf,
+        'application/pdf',
+      )
+    : pdf;
 }
 
 /**

@@ -6,6 +6,7 @@ import type { PdfDocument } from '../../shared/pdf/types.js';
 import { buildUblXml } from '../../shared/pdf/ubl.js';
 import { isMaster } from './invoices.domain.js';
 import { getRow } from './invoices.service.js';
+import { keepDocument, keptInvoiceDocument } from './kept-documents.service.js';
 import { asDownload, documentFor, type PdfBytes } from './pdf.service.js';
 
 export type XmlSyntax = 'ubl' | 'cii';
@@ -13,7 +14,8 @@ export type XmlSyntax = 'ubl' | 'cii';
 /**
  * The booked invoice as an XRechnung 3.0 e-invoice, UBL 2.1 or UN/CEFACT CII, made from the
  * document frozen at booking: the same content the PDF prints and embeds, byte for byte on
- * every download. Drafts have no number and may still change: 409.
+ * every download (made at the first request and kept: kept-documents.service.ts). Drafts have
+ * no number and may still change: 409.
  */
 export async function invoiceXml(
   db: Db,
@@ -21,6 +23,8 @@ export async function invoiceXml(
   id: number,
   syntax: XmlSyntax,
 ): Promise<PdfBytes> {
+  const kept = await keptInvoiceDocument(db, auth.accountId, id, syntax);
+  if (kept) return kept;
   const row = await getRow(db, auth, id);
   if (isMaster(row.type)) {
     throw new AppError('unprocessable', 'A plan master has no document of its own; its invoices have XML');
@@ -39,5 +43,12 @@ export async function invoiceXml(
     : await documentFor(db, auth.accountId, row);
   const xml =
     syntax === 'cii' ? buildFacturXXml(doc, XRECHNUNG_GUIDELINE) : buildUblXml(doc, XRECHNUNG_GUIDELINE);
-  return asDownload(Buffer.from(xml, 'utf8'), `${row.invoice_number}-${syntax}.xml`);
+  const bytes = asDownload(Buffer.from(xml, 'utf8'), `${row.invoice_number}-${syntax}.xml`);
+  return keepDocument(
+    db,
+    auth.accountId,
+    { kind: 'outgoing_invoice', id: row.id, format: syntax },
+    bytes,
+    'application/xml',
+  );
 }
