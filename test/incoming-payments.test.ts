@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { importData } from '../src/import/index.js';
 import { listIncomingPayments } from '../src/modules/payments/incoming-payments.repository.js';
-import { type Api, countRows, describeEachDb, expectProblem } from './helpers.js';
+import { type Api, countRows, describeEachDb, expectProblem, type Response } from './helpers.js';
 
 describeEachDb('incoming invoice payments', (ctx) => {
   let docs: Api;
@@ -34,6 +34,14 @@ describeEachDb('incoming invoice payments', (ctx) => {
   const doc = async (gross: number, document_type = 'Invoice') =>
     (await docs.post('/incoming-invoices', { gross_total: gross, document_type })).body.data.id as number;
   const read = async (id: number) => (await docs.get(`/incoming-invoices/${id}`)).body.data;
+  /** The 201 is the record at its Location, field for field (one record, one shape). */
+  const sameAsLocation = async (res: Response) => {
+    const reader = await ctx.as('payments:read');
+    assert.equal(res.headers.location, `/api/v1/payments/${res.body.data.id}`);
+    const there = await reader.get(`/payments/${res.body.data.id}`);
+    assert.equal(there.status, 200, there.text);
+    assert.deepEqual(res.body.data, there.body.data);
+  };
   const state = async () => ({
     payments: await countRows(ctx.db, 'incoming_payments'),
     allocations: await countRows(ctx.db, 'incoming_payment_allocations'),
@@ -53,12 +61,13 @@ describeEachDb('incoming invoice payments', (ctx) => {
       ],
     });
     assert.equal(res.status, 201, res.text);
-    assert.equal(res.body.data.type, 'payment');
+    assert.equal(res.body.data.type, 'incoming_invoice');
     assert.equal(res.body.data.amount, 70.4);
-    assert.deepEqual(res.body.data.allocations, [
+    assert.deepEqual(res.body.data.incoming_invoices, [
       { incoming_invoice_id: a, amount: 70.1 },
       { incoming_invoice_id: b, amount: 0.3 },
     ]);
+    await sameAsLocation(res);
     const ra = await read(a);
     assert.equal(ra.paid_total, 70.1);
     assert.equal(ra.open_total, 30);
@@ -177,8 +186,13 @@ describeEachDb('incoming invoice payments', (ctx) => {
       amount: 12.5,
     });
     assert.equal(res.status, 201, res.text);
-    assert.equal(res.body.data.type, 'credit');
+    assert.equal(res.body.data.type, 'incoming_invoice_credit');
     assert.equal(res.body.data.amount, 12.5);
+    assert.deepEqual(res.body.data.incoming_invoices, [
+      { incoming_invoice_id: inv, amount: 12.5 },
+      { incoming_invoice_id: credit, amount: 12.5 },
+    ]);
+    await sameAsLocation(res);
     assert.equal((await read(inv)).open_total, 87.5);
     assert.equal((await read(credit)).open_total, 17.5);
     const rest = await payer.post('/payments/incoming-invoice-credit', {

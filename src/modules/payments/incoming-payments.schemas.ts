@@ -1,26 +1,7 @@
 import { type Static, Type } from 'typebox';
-import { DateString, Id, Money, Nullable, Timestamp } from '../../shared/schemas.js';
+import { DateString, Id, Money, Nullable } from '../../shared/schemas.js';
 
 const PositiveAmount = { ...Money, exclusiveMinimum: 0, maximum: 1e11 };
-
-export const Allocation = Type.Object({ incoming_invoice_id: Id, amount: Money });
-
-export const IncomingPayment = Type.Object(
-  {
-    id: Id,
-    type: Type.Union([Type.Literal('payment'), Type.Literal('credit')], {
-      description: '`payment`: money paid; `credit`: an incoming credit set off against an incoming invoice',
-    }),
-    amount: Money,
-    date: DateString,
-    payment_account_id: Nullable(Id),
-    reference: Nullable(Type.String()),
-    allocations: Type.Array(Allocation),
-    created_at: Timestamp,
-  },
-  { $id: 'IncomingPayment' },
-);
-export type IncomingPayment = Static<typeof IncomingPayment>;
 
 export const IncomingPaymentCreate = Type.Object(
   {

@@ -12,37 +12,15 @@ import {
   openCentsOf,
 } from '../incoming-invoices/incoming-invoices.public.js';
 import * as repo from './incoming-payments.repository.js';
-import type {
-  IncomingCreditCreate,
-  IncomingPayment,
-  IncomingPaymentCreate,
-} from './incoming-payments.schemas.js';
+import type { IncomingCreditCreate, IncomingPaymentCreate } from './incoming-payments.schemas.js';
 import { findPaymentAccount } from './payments.repository.js';
+import type { Payment } from './payments.schemas.js';
+import { getPayment } from './payments.service.js';
 
 /** The 422s of incoming payments answer with the first field's message alone as their detail. */
 const invalid = (errors: FieldError[]) => validationFailed(errors, errors[0]!.message);
 
-function present(p: repo.IncomingPaymentRow, allocations: { incoming_invoice_id: number; amount: number }[]) {
-  return {
-    id: p.id,
-    type: p.type as IncomingPayment['type'],
-    amount: fromCents(p.amount),
-    date: p.date,
-    payment_account_id: p.payment_account_id,
-    reference: p.reference,
-    allocations: allocations.map((a) => ({
-      incoming_invoice_id: a.incoming_invoice_id,
-      amount: fromCents(a.amount),
-    })),
-    created_at: p.created_at,
-  };
-}
-
-export function createPayment(
-  db: Db,
-  auth: AuthContext,
-  body: IncomingPaymentCreate,
-): Promise<IncomingPayment> {
+export function createPayment(db: Db, auth: AuthContext, body: IncomingPaymentCreate): Promise<Payment> {
   const amount = toCentsRounded(body.amount);
   const shares =
     body.invoices?.map((s) => ({
@@ -99,15 +77,12 @@ export function createPayment(
       shares.map((s) => ({ ...s, account_id: auth.accountId, incoming_payment_id: payment.id })),
     );
     for (const [i, row] of rows.entries()) await addPaidCents(trx, auth.accountId, row, shares[i]!.amount);
-    return present(payment, shares);
+    // Answered as GET /payments/{id}, its Location, answers it: one record, one shape.
+    return getPayment(trx, auth, payment.id);
   });
 }
 
-export function createCreditOffset(
-  db: Db,
-  auth: AuthContext,
-  body: IncomingCreditCreate,
-): Promise<IncomingPayment> {
+export function createCreditOffset(db: Db, auth: AuthContext, body: IncomingCreditCreate): Promise<Payment> {
   return transact(db, async (trx) => {
     await assertPeriodOpen(trx, auth.accountId, 'The credit offset', body.date ?? todayIso());
     const errors: FieldError[] = [];
@@ -147,6 +122,7 @@ export function createCreditOffset(
     );
     await addPaidCents(trx, auth.accountId, invoice!, amount);
     await addPaidCents(trx, auth.accountId, credit!, amount);
-    return present(payment, shares);
+    // Answered as GET /payments/{id}, its Location, answers it: one record, one shape.
+    return getPayment(trx, auth, payment.id);
   });
 }
