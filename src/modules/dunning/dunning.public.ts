@@ -1,6 +1,7 @@
 /**
  * The front door of dunning for other modules and the worker. Dunning builds on outgoing
- * invoices (their totals, parties and PDFs) and reads payments' days; nothing builds on it.
+ * invoices (their totals, parties and PDFs) and reads payments' days; payments call it to keep
+ * the letters of an invoice settled while the invoice is paid.
  */
 
 export {
@@ -10,3 +11,4 @@ export {
   systemClock,
 } from './dunning.scheduler.js';
 export { runDunning } from './dunning.service.js';
+export { syncSettlement } from './settlement.service.js';

@@ -141,6 +141,35 @@ export function settleLetters(db: Db, accountId: number, ids: readonly number[],
     .then(() => undefined);
 }
 
+/** The letters of some invoices that stand (open, sent or settled): their settlement follows payments. */
+export function standingLettersOf(db: Db, accountId: number, invoiceIds: readonly number[]) {
+  if (invoiceIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('dunning_letters')
+    .select(['id', 'invoice_id', 'status'])
+    .where('account_id', '=', accountId)
+    .where('invoice_id', 'in', invoiceIds)
+    .where('status', 'in', ['open', 'sent', 'settled'])
+    .execute();
+}
+
+/** Settled letters whose invoice is open again go back to what they were: sent, or open. */
+export function unsettleLetters(db: Db, accountId: number, ids: readonly number[], now: string) {
+  if (ids.length === 0) return Promise.resolve();
+  return db
+    .updateTable('dunning_letters')
+    .set((eb) => ({
+      status: eb.case().when('sent_at', 'is not', null).then('sent').else('open').end(),
+      settled_at: null,
+      updated_at: now,
+    }))
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .where('status', '=', 'settled')
+    .execute()
+    .then(() => undefined);
+}
+
 export function listLetters(db: Db, accountId: number, q: LetterListQuery) {
   let qb = db.selectFrom('dunning_letters').selectAll().where('account_id', '=', accountId);
   if (q.invoice_id !== undefined) qb = qb.where('invoice_id', '=', q.invoice_id);

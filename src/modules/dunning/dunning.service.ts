@@ -19,6 +19,7 @@ import {
   keepDocument,
   keptDocument,
   type PdfBytes,
+  touchInvoices,
 } from '../outgoing-invoices/outgoing-invoices.public.js';
 import {
   DEFAULT_LEVELS,
@@ -232,6 +233,8 @@ export async function cancelLetter(db: Db, auth: AuthContext, id: number): Promi
       cancelled_at: now,
       updated_at: now,
     }))!;
+    // The invoice answers its letters and dunning level: it changed too.
+    await touchInvoices(trx, auth.accountId, [row.invoice_id], now);
     await audit(trx, auth.accountId, auth, 'dunning.cancel', id, { number: row.number });
     return cancelled;
   });
@@ -441,6 +444,7 @@ export async function runDunning(
 
   const planned: Planned[] = [];
   const toSettle: number[] = [];
+  const settledInvoices: number[] = [];
   for (const invoice of candidates) {
     const past = lettersBy.get(invoice.id) ?? [];
     const row = await findInvoice(db, accountId, invoice.id);
@@ -448,6 +452,7 @@ export async function runDunning(
     const state = await invoiceState(db, accountId, row);
     if (state.payment.open <= 0) {
       for (const l of past) if (l.status === 'open' || l.status === 'sent') toSettle.push(l.id);
+      if (past.some((l) => l.status === 'open' || l.status === 'sent')) settledInvoices.push(invoice.id);
       continue;
     }
     const levelNumber = nextLevel(levels, invoice.due_date, pastOf(past), date);
@@ -507,7 +512,10 @@ export async function runDunning(
     return { date, dry_run: true, created: [], would_create: planned.map((p) => p.preview), settled: 0 };
 
   const now = nowIso();
-  await repo.settleLetters(db, accountId, toSettle, now);
+  await transact(db, async (trx) => {
+    await repo.settleLetters(trx, accountId, toSettle, now);
+    await touchInvoices(trx, accountId, settledInvoices, now);
+  });
   const created: Letter[] = [];
   for (const p of planned) {
     const row = await writeLetter(db, accountId, p, parties.seller.name, actor).catch((err) => {
@@ -570,6 +578,7 @@ function writeLetter(
       created_at: now,
       updated_at: now,
     });
+    await touchInvoices(trx, accountId, [p.invoice.id], now);
     await recordEvent(trx, {
       accountId,
       kind: 'dunning:created',

@@ -14,6 +14,8 @@ import { findOwned } from '../../shared/owned.js';
  * - a document checks the ids it refers to as field errors (422 `client_id: no such client`)
  *   and prints the client as it is, inside its own transaction; the clients, contacts and
  *   projects services answer a missing record with a 404 of their own.
+ * - dunning builds on outgoing invoices (a letter claims an invoice's open amount), so an
+ *   invoice names its dunning letters by reading them here, a page's in one query.
  * Reads only: every write to those tables stays with its module.
  */
 
@@ -113,6 +115,42 @@ export async function settledOn(
     .groupBy('invoice_id')
     .execute();
   return new Map(rows.map((r) => [r.invoice_id, Number(r.total)]));
+}
+
+/** The dunning letters of invoices (every status), by invoice, in level order. */
+export async function dunningLettersOf(
+  db: Db,
+  accountId: number,
+  invoiceIds: number[],
+): Promise<Map<number, DunningLetterSummary[]>> {
+  const by = new Map<number, DunningLetterSummary[]>();
+  if (invoiceIds.length === 0) return by;
+  const rows = await db
+    .selectFrom('dunning_letters')
+    .select(['id', 'invoice_id', 'number', 'level', 'date', 'status', 'total_due'])
+    .where('account_id', '=', accountId)
+    .where('invoice_id', 'in', invoiceIds)
+    .orderBy('invoice_id')
+    .orderBy('level')
+    .execute();
+  for (const r of rows) {
+    const letter = { ...r, total_due: Number(r.total_due) };
+    const list = by.get(r.invoice_id);
+    if (list) list.push(letter);
+    else by.set(r.invoice_id, [letter]);
+  }
+  return by;
+}
+
+export interface DunningLetterSummary {
+  id: number;
+  invoice_id: number;
+  number: string;
+  level: number;
+  date: string;
+  status: string;
+  /** Cents. */
+  total_due: number;
 }
 
 /** What each credit settled on invoices (cents, positive). */

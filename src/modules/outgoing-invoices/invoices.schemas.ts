@@ -226,6 +226,16 @@ export const Deduction = Type.Object({
   ...TotalsProps,
 });
 
+/** A dunning letter of the invoice, in short (GET /dunnings/{id} answers it whole). */
+export const InvoiceDunning = Type.Object({
+  id: Id,
+  number: Type.String({ description: 'MA-{YYYY}-{NNNNN}' }),
+  level: Type.Integer({ minimum: 1 }),
+  date: DateString,
+  status: Enum(['open', 'sent', 'cancelled', 'settled'] as const),
+  total_due: Amount,
+});
+
 const partyProps = {
   name: Type.String(),
   street: Nullable(Type.String()),
@@ -290,6 +300,16 @@ export const Invoice = Type.Object(
     paid_total: Amount,
     open_total: Amount,
     payment_status: PaymentStatus,
+    dunning_level: Nullable(
+      Type.Integer({
+        minimum: 1,
+        description:
+          'Beyond the specification: the highest dunning level of a letter that stands (not cancelled; a settled one counts); null when none',
+      }),
+    ),
+    dunnings: Type.Array(InvoiceDunning, {
+      description: 'Beyond the specification: its dunning letters in level order (GET /dunnings?invoice_id=)',
+    }),
     file_id: Nullable(Id),
     line_items: Type.Array(LineItem),
     booked_at: Nullable(Timestamp),

@@ -9,7 +9,12 @@ import {
   type PaymentState,
   paymentState,
 } from './invoices.domain.js';
-import { settledOn, usedCredits } from './invoices.read-model.js';
+import {
+  type DunningLetterSummary,
+  dunningLettersOf,
+  settledOn,
+  usedCredits,
+} from './invoices.read-model.js';
 import type { InvoiceRow, ItemRow } from './invoices.repository.js';
 import * as repo from './invoices.repository.js';
 import type { Invoice, Master } from './invoices.schemas.js';
@@ -25,6 +30,8 @@ export interface InvoiceView {
   planTotal: Totals | null;
   deductions: (Deductible & { row: InvoiceRow })[];
   payment: PaymentState;
+  /** Its dunning letters, in level order (only booked invoices have any). */
+  dunning: DunningLetterSummary[];
 }
 
 const itemLines = (items: ItemRow[]) =>
@@ -56,7 +63,7 @@ export async function loadViews(
   ];
   const siblings = await repo.childrenOf(db, accountId, finalMasters);
   const ids = [...new Set([...rows.map((r) => r.id), ...siblings.map((s) => s.id)])];
-  const [items, settled, credits] = await Promise.all([
+  const [items, settled, credits, letters] = await Promise.all([
     repo.itemsOf(db, accountId, ids),
     settledOn(
       db,
@@ -68,8 +75,13 @@ export async function loadViews(
       accountId,
       rows.filter((r) => r.type === 'credit').map((r) => r.id),
     ),
+    dunningLettersOf(
+      db,
+      accountId,
+      rows.filter((r) => r.status === 'booked' && r.type !== 'credit').map((r) => r.id),
+    ),
   ]);
-  return assembleViews(rows, fresh, { siblings, items, settled, credits });
+  return assembleViews(rows, fresh, { siblings, items, settled, credits, letters });
 }
 
 /** What `loadViews` reads besides the rows themselves. */
@@ -81,10 +93,12 @@ interface ViewData {
   /** Payments by invoice id; credits used by credit id. */
   settled: Map<number, number>;
   credits: Map<number, number>;
+  /** Dunning letters by invoice id. */
+  letters: Map<number, DunningLetterSummary[]>;
 }
 
 function assembleViews(rows: InvoiceRow[], fresh: boolean, d: ViewData): InvoiceView[] {
-  const { siblings, items, settled, credits } = d;
+  const { siblings, items, settled, credits, letters } = d;
   const byInvoice = groupItems(items);
   // The totals stored with the lines; added up from the lines only where none are stored.
   const rowsById = new Map<number, InvoiceRow>();
@@ -116,6 +130,7 @@ function assembleViews(rows: InvoiceRow[], fresh: boolean, d: ViewData): Invoice
       planTotal,
       deductions,
       payment: paymentState(totals.gross, paid, row.status === 'booked'),
+      dunning: letters.get(row.id) ?? [],
     };
   });
 }
@@ -125,11 +140,24 @@ function assembleViews(rows: InvoiceRow[], fresh: boolean, d: ViewData): Invoice
  * document has no payments, no credit use and no plan (`loadView` would read exactly that).
  */
 export const newView = (row: InvoiceRow, items: ItemRow[]): InvoiceView =>
-  assembleViews([row], true, { siblings: [], items, settled: new Map(), credits: new Map() })[0]!;
+  assembleViews([row], true, {
+    siblings: [],
+    items,
+    settled: new Map(),
+    credits: new Map(),
+    letters: new Map(),
+  })[0]!;
 
 export async function loadView(db: Db, accountId: number, row: InvoiceRow): Promise<InvoiceView> {
   return (await loadViews(db, accountId, [row]))[0]!;
 }
+
+/** The highest level of a letter that stands (not cancelled); null when none does. */
+const dunningLevel = (letters: readonly DunningLetterSummary[]): number | null =>
+  letters.reduce<number | null>(
+    (max, l) => (l.status !== 'cancelled' && (max === null || l.level > max) ? l.level : max),
+    null,
+  );
 
 export function toInvoice(v: InvoiceView): Invoice {
   const r = v.row;
@@ -174,6 +202,15 @@ export function toInvoice(v: InvoiceView): Invoice {
     paid_total: amountOf(v.payment.paid),
     open_total: amountOf(v.payment.open),
     payment_status: v.payment.status,
+    dunning_level: dunningLevel(v.dunning),
+    dunnings: v.dunning.map((l) => ({
+      id: l.id,
+      number: l.number,
+      level: l.level,
+      date: l.date,
+      status: l.status as Invoice['dunnings'][number]['status'],
+      total_due: fromCents(l.total_due),
+    })),
     file_id: r.file_id,
     line_items: v.items.map(toLineItem),
     booked_at: r.booked_at,

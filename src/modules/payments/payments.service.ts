@@ -9,6 +9,7 @@ import { isValidBic, isValidIban } from '../../shared/identifiers.js';
 import { fromCents, toCents } from '../../shared/money.js';
 import type { Page } from '../../shared/paging.js';
 import { nowIso, todayIso } from '../../shared/time.js';
+import { syncSettlement } from '../dunning/dunning.public.js';
 import { assertPeriodOpen } from '../exports/exports.public.js';
 import * as invoices from '../outgoing-invoices/outgoing-invoices.public.js';
 import { invalidReference, isMaster } from '../outgoing-invoices/outgoing-invoices.public.js';
@@ -156,13 +157,17 @@ export async function updatePaymentAccount(
   return toPaymentAccount(row);
 }
 
-/** Removes outgoing payments (a bank match undone) and marks their invoices changed. */
+/**
+ * Removes outgoing payments (a bank match undone) and marks their invoices changed; the
+ * dunning letters of an invoice open again stand again.
+ */
 export async function removeOutgoingPayments(db: Db, auth: AuthContext, ids: number[]): Promise<void> {
   await transact(db, async (trx) => {
     const { invoiceIds, dates } = await repo.deleteOutgoingPayments(trx, auth.accountId, ids);
     // A payment in a locked month stays (Festschreibung): the throw rolls the delete back.
     await assertPeriodOpen(trx, auth.accountId, 'The payment', ...dates);
     await invoices.touchInvoices(trx, auth.accountId, invoiceIds);
+    await syncSettlement(trx, auth.accountId, invoiceIds);
   });
 }
 
@@ -260,7 +265,7 @@ export async function recordPayment(
       ]);
     }
     await invoices.touchInvoices(trx, auth.accountId, [invoice!.id]);
-    return recordCreated(trx, auth, {
+    const payment = await recordCreated(trx, auth, {
       account_id: auth.accountId,
       type: 'outgoing_invoice',
       invoice_id: invoice!.id,
@@ -271,6 +276,9 @@ export async function recordPayment(
       date: body.date,
       description: body.description ?? null,
     });
+    // A payment that settles the invoice settles its dunning letters with it.
+    await syncSettlement(trx, auth.accountId, [invoice!.id]);
+    return payment;
   });
   return created(db, auth, payment);
 }
@@ -327,7 +335,7 @@ export async function associateCredit(
       ]);
     }
     await invoices.touchInvoices(trx, auth.accountId, [invoice!.id, credit!.id]);
-    return recordCreated(trx, auth, {
+    const payment = await recordCreated(trx, auth, {
       account_id: auth.accountId,
       type: 'outgoing_invoice_credit',
       invoice_id: invoice!.id,
@@ -338,6 +346,8 @@ export async function associateCredit(
       date: body.date ?? todayIso(),
       description: credit!.invoice_number ? `Credit ${credit!.invoice_number}` : null,
     });
+    await syncSettlement(trx, auth.accountId, [invoice!.id]);
+    return payment;
   });
   return created(db, auth, payment);
 }
