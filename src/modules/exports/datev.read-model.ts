@@ -1,3 +1,4 @@
+import { type SelectQueryBuilder, sql } from 'kysely';
 import type { Db } from '../../db/index.js';
 
 /**
@@ -9,26 +10,51 @@ import type { Db } from '../../db/index.js';
  * the same file.
  */
 
+/** Where a read looks: the account's rows, optionally dated from–to (either end open) or by ids. */
+interface Scope {
+  /** The table's account column (`p.account_id` when aliased). */
+  account: string;
+  dated?: { column: string; from?: string; to: string };
+  ids?: { column: string; values: number[] };
+}
+
+/**
+ * The one shape of every read here: the account's rows, dated in a range or named by id. A
+ * read by no ids reads nothing (SQL has no empty IN list).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: any table of any query: the filters name columns by reference.
+function scoped<QB extends SelectQueryBuilder<any, any, any>>(qb: QB, accountId: number, s: Scope): QB {
+  let q = qb.where(sql.ref(s.account), '=', accountId);
+  if (s.dated?.from !== undefined) q = q.where(sql.ref(s.dated.column), '>=', s.dated.from);
+  if (s.dated) q = q.where(sql.ref(s.dated.column), '<=', s.dated.to);
+  if (s.ids) q = q.where(sql.ref(s.ids.column), 'in', s.ids.values);
+  return q as QB;
+}
+
+/** The rows of a read by ids: none without ids, else the query's. */
+const byIds = <T>(ids: number[], run: () => Promise<T[]>): Promise<T[]> =>
+  ids.length === 0 ? Promise.resolve([]) : run();
+
+const DOCUMENT_COLUMNS = [
+  'id',
+  'type',
+  'invoice_number',
+  'date',
+  'due_date',
+  'currency',
+  'client_id',
+  'document',
+  'buyer',
+] as const;
+
 /** Booked outgoing documents (invoices, credits, deposits, partial and final invoices) dated in the range. */
 export function bookedDocuments(db: Db, accountId: number, from: string, to: string) {
   return db
     .selectFrom('outgoing_invoices')
-    .select([
-      'id',
-      'type',
-      'invoice_number',
-      'date',
-      'due_date',
-      'currency',
-      'client_id',
-      'document',
-      'buyer',
-    ])
-    .where('account_id', '=', accountId)
+    .select(DOCUMENT_COLUMNS)
     .where('status', '=', 'booked')
     .where('deleted_at', 'is', null)
-    .where('date', '>=', from)
-    .where('date', '<=', to)
+    .$call((q) => scoped(q, accountId, { account: 'account_id', dated: { column: 'date', from, to } }))
     .orderBy('date')
     .orderBy('id')
     .execute();
@@ -36,26 +62,16 @@ export function bookedDocuments(db: Db, accountId: number, from: string, to: str
 
 export type BookedDocumentRow = Awaited<ReturnType<typeof bookedDocuments>>[number];
 
-/** Booked outgoing documents dated up to `to` (the open items of the ageing, the cash-method VAT). */
-export function bookedDocumentsById(db: Db, accountId: number, ids: number[]) {
-  if (ids.length === 0) return Promise.resolve([] as BookedDocumentRow[]);
-  return db
-    .selectFrom('outgoing_invoices')
-    .select([
-      'id',
-      'type',
-      'invoice_number',
-      'date',
-      'due_date',
-      'currency',
-      'client_id',
-      'document',
-      'buyer',
-    ])
-    .where('account_id', '=', accountId)
-    .where('id', 'in', ids)
-    .orderBy('id')
-    .execute();
+/** Outgoing documents by id (the invoices paid, for the cash-method VAT). */
+export function bookedDocumentsById(db: Db, accountId: number, ids: number[]): Promise<BookedDocumentRow[]> {
+  return byIds(ids, () =>
+    db
+      .selectFrom('outgoing_invoices')
+      .select(DOCUMENT_COLUMNS)
+      .$call((q) => scoped(q, accountId, { account: 'account_id', ids: { column: 'id', values: ids } }))
+      .orderBy('id')
+      .execute(),
+  );
 }
 
 /** Money received for invoices (not credits offset against them), dated in the range. */
@@ -73,10 +89,8 @@ export function paymentsReceived(db: Db, accountId: number, from: string, to: st
       'i.client_id',
       'i.buyer',
     ])
-    .where('p.account_id', '=', accountId)
     .where('p.type', '=', 'outgoing_invoice')
-    .where('p.date', '>=', from)
-    .where('p.date', '<=', to)
+    .$call((q) => scoped(q, accountId, { account: 'p.account_id', dated: { column: 'p.date', from, to } }))
     .orderBy('p.date')
     .orderBy('p.id')
     .execute();
@@ -103,9 +117,7 @@ export function incomingBookings(db: Db, accountId: number, from: string, to: st
       'i.supplier_country',
       'i.supplier_vat_id',
     ])
-    .where('b.account_id', '=', accountId)
-    .where('i.date', '>=', from)
-    .where('i.date', '<=', to)
+    .$call((q) => scoped(q, accountId, { account: 'b.account_id', dated: { column: 'i.date', from, to } }))
     .orderBy('i.date')
     .orderBy('b.id')
     .execute();
@@ -127,47 +139,40 @@ export function paymentsMade(db: Db, accountId: number, from: string, to: string
       'i.invoice_number',
       'i.supplier_id',
     ])
-    .where('p.account_id', '=', accountId)
     .where('p.type', '=', 'payment')
-    .where('p.date', '>=', from)
-    .where('p.date', '<=', to)
+    .$call((q) => scoped(q, accountId, { account: 'p.account_id', dated: { column: 'p.date', from, to } }))
     .orderBy('p.date')
     .orderBy('a.id')
     .execute();
 }
 
-export function clientsById(db: Db, accountId: number, ids: number[]) {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('clients')
-    .select(['id', 'name', 'street', 'zip', 'city', 'country_code', 'vat_id', 'email'])
-    .where('account_id', '=', accountId)
-    .where('id', 'in', ids)
-    .orderBy('id')
-    .execute();
+/** Clients or suppliers by id, with what the Debitoren/Kreditoren file says of them. */
+function partiesById(db: Db, table: 'clients' | 'suppliers', accountId: number, ids: number[]) {
+  return byIds(ids, () =>
+    db
+      .selectFrom(table)
+      .select(['id', 'name', 'street', 'zip', 'city', 'country_code', 'vat_id', 'email'])
+      .$call((q) => scoped(q, accountId, { account: 'account_id', ids: { column: 'id', values: ids } }))
+      .orderBy('id')
+      .execute(),
+  );
 }
 
-export function suppliersById(db: Db, accountId: number, ids: number[]) {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('suppliers')
-    .select(['id', 'name', 'street', 'zip', 'city', 'country_code', 'vat_id', 'email'])
-    .where('account_id', '=', accountId)
-    .where('id', 'in', ids)
-    .orderBy('id')
-    .execute();
-}
+export const clientsById = (db: Db, accountId: number, ids: number[]) =>
+  partiesById(db, 'clients', accountId, ids);
+
+export const suppliersById = (db: Db, accountId: number, ids: number[]) =>
+  partiesById(db, 'suppliers', accountId, ids);
 
 /** Booked invoices (not credits) dated up to a day: the candidates of the open items. */
 export function invoicesUpTo(db: Db, accountId: number, asOf: string) {
   return db
     .selectFrom('outgoing_invoices')
     .select(['id', 'invoice_number', 'date', 'due_date', 'client_id', 'document', 'buyer'])
-    .where('account_id', '=', accountId)
     .where('status', '=', 'booked')
     .where('deleted_at', 'is', null)
     .where('type', 'in', ['invoice', 'deposit', 'partial', 'final'])
-    .where('date', '<=', asOf)
+    .$call((q) => scoped(q, accountId, { account: 'account_id', dated: { column: 'date', to: asOf } }))
     .orderBy('id')
     .execute();
 }
@@ -177,8 +182,7 @@ export function paidUpTo(db: Db, accountId: number, asOf: string) {
   return db
     .selectFrom('payments')
     .select((eb) => ['invoice_id', eb.fn.sum<number>('amount').as('paid')])
-    .where('account_id', '=', accountId)
-    .where('date', '<=', asOf)
+    .$call((q) => scoped(q, accountId, { account: 'account_id', dated: { column: 'date', to: asOf } }))
     .groupBy('invoice_id')
     .execute();
 }
@@ -189,13 +193,18 @@ export function paidUpTo(db: Db, accountId: number, asOf: string) {
  * and stay out of the VAT return.
  */
 export function dunningCharges(db: Db, accountId: number, invoiceIds: number[]) {
-  if (invoiceIds.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('dunning_letters')
-    .select(['charges_invoice_id', 'fee', 'flat_fee', 'interest'])
-    .where('account_id', '=', accountId)
-    .where('charges_invoice_id', 'in', invoiceIds)
-    .execute();
+  return byIds(invoiceIds, () =>
+    db
+      .selectFrom('dunning_letters')
+      .select(['charges_invoice_id', 'fee', 'flat_fee', 'interest'])
+      .$call((q) =>
+        scoped(q, accountId, {
+          account: 'account_id',
+          ids: { column: 'charges_invoice_id', values: invoiceIds },
+        }),
+      )
+      .execute(),
+  );
 }
 
 /** The ids of those invoices among `invoiceIds`. */
@@ -221,9 +230,8 @@ export function incomingUpTo(db: Db, accountId: number, asOf: string) {
       'i.gross_total',
       eb.fn.coalesce('s.name', 'i.supplier_name').as('supplier_name'),
     ])
-    .where('i.account_id', '=', accountId)
     .where('i.document_type', '=', 'Invoice')
-    .where('i.date', '<=', asOf)
+    .$call((q) => scoped(q, accountId, { account: 'i.account_id', dated: { column: 'i.date', to: asOf } }))
     .orderBy('i.id')
     .execute();
 }
@@ -234,8 +242,7 @@ export function paidIncomingUpTo(db: Db, accountId: number, asOf: string) {
     .selectFrom('incoming_payment_allocations as a')
     .innerJoin('incoming_payments as p', 'p.id', 'a.incoming_payment_id')
     .select((eb) => ['a.incoming_invoice_id', eb.fn.sum<number>('a.amount').as('paid')])
-    .where('a.account_id', '=', accountId)
-    .where('p.date', '<=', asOf)
+    .$call((q) => scoped(q, accountId, { account: 'a.account_id', dated: { column: 'p.date', to: asOf } }))
     .groupBy('a.incoming_invoice_id')
     .execute();
 }
