@@ -133,6 +133,32 @@ describeEachDb('incoming invoices', (ctx) => {
     );
   });
 
+  it('PATCH ignores the read-only bookings, so a client may send back what it read', async () => {
+    const inv = await create({
+      gross_total: 100,
+      bookings: [{ chart_of_account_id: chart.office, amount: 60 }],
+    });
+    const read = inv.body.data;
+    const { id, bookings } = read;
+    const echoed = await writer.patch(`/incoming-invoices/${id}`, { description: 'sent back', bookings });
+    assert.equal(echoed.status, 200, echoed.text);
+    assert.equal(echoed.body.data.description, 'sent back');
+    assert.deepEqual(echoed.body.data.bookings, bookings);
+    // Other bookings, or none, change nothing either: bookings have their own routes.
+    const emptied = await writer.patch(`/incoming-invoices/${id}`, { bookings: [] });
+    assert.equal(emptied.status, 200, emptied.text);
+    assert.deepEqual(emptied.body.data.bookings, bookings);
+    assert.equal(emptied.body.data.updated_at, echoed.body.data.updated_at, 'nothing changed');
+    const other = await writer.patch(`/incoming-invoices/${id}`, {
+      bookings: [{ chart_of_account_id: chart.office, amount: 99 }],
+    });
+    assert.equal(other.status, 200, other.text);
+    assert.deepEqual((await reader.get(`/incoming-invoices/${id}`)).body.data.bookings, bookings);
+    // Still bounded, and the fields beside it still checked.
+    expectProblem(await writer.patch(`/incoming-invoices/${id}`, { bookings: 'all' }), 422);
+    expectProblem(await writer.patch(`/incoming-invoices/${id}`, { bookings, status: 'paid' }), 422);
+  });
+
   it('bookings: PATCH and DELETE with both scopes; the sum may not exceed gross', async () => {
     const inv = await create({
       gross_total: 100,

@@ -4,6 +4,7 @@ import {
   CurrencyCode,
   DateString,
   Id,
+  Ignored,
   Money,
   Nullable,
   optional,
@@ -309,7 +310,17 @@ export const IncomingInvoiceCreate = Type.Object(
 export type IncomingInvoiceCreate = Static<typeof IncomingInvoiceCreate>;
 
 export const IncomingInvoiceUpdate = Type.Object(
-  { ...optional(documentWritable), status: Type.Optional(WritableStatus) },
+  {
+    ...optional(documentWritable),
+    status: Type.Optional(WritableStatus),
+    // Read-only here (the specification: bookings are untouched): accepted so a client may send
+    // back what it read.
+    // Nullable: an anyOf, so Ajv checks the type before x-ignored removes the value.
+    bookings: Ignored(
+      Nullable(Type.Array(Type.Unknown(), { maxItems: 1000 })),
+      'Accepted and ignored (the answer’s `bookings` sent back): bookings are created with the document and changed through /incoming-invoices/{invoiceId}/bookings/{bookingId}',
+    ),
+  },
   { additionalProperties: false, minProperties: 1 },
 );
 export type IncomingInvoiceUpdate = Static<typeof IncomingInvoiceUpdate>;
