@@ -195,7 +195,7 @@ describeEachDb('tasks', (ctx) => {
     assert.equal(await countRows(ctx.db, 'events'), events);
   });
 
-  it('GET /tasks/{id}: 200 with files and custom fields, 401, 403, 404, 422', async () => {
+  it('GET /tasks/{task}: 200 with files and custom fields, 401, 403, 404, 422', async () => {
     const res = await reader.get(`/tasks/${w.tasks.wireframes}`);
     assert.equal(res.status, 200);
     assert.equal(res.body.data.name, 'Wireframes');
@@ -292,7 +292,7 @@ describeEachDb('tasks', (ctx) => {
     assert.equal((await reader.get(`/tasks/${w.tasks.shop}`)).body.data.name, 'Shop API');
   });
 
-  it('DELETE /tasks/{id} archives: 204, still readable, out of lists, task:deleted once', async () => {
+  it('DELETE /tasks/{task} archives: 204, still readable, out of lists, task:deleted once', async () => {
     const t = await newTask({ name: 'To archive' });
     const del = await writer.delete(`/tasks/${t.id}`);
     assert.equal(del.status, 204);

@@ -50,19 +50,21 @@ export const tasksRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
+  // GET, PATCH and DELETE share one path item, its parameter named `task` as the
+  // specification names it on PATCH.
   app.get(
-    '/tasks/:id',
+    '/tasks/:task',
     {
       config: { scopes: ['task-management:read'], pageCache: true },
       schema: {
         tags,
         summary: 'Retrieve a task',
         description: 'Archived tasks stay readable, with `archived_at` set.',
-        params: IdParams,
+        params: TaskParams,
         response: { 200: Data(Task) },
       },
     },
-    async (req) => ({ data: await service.getTask(app.db, req.auth, req.params.id) }),
+    async (req) => ({ data: await service.getTask(app.db, req.auth, req.params.task) }),
   );
 
   app.patch(
@@ -99,7 +101,7 @@ export const tasksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   app.delete(
-    '/tasks/:id',
+    '/tasks/:task',
     {
       config: { scopes: ['task-management:write'] },
       schema: {
@@ -107,12 +109,12 @@ export const tasksRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Archive a task',
         description:
           'The task stays readable by id with `archived_at` and leaves the lists unless `archived=true`. Records `task:deleted`; archiving an archived task changes nothing.',
-        params: IdParams,
+        params: TaskParams,
         response: { 204: Type.Null({ description: 'Archived' }) },
       },
     },
     async (req, reply) => {
-      await service.archiveTask(app.db, req.auth, req.params.id);
+      await service.archiveTask(app.db, req.auth, req.params.task);
       return reply.code(204).send(null);
     },
   );
