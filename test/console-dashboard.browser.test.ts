@@ -34,8 +34,14 @@ describeEachDb('console dashboard in a real browser', (ctx) => {
         .executeTakeFirstOrThrow()
     ).email;
 
-    // Two invoices open and not yet due, one overdue, one paid in full, one draft (not counted).
-    const api = await ctx.as([...ALL_INVOICE_SCOPES, 'incoming-invoice:write', 'incoming-invoice:read']);
+    // Two invoices open and not yet due, two overdue (one with a payment reminder), one paid in
+    // full, one draft (not counted).
+    const api = await ctx.as([
+      ...ALL_INVOICE_SCOPES,
+      'incoming-invoice:write',
+      'incoming-invoice:read',
+      'dunning:write',
+    ]);
     const client = await makeClient(api);
     for (const price of [1200, 800.5]) {
       const inv = await makeInvoice(api, {
@@ -52,6 +58,14 @@ describeEachDb('console dashboard in a real browser', (ctx) => {
       line_items: [line(250)],
     });
     numbers.push((await bookNow(api, late.id)).invoice_number);
+    // Due three days ago: not dunned yet (the reminder comes seven days after the due date).
+    const lately = await makeInvoice(api, {
+      client_id: client,
+      date: new Date(Date.now() - 17 * 86400_000).toISOString().slice(0, 10),
+      payment_term_days: 14,
+      line_items: [line(100)],
+    });
+    numbers.push((await bookNow(api, lately.id)).invoice_number);
     const paid = await makeInvoice(api, {
       client_id: client,
       payment_term_days: 30,
@@ -69,6 +83,12 @@ describeEachDb('console dashboard in a real browser', (ctx) => {
     });
     assert.equal(pay.status, 201, pay.text);
     await makeInvoice(api, { client_id: client, line_items: [line(999)] });
+    const run = await api.post('/dunning/run', {});
+    assert.deepEqual(
+      run.body.data.created.map((l: any) => [l.invoice_id, l.level]),
+      [[late.id, 1]],
+      run.text,
+    );
 
     // Incoming documents waiting for review: one being read, one unreadable, two entered by hand.
     const supplier = await api.post('/suppliers', { name: 'Paper & Co' });
@@ -135,10 +155,15 @@ describeEachDb('console dashboard in a real browser', (ctx) => {
     assert.equal(await nav.getByRole('link', { name: 'Dashboard' }).getAttribute('aria-current'), 'page');
 
     const open = page.getByRole('region', { name: 'Open invoices' });
-    // 1428.00 + 952.60 + 297.50 gross.
-    assert.match(await open.innerText(), /€2,678\.10\s+3 invoices/);
+    // 1428.00 + 952.60 + 297.50 + 119.00 gross.
+    assert.match(await open.innerText(), /€2,797\.10\s+4 invoices/);
     const overdue = page.getByRole('region', { name: 'Overdue invoices' });
-    assert.match(await overdue.innerText(), /€297\.50\s+1 invoice/);
+    assert.match(await overdue.innerText(), /€416\.50\s+2 invoices/);
+    const byLevel = page.getByRole('region', { name: 'Overdue by dunning level' });
+    assert.deepEqual(
+      (await byLevel.getByRole('row').allInnerTexts()).map((r) => r.split(/\s*\t\s*|\n/).join(' | ')),
+      ['Level | Invoices | Open amount', 'Not dunned yet | 1 | €119.00', 'Payment reminder | 1 | €297.50'],
+    );
     const incoming = page.getByRole('region', { name: 'Incoming documents waiting for review' });
     assert.equal(await incoming.getByRole('row', { name: 'Being read 1' }).count(), 1);
     assert.equal(await incoming.getByRole('row', { name: 'Could not be read 1' }).count(), 1);
@@ -175,7 +200,14 @@ describeEachDb('console dashboard in a real browser', (ctx) => {
       assert.equal(await page.title(), 'Übersicht · Projekte und Rechnungen');
       assert.match(
         await page.getByRole('region', { name: 'Offene Rechnungen' }).innerText(),
-        /2\.678,10\s*€\s+3 Rechnungen/,
+        /2\.797,10\s*€\s+4 Rechnungen/,
+      );
+      const byLevel = page.getByRole('region', { name: 'Überfällig nach Mahnstufe' });
+      const rows = (await byLevel.getByRole('row').allInnerTexts()).map((r) => r.replace(/\s+/g, ' ').trim());
+      assert.deepEqual(
+        rows.slice(1),
+        ['Noch nicht gemahnt 1 119,00 €', 'Zahlungserinnerung 1 297,50 €'],
+        rows.join('|'),
       );
       const overflow = await page.evaluate<number>(
         'document.documentElement.scrollWidth - window.innerWidth',

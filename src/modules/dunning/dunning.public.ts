@@ -10,5 +10,6 @@ export {
   type DunningSchedulerOptions,
   systemClock,
 } from './dunning.scheduler.js';
+export { letterTitle } from './dunning.pdf.js';
 export { runDunning } from './dunning.service.js';
 export { syncSettlement } from './settlement.service.js';

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/index.js';
 import { listInvoices } from '../../modules/outgoing-invoices/invoices.service.js';
 import { listNumberSeries } from '../../modules/outgoing-invoices/number-series.service.js';
+import { toCents } from '../../shared/money.js';
 import type { AuthContext } from '../../shared/tokens.js';
 
 /**
@@ -14,6 +15,11 @@ export interface Dashboard {
     /** Per currency: booked invoices with an open amount, and those past their due date. */
     open: { currency: string; count: number; cents: number }[];
     overdue: { currency: string; count: number; cents: number }[];
+    /**
+     * The overdue ones by the dunning level they stand on (0: not dunned yet, 1: payment
+     * reminder, 2: first dunning letter …), per currency; ordered by level, then currency.
+     */
+    overdueByLevel: { level: number; currency: string; count: number; cents: number }[];
     /** The scan stopped at SCAN_LIMIT booked invoices (the figures then cover those). */
     partial: boolean;
   };
@@ -36,16 +42,17 @@ const readerFor = (accountId: number, userId: number): AuthContext => ({
   scopes: new Set(['outgoing-invoice:read', 'incoming-invoice:read']),
 });
 
-const cents = (amount: number) => Math.round(amount * 100);
+type Sums = Map<string, { count: number; cents: number }>;
 
-function add(map: Map<string, { count: number; cents: number }>, currency: string, amount: number) {
+/** Adds an invoice's open amount (a wire amount: at most two decimals, so exact in cents). */
+function add(map: Sums, currency: string, amount: number) {
   const e = map.get(currency) ?? { count: 0, cents: 0 };
   e.count++;
-  e.cents += cents(amount);
+  e.cents += toCents(amount)!;
   map.set(currency, e);
 }
 
-const rows = (map: Map<string, { count: number; cents: number }>) =>
+const rows = (map: Sums) =>
   [...map].map(([currency, v]) => ({ currency, ...v })).sort((a, b) => a.currency.localeCompare(b.currency));
 
 export async function dashboardNumbers(
@@ -57,6 +64,7 @@ export async function dashboardNumbers(
   const auth = readerFor(accountId, userId);
   const open = new Map<string, { count: number; cents: number }>();
   const overdue = new Map<string, { count: number; cents: number }>();
+  const byLevel = new Map<number, Sums>();
   let scanned = 0;
   let total = 0;
   for (let page = 1; scanned < SCAN_LIMIT; page++) {
@@ -66,7 +74,12 @@ export async function dashboardNumbers(
       // A credit's open amount is owed to the client, not by them.
       if (inv.type === 'credit' || inv.open_total <= 0) continue;
       add(open, inv.currency, inv.open_total);
-      if (inv.due_date && inv.due_date < today) add(overdue, inv.currency, inv.open_total);
+      if (inv.due_date && inv.due_date < today) {
+        add(overdue, inv.currency, inv.open_total);
+        const level = inv.dunning_level ?? 0;
+        if (!byLevel.has(level)) byLevel.set(level, new Map());
+        add(byLevel.get(level)!, inv.currency, inv.open_total);
+      }
     }
     scanned += p.rows.length;
     if (p.rows.length < 100) break;
@@ -83,7 +96,14 @@ export async function dashboardNumbers(
 
   const series = await listNumberSeries(db, auth, { page: 1, per_page: 100 });
   return {
-    outgoing: { open: rows(open), overdue: rows(overdue), partial: scanned < total },
+    outgoing: {
+      open: rows(open),
+      overdue: rows(overdue),
+      overdueByLevel: [...byLevel]
+        .sort(([a], [b]) => a - b)
+        .flatMap(([level, sums]) => rows(sums).map((r) => ({ level, ...r }))),
+      partial: scanned < total,
+    },
     incoming: EXTRACTION_STATUSES.map((status) => ({ status, count: byStatus.get(status) ?? 0 })),
     series: series.rows
       .map((s) => ({ kind: s.kind, year: s.year, last_number: s.last_number, booked_count: s.booked_count }))

@@ -1,6 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { uninvoicedByProject } from '../../modules/billing/billing.service.js';
+import { letterTitle } from '../../modules/dunning/dunning.public.js';
 import { hoursOf } from '../../shared/hours.js';
+import { centsToString } from '../../shared/money.js';
+import { formatterFor } from '../../shared/pdf/format.js';
 import { todayIso } from '../../shared/time.js';
 import { addMessages, langOf, translator } from '../i18n.js';
 import { sessionUser } from '../session.js';
@@ -42,6 +45,13 @@ addMessages({
     'dash.client': 'Client',
     'dash.hours': 'Hours',
     'dash.value': 'Value',
+    'dash.byLevel': 'Overdue by dunning level',
+    'dash.byLevelIntro':
+      'Overdue invoices by the last dunning letter that stands (GET /dunnings lists them).',
+    'dash.level': 'Level',
+    'dash.level0': 'Not dunned yet',
+    'dash.invoices': 'Invoices',
+    'dash.amount': 'Open amount',
   },
   de: {
     'dash.intro': 'Ihre Zahlen auf einen Blick.',
@@ -77,6 +87,13 @@ addMessages({
     'dash.client': 'Kunde',
     'dash.hours': 'Stunden',
     'dash.value': 'Wert',
+    'dash.byLevel': 'Überfällig nach Mahnstufe',
+    'dash.byLevelIntro':
+      'Überfällige Rechnungen nach dem letzten gültigen Mahnschreiben (GET /dunnings listet sie).',
+    'dash.level': 'Stufe',
+    'dash.level0': 'Noch nicht gemahnt',
+    'dash.invoices': 'Rechnungen',
+    'dash.amount': 'Offener Betrag',
   },
 });
 
@@ -98,10 +115,9 @@ export async function dashboardPage(app: FastifyInstance): Promise<void> {
     const largest = uninvoiced
       .filter((p) => p.minutes > 0)
       .sort((a, b) => b.value - a.value || a.project_id - b.project_id);
+    // Exact decimal strings, formatted as the documents format them (no float on the way).
     const money = (currency: string, cents: number) =>
-      new Intl.NumberFormat(lang === 'de' ? 'de-DE' : 'en-GB', { style: 'currency', currency }).format(
-        cents / 100,
-      );
+      formatterFor({ language: lang, currency }).money(centsToString(cents));
     const figures = (list: { currency: string; count: number; cents: number }[]) =>
       list.map((e) => ({
         amount: money(e.currency, e.cents),
@@ -111,6 +127,11 @@ export async function dashboardPage(app: FastifyInstance): Promise<void> {
       title: t('console.nav.dashboard'),
       open: figures(numbers.outgoing.open),
       overdue: figures(numbers.outgoing.overdue),
+      byLevel: numbers.outgoing.overdueByLevel.map((e) => ({
+        level: e.level === 0 ? t('dash.level0') : letterTitle(lang === 'de' ? 'de' : 'en', e.level),
+        count: e.count,
+        amount: money(e.currency, e.cents),
+      })),
       partial: numbers.outgoing.partial,
       incoming: numbers.incoming.map((i) => ({ label: t(`dash.extraction.${i.status}`), count: i.count })),
       uninvoiced: largest.slice(0, UNINVOICED_ROWS).map((p) => ({
