@@ -43,7 +43,9 @@ export function dunningSchedulerFor(
   config: Config,
   logger: WorkerLogger,
 ): BackgroundWork & { start(): void } {
-  const scheduler = config.dunningAutoRun ? new DunningScheduler(db, { logger }) : undefined;
+  const scheduler = config.dunningAutoRun
+    ? new DunningScheduler(db, { logger, mail: config.mail })
+    : undefined;
   return { start: () => scheduler?.start(), stop: async () => scheduler?.stop() };
 }
 

@@ -402,7 +402,14 @@ describeEachDb(
       assert.equal(list.status, 200, list.text);
       assert.deepEqual(
         list.body.data.map((t: any) => `${t.language}/${t.kind}/${t.built_in}`),
-        ['de/invoice/true', 'de/credit/true', 'en/invoice/true', 'en/credit/true'],
+        [
+          'de/invoice/true',
+          'de/credit/true',
+          'de/offer/true',
+          'en/invoice/true',
+          'en/credit/true',
+          'en/offer/true',
+        ],
       );
       const own = {
         language: 'en',
@@ -416,7 +423,7 @@ describeEachDb(
         put.body.data.find((t: any) => t.language === 'en' && t.kind === 'invoice'),
         { ...own, built_in: false },
       );
-      assert.equal(put.body.data.filter((t: any) => t.built_in).length, 3);
+      assert.equal(put.body.data.filter((t: any) => t.built_in).length, 5);
 
       const id = await bookedInvoice({ name: 'Buyer AG' });
       const sent = await admin.post(`/outgoing-invoices/${id}/send`, { language: 'en' });
@@ -445,6 +452,8 @@ describeEachDb(
       );
       for (const wrong of [
         { ...own, language: 'fr' },
+        { ...own, kind: 'reminder' },
+        // An offer's text has no invoice number.
         { ...own, kind: 'offer' },
         { ...own, extra: 1 },
       ])

@@ -42,6 +42,8 @@ export const ALL_SCOPES = [
   'dunning:write',
   // Beyond the specification (issue 38): e-mailing booked invoices to their clients.
   'outgoing-invoice:send',
+  // Beyond the specification (issue 38): e-mailing offers to their clients.
+  'offer:send',
 ] as const;
 export type Scope = (typeof ALL_SCOPES)[number];
 
@@ -93,6 +95,7 @@ export const SCOPE_DESCRIPTIONS: Record<Scope | (typeof USER_PROFILE_SCOPES)[num
   'dunning:read': 'See dunning levels, base rates and dunning letters',
   'dunning:write': 'Change dunning levels and base rates, run dunning, cancel and send dunning letters',
   'outgoing-invoice:send': 'E-mail booked invoices and credits to your clients',
+  'offer:send': 'E-mail offers to your clients',
   'user-profile:read': 'See your own full user profile',
 };
 

@@ -107,6 +107,17 @@ export async function markCharged(db: Db, accountId: number, id: number, invoice
   return Number(r.numUpdatedRows) === 1;
 }
 
+/** An open letter becomes sent (its message was queued); undefined when it was not open. */
+export const markLetterSent = (db: Db, accountId: number, id: number, now: string) =>
+  db
+    .updateTable('dunning_letters')
+    .set({ status: 'sent', sent_at: now, updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('status', '=', 'open')
+    .returningAll()
+    .executeTakeFirst();
+
 /** The letters of some invoices, for the run (every status). */
 export function lettersOf(db: Db, accountId: number, invoiceIds: readonly number[]) {
   if (invoiceIds.length === 0) return Promise.resolve([] as LetterRow[]);

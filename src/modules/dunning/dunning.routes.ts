@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { listResponse } from '../../shared/paging.js';
 import { getRoute, listRoute } from '../../shared/route-builders.js';
-import { Data, IdParams, problemResponse } from '../../shared/schemas.js';
+import { Data, IdParams, List, PagingQuery, problemResponse } from '../../shared/schemas.js';
+import { DocumentSendBody, MailMessage, toMailMessage } from '../mail/mail.public.js';
 import { Invoice, pdfRoute } from '../outgoing-invoices/outgoing-invoices.public.js';
 import {
   BaseRate,
@@ -17,6 +19,7 @@ import {
   RunResult,
 } from './dunning.schemas.js';
 import * as service from './dunning.service.js';
+import { listLetterMessages, sendLetter } from './send.service.js';
 
 const tags = ['Dunning'];
 const read = { scopes: ['dunning:read'] };
@@ -101,7 +104,7 @@ export const dunningRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Data(RunResult) },
       },
     },
-    async (req) => ({ data: await service.run(app.db, req.auth, req.body) }),
+    async (req) => ({ data: await service.run(app.db, req.auth, req.body, undefined, app.config.mail) }),
   );
 
   listRoute(
@@ -183,6 +186,60 @@ export const dunningRoutes: FastifyPluginAsyncTypebox = async (app) => {
       reply.code(201).header('location', `${app.prefix}/outgoing-invoices/${invoice.id}`);
       return { data: invoice };
     },
+  );
+
+  app.post(
+    '/dunnings/:id/send',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'E-mail a dunning letter',
+        description: [
+          'Beyond the specification (issue 39). Queues an e-mail with the letter’s PDF attached, byte for byte what',
+          '`GET /dunnings/{id}/pdf` answers, to the client’s `invoice_email`, else its `email` (or `to`). Its text is',
+          'the letter’s subject and text; `language` other than the letter’s takes the level’s texts in that language;',
+          '`subject` and `message` replace them, placeholders of the levels filled in. An open letter becomes `sent`',
+          'when the message is queued (`dunning:sent`, once per letter); a sent one may be sent again.',
+          '`GET /dunnings/{id}/messages` shows whether the relay took it. Refusals: `409 conflict` for a cancelled or',
+          'settled letter; `503 mail_not_configured` without SMTP_URL.',
+        ].join(' '),
+        params: IdParams,
+        body: DocumentSendBody,
+        response: {
+          202: Data(MailMessage),
+          409: problemResponse('`conflict`: the letter is cancelled or settled'),
+        },
+      },
+    },
+    async (req, reply) => {
+      const data = await sendLetter(app.db, req.auth, req.params.id, req.body, app.config.mail);
+      reply.code(202);
+      return { data };
+    },
+  );
+
+  app.get(
+    '/dunnings/:id/messages',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'List the e-mails of a dunning letter',
+        description:
+          'Beyond the specification (issue 39). Every message sent or queued for the letter, oldest first, with its state and the relay’s answer.',
+        params: IdParams,
+        querystring: Type.Object(PagingQuery, { additionalProperties: false }),
+        response: { 200: List(MailMessage) },
+      },
+    },
+    async (req, reply) =>
+      listResponse(
+        req,
+        reply,
+        await listLetterMessages(app.db, req.auth, req.params.id, req.query),
+        toMailMessage,
+      ),
   );
 
   app.post(

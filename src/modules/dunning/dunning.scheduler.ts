@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { MailConfig } from '../../config.js';
 import type { Db } from '../../db/index.js';
 import { JobLoop, silentLogger, type WorkerLogger } from '../../shared/job-loop.js';
 import { accountsWithoutJob } from './dunning.read-model.js';
@@ -19,6 +20,8 @@ export interface DunningSchedulerOptions {
   /** How long a claim holds without renewal; renewed every third of it while the run works. */
   leaseMs?: number;
   logger?: WorkerLogger;
+  /** The relay: letters of levels delivered by e-mail are queued with the run (none: not). */
+  mail?: MailConfig | null;
 }
 
 /**
@@ -33,6 +36,7 @@ export class DunningScheduler {
   private readonly leaseMs: number;
   private readonly logger: WorkerLogger;
   private busy = false;
+  private readonly mail: MailConfig | null;
 
   constructor(
     private readonly db: Db,
@@ -41,6 +45,7 @@ export class DunningScheduler {
     this.clock = opts.clock ?? systemClock;
     this.leaseMs = opts.leaseMs ?? 10 * 60_000;
     this.logger = opts.logger ?? silentLogger;
+    this.mail = opts.mail ?? null;
     this.loop = new JobLoop({
       label: 'dunning',
       pollIntervalMs: opts.pollIntervalMs ?? 60_000,
@@ -98,7 +103,7 @@ export class DunningScheduler {
       Math.max(10, Math.floor(this.leaseMs / 3)),
     ).unref();
     try {
-      const result = await runDunning(this.db, accountId, { date: today, dryRun: false });
+      const result = await runDunning(this.db, accountId, { date: today, dryRun: false, mail: this.mail });
       await repo.endJob(
         this.db,
         accountId,

@@ -1,3 +1,4 @@
+import type { MailConfig } from '../../config.js';
 import { sqlState } from '../../db/faults.js';
 import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
@@ -15,7 +16,7 @@ import {
   asDownload,
   documentParties,
   findInvoice,
-  invoiceState,
+  invoiceStates,
   keepDocument,
   keptDocument,
   type PdfBytes,
@@ -54,6 +55,7 @@ import {
   NoBaseRate,
   type Reduction,
 } from './interest.domain.js';
+import { queueLetter } from './send.service.js';
 
 /** Who acts: a token through the API, or the scheduled run (no token). */
 export type Actor = AuthContext | null;
@@ -215,7 +217,11 @@ export function toLetter(r: LetterRow): Letter {
 export const listLetters = (db: Db, auth: AuthContext, q: LetterListQuery): Promise<Page<LetterRow>> =>
   repo.listLetters(db, auth.accountId, q);
 
-export async function getLetter(db: Db, auth: AuthContext, id: number): Promise<LetterRow> {
+export async function getLetter(
+  db: Db,
+  auth: Pick<AuthContext, 'accountId'>,
+  id: number,
+): Promise<LetterRow> {
   const row = await repo.findLetter(db, auth.accountId, id);
   if (!row) throw notFound('Dunning letter');
   return row;
@@ -301,7 +307,7 @@ export async function invoiceCharges(db: Db, auth: AuthContext, id: number) {
  * GET /dunnings/{id}/pdf: rendered from the letter's stored texts and amounts at its first
  * request, then kept, so every later download is the same bytes (the letter as it was sent).
  */
-export async function letterPdf(db: Db, auth: AuthContext, id: number): Promise<PdfBytes> {
+export async function letterPdf(db: Db, auth: Pick<AuthContext, 'accountId'>, id: number): Promise<PdfBytes> {
   const key = { kind: 'dunning_letter', id, format: 'pdf' } as const;
   const kept = await keptDocument(db, auth.accountId, key);
   if (kept) return kept;
@@ -424,7 +430,7 @@ function texts(
 export async function runDunning(
   db: Db,
   accountId: number,
-  opts: { date: string; dryRun: boolean; actor?: Actor },
+  opts: { date: string; dryRun: boolean; actor?: Actor; mail?: MailConfig | null },
 ): Promise<RunResult> {
   const { date, dryRun } = opts;
   const actor = opts.actor ?? null;
@@ -435,9 +441,11 @@ export async function runDunning(
     documentParties(db, accountId, { client_id: null, contact_id: null }),
   ]);
   const ids = candidates.map((c) => c.id);
-  const [letters, payments] = await Promise.all([
+  // Every candidate's open amount as the invoice answers it, read a thousand at a time.
+  const [letters, payments, states] = await Promise.all([
     repo.lettersOf(db, accountId, ids),
     reductionsOf(db, accountId, ids),
+    invoiceStates(db, accountId, ids),
   ]);
   const lettersBy = group(letters, (l) => l.invoice_id);
   const paymentsBy = group(payments, (p) => p.invoice_id);
@@ -447,9 +455,8 @@ export async function runDunning(
   const settledInvoices: number[] = [];
   for (const invoice of candidates) {
     const past = lettersBy.get(invoice.id) ?? [];
-    const row = await findInvoice(db, accountId, invoice.id);
-    if (!row) continue;
-    const state = await invoiceState(db, accountId, row);
+    const state = states.get(invoice.id);
+    if (!state) continue;
     if (state.payment.open <= 0) {
       for (const l of past) if (l.status === 'open' || l.status === 'sent') toSettle.push(l.id);
       if (past.some((l) => l.status === 'open' || l.status === 'sent')) settledInvoices.push(invoice.id);
@@ -518,7 +525,10 @@ export async function runDunning(
   });
   const created: Letter[] = [];
   for (const p of planned) {
-    const row = await writeLetter(db, accountId, p, parties.seller.name, actor).catch((err) => {
+    const row = await writeLetter(db, accountId, p, parties.seller.name, actor, {
+      mail: opts.mail ?? null,
+      levels,
+    }).catch((err) => {
       if (isUniqueViolation(err)) return null;
       throw err;
     });
@@ -534,6 +544,7 @@ function writeLetter(
   p: Planned,
   company: string,
   actor: Actor,
+  send: { mail: MailConfig | null; levels: readonly Level[] },
 ): Promise<LetterRow | null> {
   return transact(db, async (trx) => {
     const existing = await repo.lettersOf(trx, accountId, [p.invoice.id]);
@@ -593,19 +604,37 @@ function writeLetter(
       level: row.level,
       total_due: fromCents(row.total_due),
     });
+    // A level delivered by e-mail goes out with the run, when a relay is configured and the
+    // client has an address; otherwise the letter stays open for post or a later send.
+    if (p.level.delivery === 'email' && send.mail) {
+      const queued = await queueLetter(trx, row, {
+        body: {},
+        mail: send.mail,
+        actor,
+        levels: send.levels,
+        required: false,
+      });
+      if (queued) return (await repo.findLetter(trx, accountId, row.id))!;
+    }
     return row;
   });
 }
 
 /** POST /dunning/run: `date` defaults to today and may not be after it. */
-export async function run(db: Db, auth: AuthContext, body: RunBody, today = todayIso()): Promise<RunResult> {
+export async function run(
+  db: Db,
+  auth: AuthContext,
+  body: RunBody,
+  today = todayIso(),
+  mail: MailConfig | null = null,
+): Promise<RunResult> {
   const date = body.date ?? today;
   if (date > today) {
     throw new AppError('validation_failed', 'A run cannot be dated after today', {
       errors: [{ field: 'date', message: `must not be after ${today}` }],
     });
   }
-  return runDunning(db, auth.accountId, { date, dryRun: body.dry_run ?? false, actor: auth });
+  return runDunning(db, auth.accountId, { date, dryRun: body.dry_run ?? false, actor: auth, mail });
 }
 
 function group<T>(rows: readonly T[], key: (r: T) => number): Map<number, T[]> {

@@ -119,9 +119,10 @@ export interface Template {
   body: string;
 }
 
-export type TemplateKind = 'invoice' | 'credit';
+export const TEMPLATE_KINDS = ['invoice', 'credit', 'offer'] as const;
+export type TemplateKind = (typeof TEMPLATE_KINDS)[number];
 
-/** The built-in texts; `{…}` are placeholders (see PLACEHOLDERS). */
+/** The built-in texts; `{…}` are placeholders (see PLACEHOLDERS_OF). */
 export const BUILT_IN_TEMPLATES: Record<MailLanguage, Record<TemplateKind, Template>> = {
   en: {
     invoice: {
@@ -132,6 +133,10 @@ export const BUILT_IN_TEMPLATES: Record<MailLanguage, Record<TemplateKind, Templ
       subject: 'Credit note {invoice_number} from {company_name}',
       body: 'Hello,\n\nplease find attached our credit note {invoice_number} of {invoice_date} for {gross_total}.\n\nKind regards\n{company_name}',
     },
+    offer: {
+      subject: 'Offer {offer_number} from {company_name}',
+      body: 'Hello,\n\nplease find attached our offer {offer_number} of {offer_date} for {gross_total}, valid until {valid_until}.\n\nKind regards\n{company_name}',
+    },
   },
   de: {
     invoice: {
@@ -141,6 +146,10 @@ export const BUILT_IN_TEMPLATES: Record<MailLanguage, Record<TemplateKind, Templ
     credit: {
       subject: 'Gutschrift {invoice_number} von {company_name}',
       body: 'Guten Tag,\n\nanbei erhalten Sie unsere Gutschrift {invoice_number} vom {invoice_date} über {gross_total}.\n\nMit freundlichen Grüßen\n{company_name}',
+    },
+    offer: {
+      subject: 'Angebot {offer_number} von {company_name}',
+      body: 'Guten Tag,\n\nanbei erhalten Sie unser Angebot {offer_number} vom {offer_date} über {gross_total}, gültig bis {valid_until}.\n\nMit freundlichen Grüßen\n{company_name}',
     },
   },
 };
@@ -156,6 +165,25 @@ export const PLACEHOLDERS = [
   'company_name',
 ] as const;
 export type Placeholder = (typeof PLACEHOLDERS)[number];
+
+/** An offer's placeholders: it has no due date and nothing is owed yet. */
+export const OFFER_PLACEHOLDERS = [
+  'offer_number',
+  'offer_date',
+  'valid_until',
+  'gross_total',
+  'currency',
+  'client_name',
+  'company_name',
+] as const;
+export type OfferPlaceholder = (typeof OFFER_PLACEHOLDERS)[number];
+
+/** The placeholders a template of each kind may use. */
+export const PLACEHOLDERS_OF: Record<TemplateKind, readonly string[]> = {
+  invoice: PLACEHOLDERS,
+  credit: PLACEHOLDERS,
+  offer: OFFER_PLACEHOLDERS,
+};
 
 /** The placeholders' values for a document, formatted in the message's language. */
 export function placeholderValues(
@@ -185,9 +213,35 @@ export function placeholderValues(
   };
 }
 
-/** The `{name}` placeholders of a template that are not among PLACEHOLDERS. */
-export function unknownPlaceholders(template: string): string[] {
-  const known = new Set<string>(PLACEHOLDERS);
+/** An offer's placeholders' values, formatted in the message's language. */
+export function offerPlaceholderValues(
+  offer: {
+    number: string | null;
+    date: string | null;
+    valid_until: string | null;
+    currency: string;
+    /** An exact decimal string. */
+    gross_total: string;
+    client_name: string | null;
+    company_name: string;
+  },
+  language: MailLanguage,
+): Record<OfferPlaceholder, string> {
+  const f = formatterFor({ language, currency: offer.currency });
+  return {
+    offer_number: offer.number ?? '',
+    offer_date: f.date(offer.date),
+    valid_until: f.date(offer.valid_until),
+    gross_total: f.money(offer.gross_total),
+    currency: offer.currency,
+    client_name: offer.client_name ?? '',
+    company_name: offer.company_name,
+  };
+}
+
+/** The `{name}` placeholders of a template that a template of `kind` may not use. */
+export function unknownPlaceholders(template: string, kind: TemplateKind = 'invoice'): string[] {
+  const known = new Set<string>(PLACEHOLDERS_OF[kind]);
   return [...new Set([...template.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]!))].filter(
     (n) => !known.has(n),
   );
@@ -228,7 +282,7 @@ export interface RenderedMessage {
 /** The message's texts: the caller's subject and message if given, else the template's. */
 export function renderMessage(
   template: Template,
-  values: Record<Placeholder, string>,
+  values: Partial<Record<string, string>>,
   own: { subject?: string; message?: string },
 ): RenderedMessage {
   const subject = subjectLine(fill(own.subject ?? template.subject, values));

@@ -1,6 +1,18 @@
 /**
  * The front door of mail for the rest of the service: the worker that sends queued messages
- * (started by worker-hooks.ts), and a message as the change feed shows it.
+ * (started by worker-hooks.ts), a message as the change feed shows it, and queueing a message
+ * for a document of another module (a dunning letter) with its attachments.
  */
-export { getMailMessage } from './mail.service.js';
+export { type Recipients, resolveRecipients } from './mail.domain.js';
+export { DocumentSendBody, MailMessage } from './mail.schemas.js';
+export {
+  type DocumentMessage,
+  getMailMessage,
+  listDocumentMessages,
+  type MailDocumentType,
+  mailNotConfigured,
+  queueDocumentMessage,
+  sendInvoice,
+  toMailMessage,
+} from './mail.service.js';
 export { MailWorker, type MailWorkerOptions, wakeMailWorkers } from './mail.worker.js';

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { listResponse } from '../../shared/paging.js';
 import { Data, IdParams, List, PagingQuery } from '../../shared/schemas.js';
-import { MailMessage, MailTemplate, SendBody, TemplatesBody } from './mail.schemas.js';
+import { DocumentSendBody, MailMessage, MailTemplate, SendBody, TemplatesBody } from './mail.schemas.js';
 import * as service from './mail.service.js';
 
 const tags = ['Outgoing invoices'];
@@ -61,6 +61,56 @@ export const mailRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ),
   );
 
+  app.post(
+    '/offers/:id/send',
+    {
+      config: { scopes: ['offer:send'] },
+      schema: {
+        tags: ['Offers'],
+        summary: 'E-mail an offer',
+        description: [
+          'Beyond the specification (issue 38). Queues an e-mail with the offer’s PDF attached, byte for byte what',
+          '`GET /offers/{id}/pdf` answers; texts from the account’s `offer` template of the language, recipients as for',
+          'invoices (the client’s `invoice_email`, else the contact’s e-mail, else the client’s `email`). A `created`',
+          'offer becomes `sent`. `202` answers the queued message, `GET /offers/{id}/messages` shows how it went.',
+          'Refusals: `409 offer_not_open` for an accepted, declined or invoiced offer; `503 mail_not_configured`',
+          'without SMTP_URL.',
+        ].join(' '),
+        params: IdParams,
+        body: DocumentSendBody,
+        response: { 202: Data(MailMessage) },
+      },
+    },
+    async (req, reply) => {
+      const data = await service.sendOffer(app.db, req.auth, req.params.id, req.body, app.config.mail);
+      reply.code(202);
+      return { data };
+    },
+  );
+
+  app.get(
+    '/offers/:id/messages',
+    {
+      config: { scopes: ['offer:read'] },
+      schema: {
+        tags: ['Offers'],
+        summary: 'List the e-mails of an offer',
+        description:
+          'Beyond the specification (issue 38). Every message sent or queued for the offer, oldest first, with its state and the relay’s answer.',
+        params: IdParams,
+        querystring: Type.Object(PagingQuery, { additionalProperties: false }),
+        response: { 200: List(MailMessage) },
+      },
+    },
+    async (req, reply) =>
+      listResponse(
+        req,
+        reply,
+        await service.listOfferMessages(app.db, req.auth, req.params.id, req.query),
+        service.toMailMessage,
+      ),
+  );
+
   app.get(
     '/account/profile/mail-templates',
     {
@@ -68,7 +118,7 @@ export const mailRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['Account'],
         summary: 'List the e-mail texts',
-        description: `The subject and text of the e-mail that carries an invoice or a credit, in German and English: the account's own, or the built-in one (\`built_in\`). ${ADMIN_ONLY}`,
+        description: `The subject and text of the e-mail that carries an invoice, a credit or an offer, in German and English: the account's own, or the built-in one (\`built_in\`). ${ADMIN_ONLY}`,
         response: { 200: Data(Type.Array(MailTemplate)) },
       },
     },

@@ -4,36 +4,45 @@ import { Email, Id, Nullable, Timestamp } from '../../shared/schemas.js';
 const Addresses = (description: string) =>
   Type.Array(Email, { minItems: 1, maxItems: 20, uniqueItems: true, description });
 
+/** What every send takes: recipients, texts, language. */
+const sendFields = {
+  to: Type.Optional(
+    Addresses(
+      'Recipients; default: the client’s `invoice_email`, else the e-mail of the document’s contact, else the client’s `email`',
+    ),
+  ),
+  cc: Type.Optional(Type.Array(Email, { maxItems: 20, uniqueItems: true })),
+  bcc: Type.Optional(Type.Array(Email, { maxItems: 20, uniqueItems: true })),
+  subject: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[^\\r\\n]*$',
+      description: 'Replaces the template’s subject; placeholders such as `{invoice_number}` are filled in',
+    }),
+  ),
+  message: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 20000,
+      description:
+        'Replaces the template’s text (plain text; the HTML part is made from it), placeholders filled in',
+    }),
+  ),
+  language: Type.Optional(
+    Type.Union([Type.Literal('de'), Type.Literal('en')], {
+      description: 'Language of the template; default: the language the document was printed in',
+    }),
+  ),
+};
+
+/** `POST /offers/{id}/send` and `POST /dunnings/{id}/send`. */
+export const DocumentSendBody = Type.Object(sendFields, { additionalProperties: false });
+export type DocumentSendBody = Static<typeof DocumentSendBody>;
+
 export const SendBody = Type.Object(
   {
-    to: Type.Optional(
-      Addresses(
-        'Recipients; default: the client’s `invoice_email`, else the e-mail of the invoice’s contact, else the client’s `email`',
-      ),
-    ),
-    cc: Type.Optional(Type.Array(Email, { maxItems: 20, uniqueItems: true })),
-    bcc: Type.Optional(Type.Array(Email, { maxItems: 20, uniqueItems: true })),
-    subject: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 255,
-        pattern: '^[^\\r\\n]*$',
-        description: 'Replaces the template’s subject; placeholders such as `{invoice_number}` are filled in',
-      }),
-    ),
-    message: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 20000,
-        description:
-          'Replaces the template’s text (plain text; the HTML part is made from it), placeholders filled in',
-      }),
-    ),
-    language: Type.Optional(
-      Type.Union([Type.Literal('de'), Type.Literal('en')], {
-        description: 'Language of the template; default: the language the document was printed in',
-      }),
-    ),
+    ...sendFields,
     book: Type.Optional(
       Type.Boolean({
         description:
@@ -55,7 +64,11 @@ const Attachment = Type.Object({
 export const MailMessage = Type.Object(
   {
     id: Id,
-    document_type: Type.Union([Type.Literal('outgoing_invoice'), Type.Literal('offer')]),
+    document_type: Type.Union([
+      Type.Literal('outgoing_invoice'),
+      Type.Literal('offer'),
+      Type.Literal('dunning'),
+    ]),
     document_id: Id,
     status: Type.Union([Type.Literal('queued'), Type.Literal('sent'), Type.Literal('failed')], {
       description:
@@ -90,12 +103,12 @@ export const MailMessage = Type.Object(
 export type MailMessage = Static<typeof MailMessage>;
 
 const Language = Type.Union([Type.Literal('de'), Type.Literal('en')]);
-const Kind = Type.Union([Type.Literal('invoice'), Type.Literal('credit')], {
-  description: '`invoice` (also deposit, partial and final invoices) or `credit`',
+const Kind = Type.Union([Type.Literal('invoice'), Type.Literal('credit'), Type.Literal('offer')], {
+  description: '`invoice` (also deposit, partial and final invoices), `credit` or `offer`',
 });
 
 const PLACEHOLDER_HELP =
-  'Placeholders: `{invoice_number}`, `{invoice_date}`, `{due_date}`, `{amount_due}`, `{gross_total}`, `{currency}`, `{client_name}`, `{company_name}`; another name is refused';
+  'Placeholders of `invoice` and `credit`: `{invoice_number}`, `{invoice_date}`, `{due_date}`, `{amount_due}`, `{gross_total}`, `{currency}`, `{client_name}`, `{company_name}`; of `offer`: `{offer_number}`, `{offer_date}`, `{valid_until}`, `{gross_total}`, `{currency}`, `{client_name}`, `{company_name}`; another name is refused';
 
 const TemplateInput = Type.Object(
   {
@@ -119,7 +132,7 @@ const TemplateInput = Type.Object(
 export const TemplatesBody = Type.Object(
   {
     templates: Type.Array(TemplateInput, {
-      maxItems: 4,
+      maxItems: 6,
       description:
         'The account’s own texts, at most one per language and kind; those left out are the built-in ones',
     }),

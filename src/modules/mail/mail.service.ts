@@ -11,6 +11,7 @@ import { type AuthContext, hasScope } from '../../shared/tokens.js';
 import { assertAccountAdmin, getAccountProfile } from '../account/account.service.js';
 import { getClient } from '../clients/clients.service.js';
 import { getContact } from '../contacts/contacts.service.js';
+import { getOffer, offerPdf, updateOffer } from '../offers/offers.service.js';
 import { bookInvoice } from '../outgoing-invoices/booking.service.js';
 import { getInvoice, getRow } from '../outgoing-invoices/invoices.service.js';
 import { isMaster } from '../outgoing-invoices/outgoing-invoices.public.js';
@@ -21,16 +22,21 @@ import {
   attachmentsFor,
   BUILT_IN_TEMPLATES,
   einvoiceGateErrors,
+  htmlOf,
   type MailLanguage,
+  offerPlaceholderValues,
   placeholderValues,
+  type Recipients,
   renderMessage,
   resolveRecipients,
+  subjectLine,
+  TEMPLATE_KINDS,
   type Template,
   type TemplateKind,
   unknownPlaceholders,
 } from './mail.domain.js';
 import * as repo from './mail.repository.js';
-import type { MailMessage, MailTemplate, SendBody, TemplatesBody } from './mail.schemas.js';
+import type { DocumentSendBody, MailMessage, MailTemplate, SendBody, TemplatesBody } from './mail.schemas.js';
 import { toMailMessage } from './mail.views.js';
 
 export const OUTGOING_INVOICE = 'outgoing_invoice';
@@ -172,26 +178,67 @@ async function queueInvoice(
       return { bytes, contentType: kind === 'pdf' ? 'application/pdf' : 'application/xml' };
     }),
   );
+  return queueDocumentMessage(db, mail, {
+    accountId: auth.accountId,
+    documentType: OUTGOING_INVOICE,
+    documentId: id,
+    recipients,
+    texts,
+    language,
+    attachments: files,
+    integrationId: auth.integrationId,
+  });
+}
+
+/** What kinds of document a message may carry (`mail_messages.document_type`). */
+export type MailDocumentType = 'outgoing_invoice' | 'offer' | 'dunning';
+
+/** A message for a document, ready to queue: recipients, texts and the attachments' bytes. */
+export interface DocumentMessage {
+  accountId: number;
+  documentType: MailDocumentType;
+  documentId: number;
+  recipients: Recipients;
+  /** The plain text; the HTML part is made from it. The subject becomes one line. */
+  texts: { subject: string; text: string };
+  language: MailLanguage;
+  attachments: { bytes: PdfBytes; contentType: string }[];
+  /** The app that asked for it; null for the service's own (a scheduled run). */
+  integrationId: number | null;
+}
+
+/**
+ * Queues a message for a document: message, attachments (the bytes as given, kept so a retry
+ * sends exactly them) and its job, in the caller's transaction when `db` is one (a savepoint
+ * of it), else in one of its own. From is MAIL_FROM with the account's name, Reply-To the
+ * account's e-mail. The worker sends it; nothing is sent here.
+ */
+export async function queueDocumentMessage(
+  db: Db,
+  mail: MailConfig,
+  m: DocumentMessage,
+): Promise<MailMessage> {
+  const account = await getAccountProfile(db, m.accountId);
   const now = nowIso();
   const domain = mail.from.slice(mail.from.lastIndexOf('@') + 1);
   const inserted = await transact(db, (trx) =>
     repo.insertQueued(
       trx,
       {
-        account_id: auth.accountId,
-        document_type: OUTGOING_INVOICE,
-        document_id: id,
+        account_id: m.accountId,
+        document_type: m.documentType,
+        document_id: m.documentId,
         from_address: `"${displayName(account.name)}" <${mail.from}>`,
         reply_to: account.email,
-        to_addresses: JSON.stringify(recipients.to),
-        cc_addresses: JSON.stringify(recipients.cc),
-        bcc_addresses: JSON.stringify(recipients.bcc),
-        subject: texts.subject,
-        text_body: texts.text,
-        html_body: texts.html,
-        language,
+        to_addresses: JSON.stringify(m.recipients.to),
+        cc_addresses: JSON.stringify(m.recipients.cc),
+        bcc_addresses: JSON.stringify(m.recipients.bcc),
+        subject: subjectLine(m.texts.subject),
+        text_body: m.texts.text,
+        html_body: htmlOf(m.texts.text),
+        language: m.language,
         attachments: JSON.stringify(
-          files.map((f) => ({
+          m.attachments.map((f) => ({
             name: f.bytes.filename,
             content_type: f.contentType,
             size: f.bytes.data.length,
@@ -200,15 +247,116 @@ async function queueInvoice(
         ),
         message_id: `<${randomUUID()}@${domain}>`,
         next_attempt_at: now,
-        integration_id: auth.integrationId,
+        integration_id: m.integrationId,
         created_at: now,
         updated_at: now,
       },
-      files.map((f) => ({ filename: f.bytes.filename, content_type: f.contentType, data: f.bytes.data })),
+      m.attachments.map((f) => ({
+        filename: f.bytes.filename,
+        content_type: f.contentType,
+        data: f.bytes.data,
+      })),
       now,
     ),
   );
   return toMailMessage(inserted);
+}
+
+/** A document's messages, oldest first (the caller has checked the document is the account's). */
+export const listDocumentMessages = (
+  db: Db,
+  accountId: number,
+  documentType: MailDocumentType,
+  documentId: number,
+  q: { page?: number; per_page?: number },
+): Promise<Page<repo.MailMessageRow>> => repo.listMessages(db, accountId, documentType, documentId, q);
+
+// ---------------------------------------------------------------------------------------------
+// Offers
+
+export const OFFER = 'offer';
+
+/** Only an open offer goes out: an accepted or declined one was answered already. */
+const SENDABLE_OFFER = ['created', 'sent'];
+
+/**
+ * `POST /offers/{id}/send`: an open offer (created or sent) with its PDF, the very bytes of
+ * `GET /offers/{id}/pdf`; a created offer becomes `sent` in the transaction that queues it.
+ * An accepted or declined offer, or one invoiced, is a 409 `offer_not_open`.
+ */
+export async function sendOffer(
+  db: Db,
+  auth: AuthContext,
+  id: number,
+  body: DocumentSendBody,
+  mail: MailConfig | null,
+): Promise<MailMessage> {
+  if (!mail) throw mailNotConfigured();
+  const offer = await getOffer(db, auth, id);
+  if (!SENDABLE_OFFER.includes(offer.status) || offer.invoice_id !== null)
+    throw new AppError(
+      'offer_not_open',
+      offer.invoice_id !== null
+        ? `Offer ${id} was invoiced (invoice ${offer.invoice_id}): it is not sent again`
+        : `Offer ${id} is ${offer.status}: only a created or sent offer is sent`,
+    );
+  const [client, account] = await Promise.all([
+    offer.client_id ? getClient(db, auth, offer.client_id) : undefined,
+    getAccountProfile(db, auth.accountId),
+  ]);
+  const contact = offer.contact_id
+    ? await getContact(db, auth, offer.contact_id).catch(() => undefined)
+    : undefined;
+  const recipients = resolveRecipients(body, {
+    invoiceEmail: client?.invoice_email,
+    contactEmail: contact?.email,
+    clientEmail: client?.email,
+  });
+  if (!recipients)
+    throw validationFailed([
+      { field: 'to', message: 'no recipient: give `to`, or set the client’s `invoice_email` or `email`' },
+    ]);
+  const language: MailLanguage = body.language ?? (client?.language === 'de' ? 'de' : 'en');
+  const template = await templateFor(db, auth.accountId, language, 'offer');
+  const values = offerPlaceholderValues(
+    {
+      number: offer.offer_number,
+      date: offer.date,
+      valid_until: offer.valid_until,
+      currency: offer.currency,
+      gross_total: new Dec(String(offer.gross_total)).toFixed(2),
+      client_name: client?.name ?? null,
+      company_name: account.name,
+    },
+    language,
+  );
+  const texts = renderMessage(template, values, body);
+  return transact(db, async (trx) => {
+    if (offer.status === 'created') await updateOffer(trx, auth, id, { status: 'sent' });
+    // Rendered after the change of status: the PDF carries the offer's last change.
+    const pdf = await offerPdf(trx, auth, id);
+    return queueDocumentMessage(trx, mail, {
+      accountId: auth.accountId,
+      documentType: OFFER,
+      documentId: id,
+      recipients,
+      texts,
+      language,
+      attachments: [{ bytes: pdf, contentType: 'application/pdf' }],
+      integrationId: auth.integrationId,
+    });
+  });
+}
+
+/** `GET /offers/{id}/messages`: 404 for an offer not in the account. */
+export async function listOfferMessages(
+  db: Db,
+  auth: AuthContext,
+  offerId: number,
+  q: { page?: number; per_page?: number },
+): Promise<Page<repo.MailMessageRow>> {
+  await getOffer(db, auth, offerId);
+  return repo.listMessages(db, auth.accountId, OFFER, offerId, q);
 }
 
 /** The account's text for a language and kind, else the built-in one. */
@@ -222,14 +370,13 @@ async function templateFor(
 }
 
 const LANGUAGES: MailLanguage[] = ['de', 'en'];
-const KINDS: TemplateKind[] = ['invoice', 'credit'];
 
 /** Every language and kind, the account's own text or the built-in one (administrators only). */
 export async function listTemplates(db: Db, auth: AuthContext): Promise<MailTemplate[]> {
   await assertAccountAdmin(db, auth.accountId, auth.userId);
   const own = await repo.listTemplates(db, auth.accountId);
   return LANGUAGES.flatMap((language) =>
-    KINDS.map((kind) => {
+    TEMPLATE_KINDS.map((kind) => {
       const t = own.find((o) => o.language === language && o.kind === kind);
       const { subject, body } = t ?? BUILT_IN_TEMPLATES[language][kind];
       return { language, kind, subject, body, built_in: !t };
@@ -251,7 +398,7 @@ export async function setTemplates(db: Db, auth: AuthContext, body: TemplatesBod
     return [
       ...dup,
       ...(['subject', 'body'] as const).flatMap((field) =>
-        unknownPlaceholders(t[field]).map((name) => ({
+        unknownPlaceholders(t[field], t.kind).map((name) => ({
           field: `templates.${i}.${field}`,
           message: `unknown placeholder {${name}}`,
         })),

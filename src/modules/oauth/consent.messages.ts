@@ -40,6 +40,7 @@ const SCOPES_DE: Record<keyof typeof SCOPE_DESCRIPTIONS, string> = {
   'dunning:read': 'Mahnstufen, Basiszinssätze und Mahnungen sehen',
   'dunning:write': 'Mahnstufen und Basiszinssätze ändern, Mahnläufe starten, Mahnungen stornieren und senden',
   'outgoing-invoice:send': 'Gebuchte Rechnungen und Gutschriften per E-Mail an Ihre Kunden senden',
+  'offer:send': 'Angebote per E-Mail an Ihre Kunden senden',
   'user-profile:read': 'Ihr eigenes vollständiges Benutzerprofil sehen',
 };
 

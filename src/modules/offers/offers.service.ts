@@ -96,7 +96,10 @@ export async function offerPdf(db: Db, auth: AuthContext, id: number) {
     seller,
     buyer,
   );
-  return asDownload(await renderDocumentPdf(doc), `${row.offer_number ?? `offer-${row.id}`}.pdf`);
+  return asDownload(
+    await renderDocumentPdf({ ...doc, changed_at: row.updated_at }),
+    `${row.offer_number ?? `offer-${row.id}`}.pdf`,
+  );
 }
 
 /** The statuses in which an offer may still change: every one but accepted. */

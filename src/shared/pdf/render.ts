@@ -38,7 +38,7 @@ export async function renderDocumentPdf(doc: PdfDocument, assets: { logo?: Buffe
   // Built first: an inconsistent invoice fails before any drawing work is done.
   const xml = embedsFacturX(doc) ? buildFacturXXml(doc) : null;
   const fmt = formatterFor(doc);
-  const now = new Date();
+  const now = doc.changed_at ? new Date(doc.changed_at) : new Date();
   const heading = doc.number ? `${doc.title} ${doc.number}` : doc.title;
   const pdf = new PDFDocument({
     size: 'A4',
@@ -55,7 +55,7 @@ export async function renderDocumentPdf(doc: PdfDocument, assets: { logo?: Buffe
       Author: new XmpSafeString(doc.seller.name) as unknown as string,
       Subject: new XmpSafeString(`${heading} – ${doc.buyer.name}`) as unknown as string,
       Creator: 'pm-invoicing-service',
-      CreationDate: doc.changed_at ? new Date(doc.changed_at) : now,
+      CreationDate: now,
     },
   });
   registerFonts(pdf);
