@@ -7,7 +7,7 @@ import { wakeWebhookWorkers } from './modules/webhooks/webhooks.worker.js';
 import { retentionJob } from './retention.js';
 import { boundStop, exitAfterThreads, exitReserveMs } from './shared/stop.js';
 import { isStartupFailure } from './startup.js';
-import { extractionWorkerFor, webhookWorkerFor } from './worker-hooks.js';
+import { extractionWorkerFor, recurringPlansFor, webhookWorkerFor } from './worker-hooks.js';
 
 export const WAKE_WEBHOOKS = 'wake-webhooks';
 
@@ -66,6 +66,7 @@ export async function supervise(config: Config, handle: DbHandle): Promise<void>
       // The webhook worker starts once the service serves: a start that fails sends nothing.
       webhooks?.start();
       extraction?.start();
+      plans?.start();
       retention.start();
       for (; failedAtStart > 0; failedAtStart--) replaceLater();
       return;
@@ -126,6 +127,10 @@ export async function supervise(config: Config, handle: DbHandle): Promise<void>
   const extraction = config.runWorker
     ? extractionWorkerFor(handle.db, handle.kind, config, log.child({ component: 'extraction-jobs' }))
     : undefined;
+  // The scheduler of recurring plans: its lease in the database makes it run once for all.
+  const plans = config.runWorker
+    ? recurringPlansFor(handle.db, config, log.child({ component: 'recurring-plans' }))
+    : undefined;
   const retention = retentionJob(handle.db, log.child({ component: 'retention' }), {
     webhookDeliveryRetentionDays: config.webhookDeliveryRetentionDays,
     changeFeedRetentionDays: config.changeFeedRetentionDays,
@@ -144,7 +149,12 @@ export async function supervise(config: Config, handle: DbHandle): Promise<void>
           }),
       ),
     );
-    const results = await Promise.allSettled([webhooks?.stop(), extraction?.stop(), retention.stop()]);
+    const results = await Promise.allSettled([
+      webhooks?.stop(),
+      extraction?.stop(),
+      plans?.stop(),
+      retention.stop(),
+    ]);
     results.push(...(await Promise.allSettled([handle.destroy()])));
     const failed = results.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;

@@ -27,6 +27,8 @@ export interface Config {
   readonly webhookPollMs: number;
   /** DUNNING_AUTO_RUN: the background work runs dunning once a day for every account. */
   readonly dunningAutoRun: boolean;
+  /** RECURRING_AUTO_RUN: the background work makes (and sends) the invoices of recurring plans with auto_generate. */
+  readonly recurringAutoRun: boolean;
   /** Webhook deliveries in flight at once per worker process. */
   readonly webhookConcurrency: number;
   /** Key material for encrypting secrets at rest (webhook signing keys). */
@@ -269,6 +271,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     mailboxAllowPrivate: bool('MAILBOX_ALLOW_PRIVATE', env.MAILBOX_ALLOW_PRIVATE, false),
     webhookPollMs: int('WEBHOOK_POLL_MS', env.WEBHOOK_POLL_MS, 100, MAX_TIMER_MS),
     dunningAutoRun: bool('DUNNING_AUTO_RUN', env.DUNNING_AUTO_RUN, false),
+    recurringAutoRun: bool('RECURRING_AUTO_RUN', env.RECURRING_AUTO_RUN, true),
     webhookConcurrency: int('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 16, undefined, 1),
     secretKey: env.SECRET_KEY || INSECURE_DEFAULT_SECRET_KEY,
     tokenTtlSeconds: int('TOKEN_TTL_SECONDS', env.TOKEN_TTL_SECONDS, 0),

@@ -9,7 +9,8 @@ import {
 } from './modules/incoming-invoices/jobs/extraction-jobs.worker.js';
 import { createOcrReader } from './modules/incoming-invoices/ocr/ocr.pool.js';
 import { mailboxWorkerFor } from './modules/incoming-mailboxes/incoming-mailboxes.public.js';
-import { MailWorker, wakeMailWorkers } from './modules/mail/mail.public.js';
+import { MailWorker, sendInvoice, wakeMailWorkers } from './modules/mail/mail.public.js';
+import { recurringPlansJob } from './modules/outgoing-invoices/outgoing-invoices.public.js';
 import { WebhookWorker, type WorkerLogger, wakeWebhookWorkers } from './modules/webhooks/webhooks.worker.js';
 
 export interface BackgroundWork {
@@ -47,6 +48,27 @@ export function dunningSchedulerFor(
     ? new DunningScheduler(db, { logger, mail: config.mail })
     : undefined;
   return { start: () => scheduler?.start(), stop: async () => scheduler?.stop() };
+/**
+ * The scheduler of recurring plans, unless RECURRING_AUTO_RUN=false: it makes the invoices of
+ * plans with auto_generate and books and queues those with auto_send in the mail outbox
+ * (without SMTP_URL they are booked, and the plan records why they were not sent).
+ */
+export function recurringPlansFor(
+  db: Db,
+  config: Config,
+  logger: WorkerLogger,
+): BackgroundWork & { start(): void } {
+  const mail = config.mail;
+  const job = config.recurringAutoRun
+    ? recurringPlansJob(db, {
+        queue: mail ? (trx, auth, id) => sendInvoice(trx, auth, id, {}, mail) : null,
+        onQueued: wakeMailWorkers,
+        logger,
+      })
+    : undefined;
+  return { start: () => job?.start(), stop: async () => job?.stop() };
+}
+
 }
 
 /**
@@ -116,6 +138,8 @@ export function prepareBackgroundWork(app: FastifyInstance): { start(): Backgrou
       app.log.info('webhook delivery worker started');
       const mail = mailWorkerFor(app.db, app.dbKind, app.config, app.log.child({ component: 'mail' }));
       mail.start();
+      const plans = recurringPlansFor(app.db, app.config, app.log.child({ component: 'recurring-plans' }));
+      plans.start();
       const dunning = dunningSchedulerFor(app.db, app.config, app.log.child({ component: 'dunning' }));
       dunning.start();
       return {
@@ -124,6 +148,7 @@ export function prepareBackgroundWork(app: FastifyInstance): { start(): Backgrou
             worker.stop(),
             extraction.stop(),
             mailboxes.stop(),
+            plans.stop(),
             mail.stop(),
             dunning.stop(),
           ])),

@@ -7,7 +7,13 @@ import { mailboxWorkerFor } from './modules/incoming-mailboxes/incoming-mailboxe
 import { retentionJob } from './retention.js';
 import { boundStop, exitAfterThreads, exitReserveMs } from './shared/stop.js';
 import { failStartup, startupStep } from './startup.js';
-import { dunningSchedulerFor, extractionWorkerFor, mailWorkerFor, webhookWorkerFor } from './worker-hooks.js';
+import {
+  dunningSchedulerFor,
+  extractionWorkerFor,
+  mailWorkerFor,
+  recurringPlansFor,
+  webhookWorkerFor,
+} from './worker-hooks.js';
 
 /**
  * `npm run worker`: the webhook delivery worker, the extraction job worker (OCR), the mail
@@ -38,6 +44,8 @@ try {
   mail.start();
   const dunning = dunningSchedulerFor(handle.db, config, log.child({ component: 'dunning' }));
   dunning.start();
+  const plans = recurringPlansFor(handle.db, config, log.child({ component: 'recurring-plans' }));
+  plans.start();
 
   const retention = retentionJob(handle.db, log.child({ component: 'retention' }), {
     webhookDeliveryRetentionDays: config.webhookDeliveryRetentionDays,
@@ -62,6 +70,7 @@ try {
       mail.stop(),
       mailboxes.stop(),
       dunning.stop(),
+      plans.stop(),
       retention.stop(),
     ])
       .finally(() => handle.destroy())

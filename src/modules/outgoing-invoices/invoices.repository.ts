@@ -100,6 +100,25 @@ export function listMasters(db: Db, accountId: number, q: MasterListQuery) {
   return paginate(qb.orderBy('id'), q);
 }
 
+/** Live invoices by id (any number of ids: read in chunks), in id order. */
+export async function findInvoices(db: Db, accountId: number, ids: readonly number[]): Promise<InvoiceRow[]> {
+  const rows: InvoiceRow[] = [];
+  for (let i = 0; i < ids.length; i += 1000) {
+    const chunk = ids.slice(i, i + 1000);
+    rows.push(
+      ...(await db
+        .selectFrom('outgoing_invoices')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('id', 'in', chunk)
+        .where('deleted_at', 'is', null)
+        .orderBy('id')
+        .execute()),
+    );
+  }
+  return rows;
+}
+
 /** Children of plan masters; `withDeleted` also returns deleted ones (their periods are used). */
 export function childrenOf(db: Db, accountId: number, masterIds: number[], withDeleted = false) {
   if (masterIds.length === 0) return Promise.resolve([] as InvoiceRow[]);
@@ -413,6 +432,9 @@ const wholeRow = (sent: RowPart, decided: RowPart): InvoiceRow => ({
   tax_exemption_reason: at('tax_exemption_reason', sent, decided),
   pdf_file_id: at('pdf_file_id', sent, decided),
   booked_at: at('booked_at', sent, decided),
+  auto_generate: at('auto_generate', sent, decided),
+  auto_send: at('auto_send', sent, decided),
+  auto_from: at('auto_from', sent, decided),
   deleted_at: at('deleted_at', sent, decided),
   deleted_by: at('deleted_by', sent, decided),
   lines_net: at('lines_net', sent, decided),

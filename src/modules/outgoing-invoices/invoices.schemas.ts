@@ -14,6 +14,7 @@ import {
 import { EXEMPTION_CATEGORIES } from './booking.domain.js';
 import { INVOICE_TYPES, MASTER_TYPES, RECURRING_TYPES, STATUSES } from './invoices.domain.js';
 import { Amount, LineItem, LineItemInput, LineItemsInput, MoneyInput, TotalsProps } from './line-items.js';
+import { RUN_STATE_TEXT, RUN_STATES } from './plans.domain.js';
 
 const Enum = <const T extends string[]>(values: readonly [...T], description?: string) =>
   Type.Enum(values, description ? { description } : {});
@@ -85,6 +86,22 @@ export const InvoiceCreate = Type.Object(
 );
 export type InvoiceCreate = Static<typeof InvoiceCreate>;
 
+/** Recurring plans that run themselves (docs/outgoing-invoices.md#plans-that-run-themselves). */
+const autoInput = {
+  auto_generate: Type.Optional(
+    Type.Boolean({
+      description:
+        'Recurring plans: the service makes each period’s invoice on its date (default false); periods that ended before it was turned on are left alone',
+    }),
+  ),
+  auto_send: Type.Optional(
+    Type.Boolean({
+      description:
+        'Recurring plans: each invoice the plan makes is also booked and e-mailed on its date (default false); needs auto_generate (422 otherwise)',
+    }),
+  ),
+};
+
 export const InvoiceUpdate = Type.Object(
   {
     status: Type.Optional(WritableStatus),
@@ -93,6 +110,7 @@ export const InvoiceUpdate = Type.Object(
     credited_invoice_id: Type.Optional(Nullable(Id)),
     plan_start: Type.Optional(DateString),
     plan_end: Type.Optional(DateString),
+    ...autoInput,
     ...optional(legal),
     line_items: Type.Optional(LineItemsInput),
   },
@@ -138,6 +156,7 @@ export const RecurringPlanCreate = Type.Object(
     client_id: Id,
     plan_start: DateString,
     plan_end: DateString,
+    ...autoInput,
     line_items: Type.Array(LineItemInput, { minItems: 1, maxItems: 500 }),
   },
   { additionalProperties: false },
@@ -279,6 +298,8 @@ export const Invoice = Type.Object(
     ),
     plan_start: Nullable(DateString),
     plan_end: Nullable(DateString),
+    auto_generate: Type.Optional(Type.Boolean({ description: 'Recurring plans only: see the plan master' })),
+    auto_send: Type.Optional(Type.Boolean({ description: 'Recurring plans only: see the plan master' })),
     currency: Type.String(),
     intro_text: Nullable(Type.String()),
     closing_text: Nullable(Type.String()),
@@ -340,6 +361,19 @@ export const MasterChild = Type.Object({
   payment_status: PaymentStatus,
 });
 
+/** What the plan's scheduler did for one period (auto_generate). */
+export const PlanRun = Type.Object({
+  period_start: DateString,
+  invoice_id: Nullable(Id),
+  state: Enum(RUN_STATES, RUN_STATE_TEXT),
+  mail_message_id: Nullable({
+    ...Id,
+    description: 'state queued: the message (GET /outgoing-invoices/{id}/messages)',
+  }),
+  reason: Nullable(Type.String({ description: 'Why it was not sent (booked, failed, skipped)' })),
+  updated_at: Timestamp,
+});
+
 export const Master = Type.Object(
   {
     id: Id,
@@ -352,6 +386,18 @@ export const Master = Type.Object(
     payment_term_days: Nullable(Type.Integer()),
     plan_start: Nullable(DateString),
     plan_end: Nullable(DateString),
+    auto_generate: Type.Boolean({
+      description:
+        'Recurring plans: the service makes each period’s invoice on its date (false for partial plans)',
+    }),
+    auto_send: Type.Boolean({ description: 'Recurring plans: and books and e-mails it' }),
+    auto_from: Nullable({
+      ...DateString,
+      description: 'The day auto_generate was turned on: periods that had ended by then are not made',
+    }),
+    auto_runs: Type.Array(PlanRun, {
+      description: 'What the scheduler did for each period it dealt with, by period',
+    }),
     intro_text: Nullable(Type.String()),
     closing_text: Nullable(Type.String()),
     ...TotalsProps,

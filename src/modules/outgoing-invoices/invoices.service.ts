@@ -9,7 +9,7 @@ import { changesNothing } from '../../shared/changes.js';
 import { AppError, type FieldError, notFound, validationFailed } from '../../shared/errors.js';
 import { recordEvent, recordEvents } from '../../shared/events.js';
 import type { Page } from '../../shared/paging.js';
-import { nowIso } from '../../shared/time.js';
+import { nowIso, todayIso } from '../../shared/time.js';
 import { assertPeriodOpen } from '../exports/exports.public.js';
 import { anySubscribed } from '../webhooks/webhooks.service.js';
 import {
@@ -41,6 +41,7 @@ import {
 import type { OutgoingInvoiceTable } from './invoices.tables.js';
 import { loadMasters, loadView, loadViews, newView, toInvoice } from './invoices.views.js';
 import { lineItemsOf, type ParsedLine, parseLineItems } from './line-items.js';
+import { type AutoColumns, autoSettings } from './plans.domain.js';
 
 export async function getRow(db: Db, auth: AuthContext, id: number, lock = false): Promise<InvoiceRow> {
   const row = await repo.findInvoice(db, auth.accountId, id, lock);
@@ -204,6 +205,8 @@ function inapplicable(row: InvoiceRow, body: InvoiceUpdate): FieldError[] {
   if (!isRecurring(row.type)) {
     for (const k of ['plan_start', 'plan_end'] as const)
       if (given(k)) refuse(k, 'only recurring plans have a plan span');
+    for (const k of ['auto_generate', 'auto_send'] as const)
+      if (given(k)) refuse(k, 'only recurring plans make and send their invoices');
   }
   if (isMaster(row.type)) {
     for (const k of ['status', 'date', 'due_date', 'service_period_start', 'service_period_end'] as const)
@@ -235,7 +238,13 @@ export async function updateInvoice(
     if (refusal) throw refusal;
     const errors = inapplicable(current, body);
     if (errors.length > 0) throw validationFailed(errors);
-    const { line_items: _lines, ...scalars } = body;
+    const { line_items: _lines, auto_generate, auto_send, ...given } = body;
+    let scalars: typeof given & Partial<AutoColumns> = given;
+    if (isRecurring(current.type)) {
+      const auto = autoSettings(current, { auto_generate, auto_send }, todayIso());
+      if (auto.errors.length > 0) throw validationFailed(auto.errors);
+      scalars = { ...given, ...auto.values };
+    }
     const merged = { ...current, ...scalars };
     checkDates(merged);
     if (isRecurring(current.type))

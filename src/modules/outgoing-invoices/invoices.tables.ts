@@ -44,6 +44,11 @@ export interface OutgoingInvoiceTable {
   /** The PDF rendered on the first download after booking, served unchanged from then on. */
   pdf_file_id: number | null;
   booked_at: string | null;
+  /** Recurring masters (migration 2026_12_07_980): the scheduler makes and sends its invoices. */
+  auto_generate: Generated<number>;
+  auto_send: Generated<number>;
+  /** The day auto_generate was last turned on: periods that had ended by then are not made. */
+  auto_from: Generated<string | null>;
   deleted_at: string | null;
   /** The user who deleted it (migration 951); null while live and for older deletions. */
   deleted_by: Generated<number | null>;

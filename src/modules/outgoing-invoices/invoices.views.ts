@@ -19,6 +19,8 @@ import type { InvoiceRow, ItemRow } from './invoices.repository.js';
 import * as repo from './invoices.repository.js';
 import type { Invoice, Master } from './invoices.schemas.js';
 import { amountOf, toLineItem, totalsToWire } from './line-items.js';
+import type { RunState } from './plans.domain.js';
+import { runsOf } from './plans.repository.js';
 
 /** A document with everything derived from it: totals, deductions, payment state. */
 export interface InvoiceView {
@@ -181,6 +183,9 @@ export function toInvoice(v: InvoiceView): Invoice {
     service_date: r.service_date,
     plan_start: r.plan_start,
     plan_end: r.plan_end,
+    ...(isRecurring(r.type)
+      ? { auto_generate: Boolean(r.auto_generate), auto_send: Boolean(r.auto_send) }
+      : {}),
     currency: r.currency,
     intro_text: r.intro_text,
     closing_text: r.closing_text,
@@ -238,12 +243,17 @@ export async function loadMasters(db: Db, accountId: number, masters: InvoiceRow
     accountId,
     masters.map((m) => m.id),
   );
-  const [childViews, masterItems] = await Promise.all([
+  const [childViews, masterItems, planRuns] = await Promise.all([
     loadViews(db, accountId, children, true),
     repo.itemsOf(
       db,
       accountId,
       masters.map((m) => m.id),
+    ),
+    runsOf(
+      db,
+      accountId,
+      masters.filter((m) => isRecurring(m.type)).map((m) => m.id),
     ),
   ]);
   const ownItems = groupItems(masterItems);
@@ -265,6 +275,19 @@ export async function loadMasters(db: Db, accountId: number, masters: InvoiceRow
       ...planHeader(m),
       plan_start: m.plan_start,
       plan_end: m.plan_end,
+      auto_generate: Boolean(m.auto_generate),
+      auto_send: Boolean(m.auto_send),
+      auto_from: m.auto_from,
+      auto_runs: planRuns
+        .filter((r) => r.master_id === m.id)
+        .map((r) => ({
+          period_start: r.period_start,
+          invoice_id: r.invoice_id,
+          state: r.state as RunState,
+          mail_message_id: r.mail_message_id,
+          reason: r.reason,
+          updated_at: r.updated_at,
+        })),
       intro_text: m.intro_text,
       closing_text: m.closing_text,
       ...totalsToWire(plan),

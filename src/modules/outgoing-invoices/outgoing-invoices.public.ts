@@ -7,7 +7,7 @@
 import type { Db } from '../../db/index.js';
 import { nowIso } from '../../shared/time.js';
 import * as repo from './invoices.repository.js';
-import { type InvoiceView, loadView } from './invoices.views.js';
+import { type InvoiceView, loadView, loadViews } from './invoices.views.js';
 
 export { lineItemsRoute, pdfRoute } from './document.routes.js';
 export { isMaster, type PaymentState } from './invoices.domain.js';
@@ -23,6 +23,7 @@ export type { InvoiceRow } from './invoices.repository.js';
 export { Invoice, type InvoiceCreate, Master } from './invoices.schemas.js';
 export { invalidReference } from './invoices.support.js';
 export type { DocumentItemColumns } from './invoices.tables.js';
+export { keepDocument, keptDocument } from './kept-documents.service.js';
 export {
   Amount,
   LineItem,
@@ -37,8 +38,8 @@ export {
   totalsToWire,
 } from './line-items.js';
 export { asDownload, documentParties, type PdfBytes } from './pdf.service.js';
+export { RECURRING_PLANS, recurringPlansJob, runRecurringPlans } from './plans.scheduler.js';
 export { invoiceTimesheet, type TimesheetRow } from './timesheet.read-model.js';
-export { keepDocument, keptDocument } from './kept-documents.service.js';
 
 /**
  * A live invoice (or credit, or plan master) by id, row-locked on PostgreSQL when `lock`: a
@@ -50,6 +51,22 @@ export const findInvoice = (db: Db, accountId: number, id: number, lock = false)
 /** What an invoice totals and its payment state (paid, open, status), as its answers show it. */
 export const invoiceState = (db: Db, accountId: number, row: repo.InvoiceRow): Promise<InvoiceView> =>
   loadView(db, accountId, row);
+
+/**
+ * The states of many live invoices by id, with a fixed number of queries per thousand (the
+ * dunning run reads every overdue invoice's open amount so, not one invoice at a time).
+ */
+export async function invoiceStates(
+  db: Db,
+  accountId: number,
+  ids: readonly number[],
+): Promise<Map<number, InvoiceView>> {
+  const rows = await repo.findInvoices(db, accountId, ids);
+  const out = new Map<number, InvoiceView>();
+  for (let i = 0; i < rows.length; i += 1000)
+    for (const v of await loadViews(db, accountId, rows.slice(i, i + 1000), true)) out.set(v.row.id, v);
+  return out;
+}
 
 /** Marks invoices changed (a payment on them changes their payment state). */
 export async function touchInvoices(db: Db, accountId: number, ids: number[], now = nowIso()): Promise<void> {

@@ -22,7 +22,7 @@ export const plansRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: write,
       summary: 'Create a recurring-plan master',
       description:
-        '`type` recurringN: one invoice every N months from `plan_start`; every period starting on or before `plan_end` gets one. Child invoices are not created here: see POST …/{id}/generate.',
+        '`type` recurringN: one invoice every N months from `plan_start`; every period starting on or before `plan_end` gets one. Child invoices are not created here: see POST …/{id}/generate, or set `auto_generate` and the service makes each on its date, and with `auto_send` books and e-mails it too (docs/outgoing-invoices.md, plans that run themselves).',
       body: RecurringPlanCreate,
       response: Master,
       location: '/outgoing-invoices/master',
@@ -38,7 +38,7 @@ export const plansRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Generate the child invoices of a recurring plan',
         description:
-          'One open invoice per interval of the plan span: the period starts on the plan start day shifted by whole intervals (clamped to month ends, never drifting) and ends the day before the next; the invoice date is the period start. Re-running brings children that are still `open` up to the master’s current lines and header; `bookable`, booked and deleted children are left alone and their periods are never generated twice. Open children outside a shortened span are deleted.',
+          'One open invoice per interval of the plan span: the period starts on the plan start day shifted by whole intervals (clamped to month ends, never drifting) and ends the day before the next; the invoice date is the period start. Re-running brings children that are still `open` up to the master’s current lines and header; `bookable`, booked and deleted children are left alone and their periods are never generated twice. Open children outside a shortened span are deleted. With `auto_generate` the plan’s scheduler takes the invoices made here on their dates and makes none of those periods again.',
         params: IdParams,
         response: { 200: Data(Master) },
       },
