@@ -48,6 +48,8 @@ export function dunningSchedulerFor(
     ? new DunningScheduler(db, { logger, mail: config.mail })
     : undefined;
   return { start: () => scheduler?.start(), stop: async () => scheduler?.stop() };
+}
+
 /**
  * The scheduler of recurring plans, unless RECURRING_AUTO_RUN=false: it makes the invoices of
  * plans with auto_generate and books and queues those with auto_send in the mail outbox
@@ -67,8 +69,6 @@ export function recurringPlansFor(
       })
     : undefined;
   return { start: () => job?.start(), stop: async () => job?.stop() };
-}
-
 }
 
 /**
@@ -138,19 +138,19 @@ export function prepareBackgroundWork(app: FastifyInstance): { start(): Backgrou
       app.log.info('webhook delivery worker started');
       const mail = mailWorkerFor(app.db, app.dbKind, app.config, app.log.child({ component: 'mail' }));
       mail.start();
-      const plans = recurringPlansFor(app.db, app.config, app.log.child({ component: 'recurring-plans' }));
-      plans.start();
       const dunning = dunningSchedulerFor(app.db, app.config, app.log.child({ component: 'dunning' }));
       dunning.start();
+      const plans = recurringPlansFor(app.db, app.config, app.log.child({ component: 'recurring-plans' }));
+      plans.start();
       return {
         stop: async () =>
           void (await Promise.all([
             worker.stop(),
             extraction.stop(),
             mailboxes.stop(),
-            plans.stop(),
             mail.stop(),
             dunning.stop(),
+            plans.stop(),
           ])),
       };
     },
