@@ -14,8 +14,11 @@ import { ALL_INVOICE_SCOPES, bookNow, line, makeClient, makeInvoice } from './in
 function unzip(zip: Buffer) {
   const files = unzipSync(new Uint8Array(zip));
   const text = (name: string) => Buffer.from(files[name]!).toString('latin1').replaceAll('\x80', '€');
-  return { files, bookings: text('EXTF_Buchungsstapel.csv'), parties: text('EXTF_Debitoren_Kreditoren.csv') };
+  return { files, bookings: text(BOOKINGS), parties: text(PARTIES) };
 }
+
+const BOOKINGS = 'EXTF_Buchungsstapel.csv';
+const PARTIES = 'EXTF_Debitoren_Kreditoren.csv';
 
 /** Lines of an EXTF file (CRLF) split into fields; quotes are kept, as the file has them. */
 const linesOf = (file: string) =>
@@ -277,6 +280,105 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
       list.body.data.some((x: { id: number; sha256: string }) => x.id === e.id && x.sha256 === e.sha256),
     );
     assert.equal((await exporter.get(`/exports/${e.id}`)).body.data.sha256, e.sha256);
+  });
+
+  it('documents: true adds the PDFs and DATEV’s document.xml; each row links its document', async () => {
+    // The scan of ER-7, stored as the upload path stores it.
+    const scan = Buffer.from('%PDF-1.4\n% ER-7 scan\n%%EOF\n');
+    const { id: fileId } = await ctx.db
+      .insertInto('files')
+      .values({
+        account_id: ctx.account.accountId,
+        name: 'scan ER-7.pdf',
+        content_type: 'application/pdf',
+        size: scan.length,
+        sha256: createHash('sha256').update(scan).digest('hex'),
+        md5: createHash('md5').update(scan).digest('hex'),
+        owner_type: 'incoming_invoice',
+        owner_id: incomingId,
+        uploaded_by_user_id: null,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await ctx.db.insertInto('file_blobs').values({ file_id: fileId, data: scan }).execute();
+    await ctx.db
+      .updateTable('incoming_invoices')
+      .set({ file_id: fileId })
+      .where('id', '=', incomingId)
+      .execute();
+
+    const body = { date_from: '2026-11-01', date_to: '2026-11-30', documents: true };
+    const res = await exporter.post('/exports/datev', body);
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.body.data.documents, 4, 'three outgoing PDFs and the scan');
+    const { files, bookings } = unzip((await download(exporter, res.body.data.id)).bytes);
+    const xml = Buffer.from(files['document.xml']!).toString('utf8');
+    assert.match(xml, /^<\?xml version="1.0" encoding="UTF-8"/);
+    assert.match(
+      xml,
+      /<archive xmlns="http:\/\/xml\.datev\.de\/bedi\/tps\/document\/v05\.0"[^>]* version="5\.0"/,
+    );
+    const documents = [
+      ...xml.matchAll(
+        /<document guid="([0-9a-f-]{36})" type="([12])"[^>]*>\s*<extension xsi:type="File" name="([^"]+)"\/>/g,
+      ),
+    ].map((m) => ({ guid: m[1]!, type: m[2]!, name: m[3]! }));
+    assert.equal(documents.length, 4);
+    // Every file document.xml names is in the ZIP, which holds nothing else but the two EXTF files.
+    for (const d of documents) assert.ok(files[d.name], `${d.name} in the ZIP`);
+    assert.deepEqual(
+      Object.keys(files).sort(),
+      [BOOKINGS, PARTIES, 'document.xml', ...documents.map((d) => d.name)].sort(),
+    );
+    const pdf = await api.app.inject({
+      method: 'GET',
+      url: `/api/v1/outgoing-invoices/${doc.inv.id}/pdf`,
+      headers: { authorization: `Bearer ${api.token}` },
+    });
+    const nameOf = (prefix: string, id: number) =>
+      documents.find((d) => d.name.startsWith(`${prefix}_${id}_`))!;
+    const invDoc = nameOf('AR', doc.inv.id);
+    assert.deepEqual(Buffer.from(files[invDoc.name]!), pdf.rawPayload, 'the PDF the API serves');
+    assert.equal(invDoc.type, '2');
+    const scanDoc = nameOf('ER', incomingId);
+    assert.equal(scanDoc.name, `ER_${incomingId}_ER-7.pdf`);
+    assert.deepEqual(Buffer.from(files[scanDoc.name]!), scan);
+    assert.equal(scanDoc.type, '1');
+
+    // Column 20 (Beleglink) is BEDI "<guid>" of a document in document.xml on every row of an
+    // invoice, a credit and an incoming booking with a file; payments link nothing.
+    const rows = linesOf(bookings).slice(2);
+    const byGuid = new Map(documents.map((d) => [d.guid, d.name]));
+    const linked = rows.map((r) => {
+      if (r[19] === '') return null;
+      const m = /^"BEDI ""([0-9a-f-]{36})"""$/.exec(r[19]!);
+      assert.ok(m && byGuid.has(m[1]!), `${r[19]} links a document of document.xml`);
+      return byGuid.get(m[1]!)!;
+    });
+    assert.deepEqual(
+      rows.map((r, i) => [r[10], linked[i]]),
+      [
+        [`"${doc.inv.number}"`, invDoc.name],
+        [`"${doc.inv.number}"`, invDoc.name],
+        ['"ER-7"', scanDoc.name],
+        ['"ER-9"', null],
+        [`"${doc.credit.number}"`, nameOf('AR', doc.credit.id).name],
+        [`"${doc.rc.number}"`, nameOf('AR', doc.rc.id).name],
+        [`"${doc.inv.number}"`, null],
+        ['"ER-7"', null],
+      ],
+    );
+    // The same books, the same documents under the same GUIDs.
+    const again = await exporter.post('/exports/datev', body);
+    const xml2 = unzip((await download(exporter, again.body.data.id)).bytes).files['document.xml']!;
+    assert.deepEqual(
+      [
+        ...Buffer.from(xml2)
+          .toString('utf8')
+          .matchAll(/guid="([^"]+)"/g),
+      ].map((m) => m[1]),
+      documents.map((d) => d.guid),
+    );
   });
 
   it('a locked month refuses every change dated in it (409 period_locked); others still change', async () => {

@@ -21,6 +21,7 @@ import { grantsRoutes } from './oauth/grants.routes.js';
 import { oauthRoutes } from './oauth/oauth.routes.js';
 import { offersRoutes } from './offers/offers.routes.js';
 import { invoicesRoutes } from './outgoing-invoices/invoices.routes.js';
+import { invoicePdf } from './outgoing-invoices/pdf.service.js';
 import { incomingPaymentsRoutes } from './payments/incoming-payments.routes.js';
 import { paymentsRoutes } from './payments/payments.routes.js';
 import { projectsRoutes } from './projects/projects.routes.js';
@@ -78,6 +79,7 @@ export async function registerModules(api: FastifyInstance): Promise<void> {
   await api.register(changesRoutes);
   await api.register(mailRoutes);
   await api.register(billingRoutes);
-  await api.register(exportsRoutes);
+  // The export's Belegbilder are the PDFs outgoing invoices serve (which check the period lock).
+  await api.register(exportsRoutes, { invoicePdf });
   await api.register(dunningRoutes);
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { AppError } from '../../shared/errors.js';
 import type { AccountingSettings, AccountKey } from '../account/profile.public.js';
 
@@ -345,6 +346,8 @@ export interface Booking {
   document: string;
   text: string;
   euVatId?: string | null;
+  /** GUID of the document (Belegbild) in document.xml the row links to. */
+  link?: string;
 }
 
 export function bookingRow(b: Booking): string {
@@ -358,6 +361,7 @@ export function bookingRow(b: Booking): string {
   f[9] = ddmm(b.date);
   f[10] = belegfeld1(b.document);
   f[13] = text(b.text, 60);
+  f[19] = b.link ? text(`BEDI "${b.link}"`) : '';
   f[39] = text(b.euVatId ?? '', 15);
   return f.join(';');
 }
@@ -637,4 +641,62 @@ export function windows1252(s: string): Uint8Array {
     else out.push(CP1252_HIGH[cp] ?? 0x3f);
   }
   return Uint8Array.from(out);
+}
+
+// --- Belegbilder (document.xml) -------------------------------------------------------------
+
+/** DATEV's document package format (Belegbilder), the namespace of its document.xml. */
+export const DOCUMENT_XML_NAMESPACE = 'http://xml.datev.de/bedi/tps/document/v05.0';
+
+/** A file of the package: its GUID, whether outgoing (2) or incoming (1), its name in the ZIP. */
+export interface DocumentImage {
+  guid: string;
+  type: 1 | 2;
+  name: string;
+}
+
+/**
+ * The GUID of a document (`outgoing_invoice:12`) of an account: derived from them by SHA-256
+ * (RFC 9562 version 8), so every export of the same books links the same GUIDs.
+ */
+export function documentGuid(accountId: number, key: string): string {
+  const b = createHash('sha256').update(`datev-document\0${accountId}\0${key}`).digest().subarray(0, 16);
+  b[6] = (b[6]! & 0x0f) | 0x80;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = b.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/** A file name for the ZIP: `prefix_id_number.ext`, only letters, digits, `-` and `_` in the number. */
+export function documentFileName(prefix: string, id: number, number: string | null, ext: string): string {
+  const n = (number ?? '').replace(/[^A-Za-z0-9_-]+/g, '-').slice(0, 40);
+  return `${prefix}_${id}${n ? `_${n}` : ''}.${ext.replace(/[^a-z0-9]/gi, '').toLowerCase() || 'pdf'}`;
+}
+
+const xmlText = (v: string) =>
+  v.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
+
+/**
+ * DATEV's document.xml (Belegbilder, XML interface): one `document` per file, its GUID (the
+ * rows' Beleglink), type 2 outgoing / 1 incoming, and the file in the ZIP as its extension.
+ */
+export function documentXml(h: { createdAt: string; description: string }, docs: DocumentImage[]): string {
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>',
+    `<archive xmlns="${DOCUMENT_XML_NAMESPACE}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="${DOCUMENT_XML_NAMESPACE} Document_v050.xsd" version="5.0" generatingSystem="pm-invoicing">`,
+    '  <header>',
+    `    <date>${h.createdAt.slice(0, 19)}</date>`,
+    `    <description>${xmlText(h.description)}</description>`,
+    '  </header>',
+    '  <content>',
+    ...docs.flatMap((d) => [
+      `    <document guid="${d.guid}" type="${d.type}" processID="1">`,
+      `      <extension xsi:type="File" name="${xmlText(d.name)}"/>`,
+      '    </document>',
+    ]),
+    '  </content>',
+    '</archive>',
+    '',
+  ];
+  return lines.join('\r\n');
 }

@@ -116,6 +116,7 @@ export function incomingBookings(db: Db, accountId: number, from: string, to: st
       'i.supplier_id',
       'i.supplier_country',
       'i.supplier_vat_id',
+      'i.file_id',
     ])
     .$call((q) => scoped(q, accountId, { account: 'b.account_id', dated: { column: 'i.date', from, to } }))
     .orderBy('i.date')
@@ -152,6 +153,18 @@ function partiesById(db: Db, table: 'clients' | 'suppliers', accountId: number, 
     db
       .selectFrom(table)
       .select(['id', 'name', 'street', 'zip', 'city', 'country_code', 'vat_id', 'email'])
+      .$call((q) => scoped(q, accountId, { account: 'account_id', ids: { column: 'id', values: ids } }))
+      .orderBy('id')
+      .execute(),
+  );
+}
+
+/** Stored files by id: the names of the incoming invoices' documents (Belegbilder). */
+export function filesById(db: Db, accountId: number, ids: number[]) {
+  return byIds(ids, () =>
+    db
+      .selectFrom('files')
+      .select(['id', 'name'])
       .$call((q) => scoped(q, accountId, { account: 'account_id', ids: { column: 'id', values: ids } }))
       .orderBy('id')
       .execute(),

@@ -25,7 +25,10 @@ const tags = ['Accounting exports'];
 const config = { scopes: ['accounting:export'] };
 
 /** The hand-over to the tax adviser (issue 41): exports, the period lock, VAT figures and ageing. */
-export const exportsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const exportsRoutes: FastifyPluginAsyncTypebox<{ invoicePdf?: service.InvoicePdfSource }> = async (
+  app,
+  opts,
+) => {
   createRoute(
     app,
     {
@@ -39,7 +42,7 @@ export const exportsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: DatevExport,
       location: '/exports',
     },
-    service.createDatevExport,
+    (db, auth, body) => service.createDatevExport(db, auth, body, opts.invoicePdf),
   );
 
   listRoute(

@@ -9,12 +9,17 @@ import type { AuthContext } from '../../shared/tokens.js';
 import { getAccountProfile } from '../account/account.service.js';
 import { type AccountingSettings, personalRange } from '../account/profile.public.js';
 import { recordAudit } from '../audit/audit.service.js';
+import { readBlob } from '../files/files.public.js';
 import {
   type Booking,
   BUCHUNGSSTAPEL_COLUMNS,
   bookingRow,
   chargeBookings,
   DEBITOREN_KREDITOREN_COLUMNS,
+  type DocumentImage,
+  documentFileName,
+  documentGuid,
+  documentXml,
   extfFile,
   fiscalYearStart,
   headerLine,
@@ -34,6 +39,20 @@ import { monthsOf, wholeMonths } from './periods.domain.js';
 
 export const BOOKINGS_FILE = 'EXTF_Buchungsstapel.csv';
 export const PARTIES_FILE = 'EXTF_Debitoren_Kreditoren.csv';
+export const DOCUMENT_XML = 'document.xml';
+
+/**
+ * The PDF of a booked outgoing invoice, as GET /outgoing-invoices/{id}/pdf serves it (kept
+ * once rendered, so the same bytes every time). Handed in where the modules are put together:
+ * outgoing invoices check the period lock here, so exports cannot import them.
+ */
+export type InvoicePdfSource = (
+  db: Db,
+  auth: AuthContext,
+  invoiceId: number,
+) => Promise<{ data: Buffer; filename: string }>;
+
+type Image = DocumentImage & { data: Buffer };
 
 interface Counts {
   bookings: number;
@@ -146,6 +165,7 @@ async function buildFiles(
   to: string,
   createdAt: string,
   locked: boolean,
+  links: ReadonlyMap<string, string>,
 ): Promise<Files> {
   const [docs, received, incoming, made] = await Promise.all([
     read.bookedDocuments(trx, accountId, from, to),
@@ -178,6 +198,7 @@ async function buildFiles(
   for (const d of docs) {
     const charge = charges.get(d.id);
     if (charge) {
+      const link = links.get(`outgoing_invoice:${d.id}`);
       bookings.push(
         ...chargeBookings(
           {
@@ -189,12 +210,13 @@ async function buildFiles(
           },
           { fees: Number(charge.fee) + Number(charge.flat_fee), interest: Number(charge.interest) },
           s.accounts,
-        ),
+        ).map((b) => (link ? { ...b, link } : b)),
       );
       continue;
     }
     const doc = parsed<{ taxes?: TaxEntry[]; deductions?: { net: string; tax: string }[] }>(d.document);
     const buyer = nameOf(d.buyer);
+    const link = links.get(`outgoing_invoice:${d.id}`);
     bookings.push(
       ...outgoingBookings(
         {
@@ -209,7 +231,7 @@ async function buildFiles(
           deductions: doc?.deductions ?? [],
         },
         s.accounts,
-      ),
+      ).map((b) => (link ? { ...b, link } : b)),
     );
   }
   for (const p of received)
@@ -224,19 +246,20 @@ async function buildFiles(
         partyName: nameOf(p.buyer)?.name ?? '',
       }),
     );
-  for (const b of incoming)
-    bookings.push(
-      incomingBooking({
-        cents: Number(b.amount),
-        taxRate: b.tax_rate,
-        expense: b.expense,
-        creditor: creditor(b.supplier_id),
-        date: b.date!,
-        number: b.invoice_number ?? `ER${b.invoice_id}`,
-        partyName: b.supplier_name ?? '',
-        isCredit: b.document_type === 'Credit',
-      }),
-    );
+  for (const b of incoming) {
+    const link = links.get(`incoming_invoice:${b.invoice_id}`);
+    const booking = incomingBooking({
+      cents: Number(b.amount),
+      taxRate: b.tax_rate,
+      expense: b.expense,
+      creditor: creditor(b.supplier_id),
+      date: b.date!,
+      number: b.invoice_number ?? `ER${b.invoice_id}`,
+      partyName: b.supplier_name ?? '',
+      isCredit: b.document_type === 'Credit',
+    });
+    bookings.push(link ? { ...booking, link } : booking);
+  }
   for (const p of made)
     bookings.push(
       paymentMadeBooking({
@@ -287,6 +310,63 @@ async function buildFiles(
 }
 
 /**
+ * The documents of the range's bookings (Belegbilder): each booked outgoing document's PDF and
+ * each incoming invoice's stored file, by `kind:id`, with a GUID derived from the account and
+ * the document, so every export of the same books names and links them alike. Read before the
+ * export's transaction: a first render keeps the PDF in a transaction of its own.
+ */
+async function documentImages(
+  db: Db,
+  auth: AuthContext,
+  from: string,
+  to: string,
+  pdfOf: InvoicePdfSource,
+): Promise<Map<string, Image>> {
+  const out = new Map<string, Image>();
+  for (const d of await read.bookedDocuments(db, auth.accountId, from, to)) {
+    const pdf = await pdfOf(db, auth, d.id);
+    const key = `outgoing_invoice:${d.id}`;
+    out.set(key, {
+      guid: documentGuid(auth.accountId, key),
+      type: 2,
+      name: documentFileName('AR', d.id, d.invoice_number, 'pdf'),
+      data: pdf.data,
+    });
+  }
+  const incoming = new Map<number, { invoice_id: number; number: string | null; file_id: number }>();
+  for (const b of await read.incomingBookings(db, auth.accountId, from, to))
+    if (b.file_id !== null)
+      incoming.set(b.invoice_id, { invoice_id: b.invoice_id, number: b.invoice_number, file_id: b.file_id });
+  const names = new Map(
+    (
+      await read.filesById(
+        db,
+        auth.accountId,
+        [...incoming.values()].map((i) => i.file_id),
+      )
+    ).map((f) => [f.id, f.name]),
+  );
+  for (const i of incoming.values()) {
+    const data = await readBlob(db, i.file_id);
+    const name = names.get(i.file_id);
+    if (!data || name === undefined) continue;
+    const key = `incoming_invoice:${i.invoice_id}`;
+    out.set(key, {
+      guid: documentGuid(auth.accountId, key),
+      type: 1,
+      name: documentFileName(
+        'ER',
+        i.invoice_id,
+        i.number,
+        name.includes('.') ? name.split('.').pop()! : 'pdf',
+      ),
+      data,
+    });
+  }
+  return out;
+}
+
+/**
  * Writes the DATEV export of a date range (and, with `lock`, locks its months for good, in the
  * same transaction), keeps the ZIP and answers its record. A range whose months were all
  * locked before is exported with the time of its lock, so every export of it is the same file.
@@ -295,10 +375,16 @@ export async function createDatevExport(
   db: Db,
   auth: AuthContext,
   body: DatevExportCreate,
+  pdfOf?: InvoicePdfSource,
 ): Promise<DatevExport> {
   const settings = (await getAccountProfile(db, auth.accountId)).accounting;
   checkRange(body, settings);
   const months = monthsOf(body.date_from, body.date_to);
+  const images =
+    body.documents && pdfOf
+      ? await documentImages(db, auth, body.date_from, body.date_to, pdfOf)
+      : new Map<string, Image>();
+  const links = new Map([...images].map(([key, image]) => [key, image.guid]));
   const row = await transact(db, async (trx) => {
     await repo.periodGuard(trx, auth.accountId, true);
     const locks = await repo.lockedPeriods(trx, auth.accountId, months);
@@ -318,17 +404,23 @@ export async function createDatevExport(
       body.date_to,
       createdAt,
       locked,
+      links,
     );
     const mtime = new Date(createdAt);
-    const zip = Buffer.from(
-      zipSync(
-        {
-          [BOOKINGS_FILE]: [windows1252(files.bookings), { mtime }],
-          [PARTIES_FILE]: [windows1252(files.parties), { mtime }],
-        },
-        { level: 6, mtime },
-      ),
-    );
+    const entries: Record<string, [Uint8Array, { mtime: Date }]> = {
+      [BOOKINGS_FILE]: [windows1252(files.bookings), { mtime }],
+      [PARTIES_FILE]: [windows1252(files.parties), { mtime }],
+    };
+    if (images.size > 0) {
+      const list = [...images.values()];
+      const xml = documentXml(
+        { createdAt, description: `Belege ${body.date_from} bis ${body.date_to}` },
+        list,
+      );
+      entries[DOCUMENT_XML] = [Buffer.from(xml, 'utf8'), { mtime }];
+      for (const image of list) entries[image.name] = [image.data, { mtime }];
+    }
+    const zip = Buffer.from(zipSync(entries, { level: 6, mtime }));
     const sha256 = createHash('sha256').update(zip).digest('hex');
     const { id } = await repo.insertExport(trx, {
       account_id: auth.accountId,
@@ -339,7 +431,7 @@ export async function createDatevExport(
       sha256,
       byte_size: zip.length,
       data: zip,
-      counts: JSON.stringify(files.counts),
+      counts: JSON.stringify({ ...files.counts, documents: images.size }),
       created_by: auth.userId,
     });
     if (body.lock) await repo.insertLocks(trx, auth.accountId, months, auth.userId, id, createdAt);
