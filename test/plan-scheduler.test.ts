@@ -198,6 +198,20 @@ describeEachDb('recurring plans that run themselves', (ctx) => {
       .execute();
     for (const kind of ['invoice:created', 'invoice:booked'])
       assert.equal(events.filter((e) => e.kind === kind).length, 12, kind);
+    const sent = await ctx.db
+      .selectFrom('events')
+      .select('kind')
+      .where('resource_type', '=', 'mail_message')
+      .where(
+        'resource_id',
+        'in',
+        done.auto_runs.map((r: any) => r.mail_message_id),
+      )
+      .execute();
+    assert.deepEqual(
+      sent.map((e) => e.kind),
+      Array(12).fill('invoice:sent'),
+    );
   });
 
   it('two schedulers racing on one database make and send each period once', async () => {

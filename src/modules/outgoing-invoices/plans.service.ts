@@ -347,6 +347,8 @@ export async function sendPending(
     if (!(await runs.takePending(trx, run.id, now))) return undefined;
     const end = async (state: RunState, reason: string | null, mailMessageId: number | null = null) => {
       await runs.updateRun(trx, run.id, { state, reason, mail_message_id: mailMessageId, updated_at: now });
+      // The master shows its runs (auto_runs): it changed.
+      await repo.updateInvoice(trx, run.account_id, run.master_id, { updated_at: now });
       return state;
     };
     const master = await repo.findInvoice(trx, run.account_id, run.master_id, false, true);
