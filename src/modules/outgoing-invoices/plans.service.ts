@@ -351,7 +351,8 @@ export async function sendPending(
       await repo.updateInvoice(trx, run.account_id, run.master_id, { updated_at: now });
       return state;
     };
-    const master = await repo.findInvoice(trx, run.account_id, run.master_id, false, true);
+    // The master before its invoice, in the order POST …/generate locks them (no deadlock).
+    const master = await repo.findInvoice(trx, run.account_id, run.master_id, true, true);
     const child =
       run.invoice_id === null
         ? undefined
