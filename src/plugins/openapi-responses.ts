@@ -297,7 +297,11 @@ export function errorCodesFor(doc: Json, method: string, path: string, op: Json,
     add(401, 'unauthorized', 'invalid_token');
     add(403, 'insufficient_scope');
   }
-  if ((op.parameters ?? []).some((p: Json) => p.in === 'path')) add(404, 'not_found');
+  if ((op.parameters ?? []).some((p: Json) => p.in === 'path')) {
+    add(404, 'not_found');
+    // A path parameter longer than the router takes (maxParamLength) is refused before routing.
+    add(414, 'uri_too_long');
+  }
   // A fixed path beside this one (`/payments/outgoing-invoice` beside `/payments/{id}`) asked
   // with a method it lacks is answered here: 405 with the fixed path's own methods.
   if (hasFixedSibling(doc, path)) add(405, 'method_not_allowed');
@@ -385,6 +389,33 @@ function successDescription(method: string, status: number, list: boolean): stri
   return 'Success';
 }
 
+/**
+ * Rules the validation enforces with keywords of its own, restated in standard JSON Schema for
+ * readers of the document (inline input schemas only: components are answers too):
+ * `x-max-decimals: n` (checked on the number's shortest decimal form, validation.ts) as
+ * `multipleOf: 10^-n`; a `sort` parameter's fields (`x-sortable`, checked by paging.ts with a
+ * message naming them) as a pattern that admits only those fields.
+ */
+const VALUES = new Set(['examples', 'default', 'enum', 'const']);
+
+function documentInputRules(schema: Json): void {
+  if (Array.isArray(schema)) {
+    for (const s of schema) documentInputRules(s);
+    return;
+  }
+  if (!schema || typeof schema !== 'object' || schema.$ref) return;
+  const decimals = schema['x-max-decimals'];
+  if (typeof decimals === 'number' && schema.multipleOf === undefined)
+    schema.multipleOf = Number(`1e-${decimals}`);
+  const sortable = schema['x-sortable'];
+  if (Array.isArray(sortable)) {
+    const field = `-?(${sortable.join('|')})`;
+    schema.pattern = `^${field}(,${field})*$`;
+  }
+  for (const [key, value] of Object.entries<Json>(schema))
+    if (typeof value === 'object' && !VALUES.has(key)) documentInputRules(value);
+}
+
 export function completeOperation(doc: Json, method: string, path: string, op: Json, operationId: string) {
   const api = path.startsWith(`${API_PREFIX}/`);
   const secured = Array.isArray(op.security) && op.security.length > 0;
@@ -405,6 +436,9 @@ export function completeOperation(doc: Json, method: string, path: string, op: J
 
   op.parameters ??= [];
   const params: Json[] = op.parameters;
+  for (const p of params) if (p.schema) documentInputRules(p.schema);
+  for (const media of Object.values<Json>(op.requestBody?.content ?? {}))
+    if (media.schema) documentInputRules(media.schema);
   const addParam = (p: Json) => {
     if (!params.some((q) => q.in === p.in && q.name.toLowerCase() === p.name.toLowerCase())) params.push(p);
   };

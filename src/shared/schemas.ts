@@ -80,6 +80,9 @@ export const SortedPagingQuery = (fields: readonly string[]) => ({
     Type.String({
       maxLength: 200,
       pattern: '^-?[a-z_]+(,-?[a-z_]+)*$',
+      // The fields paging.ts accepts (it names them when it refuses one); the document restates
+      // them as the pattern (openapi-responses.ts).
+      'x-sortable': ['id', ...fields],
       description: `Order: comma-separated fields, \`-\` for descending (\`sort=-${fields[0] ?? 'id'},id\`), ties broken by \`id\`. Sortable: ${['id', ...fields].map((f) => `\`${f}\``).join(', ')}; nulls sort last ascending, first descending. Default: \`id\`.`,
     }),
   ),

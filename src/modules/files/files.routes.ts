@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { sendBytes } from '../../shared/http.js';
 import { Data, IdParams, problemResponse } from '../../shared/schemas.js';
-import { Binary, FileData } from './files.schemas.js';
+import { Binary, FILE_MEDIA_TYPES, FileData } from './files.schemas.js';
 import * as service from './files.service.js';
 
 const tags = ['Files'];
@@ -27,8 +27,8 @@ export const filesRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'The bytes with Content-Type, Content-Disposition and a strong ETag; supports If-None-Match and a single byte Range.',
         params: IdParams,
         response: {
-          200: Binary('The file'),
-          206: Binary('The requested byte range'),
+          200: Binary('The file, with the media type it was uploaded with', FILE_MEDIA_TYPES),
+          206: Binary('The requested byte range', FILE_MEDIA_TYPES),
           416: problemResponse('Range not satisfiable'),
         },
       },

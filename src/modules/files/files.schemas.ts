@@ -19,11 +19,35 @@ export const FileData = Type.Object(
   { $id: 'File' },
 );
 
-/** Response of a download route: the bytes. */
-export const Binary = (description: string, contentType = 'application/octet-stream') => ({
+/** Response of a download route: the bytes, in the media type(s) it is served with. */
+export const Binary = (
+  description: string,
+  contentType: string | readonly string[] = 'application/octet-stream',
+) => ({
   description,
-  content: { [contentType]: { schema: { type: 'string', format: 'binary' } } },
+  content: Object.fromEntries(
+    [contentType].flat().map((type) => [type, { schema: { type: 'string', format: 'binary' } }]),
+  ),
 });
+
+/**
+ * A stored file is served with the type it was uploaded with (files.service.ts: documents,
+ * images, text, archives, mail); `application/octet-stream` when it had no more precise one.
+ */
+export const FILE_MEDIA_TYPES = [
+  'application/pdf',
+  'application/xml',
+  'application/zip',
+  'text/csv',
+  'text/plain',
+  'image/png',
+  'image/jpeg',
+  'image/*',
+  'text/*',
+  'application/*',
+  'message/rfc822',
+  'application/octet-stream',
+] as const;
 
 /** The multipart body of an upload, for the document only (parsing is done by receiveUpload). */
 export const UploadBody = {

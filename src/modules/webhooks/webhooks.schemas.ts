@@ -19,13 +19,21 @@ const SubscriptionScope = Type.Unsafe<string>({
  * `errors[]`, so rewording them here is all it takes.
  */
 export function namingAllowedValues(
-  issues: Array<{ keyword?: string; message?: string; params?: Record<string, unknown> }>,
+  issues: Array<{
+    instancePath?: string;
+    keyword?: string;
+    message?: string;
+    params?: Record<string, unknown>;
+  }>,
   context: string,
 ): Error {
   for (const issue of issues) {
     const allowed = issue.params?.allowedValues;
     if (issue.keyword === 'enum' && Array.isArray(allowed))
       issue.message = `must be one of: ${allowed.map(String).join(', ')}`;
+    // The URL's format and pattern say one thing: one message (the handler drops the repeat).
+    if (issue.instancePath === '/url' && (issue.keyword === 'format' || issue.keyword === 'pattern'))
+      issue.message = 'must be an absolute http or https URL';
   }
   return new Error(`${context}: ${issues.map((i) => i.message).join('; ')}`);
 }
@@ -35,6 +43,8 @@ export const WebhookCreate = Type.Object(
     url: Type.String({
       minLength: 1,
       maxLength: 2048,
+      format: 'uri',
+      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#@]+([/?#].*)?$',
       description:
         'Receiver, http or https. Hosts that resolve to loopback, private, link-local or metadata addresses are refused unless the server runs with WEBHOOK_ALLOW_PRIVATE=true.',
     }),
@@ -50,7 +60,7 @@ export type WebhookCreate = Static<typeof WebhookCreate>;
 
 const webhookProps = {
   id: Id,
-  url: Type.String(),
+  url: Type.String({ format: 'uri' }),
   scopes: Type.Array(Type.String(), { description: 'Subscription scope names' }),
   status: Type.Union([Type.Literal('active'), Type.Literal('disabled')], {
     description: '`disabled` after every delivery failed for 5 days (or re-enable it)',
