@@ -1,7 +1,8 @@
 // Lists and records by id answered again from kept pages (src/plugins/page-cache.ts): an
-// unchanged answer is sent as it was, and any write — by this process, in a transaction, or by
-// another connection to the same database (another server process, the worker, the CLI) — is
-// seen by the next request.
+// unchanged answer is sent as it was, and any write to a table the answer reads — by this
+// process, in a transaction, or by another connection to the same database (another server
+// process, the worker, the CLI) — is seen by the next request; a write to another table
+// leaves the page kept.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { buildApp } from '../src/app.js';
+import { versionColumn } from '../src/db/data-version.js';
 import { createDb, type DbHandle, type DbKind } from '../src/db/index.js';
 import { transact } from '../src/db/transact.js';
 import { createIntegration, revokeIntegration } from '../src/modules/integration/integration.service.js';
@@ -36,14 +38,11 @@ function pageCacheSuite(kind: DbKind) {
     let api: Api;
     let integrationId: number;
     const stats = () => pageCacheStats(app)!;
-    // PostgreSQL's data version is the server's snapshot: any commit on the server — another
-    // test file's, in another database — makes the next request read its page again. A hit is
-    // only owed when nothing was committed between the two requests, which the snapshot read
-    // around them tells; on SQLite the database is this file's alone.
+    // The table versions (db/data-version.ts): the background work of the app (none here,
+    // workers are off) could write between two requests; a hit is owed only when nothing was
+    // committed around them.
     const snapshot = async () =>
-      kind === 'postgres'
-        ? (await sql<{ s: string }>`select pg_current_snapshot()::text as s`.execute(other.db)).rows[0]!.s
-        : '';
+      (await sql<{ s: string }>`select ${versionColumn(other.db)} as s`.execute(other.db)).rows[0]!.s;
     /** Runs `fresh` (reads the page) then `again` until they ran with nothing committed around them. */
     async function whileQuiet<T>(fresh: () => Promise<unknown>, again: () => Promise<T>): Promise<T> {
       for (let attempt = 0; attempt < 200; attempt++) {
@@ -68,7 +67,13 @@ function pageCacheSuite(kind: DbKind) {
       account = await createAccount(handle.db);
       const created = await createIntegration(handle.db, {
         name: 'cache',
-        scopes: ['client:read', 'client:write', 'task-management:read'],
+        scopes: [
+          'client:read',
+          'client:write',
+          'task-management:read',
+          'task-management:write',
+          'project:write',
+        ],
         userId: account.users.admin,
       });
       integrationId = created.id;
@@ -171,6 +176,93 @@ function pageCacheSuite(kind: DbKind) {
       assert.equal(during.text.includes('Inside a transaction'), kind === 'sqlite', during.text);
       const res = await api.get('/clients');
       assert.ok(res.text.includes('Inside a transaction'), res.text);
+    });
+
+    it('a write to tasks leaves the clients list kept; a write to clients does not', async () => {
+      const clientId = (await api.get('/clients')).body.data[0].id;
+      const project = await api.post('/projects', { name: 'Cache project', client_id: clientId });
+      assert.equal(project.status, 201, project.text);
+      const first = await api.get('/clients');
+      await whileQuiet(
+        () => api.get('/clients'),
+        () => api.get('/clients'),
+      );
+      // Tasks written by this process and by another connection: the clients list is kept.
+      const task = await api.post('/tasks', { project_id: project.body.data.id, name: 'A task' });
+      assert.equal(task.status, 201, task.text);
+      await other.db
+        .updateTable('tasks')
+        .set({ name: 'Renamed elsewhere' })
+        .where('id', '=', task.body.data.id)
+        .execute();
+      let hits = stats().hits;
+      const kept = await api.get('/clients');
+      assert.equal(stats().hits, hits + 1, 'the clients list, from the kept page');
+      assert.equal(kept.text, first.text);
+      // The tasks list is not: it reads tasks.
+      assert.equal(
+        (await api.get('/tasks')).body.data.find((t: { id: number }) => t.id === task.body.data.id)?.name,
+        'Renamed elsewhere',
+      );
+      // A write to clients makes the list stale.
+      const renamed = await other.db
+        .updateTable('clients')
+        .set({ name: 'Changed for the cache' })
+        .where('id', '=', clientId)
+        .executeTakeFirst();
+      assert.equal(Number(renamed.numUpdatedRows), 1);
+      hits = stats().hits;
+      const fresh = await api.get('/clients');
+      assert.equal(stats().hits, hits, 'read again');
+      assert.ok(names(fresh).includes('Changed for the cache'), names(fresh).join());
+    });
+
+    const a1First = (res: { body: { data: { id: number }[] } }) => res.body.data[0]!.id;
+
+    it('two apps on one database (two processes) stay exact, each keeping what the other did not touch', async () => {
+      const second = connectAgain(handle);
+      const app2 = await buildApp(testConfig({ pageCacheMb: 1 }), { db: second, logger: false });
+      try {
+        await app2.ready();
+        const api2 = new Api(app2, api.token);
+        const stats2 = () => pageCacheStats(app2)!;
+        const before1 = await api.get('/clients?per_page=100');
+        const before2 = await api2.get('/clients?per_page=100');
+        assert.equal(before2.text, before1.text);
+        // The second writes a client: both read it at once.
+        assert.equal((await api2.post('/clients', { name: 'From the second' })).status, 201);
+        for (const a of [api, api2])
+          assert.ok(names(await a.get('/clients?per_page=100')).includes('From the second'));
+        // The first writes a task: both send the clients list from their kept pages.
+        const project = await api.post('/projects', { name: 'Second project', client_id: a1First(before1) });
+        const hits = [stats().hits, stats2().hits];
+        const snap = await snapshot();
+        assert.equal(
+          (await api.post('/tasks', { project_id: project.body.data.id, name: 'Another' })).status,
+          201,
+        );
+        const a1 = await api.get('/clients?per_page=100');
+        const a2 = await api2.get('/clients?per_page=100');
+        assert.equal(a1.text, a2.text);
+        const [v1, v2] = [stats().hits, stats2().hits];
+        // Each was kept before the task was written, so each is a hit (unless another write of clients came between).
+        if (
+          (await snapshot()).split(',').find((p) => p.startsWith('clients=')) ===
+          snap.split(',').find((p) => p.startsWith('clients='))
+        ) {
+          assert.equal(v1, hits[0]! + 1);
+          assert.equal(v2, hits[1]! + 1);
+        }
+        // The second renames a client: the first's next answer has it.
+        await api2.patch(
+          `/clients/${a1.body.data.find((c: { name: string }) => c.name === 'From the second').id}`,
+          { name: 'Renamed by the second' },
+        );
+        assert.ok(names(await api.get('/clients?per_page=100')).includes('Renamed by the second'));
+      } finally {
+        await app2.close();
+        await second.destroy();
+      }
     });
 
     it('each token, URL and query has its own page; refused requests are not kept', async () => {

@@ -2,20 +2,23 @@ import type SQLite from 'better-sqlite3';
 import { type Kysely, PostgresAdapter, sql } from 'kysely';
 import { sqliteOf } from './prepared.js';
 
-/** SQLite's version as an expression: `dataVersion` reads it alone, `versionColumn` beside another. */
-const SQLITE_VERSION = "total_changes() || ':' || (select data_version from pragma_data_version)";
+/**
+ * The versions of the tables the page cache watches (migration 2026_12_07_995), as one string
+ * `name=version,…`: each counter is bumped by triggers inside the transaction that writes its
+ * table, so the versions read in one statement match the rows that statement's snapshot sees.
+ * Equal versions of a table read at two moments mean that nothing was committed to it in
+ * between, by any process or machine. On PostgreSQL a version is the sum of the table's shards.
+ */
+const SQLITE_VERSIONS = "(select group_concat(name || '=' || version, ',') from table_versions)";
+const PG_VERSIONS =
+  "(select string_agg(name || '=' || v, ',') from (select name, sum(version) as v from table_versions group by name) t)";
 
 const statements = new WeakMap<SQLite.Database, SQLite.Statement>();
 
 /**
- * A value that changes whenever the data of the database may have changed: on SQLite, the rows
- * this connection has changed so far (`total_changes()`, counted as each statement runs, also
- * in a transaction that is later rolled back) and `data_version`, which changes when another
- * connection — another server process, the worker, the CLI — commits. Equal values read at two
- * moments mean that nothing was written in between, by anyone.
- *
- * `undefined` where no such value exists: PostgreSQL (see `pgDataVersion`), and a SQLite
- * connection inside a transaction (its reads wait for it to end, see db/prepared.ts).
+ * The table versions now, on SQLite, read alone (a request whose token was not kept: its
+ * epoch read carried none). `undefined` on PostgreSQL (read only with the epoch, see
+ * `versionColumn`) and inside a transaction (its uncommitted rows are no one else's).
  */
 // biome-ignore lint/suspicious/noExplicitAny: any database schema
 export function dataVersion(db: Kysely<any>): string | undefined {
@@ -23,29 +26,45 @@ export function dataVersion(db: Kysely<any>): string | undefined {
   if (!sqlite || sqlite.inTransaction) return undefined;
   let stmt = statements.get(sqlite);
   if (!stmt) {
-    stmt = sqlite.prepare(`select ${SQLITE_VERSION}`).pluck();
+    stmt = sqlite.prepare(`select ${SQLITE_VERSIONS}`).pluck();
     statements.set(sqlite, stmt);
   }
   return stmt.get() as string;
 }
 
 /**
- * PostgreSQL's counterpart, read as a column of another statement (the auth epoch's, which
- * every request with a token waits for anyway: plugins/token-cache.ts): the snapshot of the
- * statement, `xmin:xmax:xip…`. Two equal snapshots see exactly the same committed
- * transactions, so nothing was committed in between, by anyone; any commit that assigned a
- * transaction id changes it. It is the server's, not the database's: a commit to another
- * database of the same server changes it too (a kept page is then read again, never wrong).
- */
-const pgDataVersion = sql<string>`pg_current_snapshot()::text`;
-
-/**
- * The data version as a column of another statement, on either database: the auth epoch's
+ * The table versions as a column of another statement, on either database: the auth epoch's
  * read (plugins/token-cache.ts), made once for the requests that arrived together, carries
- * it, so that a kept page (plugins/page-cache.ts) is answered without a statement of its own.
- * On SQLite that read is only made outside a transaction (`prepared(...).now`), as
- * `dataVersion` requires; its value has the same form as `dataVersion`'s.
+ * them, so that a kept page (plugins/page-cache.ts) is answered without a statement of its
+ * own. On SQLite that read is only made outside a transaction (`prepared(...).now`).
  */
 // biome-ignore lint/suspicious/noExplicitAny: any database schema
 export const versionColumn = (db: Kysely<any>) =>
-  db.getExecutor().adapter instanceof PostgresAdapter ? pgDataVersion : sql.raw<string>(SQLITE_VERSION);
+  sql.raw<string>(db.getExecutor().adapter instanceof PostgresAdapter ? PG_VERSIONS : SQLITE_VERSIONS);
+
+let lastRead: string | undefined;
+let lastParsed = new Map<string, string>();
+
+/**
+ * The versions of `tables` in a read of `dataVersion`/`versionColumn`, as one key; undefined
+ * when one of them has no version (a table no trigger watches: never cached).
+ */
+export function versionsOf(read: string, tables: readonly string[]): string | undefined {
+  if (read !== lastRead) {
+    // One parse per read: the requests that shared an epoch read share its string.
+    const parsed = new Map<string, string>();
+    for (const pair of read.split(',')) {
+      const at = pair.indexOf('=');
+      parsed.set(pair.slice(0, at), pair.slice(at + 1));
+    }
+    lastRead = read;
+    lastParsed = parsed;
+  }
+  let key = '';
+  for (const t of tables) {
+    const v = lastParsed.get(t);
+    if (v === undefined) return undefined;
+    key += `${v},`;
+  }
+  return key;
+}

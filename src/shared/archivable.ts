@@ -342,6 +342,8 @@ export interface RecordRoutesSpec<R, Q extends TSchema, C extends TSchema, U ext
     CreateSpec<R, C>,
     UpdateSpec<R, U> {
   read: { scopes: string[] };
+  /** Every table the list and GET answers read: kept pages go stale when one of them changes (plugins/page-cache.ts). */
+  reads: readonly string[];
   query: Q;
   list: (db: Db, auth: AuthContext, q: Static<Q>) => Promise<Page<R>>;
   get: (db: Db, auth: AuthContext, id: number) => Promise<R>;
@@ -366,7 +368,7 @@ export function recordRoutes<
     app,
     {
       tags: s.tags,
-      config: { ...s.read, pageCache: true },
+      config: { ...s.read, pageCache: s.reads },
       path: s.path,
       ...texts.list,
       querystring: s.query,
@@ -378,7 +380,13 @@ export function recordRoutes<
   createRoute(app, s, texts.create);
   getRoute(
     app,
-    { ...read, config: { ...s.read, pageCache: true }, path: `${s.path}/:id`, ...texts.get, item: s.schema },
+    {
+      ...read,
+      config: { ...s.read, pageCache: s.reads },
+      path: `${s.path}/:id`,
+      ...texts.get,
+      item: s.schema,
+    },
     s.get,
     s.toData,
   );

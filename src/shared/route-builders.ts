@@ -21,7 +21,7 @@ export interface RouteSpec {
   path: string;
   tags: string[];
   /** `pageCache`: a list whose answer depends on the database alone (plugins/page-cache.ts). */
-  config: { scopes: string[]; pageCache?: boolean };
+  config: { scopes: string[]; pageCache?: readonly string[] };
   summary: string;
   /** Left out of the document when undefined. */
   description?: string;

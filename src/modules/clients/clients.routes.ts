@@ -45,7 +45,7 @@ export const clientsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     app.get(
       path,
       {
-        config: { scopes, pageCache: true },
+        config: { scopes, pageCache: ['clients'] },
         schema: { tags, summary, querystring: ClientListQuery, response: { 200: List(schema) } },
       },
       async (req, reply) => listResponse(req, reply, await list(app.db, req.auth, req.query), map),
@@ -72,7 +72,7 @@ export const clientsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/clients/:id',
     {
-      config: { scopes: [], pageCache: true },
+      config: { scopes: [], pageCache: ['clients'] },
       schema: {
         tags,
         summary: 'Retrieve a client',

@@ -11,6 +11,7 @@ export const companiesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       path: '/companies',
       tags: ['Companies'],
       read: { scopes: ['contact-data:read'] },
+      reads: ['companies'],
       write: { scopes: ['contact-data:write'] },
       schema: Company,
       query: CompanyListQuery,

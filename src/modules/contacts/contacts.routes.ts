@@ -15,6 +15,7 @@ export const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       path: '/contacts',
       tags,
       read: { scopes: ['contact-data:read'] },
+      reads: ['contacts', 'companies'],
       write,
       schema: Contact,
       query: ContactListQuery,

@@ -18,7 +18,7 @@ export const effortsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       path: '/efforts',
       tags: ['Efforts'],
-      config: { scopes: ['efforts:read'], pageCache: true },
+      config: { scopes: ['efforts:read'], pageCache: ['efforts'] },
       summary: 'List efforts (time entries)',
       description:
         'Efforts of type `admin` are included only when the token also holds `efforts:extended:read`; without it they are left out of the list and its total (even with `type=admin`).',

@@ -19,7 +19,7 @@ export const offersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       path: '/offers',
       tags,
-      config: { ...read, pageCache: true },
+      config: { ...read, pageCache: ['offers', 'offer_items'] },
       summary: 'List offers',
       description: 'Offers come in through the import. `date_from`/`date_to` filter the offer date.',
       querystring: OfferListQuery,
@@ -33,7 +33,7 @@ export const offersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       path: '/offers/:id',
       tags,
-      config: { ...read, pageCache: true },
+      config: { ...read, pageCache: ['offers', 'offer_items'] },
       summary: 'Retrieve an offer',
       item: Offer,
     },

@@ -45,6 +45,8 @@ const DELETES = [
   },
 ];
 
+/** The tables an invoice's or plan's answer reads (its lines, payments, dunning level): the page cache watches them. */
+const INVOICE_READS = ['outgoing_invoices', 'outgoing_invoice_items', 'payments', 'dunning_letters'];
 export const invoicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(plansRoutes);
   await app.register(numberSeriesRoutes);
@@ -54,7 +56,7 @@ export const invoicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       path: '/outgoing-invoices',
       tags,
-      config: { ...read, pageCache: true },
+      config: { ...read, pageCache: INVOICE_READS },
       summary: 'List outgoing invoices',
       description:
         'Documents (invoice, credit, deposit, partial, final), ids ascending; deleted ones are left out unless `deleted=true`, which lists them too (with `deleted_at`, `deleted_by`). Plan masters are listed only when `type` names a master type (see also /outgoing-invoices/master). `date_from`/`date_to` filter the invoice date.',
@@ -85,7 +87,7 @@ export const invoicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       path: '/outgoing-invoices/master',
       tags,
-      config: { ...read, pageCache: true },
+      config: { ...read, pageCache: INVOICE_READS },
       summary: 'List invoice master plans',
       description: 'Recurring and partial plans with their child invoices.',
       querystring: MasterListQuery,
@@ -99,7 +101,7 @@ export const invoicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       path: '/outgoing-invoices/master/:id',
       tags,
-      config: { ...read, pageCache: true },
+      config: { ...read, pageCache: INVOICE_READS },
       summary: 'Retrieve an invoice master plan',
       item: Master,
     },
@@ -111,7 +113,7 @@ export const invoicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       path: '/outgoing-invoices/:id',
       tags,
-      config: { ...read, pageCache: true },
+      config: { ...read, pageCache: INVOICE_READS },
       summary: 'Retrieve an outgoing invoice',
       description:
         'With line items, totals per tax rate, deductions (final invoices) and payment state. Deleted invoices (booked ones included) stay readable here with `deleted_at` and `deleted_by`.',

@@ -150,7 +150,7 @@ export const projectsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       path: '/projects',
       tags,
-      config: { scopes: [], pageCache: true },
+      config: { scopes: [], pageCache: ['projects', 'project_group_projects', 'project_members'] },
       summary: 'List projects',
       description: 'Archived projects are left out unless `archived=true`.',
       querystring: ProjectListQuery,
@@ -163,7 +163,7 @@ export const projectsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       path: '/projects/:id',
       tags,
-      config: { scopes: [], pageCache: true },
+      config: { scopes: [], pageCache: ['projects', 'project_group_projects', 'project_members'] },
       summary: 'Retrieve a project',
       item: Project,
     },
@@ -249,7 +249,7 @@ export const projectsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       path: '/portfolios',
       tags: ['Portfolios'],
-      config: { scopes: [], pageCache: true },
+      config: { scopes: [], pageCache: ['portfolios', 'project_group_projects'] },
       summary: 'List portfolios',
       description:
         'Archived portfolios are left out unless `archived=true`. Filter projects with `?portfolio_id=`.',

@@ -13,7 +13,7 @@ export const tasksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/tasks',
     {
-      config: { scopes: ['task-management:read'], pageCache: true },
+      config: { scopes: ['task-management:read'], pageCache: ['tasks', 'files'] },
       schema: {
         tags,
         summary: 'List tasks',
@@ -55,7 +55,7 @@ export const tasksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/tasks/:task',
     {
-      config: { scopes: ['task-management:read'], pageCache: true },
+      config: { scopes: ['task-management:read'], pageCache: ['tasks', 'files'] },
       schema: {
         tags,
         summary: 'Retrieve a task',
