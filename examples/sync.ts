@@ -31,7 +31,7 @@ const projects = await ok(api.GET('/projects', { params: { query: { per_page: 1 
 const task = await ok(
   api.POST('/tasks', { body: { project_id: projects.data[0]!.id, name: 'Short-lived' } }),
 );
-await api.DELETE('/tasks/{id}', { params: { path: { id: task.data.id } } });
+await api.DELETE('/tasks/{task}', { params: { path: { task: task.data.id } } });
 
 console.log(`second sync: ${await sync()} changes`);
 const local = copy.get(`client:${client.data.id}`);

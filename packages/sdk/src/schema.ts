@@ -70,7 +70,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/tasks/{id}": {
+    "/tasks/{task}": {
         parameters: {
             query?: never;
             header?: never;
@@ -93,22 +93,6 @@ export interface paths {
          *     Scopes (all required): `task-management:write`.
          */
         delete: operations["deleteTask"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/tasks/{task}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        delete?: never;
         options?: never;
         head?: never;
         /**
@@ -395,7 +379,7 @@ export interface paths {
         put?: never;
         /**
          * Create a recurring-plan master
-         * @description `type` recurringN: one invoice every N months from `plan_start`; every period starting on or before `plan_end` gets one. Child invoices are not created here: see POST …/{id}/generate.
+         * @description `type` recurringN: one invoice every N months from `plan_start`; every period starting on or before `plan_end` gets one. Child invoices are not created here: see POST …/{id}/generate, or set `auto_generate` and the service makes each on its date, and with `auto_send` books and e-mails it too (docs/outgoing-invoices.md, plans that run themselves).
          *
          *     Scopes (all required): `outgoing-invoice:write`.
          */
@@ -417,7 +401,7 @@ export interface paths {
         put?: never;
         /**
          * Generate the child invoices of a recurring plan
-         * @description One open invoice per interval of the plan span: the period starts on the plan start day shifted by whole intervals (clamped to month ends, never drifting) and ends the day before the next; the invoice date is the period start. Re-running brings children that are still `open` up to the master’s current lines and header; `bookable`, booked and deleted children are left alone and their periods are never generated twice. Open children outside a shortened span are deleted.
+         * @description One open invoice per interval of the plan span: the period starts on the plan start day shifted by whole intervals (clamped to month ends, never drifting) and ends the day before the next; the invoice date is the period start. Re-running brings children that are still `open` up to the master’s current lines and header; `bookable`, booked and deleted children are left alone and their periods are never generated twice. Open children outside a shortened span are deleted. With `auto_generate` the plan’s scheduler takes the invoices made here on their dates and makes none of those periods again.
          *
          *     Scopes (all required): `outgoing-invoice:write`.
          */
@@ -1955,7 +1939,7 @@ export interface paths {
         put?: never;
         /**
          * Record a payment of incoming invoices
-         * @description One payment split over one or more incoming documents (`invoices`, or `incoming_invoice_id` for one). The shares must sum to `amount`; no document may be paid beyond its gross total (422). Paid documents get status `paid`. The payment shows in GET /payments (type `incoming_invoice`) and at its `Location`.
+         * @description One payment split over one or more incoming documents (`invoices`, or `incoming_invoice_id` for one). The shares must sum to `amount`; no document may be paid beyond its gross total (422). Paid documents get status `paid`. Answers the payment as GET /payments/{id} (its `Location`) does: type `incoming_invoice`, the documents and shares in `incoming_invoices`.
          *
          *     Scopes (all required): `payments:write`.
          */
@@ -1977,7 +1961,7 @@ export interface paths {
         put?: never;
         /**
          * Set an incoming credit off against an incoming invoice
-         * @description A reference booking between a document of type `Invoice` and one of type `Credit`: both paid totals rise by `amount`, which may not exceed the open amount of either (422). Shows in GET /payments as type `incoming_invoice_credit`.
+         * @description A reference booking between a document of type `Invoice` and one of type `Credit`: both paid totals rise by `amount`, which may not exceed the open amount of either (422). Answers the payment as GET /payments/{id} (its `Location`) does: type `incoming_invoice_credit`, the invoice and the credit each with the amount in `incoming_invoices`.
          *
          *     Scopes (all required): `payments:write`.
          */
@@ -2711,7 +2695,7 @@ export interface paths {
         };
         /**
          * Change feed: every change of the account in commit order
-         * @description Beyond the specification. Every creation, update, archival, restore and deletion of the resources the token may read, oldest first, each with the resource as its own GET answers now (none for deletions). Start without `after`; then pass `meta.next_cursor` (or an entry's `cursor`) as `after`. A cursor never skips a change, however many processes write at once: an entry appears only once every transaction that began before it has ended. Entries of kinds the token cannot read are left out.
+         * @description Beyond the specification. Every creation, update, archival, restore and deletion of the resources the token may read, oldest first, each with the resource as its own GET answers now (none for deletions). Start without `after`; then pass `meta.next_cursor` (or an entry's `cursor`) as `after`. A cursor never skips a change, however many processes write at once: an entry appears only once every transaction that began before it has ended. Entries of kinds the token cannot read are left out. Entries are kept CHANGE_FEED_RETENTION_DAYS; a cursor from before the last pruned entry (or a start without `after` once entries were pruned) answers 410 `cursor_expired` naming `cursor` (where the kept entries begin) and `latest_cursor` (the end now): read the lists, then follow the feed from either.
          *
          *     Scopes: none (any valid token).
          */
@@ -2768,6 +2752,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/offers/{id}/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * E-mail an offer
+         * @description Beyond the specification (issue 38). Queues an e-mail with the offer’s PDF attached, byte for byte what `GET /offers/{id}/pdf` answers; texts from the account’s `offer` template of the language, recipients as for invoices (the client’s `invoice_email`, else the contact’s e-mail, else the client’s `email`). A `created` offer becomes `sent`. `202` answers the queued message, `GET /offers/{id}/messages` shows how it went. Refusals: `409 offer_not_open` for an accepted, declined or invoiced offer; `503 mail_not_configured` without SMTP_URL.
+         *
+         *     Scopes (all required): `offer:send`.
+         */
+        post: operations["sendOffer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/offers/{id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the e-mails of an offer
+         * @description Beyond the specification (issue 38). Every message sent or queued for the offer, oldest first, with its state and the relay’s answer.
+         *
+         *     Scopes (all required): `offer:read`.
+         */
+        get: operations["listOfferMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/account/profile/mail-templates": {
         parameters: {
             query?: never;
@@ -2777,7 +2805,7 @@ export interface paths {
         };
         /**
          * List the e-mail texts
-         * @description The subject and text of the e-mail that carries an invoice or a credit, in German and English: the account's own, or the built-in one (`built_in`). For a token whose user is an administrator of the account (403 `forbidden` otherwise).
+         * @description The subject and text of the e-mail that carries an invoice, a credit or an offer, in German and English: the account's own, or the built-in one (`built_in`). For a token whose user is an administrator of the account (403 `forbidden` otherwise).
          *
          *     Scopes (all required): `account:read`.
          */
@@ -3328,6 +3356,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dunnings/{id}/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * E-mail a dunning letter
+         * @description Beyond the specification (issue 39). Queues an e-mail with the letter’s PDF attached, byte for byte what `GET /dunnings/{id}/pdf` answers, to the client’s `invoice_email`, else its `email` (or `to`). Its text is the letter’s subject and text; `language` other than the letter’s takes the level’s texts in that language; `subject` and `message` replace them, placeholders of the levels filled in. An open letter becomes `sent` when the message is queued (`dunning:sent`, once per letter); a sent one may be sent again. `GET /dunnings/{id}/messages` shows whether the relay took it. Refusals: `409 conflict` for a cancelled or settled letter; `503 mail_not_configured` without SMTP_URL.
+         *
+         *     Scopes (all required): `dunning:write`.
+         */
+        post: operations["sendDunning"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dunnings/{id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the e-mails of a dunning letter
+         * @description Beyond the specification (issue 39). Every message sent or queued for the letter, oldest first, with its state and the relay’s answer.
+         *
+         *     Scopes (all required): `dunning:read`.
+         */
+        get: operations["listDunningMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/dunnings/{id}/cancel": {
         parameters: {
             query?: never;
@@ -3696,6 +3768,39 @@ export interface components {
              * @description Calendar date, YYYY-MM-DD
              */
             plan_end: string | null;
+            /** @description Recurring plans: the service makes each period’s invoice on its date (false for partial plans) */
+            auto_generate: boolean;
+            /** @description Recurring plans: and books and e-mails it */
+            auto_send: boolean;
+            /**
+             * Format: date
+             * @description The day auto_generate was turned on: periods that had ended by then are not made
+             */
+            auto_from: string | null;
+            /** @description What the scheduler did for each period it dealt with, by period */
+            auto_runs: {
+                /**
+                 * Format: date
+                 * @description Calendar date, YYYY-MM-DD
+                 */
+                period_start: string;
+                /** @description Positive integer id */
+                invoice_id: number | null;
+                /**
+                 * @description generated: the invoice exists, nothing to send; pending_send: to be booked and e-mailed; queued: booked and queued for e-mail (mail_message_id); booked: booked, not sent (reason); failed: booking refused (reason), the invoice stays a draft; skipped: its invoice was deleted or booked by someone else (reason)
+                 * @enum {unknown}
+                 */
+                state: "generated" | "pending_send" | "queued" | "booked" | "failed" | "skipped";
+                /** @description state queued: the message (GET /outgoing-invoices/{id}/messages) */
+                mail_message_id: number | null;
+                /** @description Why it was not sent (booked, failed, skipped) */
+                reason: string | null;
+                /**
+                 * Format: date-time
+                 * @description RFC 3339 timestamp in UTC
+                 */
+                updated_at: string;
+            }[];
             intro_text: string | null;
             closing_text: string | null;
             /** @description Amount in the document currency, at most two decimals */
@@ -3941,6 +4046,10 @@ export interface components {
              * @description Calendar date, YYYY-MM-DD
              */
             plan_end: string | null;
+            /** @description Recurring plans only: see the plan master */
+            auto_generate?: boolean;
+            /** @description Recurring plans only: see the plan master */
+            auto_send?: boolean;
             currency: string;
             intro_text: string | null;
             closing_text: string | null;
@@ -4040,6 +4149,25 @@ export interface components {
             open_total: number;
             /** @enum {unknown} */
             payment_status: "unpaid" | "partially_paid" | "paid";
+            /** @description Beyond the specification: the highest dunning level of a letter that stands (not cancelled; a settled one counts); null when none */
+            dunning_level: number | null;
+            /** @description Beyond the specification: its dunning letters in level order (GET /dunnings?invoice_id=) */
+            dunnings: {
+                /** @description Positive integer id */
+                id: number;
+                /** @description MA-{YYYY}-{NNNNN} */
+                number: string;
+                level: number;
+                /**
+                 * Format: date
+                 * @description Calendar date, YYYY-MM-DD
+                 */
+                date: string;
+                /** @enum {unknown} */
+                status: "open" | "sent" | "cancelled" | "settled";
+                /** @description Amount in the document currency, at most two decimals */
+                total_due: number;
+            }[];
             /** @description Positive integer id */
             file_id: number | null;
             line_items: components["schemas"]["LineItem"][];
@@ -4985,36 +5113,51 @@ export interface components {
              */
             updated_at: string;
         };
-        IncomingPayment: {
+        Payment: {
             /** @description Positive integer id */
             id: number;
-            /** @description `payment`: money paid; `credit`: an incoming credit set off against an incoming invoice */
-            type: "payment" | "credit";
-            /** @description Amount in the document currency, at most two decimals */
-            amount: number;
             /**
-             * Format: date
-             * @description Calendar date, YYYY-MM-DD
+             * @description `outgoing_invoice`: money received for an outgoing invoice (POST /payments/outgoing-invoice); `outgoing_invoice_credit`: an outgoing credit settling an invoice (…/outgoing-invoice-credit); `incoming_invoice`: money paid for incoming invoices (…/incoming-invoice); `incoming_invoice_credit`: an incoming credit set off against an incoming invoice (…/incoming-invoice-credit)
+             * @enum {unknown}
              */
-            date: string;
-            /** @description Positive integer id */
-            payment_account_id: number | null;
-            reference: string | null;
-            allocations: {
+            type: "outgoing_invoice" | "outgoing_invoice_credit" | "incoming_invoice" | "incoming_invoice_credit";
+            /** @description The outgoing invoice paid or settled (outgoing kinds; null otherwise) */
+            invoice_id: number | null;
+            /** @description The outgoing credit that settles it (`outgoing_invoice_credit`) */
+            credit_id: number | null;
+            /** @description Incoming kinds: the incoming documents and the share of each (for a credit offset the invoice and the credit, each with the amount); empty for outgoing kinds */
+            incoming_invoices: {
                 /** @description Positive integer id */
                 incoming_invoice_id: number;
                 /** @description Amount in the document currency, at most two decimals */
                 amount: number;
             }[];
+            /** @description Positive integer id */
+            payment_account_id: number | null;
+            /** @description Amount in the document currency, at most two decimals */
+            amount: number;
+            currency: string;
+            /**
+             * Format: date
+             * @description Calendar date, YYYY-MM-DD
+             */
+            date: string;
+            description: string | null;
             /**
              * Format: date-time
              * @description RFC 3339 timestamp in UTC
              */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp in UTC
+             */
+            updated_at: string;
         };
         Webhook: {
             /** @description Positive integer id */
             id: number;
+            /** Format: uri */
             url: string;
             /** @description Subscription scope names */
             scopes: string[];
@@ -5062,6 +5205,7 @@ export interface components {
         WebhookWithSecret: {
             /** @description Positive integer id */
             id: number;
+            /** Format: uri */
             url: string;
             /** @description Subscription scope names */
             scopes: string[];
@@ -5269,47 +5413,6 @@ export interface components {
              */
             updated_at: string;
         };
-        Payment: {
-            /** @description Positive integer id */
-            id: number;
-            /**
-             * @description `outgoing_invoice`: money received for an outgoing invoice (POST /payments/outgoing-invoice); `outgoing_invoice_credit`: an outgoing credit settling an invoice (…/outgoing-invoice-credit); `incoming_invoice`: money paid for incoming invoices (…/incoming-invoice); `incoming_invoice_credit`: an incoming credit set off against an incoming invoice (…/incoming-invoice-credit)
-             * @enum {unknown}
-             */
-            type: "outgoing_invoice" | "outgoing_invoice_credit" | "incoming_invoice" | "incoming_invoice_credit";
-            /** @description The outgoing invoice paid or settled (outgoing kinds; null otherwise) */
-            invoice_id: number | null;
-            /** @description The outgoing credit that settles it (`outgoing_invoice_credit`) */
-            credit_id: number | null;
-            /** @description Incoming kinds: the incoming documents and the share of each (for a credit offset the invoice and the credit, each with the amount); empty for outgoing kinds */
-            incoming_invoices: {
-                /** @description Positive integer id */
-                incoming_invoice_id: number;
-                /** @description Amount in the document currency, at most two decimals */
-                amount: number;
-            }[];
-            /** @description Positive integer id */
-            payment_account_id: number | null;
-            /** @description Amount in the document currency, at most two decimals */
-            amount: number;
-            currency: string;
-            /**
-             * Format: date
-             * @description Calendar date, YYYY-MM-DD
-             */
-            date: string;
-            description: string | null;
-            /**
-             * Format: date-time
-             * @description RFC 3339 timestamp in UTC
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @description RFC 3339 timestamp in UTC
-             */
-            updated_at: string;
-        };
         BankCsvProfile: {
             /** @description Positive integer id */
             id: number;
@@ -5437,7 +5540,7 @@ export interface components {
         MailMessage: {
             /** @description Positive integer id */
             id: number;
-            document_type: "outgoing_invoice" | "offer";
+            document_type: "outgoing_invoice" | "offer" | "dunning";
             /** @description Positive integer id */
             document_id: number;
             /** @description `queued` (waiting for its first attempt or a retry), `sent` (the relay accepted it), `failed` (refused for good, or given up) */
@@ -5497,8 +5600,8 @@ export interface components {
         /** @description The subject and text of the e-mail that carries a document */
         MailTemplate: {
             language: "de" | "en";
-            /** @description `invoice` (also deposit, partial and final invoices) or `credit` */
-            kind: "invoice" | "credit";
+            /** @description `invoice` (also deposit, partial and final invoices), `credit` or `offer` */
+            kind: "invoice" | "credit" | "offer";
             subject: string;
             body: string;
             /** @description The service’s own text: the account has not set one */
@@ -6089,6 +6192,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
@@ -6204,7 +6330,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The file */
+            /** @description The file, with the media type it was uploaded with */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -6216,6 +6342,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/pdf": string;
+                    "application/xml": string;
+                    "application/zip": string;
+                    "text/csv": string;
+                    "text/plain": string;
+                    "image/png": string;
+                    "image/jpeg": string;
+                    "image/*": string;
+                    "text/*": string;
+                    "application/*": string;
+                    "message/rfc822": string;
                     "application/octet-stream": string;
                 };
             };
@@ -6232,6 +6369,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/pdf": string;
+                    "application/xml": string;
+                    "application/zip": string;
+                    "text/csv": string;
+                    "text/plain": string;
+                    "image/png": string;
+                    "image/jpeg": string;
+                    "image/*": string;
+                    "text/*": string;
+                    "application/*": string;
+                    "message/rfc822": string;
                     "application/octet-stream": string;
                 };
             };
@@ -6313,6 +6461,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -6966,7 +7137,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Positive integer id */
-                id: number;
+                task: number;
             };
             cookie?: never;
         };
@@ -7079,6 +7250,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
@@ -7181,7 +7375,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Positive integer id */
-                id: number;
+                task: number;
             };
             cookie?: never;
         };
@@ -7356,6 +7550,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -7727,6 +7944,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
             415: {
                 headers: {
@@ -8036,6 +8276,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -8354,6 +8617,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -8680,6 +8966,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Files of this type are not accepted, or the body is not multipart/form-data. Problem codes: `unsupported_media_type` (Unsupported media type). */
             415: {
                 headers: {
@@ -8925,6 +9234,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -9416,6 +9748,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
@@ -9647,6 +10002,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -9960,6 +10338,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -10283,6 +10684,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -11467,6 +11891,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
@@ -11658,6 +12105,8 @@ export interface operations {
                     }[] | null;
                     /** @description `paid` is set by payments, not written */
                     status?: "open" | "approved";
+                    /** @description Accepted and ignored (the answer’s `bookings` sent back): bookings are created with the document and changed through /incoming-invoices/{invoiceId}/bookings/{bookingId} */
+                    bookings?: unknown[] | null;
                 };
             };
         };
@@ -11835,6 +12284,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -12140,6 +12612,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -12465,6 +12960,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
             415: {
                 headers: {
@@ -12647,6 +13165,10 @@ export interface operations {
                      * @description Calendar date, YYYY-MM-DD
                      */
                     plan_end: string;
+                    /** @description Recurring plans: the service makes each period’s invoice on its date (default false); periods that ended before it was turned on are left alone */
+                    auto_generate?: boolean;
+                    /** @description Recurring plans: each invoice the plan makes is also booked and e-mailed on its date (default false); needs auto_generate (422 otherwise) */
+                    auto_send?: boolean;
                     line_items: {
                         title: string;
                         description?: string | null;
@@ -13107,6 +13629,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -13810,6 +14355,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -14964,6 +15532,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
@@ -15176,6 +15767,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "method_not_allowed";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -15459,6 +16073,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
             415: {
                 headers: {
@@ -15663,6 +16300,10 @@ export interface operations {
                      * @description Calendar date, YYYY-MM-DD
                      */
                     plan_end?: string;
+                    /** @description Recurring plans: the service makes each period’s invoice on its date (default false); periods that ended before it was turned on are left alone */
+                    auto_generate?: boolean;
+                    /** @description Recurring plans: each invoice the plan makes is also booked and e-mailed on its date (default false); needs auto_generate (422 otherwise) */
+                    auto_send?: boolean;
                     /** @description Buyer reference of the e-invoice (BT-10), e.g. a Leitweg-ID; null: the client’s */
                     buyer_reference?: string | null;
                     tax_exemption_category?: ("AE" | "K" | "G" | "E" | "Z" | "O") | null;
@@ -15861,6 +16502,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -16167,6 +16831,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
             415: {
                 headers: {
@@ -16412,6 +17099,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -16685,6 +17395,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -17263,6 +17996,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Range not satisfiable. Problem codes: `range_not_satisfiable` (Range not satisfiable). */
             416: {
                 headers: {
@@ -17537,6 +18293,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "invoice_not_booked";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -19704,6 +20483,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
@@ -19893,6 +20695,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -20164,6 +20989,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -21665,6 +22513,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
@@ -21919,6 +22790,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -22292,6 +23186,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
             415: {
                 headers: {
@@ -22601,6 +23518,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -22922,6 +23862,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
             415: {
                 headers: {
@@ -23232,6 +24195,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -23972,6 +24958,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
@@ -24203,6 +25212,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -24540,6 +25572,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
             415: {
                 headers: {
@@ -24849,6 +25904,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -25167,6 +26245,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -25913,6 +27014,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
@@ -26144,6 +27268,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -26483,6 +27630,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
             415: {
                 headers: {
@@ -26792,6 +27962,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -27113,6 +28306,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
             415: {
                 headers: {
@@ -27427,6 +28643,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
             415: {
                 headers: {
@@ -27731,6 +28970,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -28532,6 +29794,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
             415: {
                 headers: {
@@ -29295,6 +30580,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
@@ -29526,6 +30834,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -29879,6 +31210,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
             415: {
                 headers: {
@@ -30191,6 +31545,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
             415: {
                 headers: {
@@ -30439,6 +31816,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
@@ -30638,6 +32038,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -30843,6 +32266,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
@@ -31045,6 +32491,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
@@ -31244,6 +32713,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -31468,6 +32960,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -31740,6 +33255,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -32022,6 +33560,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -33197,6 +34758,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
             415: {
                 headers: {
@@ -33527,6 +35111,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -33946,6 +35553,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -34813,6 +36443,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
@@ -35094,6 +36747,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -35724,6 +37400,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
@@ -35867,7 +37566,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["IncomingPayment"];
+                        data: components["schemas"]["Payment"];
                     };
                 };
             };
@@ -36170,7 +37869,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["IncomingPayment"];
+                        data: components["schemas"]["Payment"];
                     };
                 };
             };
@@ -36623,7 +38322,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Receiver, http or https. Hosts that resolve to loopback, private, link-local or metadata addresses are refused unless the server runs with WEBHOOK_ALLOW_PRIVATE=true. */
+                    /**
+                     * Format: uri
+                     * @description Receiver, http or https. Hosts that resolve to loopback, private, link-local or metadata addresses are refused unless the server runs with WEBHOOK_ALLOW_PRIVATE=true.
+                     */
                     url: string;
                     /** @description Event kinds to receive, by subscription scope name; duplicates are ignored */
                     scopes: ("task:create" | "task:update" | "task:delete" | "comment:create" | "comment:update" | "comment:delete" | "contact:create" | "contact:update" | "contact:delete" | "company:create" | "company:update" | "company:delete" | "incoming-invoice:extract" | "dunning:create" | "dunning:send" | "invoice:create" | "invoice:book" | "invoice:delete" | "payment:create" | "client:create" | "client:update" | "client:delete" | "invoice:send" | "invoice:send-failed")[];
@@ -37002,6 +38704,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
@@ -37233,6 +38958,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -37548,6 +39296,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
             415: {
                 headers: {
@@ -37860,6 +39631,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
             415: {
                 headers: {
@@ -38111,6 +39905,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
@@ -38302,6 +40119,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -38570,6 +40410,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -39300,6 +41163,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
@@ -39531,6 +41417,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -39867,6 +41776,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
             415: {
                 headers: {
@@ -40112,6 +42044,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -40833,6 +42788,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
@@ -41087,6 +43065,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -41444,6 +43445,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
             415: {
                 headers: {
@@ -41692,6 +43716,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
@@ -41916,6 +43963,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -42206,6 +44276,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -42518,6 +44611,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -43329,6 +45445,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
             415: {
                 headers: {
@@ -43781,6 +45920,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "method_not_allowed";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -45204,6 +47366,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
@@ -45393,6 +47578,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -45779,6 +47987,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
@@ -46053,6 +48284,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -46372,6 +48626,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
             415: {
                 headers: {
@@ -46688,6 +48965,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
             415: {
                 headers: {
@@ -46931,6 +49231,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description `cursor_expired`: entries after this cursor were pruned. `cursor`: where the kept entries begin; `latest_cursor`: the feed’s end now. Read the lists, then follow the feed from either. Problem codes: `cursor_expired` (The cursor is older than the change feed keeps). */
+            410: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/cursor-expired",
+                     *       "title": "The cursor is older than the change feed keeps",
+                     *       "status": 410,
+                     *       "detail": "The cursor is older than the change feed keeps",
+                     *       "code": "cursor_expired"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "cursor_expired";
+                    };
+                };
+            };
             /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
@@ -47043,7 +49366,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description Recipients; default: the client’s `invoice_email`, else the e-mail of the invoice’s contact, else the client’s `email` */
+                    /** @description Recipients; default: the client’s `invoice_email`, else the e-mail of the document’s contact, else the client’s `email` */
                     to?: string[];
                     cc?: string[];
                     bcc?: string[];
@@ -47211,6 +49534,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -47459,6 +49805,604 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    sendOffer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (at most 255 characters; a UUID is fine). The same key with the same body within 24 hours replays the first answer (`Idempotent-Replayed: true`); with a different body it is refused with 422 `idempotency_key_reused`; while the first request still runs, 409 `idempotency_in_progress` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Recipients; default: the client’s `invoice_email`, else the e-mail of the document’s contact, else the client’s `email` */
+                    to?: string[];
+                    cc?: string[];
+                    bcc?: string[];
+                    /** @description Replaces the template’s subject; placeholders such as `{invoice_number}` are filled in */
+                    subject?: string;
+                    /** @description Replaces the template’s text (plain text; the HTML part is made from it), placeholders filled in */
+                    message?: string;
+                    /** @description Language of the template; default: the language the document was printed in */
+                    language?: "de" | "en";
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: queued, done in the background */
+            202: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MailMessage"];
+                    };
+                };
+            };
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `already_exists` (A record with this value already exists), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress), `offer_not_open` (Only a created or sent offer can be accepted or declined). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists" | "idempotency_in_progress" | "offer_not_open";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key was used with a different request",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key was used with a different request",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `mail_not_configured` (Sending mail is not configured (SMTP_URL)), `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/mail-not-configured",
+                     *       "title": "Sending mail is not configured (SMTP_URL)",
+                     *       "status": 503,
+                     *       "detail": "Sending mail is not configured (SMTP_URL)",
+                     *       "code": "mail_not_configured"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "mail_not_configured" | "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
+    listOfferMessages: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the list */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MailMessage"][];
+                        meta: {
+                            /** @description Absent when the list was paged by cursor (`after`) */
+                            page?: number;
+                            per_page: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -47737,11 +50681,11 @@ export interface operations {
                     /** @description The account’s own texts, at most one per language and kind; those left out are the built-in ones */
                     templates: {
                         language: "de" | "en";
-                        /** @description `invoice` (also deposit, partial and final invoices) or `credit` */
-                        kind: "invoice" | "credit";
-                        /** @description Placeholders: `{invoice_number}`, `{invoice_date}`, `{due_date}`, `{amount_due}`, `{gross_total}`, `{currency}`, `{client_name}`, `{company_name}`; another name is refused */
+                        /** @description `invoice` (also deposit, partial and final invoices), `credit` or `offer` */
+                        kind: "invoice" | "credit" | "offer";
+                        /** @description Placeholders of `invoice` and `credit`: `{invoice_number}`, `{invoice_date}`, `{due_date}`, `{amount_due}`, `{gross_total}`, `{currency}`, `{client_name}`, `{company_name}`; of `offer`: `{offer_number}`, `{offer_date}`, `{valid_until}`, `{gross_total}`, `{currency}`, `{client_name}`, `{company_name}`; another name is refused */
                         subject: string;
-                        /** @description Plain text; the HTML part is made from it. Placeholders: `{invoice_number}`, `{invoice_date}`, `{due_date}`, `{amount_due}`, `{gross_total}`, `{currency}`, `{client_name}`, `{company_name}`; another name is refused */
+                        /** @description Plain text; the HTML part is made from it. Placeholders of `invoice` and `credit`: `{invoice_number}`, `{invoice_date}`, `{due_date}`, `{amount_due}`, `{gross_total}`, `{currency}`, `{client_name}`, `{company_name}`; of `offer`: `{offer_number}`, `{offer_date}`, `{valid_until}`, `{gross_total}`, `{currency}`, `{client_name}`, `{company_name}`; another name is refused */
                         body: string;
                     }[];
                 };
@@ -48482,6 +51426,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
@@ -48764,6 +51731,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -49113,6 +52103,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -50016,6 +53029,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
@@ -50240,6 +53276,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -50711,6 +53770,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -52345,6 +55427,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
             415: {
                 headers: {
@@ -53244,6 +56349,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
             422: {
                 headers: {
@@ -53468,6 +56596,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };
@@ -53762,6 +56913,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
             /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
             415: {
                 headers: {
@@ -53899,6 +57073,581 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
+    sendDunning: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (at most 255 characters; a UUID is fine). The same key with the same body within 24 hours replays the first answer (`Idempotent-Replayed: true`); with a different body it is refused with 422 `idempotency_key_reused`; while the first request still runs, 409 `idempotency_in_progress` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Recipients; default: the client’s `invoice_email`, else the e-mail of the document’s contact, else the client’s `email` */
+                    to?: string[];
+                    cc?: string[];
+                    bcc?: string[];
+                    /** @description Replaces the template’s subject; placeholders such as `{invoice_number}` are filled in */
+                    subject?: string;
+                    /** @description Replaces the template’s text (plain text; the HTML part is made from it), placeholders filled in */
+                    message?: string;
+                    /** @description Language of the template; default: the language the document was printed in */
+                    language?: "de" | "en";
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: queued, done in the background */
+            202: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MailMessage"];
+                    };
+                };
+            };
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description `conflict`: the letter is cancelled or settled. Problem codes: `already_exists` (A record with this value already exists), `conflict` (Conflict with the current state), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists" | "conflict" | "idempotency_in_progress";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key was used with a different request",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key was used with a different request",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `mail_not_configured` (Sending mail is not configured (SMTP_URL)), `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/mail-not-configured",
+                     *       "title": "Sending mail is not configured (SMTP_URL)",
+                     *       "status": 503,
+                     *       "detail": "Sending mail is not configured (SMTP_URL)",
+                     *       "code": "mail_not_configured"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "mail_not_configured" | "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
+    listDunningMessages: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the list */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MailMessage"][];
+                        meta: {
+                            /** @description Absent when the list was paged by cursor (`after`) */
+                            page?: number;
+                            per_page: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
                     };
                 };
             };
@@ -54071,6 +57820,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
                     };
                 };
             };

@@ -1,36 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { WEBHOOK_EVENT_KINDS } from './event-kinds.js';
 
-/**
- * Every event kind the service sends, as docs/webhooks.md lists them: the specification's
- * twelve, then those beyond it; `ping` is the console's test delivery.
- */
-export const WEBHOOK_EVENT_KINDS = [
-  'task:created',
-  'task:updated',
-  'task:deleted',
-  'comment:created',
-  'comment:updated',
-  'comment:deleted',
-  'contact:created',
-  'contact:update',
-  'contact:deleted',
-  'company:created',
-  'company:updated',
-  'company:deleted',
-  'incoming-invoice:extracted',
-  'dunning:created',
-  'dunning:sent',
-  'invoice:created',
-  'invoice:booked',
-  'invoice:deleted',
-  'payment:created',
-  'client:created',
-  'client:updated',
-  'client:deleted',
-  'invoice:sent',
-  'invoice:send_failed',
-  'ping',
-] as const;
+export { WEBHOOK_EVENT_KINDS };
 export type WebhookEventKind = (typeof WEBHOOK_EVENT_KINDS)[number];
 
 /** The body of every delivery. `event` is spelled as the specification spells it (`contact:update`). */
