@@ -107,6 +107,10 @@ DOMAIN_ERRORS.createDatevExport = { 422: ['unprocessable'] };
 // A payment account or invoice named in the form or body that is not the account's.
 DOMAIN_ERRORS.importBankStatement = { ...DOMAIN_ERRORS.importBankStatement, 422: ['invalid_reference'] };
 DOMAIN_ERRORS.matchBankTransaction = { ...DOMAIN_ERRORS.matchBankTransaction, 422: ['invalid_reference'] };
+// SEPA files: invoices named inside `invoices`; a file the payment rules still refuse, or no creditor identifier.
+DOMAIN_ERRORS.createSepaCreditTransfer = { 422: ['invalid_reference', 'unprocessable'] };
+DOMAIN_ERRORS.createSepaDirectDebit = { 422: ['invalid_reference', 'unprocessable'] };
+DOMAIN_ERRORS.createClientSepaMandate = { 409: ['already_exists'] };
 
 /** Operations whose 202 stores a record (being completed in the background) at `Location`. */
 const ACCEPTED_WITH_LOCATION = new Set(['createIncomingInvoice']);

@@ -55,6 +55,8 @@ const OVERRIDES: Record<string, string> = {
   'GET /outgoing-invoices/{id}/pdf': 'downloadOutgoingInvoicePdf',
   'GET /outgoing-invoices/{id}/xml': 'downloadOutgoingInvoiceXml',
   'GET /offers/{id}/pdf': 'downloadOfferPdf',
+  'GET /sepa/credit-transfers/{id}/file': 'downloadSepaCreditTransferFile',
+  'GET /sepa/direct-debits/{id}/file': 'downloadSepaDirectDebitFile',
   'PUT /projects/{id}/team/{user_id}': 'setProjectTeamMember',
   'DELETE /projects/{id}/team/{user_id}': 'removeProjectTeamMember',
   'POST /offers/{id}/accept': 'acceptOffer',

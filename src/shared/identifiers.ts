@@ -107,6 +107,21 @@ export function isValidIban(input: string): boolean {
 export const isValidBic = (input: string) =>
   /^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/.test(normalizeIdentifier(input));
 
+/**
+ * A SEPA creditor identifier (EPC262-08): country, two check digits, a three-character
+ * business code that the check leaves out, and the national identifier; the check digits are
+ * ISO 7064 mod 97-10 over the national identifier followed by the country and "00".
+ * DE98ZZZ09999999999 is valid.
+ */
+export function isValidSepaCreditorId(input: string): boolean {
+  const id = normalizeIdentifier(input);
+  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{3}[A-Z0-9]{1,28}$/.test(id)) return false;
+  const digits = (id.slice(7) + id.slice(0, 2) + '00').replace(/[A-Z]/g, (c) => String(c.charCodeAt(0) - 55));
+  let rest = 0;
+  for (const d of digits) rest = (rest * 10 + Number(d)) % 97;
+  return String(98 - rest).padStart(2, '0') === id.slice(2, 4);
+}
+
 /** VAT id formats after the country prefix (VIES; EL for Greece, XI for Northern Ireland). */
 const VAT_FORMATS: Record<string, RegExp> = {
   AT: /^U\d{8}$/,

@@ -3,12 +3,19 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
-import { type CreditTransferFile, creditTransferXml } from '../../src/modules/banking/sepa.domain.js';
+import { after, before, describe, it } from 'node:test';
+import {
+  type CreditTransferFile,
+  creditTransferXml,
+  type DirectDebitFile,
+  directDebitXml,
+} from '../../src/modules/sepa/sepa.domain.js';
+import { type Api, describeEachDb } from '../helpers.js';
+import { bookNow, line, makeClient, makeInvoice } from '../invoicing.fixtures.js';
 import { material } from './material.js';
 
 /**
- * The SEPA credit transfer files we write, validated against the ISO 20022 schemas with the
+ * The SEPA credit transfer and direct debit files we write, validated against the ISO 20022 schemas with the
  * JDK's own XML Schema validator (javax.xml.validation; Java is installed for the e-invoice
  * rules already, see .ci/run), run as a single-file source program.
  */
@@ -72,6 +79,66 @@ const FILE: CreditTransferFile = {
   ],
 };
 
+const DEBITS: DirectDebitFile = {
+  message_id: 'DD-7-20260430091500',
+  created_at: '2026-04-30T09:15:00Z',
+  creditor_name: 'Müller & Söhne GmbH',
+  creditor_iban: 'DE02120300000000202051',
+  creditor_bic: 'BYLADEM1001',
+  creditor_identifier: 'DE98ZZZ09999999999',
+  collection_date: '2026-05-15',
+  collections: [
+    {
+      amount: 119_00,
+      debtor_name: 'Kunde Äpfel & Co',
+      debtor_iban: 'DE75512108001245126199',
+      debtor_bic: 'GENODEF1S04',
+      mandate_reference: 'MANDATE-2026/1',
+      mandate_signed_on: '2026-01-02',
+      scheme: 'CORE',
+      sequence_type: 'FRST',
+      remittance: 'RE-2026-0001',
+      end_to_end_id: 'DD7-1',
+    },
+    {
+      amount: 50_50,
+      debtor_name: 'Kunde Zwei',
+      debtor_iban: 'DE89370400440532013000',
+      debtor_bic: null,
+      mandate_reference: 'M2',
+      mandate_signed_on: '2025-11-30',
+      scheme: 'CORE',
+      sequence_type: 'RCUR',
+      remittance: 'RE-2026-0002',
+      end_to_end_id: 'DD7-2',
+    },
+    {
+      amount: 1_190_00,
+      debtor_name: 'Société Générale Façade',
+      debtor_iban: 'FR1420041010050500013M02606',
+      debtor_bic: null,
+      mandate_reference: 'B2B-9',
+      mandate_signed_on: '2025-06-01',
+      scheme: 'B2B',
+      sequence_type: 'RCUR',
+      remittance: 'RE-2026-0003',
+      end_to_end_id: 'DD7-3',
+    },
+  ],
+};
+
+/** Every line of the validator says `valid …`, one per file. */
+function assertAllValid(out: string, n: number): void {
+  assert.equal(
+    out
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('valid ')).length,
+    n,
+    out,
+  );
+}
+
 describe('SEPA credit transfer files against the ISO 20022 schemas', () => {
   it('pain.001.001.09 and pain.001.001.03 are valid, with and without BICs', () => {
     const files: Record<string, string[]> = { 'pain.001.001.09.xsd': [], 'pain.001.001.03.xsd': [] };
@@ -99,5 +166,101 @@ describe('SEPA credit transfer files against the ISO 20022 schemas', () => {
     const path = join(dir, 'broken.xml');
     writeFileSync(path, creditTransferXml(FILE).replace('<ChrgBr>SLEV</ChrgBr>', '<ChrgBr>XXXX</ChrgBr>'));
     assert.throws(() => validate('pain.001.001.09.xsd', [path]), /INVALID/);
+  });
+});
+
+describe('SEPA direct debit files against the ISO 20022 schema', () => {
+  it('pain.008.001.08 is valid: CORE and B2B blocks, FRST and RCUR, with and without BICs', () => {
+    const files = [DEBITS, { ...DEBITS, creditor_bic: null, collections: [DEBITS.collections[2]!] }].map(
+      (f, n) => {
+        const path = join(dir, `pain.008.001.08-${n}.xml`);
+        writeFileSync(path, directDebitXml(f));
+        return path;
+      },
+    );
+    assertAllValid(validate('pain.008.001.08.xsd', files), files.length);
+  });
+
+  it('a direct debit file that breaks the schema is caught', () => {
+    const path = join(dir, 'broken-008.xml');
+    writeFileSync(path, directDebitXml(DEBITS).replace('<SeqTp>FRST</SeqTp>', '<SeqTp>FIRST</SeqTp>'));
+    assert.throws(() => validate('pain.008.001.08.xsd', [path]), /INVALID/);
+  });
+});
+
+describeEachDb('SEPA files made by the service, against the ISO 20022 schemas', (ctx) => {
+  let api: Api;
+  let accountId: number;
+  const later = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
+
+  before(async () => {
+    api = await ctx.as([
+      'banking:read',
+      'banking:write',
+      'incoming-invoice:write',
+      'outgoing-invoice:write',
+      'outgoing-invoice:book',
+      'client:write',
+      'account:write',
+    ]);
+    accountId = (await api.post('/payment-accounts', { name: 'Main', iban: 'DE02120300000000202051' })).body
+      .data.id;
+    const profile = await api.patch('/account/profile', { sepa_creditor_identifier: 'DE98ZZZ09999999999' });
+    assert.equal(profile.status, 200, profile.text);
+  });
+
+  /** Downloads a run's file into the temporary folder. */
+  const saved = async (url: string, name: string) => {
+    const res = await api.get(url.replace('/api/v1', ''));
+    assert.equal(res.status, 200, res.text);
+    const path = join(dir, `${ctx.kind}-${name}.xml`);
+    writeFileSync(path, res.text);
+    return path;
+  };
+
+  it('pain.001.001.09, pain.001.001.03 and pain.008.001.08 from the API are valid', async () => {
+    const supplier = (
+      await api.post('/suppliers', {
+        name: 'Büro & Bedarf',
+        iban: 'DE89370400440532013000',
+        bic: 'COBADEFFXXX',
+      })
+    ).body.data.id;
+    const doc = async (gross: number) =>
+      (
+        await api.post('/incoming-invoices', {
+          gross_total: gross,
+          supplier_id: supplier,
+          invoice_number: `IN ${gross}`,
+        })
+      ).body.data.id;
+    const files: Record<string, string[]> = {};
+    for (const version of ['pain.001.001.09', 'pain.001.001.03']) {
+      const res = await api.post('/sepa/credit-transfers', {
+        payment_account_id: accountId,
+        execution_date: later,
+        version,
+        invoices: [{ incoming_invoice_id: await doc(119) }, { incoming_invoice_id: await doc(0.01) }],
+      });
+      assert.equal(res.status, 201, res.text);
+      files[`${version}.xsd`] = [await saved(res.body.data.file_url, version)];
+    }
+    const client = await makeClient(api, { name: 'Kunde Öl GmbH' });
+    await api.post(`/clients/${client}/sepa-mandates`, {
+      reference: 'M-1',
+      signed_on: '2026-01-02',
+      iban: 'DE75512108001245126199',
+    });
+    const invoice = (
+      await bookNow(api, (await makeInvoice(api, { client_id: client, line_items: [line(10)] })).id)
+    ).id;
+    const debit = await api.post('/sepa/direct-debits', {
+      payment_account_id: accountId,
+      collection_date: later,
+      invoices: [{ invoice_id: invoice }],
+    });
+    assert.equal(debit.status, 201, debit.text);
+    files['pain.008.001.08.xsd'] = [await saved(debit.body.data.file_url, 'pain.008.001.08')];
+    for (const [xsd, list] of Object.entries(files)) assertAllValid(validate(xsd, list), list.length);
   });
 });

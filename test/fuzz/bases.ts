@@ -284,6 +284,31 @@ export const BASES: Record<string, Maker[]> = {
   'PATCH /payment-accounts/{id}': [
     (n) => ({ params: { id: n.paymentAccount }, body: { bank_name: 'Fuzz bank' } }),
   ],
+  // Each accepted once per world: a paid-for invoice is in transit (or being collected) after.
+  'POST /sepa/credit-transfers': [
+    (n) => ({
+      body: {
+        payment_account_id: n.paymentAccount,
+        execution_date: '2099-01-05',
+        invoices: [{ incoming_invoice_id: n.incomingInvoice, amount: 0.01 }],
+      },
+    }),
+  ],
+  'POST /sepa/direct-debits': [
+    (n) => ({
+      body: {
+        payment_account_id: n.paymentAccount,
+        collection_date: '2099-01-05',
+        invoices: [{ invoice_id: n.bookedInvoice, amount: 0.01 }],
+      },
+    }),
+  ],
+  'POST /clients/{id}/sepa-mandates': [
+    (n) => ({
+      params: { id: n.client },
+      body: { reference: fresh('FUZZ'), signed_on: '2026-01-02', iban: 'DE89370400440532013000' },
+    }),
+  ],
   'POST /bank-csv-profiles': [
     () => ({ body: { name: 'Fuzz CSV', columns: { booking_date: 1, amount: 2, remittance: [3] } } }),
   ],

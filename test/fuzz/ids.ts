@@ -27,6 +27,8 @@ const BY_SEGMENT: Record<string, string> = {
   'bank-transactions': 'bank_transactions',
   'bank-csv-profiles': 'bank_csv_profiles',
   'incoming-mailboxes': 'incoming_mailboxes',
+  sepa: 'sepa_runs',
+  'sepa-mandates': 'sepa_mandates',
 };
 
 export function pathParamTable(path: string, param: string): string {

@@ -204,6 +204,33 @@ async function seedAccount(app: FastifyInstance, db: Db, accountId: number, n: n
     await api.request('POST', '/bank-statements', statementUpload.body, statementUpload.headers),
     'bank statement',
   );
+  // SEPA: a creditor identifier and a client's mandate (for direct debits), and a credit
+  // transfer of an invoice of its own, so that every account has a payment file.
+  ok(await api.patch('/account/profile', { sepa_creditor_identifier: 'DE98ZZZ09999999999' }), 'creditor id');
+  ok(
+    await api.post(`/clients/${client}/sepa-mandates`, {
+      reference: `WORLD-${n}`,
+      signed_on: '2026-01-02',
+      iban: 'DE89370400440532013000',
+    }),
+    'mandate',
+  );
+  const toPay = ok(
+    await api.post('/incoming-invoices', {
+      supplier_id: supplier,
+      invoice_number: `IN-T-${n}`,
+      gross_total: 10,
+    }),
+    'incoming invoice to pay',
+  );
+  ok(
+    await api.post('/sepa/credit-transfers', {
+      payment_account_id: paymentAccount,
+      execution_date: '2099-01-05',
+      invoices: [{ incoming_invoice_id: toPay.id }],
+    }),
+    'credit transfer',
+  );
   const upload = await multipart({ name: 'a.txt', type: 'text/plain', data: 'hello' });
   const uploaded = ok(
     await api.request('POST', `/tasks/${task}/upload`, upload.body, upload.headers),

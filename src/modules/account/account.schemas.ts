@@ -15,6 +15,7 @@ export const LIMITS = {
   tax_number: 30,
   iban: 42,
   bic: 11,
+  sepa_creditor_identifier: 35,
   bank_name: 100,
   invoice_intro_text: 2000,
   invoice_closing_text: 2000,
@@ -79,6 +80,10 @@ const fields = {
   iban: Text(LIMITS.iban, 'IBAN; blanks ignored, stored without them; the check digits are verified'),
   bic: Text(LIMITS.bic, 'BIC (ISO 9362), 8 or 11 characters'),
   bank_name: Text(LIMITS.bank_name, 'Name of the bank'),
+  sepa_creditor_identifier: Text(
+    LIMITS.sepa_creditor_identifier,
+    'SEPA creditor identifier (Gläubiger-ID) that direct debit files name, e.g. DE98ZZZ09999999999; blanks ignored, the check digits (ISO 7064 mod 97-10) are verified',
+  ),
   invoice_intro_text: Text(
     LIMITS.invoice_intro_text,
     'Printed above the line items of an invoice that has no intro text of its own',
@@ -137,6 +142,7 @@ export const AccountProfilePatch = Type.Object(
     iban: Type.Optional(fields.iban),
     bic: Type.Optional(fields.bic),
     bank_name: Type.Optional(fields.bank_name),
+    sepa_creditor_identifier: Type.Optional(fields.sepa_creditor_identifier),
     invoice_intro_text: Type.Optional(fields.invoice_intro_text),
     invoice_closing_text: Type.Optional(fields.invoice_closing_text),
     payment_term_days: Type.Optional(fields.payment_term_days),

@@ -8,6 +8,7 @@ import {
   compactId,
   isValidBic,
   isValidIban,
+  isValidSepaCreditorId,
   isValidVatId,
   normalizeIdentifier,
   vatIdCountry,
@@ -171,7 +172,8 @@ export function applyProfilePatch(current: StoredProfile, patch: AccountProfileP
         bad(key, problem);
         continue;
       }
-      if (key === 'iban' || key === 'bic') value = normalizeIdentifier(value);
+      if (key === 'iban' || key === 'bic' || key === 'sepa_creditor_identifier')
+        value = normalizeIdentifier(value);
       if (key === 'vat_id') value = compactId(value);
     }
     next[key as TextKey] = value;
@@ -219,6 +221,10 @@ function textProblem(key: string, value: string): string | null {
       return isValidBic(value)
         ? null
         : `"${value}" is not a valid BIC: 8 or 11 letters and digits (bank, country, location, optional branch), e.g. BYLADEM1001`;
+    case 'sepa_creditor_identifier':
+      return isValidSepaCreditorId(value)
+        ? null
+        : `"${value}" is not a valid SEPA creditor identifier: country, check digits, business code and national id, e.g. DE98ZZZ09999999999`;
     case 'vat_id': {
       if (isValidVatId(value)) return null;
       const country = vatIdCountry(value);

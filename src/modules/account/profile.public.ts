@@ -19,6 +19,7 @@ export {
  *     "service_date_defaults_to_invoice_date": true (an invoice without a service period was
  *       supplied on its invoice date; printed as such, else booking asks for the period),
  *     "iban", "bic", "bank_name",
+ *     "sepa_creditor_identifier" (the SEPA creditor identifier that direct debit files name),
  *     "invoice_number_format": "RE-{YYYY}-{NNNNN}", "credit_number_format": "GS-{YYYY}-{NNNNN}",
  *     "invoice_intro_text", "invoice_closing_text" (printed when an invoice has none of its own),
  *     "payment_term_days" (an invoice without terms or due date is due this many days after its date),
@@ -43,6 +44,7 @@ export interface AccountProfile {
   iban: string | null;
   bic: string | null;
   bank_name: string | null;
+  sepa_creditor_identifier: string | null;
   number_formats: Record<NumberKind, string>;
   invoice_intro_text: string | null;
   invoice_closing_text: string | null;
@@ -76,6 +78,7 @@ export const PROFILE_TEXT_KEYS = [
   'iban',
   'bic',
   'bank_name',
+  'sepa_creditor_identifier',
   'invoice_intro_text',
   'invoice_closing_text',
   'payment_terms_text',
@@ -134,6 +137,7 @@ export function accountProfile(account: {
     iban: text(s.iban),
     bic: text(s.bic),
     bank_name: text(s.bank_name),
+    sepa_creditor_identifier: text(s.sepa_creditor_identifier),
     number_formats: {
       invoice: text(s.invoice_number_format) ?? DEFAULT_NUMBER_FORMATS.invoice,
       credit: text(s.credit_number_format) ?? DEFAULT_NUMBER_FORMATS.credit,

@@ -60,6 +60,7 @@ export async function clientsByIban(db: Db, accountId: number): Promise<Map<stri
     .select(['t.counterparty_iban as iban', 'i.client_id'])
     .distinct()
     .where('m.account_id', '=', accountId)
+    .where('m.invoice_kind', '=', 'outgoing')
     .where('t.counterparty_iban', 'is not', null)
     .where('i.client_id', 'is not', null)
     .execute();

@@ -48,6 +48,10 @@ const Match = Type.Object({
   payment_id: Id,
   amount: Money,
   origin: Type.Enum(['auto', 'manual'] as const),
+  invoice_kind: Type.Enum(['outgoing', 'incoming'] as const, {
+    description:
+      '`outgoing`: money received for an outgoing invoice; `incoming`: an incoming invoice paid by one of our SEPA credit transfers, confirmed by its end-to-end id',
+  }),
 });
 
 const Suggestion = Type.Object({

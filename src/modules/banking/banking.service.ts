@@ -8,6 +8,7 @@ import { nowIso } from '../../shared/time.js';
 import type { Upload } from '../files/files.public.js';
 import * as invoices from '../outgoing-invoices/outgoing-invoices.public.js';
 import * as payments from '../payments/payments.public.js';
+import * as sepa from '../sepa/sepa.public.js';
 import * as readModel from './banking.read-model.js';
 import type { BankCsvProfileRow, BankStatementRow, BankTransactionRow } from './banking.repository.js';
 import * as repo from './banking.repository.js';
@@ -140,6 +141,62 @@ const lineOf = (t: BankTransactionRow): MatchLine => ({
   end_to_end_id: t.end_to_end_id,
   counterparty_iban: t.counterparty_iban,
 });
+
+/**
+ * A line carrying the end-to-end id of one of our SEPA files' items in transit, for its exact
+ * amount (paid out for a credit transfer, received for a direct debit), confirms the item:
+ * the payment is recorded on its invoice and the item leaves transit. Answers whether it did;
+ * a payment the ledger refuses now (paid by hand meanwhile, a locked period) leaves the line
+ * unmatched.
+ */
+async function confirmSepaItem(
+  trx: Db,
+  auth: AuthContext,
+  t: BankTransactionRow,
+  item: sepa.ItemInTransit | undefined,
+): Promise<boolean> {
+  if (!item || t.currency !== 'EUR') return false;
+  const amount = Number(t.amount);
+  if (amount !== (item.kind === 'incoming' ? -item.amount : item.amount)) return false;
+  try {
+    await transact(trx, async (inner) => {
+      if (item.kind === 'outgoing') {
+        await recordAllocations(
+          inner,
+          auth,
+          t,
+          [{ invoice_id: item.invoice_id, amount: item.amount }],
+          'auto',
+        );
+      } else {
+        const payment = await payments.recordIncomingPayment(inner, auth, {
+          amount: fromCents(item.amount),
+          date: t.booking_date,
+          incoming_invoice_id: item.invoice_id,
+          payment_account_id: t.payment_account_id,
+          reference: `Bank transaction ${t.id}`,
+        });
+        await repo.insertMatches(inner, [
+          {
+            account_id: auth.accountId,
+            transaction_id: t.id,
+            payment_id: payment.id,
+            invoice_id: item.invoice_id,
+            amount: item.amount,
+            origin: 'auto',
+            invoice_kind: 'incoming',
+          },
+        ]);
+        await repo.setTransactionStatus(inner, auth.accountId, t.id, 'matched', nowIso());
+      }
+      await sepa.confirmItem(inner, auth.accountId, item, t.id);
+    });
+    return true;
+  } catch (err) {
+    if (err instanceof AppError && err.status < 500) return false;
+    throw err;
+  }
+}
 
 /** Records the allocations as payments in the ledger and links them to the line. */
 async function recordAllocations(
@@ -318,7 +375,21 @@ export async function importStatement(
       })),
     );
     let matched = 0;
-    const credits = inserted.filter((t) => Number(t.amount) > 0);
+    const items = await sepa.itemsInTransit(
+      trx,
+      auth.accountId,
+      inserted.map((t) => t.end_to_end_id).filter((x): x is string => x !== null),
+    );
+    const confirmed = new Set<number>();
+    for (const t of inserted) {
+      if (t.end_to_end_id === null || !(await confirmSepaItem(trx, auth, t, items.get(t.end_to_end_id))))
+        continue;
+      // One line confirms an item once, even if the file holds its id twice.
+      items.delete(t.end_to_end_id);
+      confirmed.add(t.id);
+      matched++;
+    }
+    const credits = inserted.filter((t) => Number(t.amount) > 0 && !confirmed.has(t.id));
     if (credits.length > 0) {
       const ctx = await MatchContext.load(trx, auth.accountId);
       for (const t of credits) {
@@ -375,6 +446,7 @@ async function present(db: Db, auth: AuthContext, rows: BankTransactionRow[]): P
         payment_id: m.payment_id,
         amount: fromCents(Number(m.amount)),
         origin: m.origin as 'auto' | 'manual',
+        invoice_kind: m.invoice_kind as 'outgoing' | 'incoming',
       })),
     suggestions:
       ctx && r.status === 'unmatched' && Number(r.amount) > 0
@@ -477,11 +549,12 @@ export async function unmatchTransaction(db: Db, auth: AuthContext, id: number):
     if (t.status === 'unmatched') throw new AppError('conflict', `Bank transaction ${id} is not matched`);
     const matches = await repo.matchesOf(trx, auth.accountId, [t.id]);
     await repo.deleteMatchesOf(trx, auth.accountId, t.id);
-    await payments.removeOutgoingPayments(
-      trx,
-      auth,
-      matches.map((m) => m.payment_id),
-    );
+    const paymentsOf = (kind: string) =>
+      matches.filter((m) => m.invoice_kind === kind).map((m) => m.payment_id);
+    await payments.removeOutgoingPayments(trx, auth, paymentsOf('outgoing'));
+    await payments.removeIncomingPayments(trx, auth, paymentsOf('incoming'));
+    // A SEPA item the line confirmed is in transit again until another line confirms it.
+    await sepa.reopenItemsOf(trx, auth.accountId, t.id);
     await repo.setTransactionStatus(trx, auth.accountId, t.id, 'unmatched', nowIso());
   });
   return getTransaction(db, auth, id);

@@ -64,6 +64,8 @@ export interface BankMatchTable {
   amount: number | string;
   /** auto or manual. */
   origin: string;
+  /** outgoing (money received for an outgoing invoice) or incoming (a confirmed SEPA credit transfer). */
+  invoice_kind: Generated<string>;
   created_at: Generated<string>;
 }
 

@@ -105,6 +105,7 @@ export function toIncomingInvoice(r: InvoiceRow, bookings: BookingRow[]): Incomi
     open_total: unknown.totals ? null : fromCents(Math.max(0, gross - paid)),
     // As on outgoing invoices: nothing paid is unpaid, nothing left open (after a payment) is paid.
     payment_status: paid === 0 ? 'unpaid' : paid >= gross ? 'paid' : 'partially_paid',
+    payment_in_transit: r.payment_in_transit_run_id ?? null,
     status: r.status as IncomingInvoice['status'],
     description: r.description,
     file_id: r.file_id,

@@ -50,3 +50,36 @@ export async function addPaidCents(
     updated_at: nowIso(),
   });
 }
+
+/**
+ * Takes `cents` off a document's paid total (a payment removed, such as a bank match undone);
+ * a paid document that is open again becomes `approved`, as a PATCH of its totals does.
+ */
+export async function removePaidCents(
+  trx: Db,
+  accountId: number,
+  row: IncomingInvoiceRow,
+  cents: number,
+): Promise<void> {
+  const paid = Number(row.paid_total) - cents;
+  await repo.updateInvoice(trx, accountId, row.id, {
+    paid_total: paid,
+    status: row.status === 'paid' && paid < Number(row.gross_total) ? 'approved' : row.status,
+    updated_at: nowIso(),
+  });
+}
+
+/**
+ * Marks documents as being paid by a SEPA credit transfer run (null: no longer in transit,
+ * because the bank statement confirmed the payment).
+ */
+export async function setPaymentInTransit(
+  trx: Db,
+  accountId: number,
+  ids: number[],
+  runId: number | null,
+): Promise<void> {
+  const now = nowIso();
+  for (const id of ids)
+    await repo.updateInvoice(trx, accountId, id, { payment_in_transit_run_id: runId, updated_at: now });
+}

@@ -235,6 +235,11 @@ export const IncomingInvoice = Type.Object(
     payment_status: Type.Enum(['unpaid', 'partially_paid', 'paid'] as const, {
       description: 'As on outgoing invoices: from the payments and credit offsets recorded on it',
     }),
+    payment_in_transit: Nullable({
+      ...Id,
+      description:
+        'The SEPA credit transfer (POST /sepa/credit-transfers) that pays it, until a bank statement line with its end-to-end id confirms the payment; null otherwise',
+    }),
     status: Status,
     file_id: Nullable(Id),
     file_md5: Nullable(Type.String()),

@@ -57,6 +57,8 @@ export interface IncomingInvoiceTable {
   source_message_id: Generated<string | null>;
   source_sender: Generated<string | null>;
   source_subject: Generated<string | null>;
+  /** The SEPA credit transfer run (modules/sepa) paying it, until the bank statement confirms it. */
+  payment_in_transit_run_id: Generated<number | null>;
   created_at: Generated<string>;
   updated_at: Generated<string>;
 }

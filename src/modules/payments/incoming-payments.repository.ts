@@ -49,3 +49,25 @@ export async function listIncomingPayments(db: Db, accountId: number) {
       .map((a) => ({ incoming_invoice_id: a.incoming_invoice_id, amount: Number(a.amount) })),
   }));
 }
+
+/** Deletes payments and their allocations; answers the allocations they had. */
+export async function deletePayments(db: Db, accountId: number, ids: number[]): Promise<AllocationRow[]> {
+  if (ids.length === 0) return [];
+  const shares = await db
+    .selectFrom('incoming_payment_allocations')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('incoming_payment_id', 'in', ids)
+    .execute();
+  await db
+    .deleteFrom('incoming_payment_allocations')
+    .where('account_id', '=', accountId)
+    .where('incoming_payment_id', 'in', ids)
+    .execute();
+  await db
+    .deleteFrom('incoming_payments')
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .execute();
+  return shares;
+}

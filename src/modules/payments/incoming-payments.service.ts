@@ -10,6 +10,7 @@ import {
   type IncomingInvoiceRow,
   lockIncomingInvoice,
   openCentsOf,
+  removePaidCents,
 } from '../incoming-invoices/incoming-invoices.public.js';
 import * as repo from './incoming-payments.repository.js';
 import type { IncomingCreditCreate, IncomingPaymentCreate } from './incoming-payments.schemas.js';
@@ -124,5 +125,16 @@ export function createCreditOffset(db: Db, auth: AuthContext, body: IncomingCred
     await addPaidCents(trx, auth.accountId, credit!, amount);
     // Answered as GET /payments/{id}, its Location, answers it: one record, one shape.
     return getPayment(trx, auth, payment.id);
+  });
+}
+
+/** Removes incoming payments (a bank match undone): the documents' paid totals drop again. */
+export async function removeIncomingPayments(db: Db, auth: AuthContext, ids: number[]): Promise<void> {
+  await transact(db, async (trx) => {
+    const shares = await repo.deletePayments(trx, auth.accountId, ids);
+    for (const s of shares) {
+      const row = await lockIncomingInvoice(trx, auth.accountId, s.incoming_invoice_id);
+      if (row) await removePaidCents(trx, auth.accountId, row, Number(s.amount));
+    }
   });
 }

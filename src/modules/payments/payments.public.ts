@@ -4,8 +4,12 @@
  * writer to the invoice import). Payments build on outgoing and incoming invoices, never the
  * reverse.
  */
-export { outgoingInvoicesSection, paymentAccountsSection } from './payments.import.js';
 
+export {
+  createPayment as recordIncomingPayment,
+  removeIncomingPayments,
+} from './incoming-payments.service.js';
+export { outgoingInvoicesSection, paymentAccountsSection } from './payments.import.js';
 /** For bank statements (issue 40): the payment accounts and the ledger writes a match makes. */
 export type { PaymentAccountRow } from './payments.repository.js';
 export { findPaymentAccount, paymentAccountsByIban } from './payments.repository.js';

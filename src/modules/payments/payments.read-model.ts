@@ -10,6 +10,8 @@ import type { PaymentListQuery } from './payments.schemas.js';
  * incoming (`incoming_payments`) tables of this module, with the currency of incoming payments
  * from the account (`accounts`, the account module's table: read here, never written). A read
  * model: the account module has no front door for a join, and the ledger pages in one query.
+ * `bank_transaction_id` is the bank line whose match recorded the payment (`bank_matches`,
+ * the banking module's table, which builds on this one and so cannot be imported here).
  */
 
 /** The account's currency (the default of imported payment accounts). */
@@ -43,12 +45,18 @@ function ledger(db: Db, accountId: number) {
       'description',
       'created_at',
       'updated_at',
+      eb
+        .selectFrom('bank_matches as m')
+        .select('m.transaction_id')
+        .whereRef('m.payment_id', '=', 'payments.id')
+        .$castTo<number | null>()
+        .as('bank_transaction_id'),
     ])
     .where('account_id', '=', accountId);
   const incoming = db
     .selectFrom('incoming_payments as ip')
     .innerJoin('accounts as a', 'a.id', 'ip.account_id')
-    .select([
+    .select((eb) => [
       'ip.id',
       'ip.account_id',
       sql<string>`CASE WHEN ip.type = 'credit' THEN 'incoming_invoice_credit' ELSE 'incoming_invoice' END`.as(
@@ -63,12 +71,22 @@ function ledger(db: Db, accountId: number) {
       'ip.reference as description',
       'ip.created_at',
       'ip.created_at as updated_at',
+      eb
+        .selectFrom('bank_matches as m')
+        .select('m.transaction_id')
+        .whereRef('m.payment_id', '=', 'ip.id')
+        .$castTo<number | null>()
+        .as('bank_transaction_id'),
     ])
     .where('ip.account_id', '=', accountId);
   return db.selectFrom(outgoing.unionAll(incoming).as('p')).selectAll();
 }
 
-export type LedgerRow = Omit<PaymentRow, 'invoice_id'> & { invoice_id: number | null };
+export type LedgerRow = Omit<PaymentRow, 'invoice_id'> & {
+  invoice_id: number | null;
+  /** Absent on a row just inserted (not read through the ledger): no bank match yet. */
+  bank_transaction_id?: number | null;
+};
 
 export function listPayments(db: Db, accountId: number, q: PaymentListQuery) {
   let qb = ledger(db, accountId);

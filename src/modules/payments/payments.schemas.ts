@@ -109,6 +109,11 @@ export const Payment = Type.Object(
     currency: Type.String(),
     date: DateString,
     description: Nullable(Type.String()),
+    bank_transaction_id: Nullable({
+      ...Id,
+      description:
+        'The bank statement line (GET /bank-transactions/{id}) whose match recorded this payment; null when recorded by hand',
+    }),
     created_at: Timestamp,
     updated_at: Timestamp,
   },

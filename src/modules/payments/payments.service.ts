@@ -62,6 +62,7 @@ export function toPayment(r: LedgerRow, shares: Share[] = []): Payment {
     currency: r.currency,
     date: r.date,
     description: r.description,
+    bank_transaction_id: r.bank_transaction_id ?? null,
     created_at: r.created_at,
     updated_at: r.updated_at,
   };

@@ -1,0 +1,557 @@
+import type { Db } from '../../db/index.js';
+import { transact } from '../../db/transact.js';
+import type { AuthContext } from '../../plugins/auth.js';
+import { AppError, type FieldError, invalidField, notFound, validationFailed } from '../../shared/errors.js';
+import { isValidBic, isValidIban, normalizeIdentifier } from '../../shared/identifiers.js';
+import { fromCents, toCents } from '../../shared/money.js';
+import type { Page } from '../../shared/paging.js';
+import { nowIso, todayIso } from '../../shared/time.js';
+import { getAccountProfile } from '../account/account.service.js';
+import * as incoming from '../incoming-invoices/incoming-invoices.public.js';
+import * as outgoing from '../outgoing-invoices/outgoing-invoices.public.js';
+import * as payments from '../payments/payments.public.js';
+import {
+  type Collection,
+  creditTransferXml,
+  directDebitXml,
+  isMandateReference,
+  type PainVersion,
+  SepaError,
+  sepaText,
+  type Transfer,
+} from './sepa.domain.js';
+import * as readModel from './sepa.read-model.js';
+import type { SepaMandateRow, SepaRunItemRow, SepaRunRow } from './sepa.repository.js';
+import * as repo from './sepa.repository.js';
+import type {
+  CreditTransferCreate,
+  DirectDebitCreate,
+  MandateListQuery,
+  SepaMandate,
+  SepaMandateCreate,
+  SepaRun,
+} from './sepa.schemas.js';
+
+const API = '/api/v1';
+const PATHS = { credit_transfer: 'credit-transfers', direct_debit: 'direct-debits' } as const;
+
+function toRun(r: SepaRunRow, items: SepaRunItemRow[]): SepaRun {
+  const kind = r.kind as SepaRun['kind'];
+  return {
+    id: r.id,
+    kind,
+    version: r.version,
+    payment_account_id: r.payment_account_id,
+    requested_date: r.requested_date,
+    message_id: r.message_id,
+    number_of_transactions: r.number_of_transactions,
+    control_sum: fromCents(Number(r.control_sum)),
+    file_url: `${API}/sepa/${PATHS[kind]}/${r.id}/file`,
+    items: items.map((i) => ({
+      invoice_id: (i.incoming_invoice_id ?? i.outgoing_invoice_id)!,
+      amount: fromCents(Number(i.amount)),
+      end_to_end_id: i.end_to_end_id,
+      name: i.counterparty_name,
+      iban: i.counterparty_iban,
+      bic: i.counterparty_bic,
+      remittance: i.remittance,
+      mandate_id: i.mandate_id,
+      sequence_type: i.sequence_type as 'FRST' | 'RCUR' | null,
+      status: i.status as 'in_transit' | 'confirmed',
+      bank_transaction_id: i.bank_transaction_id,
+    })),
+    created_at: r.created_at,
+  };
+}
+
+/** A refusal naming request fields: missing references first (422 invalid_reference). */
+function refuse(missing: FieldError[], errors: FieldError[]): void {
+  if (missing.length > 0)
+    throw new AppError('invalid_reference', 'A referenced record does not exist', { errors: missing });
+  if (errors.length > 0) throw validationFailed(errors);
+}
+
+/** The payment account a file is for: this account's, with an IBAN, in EUR. */
+async function bankAccount(
+  trx: Db,
+  auth: AuthContext,
+  id: number,
+  missing: FieldError[],
+  errors: FieldError[],
+): Promise<payments.PaymentAccountRow | undefined> {
+  const account = await payments.findPaymentAccount(trx, auth.accountId, id);
+  if (!account) missing.push({ field: 'payment_account_id', message: 'no such payment account' });
+  else if (!account.iban || !isValidIban(account.iban))
+    errors.push({
+      field: 'payment_account_id',
+      message: 'has no IBAN: set it (PATCH /payment-accounts/{id})',
+    });
+  else if (account.currency !== 'EUR')
+    errors.push({ field: 'payment_account_id', message: `is in ${account.currency}; SEPA files are in EUR` });
+  return account;
+}
+
+function requestedDate(field: string, date: string, errors: FieldError[]): void {
+  if (date < todayIso()) errors.push({ field, message: 'must be today or later' });
+}
+
+/** The amount asked for (default: all that is open), in cents; undefined with the error noted. */
+function amountOf(
+  field: string,
+  given: number | undefined,
+  open: number,
+  errors: FieldError[],
+): number | undefined {
+  if (given === undefined) return open;
+  const cents = toCents(given);
+  if (cents === undefined) errors.push({ field, message: 'must have at most two decimals' });
+  else if (cents > open) errors.push({ field, message: `exceeds the open amount ${fromCents(open)}` });
+  else return cents;
+  return undefined;
+}
+
+/** Stores a run with its items, writing the file with the run's id in its message id. */
+async function storeRun(
+  trx: Db,
+  auth: AuthContext,
+  run: { kind: SepaRun['kind']; version: string; payment_account_id: number; requested_date: string },
+  items: Omit<
+    SepaRunItemRow,
+    'id' | 'account_id' | 'run_id' | 'end_to_end_id' | 'status' | 'bank_transaction_id'
+  >[],
+  file: (messageId: string, createdAt: string, endToEndIds: string[]) => string,
+): Promise<SepaRunRow> {
+  const createdAt = nowIso();
+  const row = await repo.insertRun(trx, {
+    account_id: auth.accountId,
+    ...run,
+    message_id: '',
+    number_of_transactions: items.length,
+    control_sum: items.reduce((s, i) => s + Number(i.amount), 0),
+    file: '',
+    created_at: createdAt,
+  });
+  // Run ids are unique in the database, so these are unique within the account (the bank
+  // line's end-to-end id finds the item again) and the message id never repeats.
+  const prefix = run.kind === 'credit_transfer' ? 'CT' : 'DD';
+  const messageId = `${prefix}-${row.id}-${createdAt.slice(0, 19).replace(/[-:T]/g, '')}`;
+  const e2e = items.map((_, n) => `${prefix}${row.id}-${n + 1}`);
+  let xml: string;
+  try {
+    xml = file(messageId, createdAt, e2e);
+  } catch (err) {
+    // The request was checked field by field; this names what the file rules still found.
+    if (err instanceof SepaError) throw new AppError('unprocessable', err.message);
+    throw err;
+  }
+  await repo.setRunFile(trx, row.id, { file: xml, message_id: messageId });
+  await repo.insertItems(
+    trx,
+    items.map((i, n) => ({
+      ...i,
+      account_id: auth.accountId,
+      run_id: row.id,
+      end_to_end_id: e2e[n]!,
+      status: 'in_transit',
+      bank_transaction_id: null,
+    })),
+  );
+  return { ...row, file: xml, message_id: messageId };
+}
+
+// ---- credit transfers --------------------------------------------------------------------
+
+/**
+ * A pain.001 file paying incoming invoices to their suppliers' accounts; the invoices are in
+ * transit until a bank statement line with the transfer's end-to-end id confirms them.
+ */
+export async function createCreditTransfer(
+  db: Db,
+  auth: AuthContext,
+  body: CreditTransferCreate,
+): Promise<SepaRun> {
+  const version: PainVersion = body.version ?? 'pain.001.001.09';
+  const run = await transact(db, async (trx) => {
+    const missing: FieldError[] = [];
+    const errors: FieldError[] = [];
+    const account = await bankAccount(trx, auth, body.payment_account_id, missing, errors);
+    requestedDate('execution_date', body.execution_date, errors);
+    const ids = body.invoices.map((i) => i.incoming_invoice_id);
+    const rows = new Map<number, incoming.IncomingInvoiceRow>();
+    // Locked in id order: two runs naming the same invoices cannot deadlock.
+    for (const id of [...new Set(ids)].sort((a, b) => a - b)) {
+      const row = await incoming.lockIncomingInvoice(trx, auth.accountId, id);
+      if (row) rows.set(id, row);
+    }
+    const suppliers = await readModel.supplierAccounts(
+      trx,
+      auth.accountId,
+      [...rows.values()].map((r) => r.supplier_id).filter((x): x is number => x !== null),
+    );
+    const inTransit = new Map(
+      (await repo.inTransitFor(trx, auth.accountId, 'incoming_invoice_id', ids)).map((i) => [
+        i.incoming_invoice_id!,
+        i.run_id,
+      ]),
+    );
+    const items: Parameters<typeof storeRun>[3] = [];
+    const seen = new Set<number>();
+    for (const [i, given] of body.invoices.entries()) {
+      const field = `invoices.${i}.incoming_invoice_id`;
+      const row = rows.get(given.incoming_invoice_id);
+      if (!row) {
+        missing.push({ field, message: 'no such incoming invoice' });
+        continue;
+      }
+      if (seen.has(row.id)) {
+        errors.push({ field, message: 'is named twice' });
+        continue;
+      }
+      seen.add(row.id);
+      const open = incoming.openCentsOf(row);
+      const supplier = row.supplier_id === null ? undefined : suppliers.get(row.supplier_id);
+      let problem: string | undefined;
+      if (row.document_type !== 'Invoice') problem = 'must be an invoice (not a credit)';
+      else if (row.currency !== 'EUR') problem = `is in ${row.currency}; SEPA credit transfers are in EUR`;
+      else if (open <= 0) problem = 'is paid already';
+      else if (inTransit.has(row.id))
+        problem = `is in transit already (credit transfer ${inTransit.get(row.id)})`;
+      else if (!supplier) problem = 'names no supplier: the supplier record holds the IBAN paid to';
+      else if (!supplier.iban || !isValidIban(supplier.iban))
+        problem = `its supplier ${supplier.id} has no valid IBAN: set it (PATCH /suppliers/${supplier.id})`;
+      else if (supplier.bic && !isValidBic(supplier.bic))
+        problem = `its supplier ${supplier.id} has no valid BIC`;
+      if (problem) {
+        errors.push({ field, message: problem });
+        continue;
+      }
+      const amount = amountOf(`invoices.${i}.amount`, given.amount, open, errors);
+      if (amount === undefined) continue;
+      const reference = row.payment_reference ?? row.invoice_number;
+      items.push({
+        incoming_invoice_id: row.id,
+        outgoing_invoice_id: null,
+        mandate_id: null,
+        sequence_type: null,
+        amount,
+        counterparty_name: sepaText(supplier!.name, 70) || `Supplier ${supplier!.id}`,
+        counterparty_iban: normalizeIdentifier(supplier!.iban!),
+        counterparty_bic: supplier!.bic ? normalizeIdentifier(supplier!.bic) : null,
+        remittance: sepaText(reference ? `${reference}` : `Invoice ${row.id}`, 140),
+      });
+    }
+    refuse(missing, errors);
+    const profile = await getAccountProfile(trx, auth.accountId);
+    const stored = await storeRun(
+      trx,
+      auth,
+      {
+        kind: 'credit_transfer',
+        version,
+        payment_account_id: account!.id,
+        requested_date: body.execution_date,
+      },
+      items,
+      (messageId, createdAt, e2e) =>
+        creditTransferXml(
+          {
+            message_id: messageId,
+            created_at: createdAt,
+            debtor_name: profile.name,
+            debtor_iban: account!.iban!,
+            debtor_bic: account!.bic,
+            execution_date: body.execution_date,
+            transfers: items.map(
+              (item, n): Transfer => ({
+                amount: Number(item.amount),
+                creditor_name: item.counterparty_name,
+                creditor_iban: item.counterparty_iban,
+                creditor_bic: item.counterparty_bic,
+                remittance: item.remittance,
+                end_to_end_id: e2e[n]!,
+              }),
+            ),
+          },
+          version,
+        ),
+    );
+    await incoming.setPaymentInTransit(
+      trx,
+      auth.accountId,
+      items.map((i) => i.incoming_invoice_id!),
+      stored.id,
+    );
+    return stored;
+  });
+  return toRun(run, await repo.itemsOf(db, auth.accountId, run.id));
+}
+
+// ---- direct debits -----------------------------------------------------------------------
+
+/**
+ * A pain.008 file collecting open outgoing invoices from clients with an active mandate: a
+ * mandate not used before is collected as FRST, and recurring (RCUR) from then on.
+ */
+export async function createDirectDebit(
+  db: Db,
+  auth: AuthContext,
+  body: DirectDebitCreate,
+): Promise<SepaRun> {
+  const run = await transact(db, async (trx) => {
+    const missing: FieldError[] = [];
+    const errors: FieldError[] = [];
+    const account = await bankAccount(trx, auth, body.payment_account_id, missing, errors);
+    requestedDate('collection_date', body.collection_date, errors);
+    const profile = await getAccountProfile(trx, auth.accountId);
+    const named = body.invoices !== undefined;
+    const wanted =
+      body.invoices ??
+      (await readModel.dueInvoicesOfMandatedClients(trx, auth.accountId, body.collection_date)).map((id) => ({
+        invoice_id: id,
+        amount: undefined,
+      }));
+    const ids = wanted.map((w) => w.invoice_id);
+    const rows = new Map<number, outgoing.InvoiceRow>();
+    for (const id of [...new Set(ids)].sort((a, b) => a - b)) {
+      const row = await outgoing.findInvoice(trx, auth.accountId, id, true);
+      if (row) rows.set(id, row);
+    }
+    const clientIds = [
+      ...new Set([...rows.values()].map((r) => r.client_id).filter((x): x is number => x !== null)),
+    ];
+    const mandates = await repo.activeMandates(trx, auth.accountId, clientIds);
+    const names = await readModel.clientNames(trx, auth.accountId, clientIds);
+    const inTransit = new Map(
+      (await repo.inTransitFor(trx, auth.accountId, 'outgoing_invoice_id', ids)).map((i) => [
+        i.outgoing_invoice_id!,
+        i.run_id,
+      ]),
+    );
+    const items: Parameters<typeof storeRun>[3] = [];
+    const seen = new Set<number>();
+    for (const [i, given] of wanted.entries()) {
+      const field = `invoices.${i}.invoice_id`;
+      const row = rows.get(given.invoice_id);
+      if (!row) {
+        missing.push({ field, message: 'no such outgoing invoice' });
+        continue;
+      }
+      if (seen.has(row.id)) {
+        errors.push({ field, message: 'is named twice' });
+        continue;
+      }
+      seen.add(row.id);
+      const mandate = row.client_id === null ? undefined : mandates.get(row.client_id);
+      let problem: string | undefined;
+      let open = 0;
+      if (row.status !== 'booked' || row.type === 'credit' || outgoing.isMaster(row.type))
+        problem = 'must be a booked invoice (not a credit or plan master)';
+      else if (row.currency !== 'EUR') problem = `is in ${row.currency}; SEPA direct debits are in EUR`;
+      else if (inTransit.has(row.id))
+        problem = `is being collected already (direct debit ${inTransit.get(row.id)})`;
+      else if (!mandate) problem = 'its client has no active SEPA mandate (POST /clients/{id}/sepa-mandates)';
+      else {
+        open = (await outgoing.invoiceState(trx, auth.accountId, row)).payment.open;
+        if (open <= 0) problem = 'is paid already';
+      }
+      if (problem) {
+        // Chosen by the service (all due): what cannot be collected is left out, not refused.
+        if (named) errors.push({ field, message: problem });
+        continue;
+      }
+      const amount = amountOf(`invoices.${i}.amount`, given.amount, open, errors);
+      if (amount === undefined) continue;
+      items.push({
+        incoming_invoice_id: null,
+        outgoing_invoice_id: row.id,
+        mandate_id: mandate!.id,
+        sequence_type: mandate!.sequence === 'first' ? 'FRST' : 'RCUR',
+        amount,
+        counterparty_name: sepaText(names.get(row.client_id!) ?? '', 70) || `Client ${row.client_id}`,
+        counterparty_iban: mandate!.iban,
+        counterparty_bic: mandate!.bic,
+        remittance: sepaText(row.invoice_number ?? `Invoice ${row.id}`, 140),
+      });
+    }
+    refuse(missing, errors);
+    if (!profile.sepa_creditor_identifier)
+      throw new AppError(
+        'unprocessable',
+        'The company profile has no SEPA creditor identifier: set sepa_creditor_identifier (PATCH /account/profile)',
+      );
+    if (items.length === 0)
+      throw invalidField(
+        'invoices',
+        `no open EUR invoice of a client with an active mandate is due by ${body.collection_date}`,
+      );
+    const byId = new Map([...mandates.values()].map((m) => [m.id, m]));
+    const stored = await storeRun(
+      trx,
+      auth,
+      {
+        kind: 'direct_debit',
+        version: 'pain.008.001.08',
+        payment_account_id: account!.id,
+        requested_date: body.collection_date,
+      },
+      items,
+      (messageId, createdAt, e2e) =>
+        directDebitXml({
+          message_id: messageId,
+          created_at: createdAt,
+          creditor_name: profile.name,
+          creditor_iban: account!.iban!,
+          creditor_bic: account!.bic,
+          creditor_identifier: profile.sepa_creditor_identifier!,
+          collection_date: body.collection_date,
+          collections: items.map((item, n): Collection => {
+            const m = byId.get(item.mandate_id!)!;
+            return {
+              amount: Number(item.amount),
+              debtor_name: item.counterparty_name,
+              debtor_iban: item.counterparty_iban,
+              debtor_bic: item.counterparty_bic,
+              mandate_reference: m.reference,
+              mandate_signed_on: m.signed_on,
+              scheme: m.scheme as Collection['scheme'],
+              sequence_type: item.sequence_type as Collection['sequence_type'],
+              remittance: item.remittance,
+              end_to_end_id: e2e[n]!,
+            };
+          }),
+        }),
+    );
+    // Collected once: the next file collects on these mandates as recurring.
+    const now = nowIso();
+    for (const id of new Set(items.map((i) => i.mandate_id!)))
+      if (byId.get(id)!.sequence === 'first')
+        await repo.updateMandate(trx, auth.accountId, id, { sequence: 'recurring', updated_at: now });
+    return stored;
+  });
+  return toRun(run, await repo.itemsOf(db, auth.accountId, run.id));
+}
+
+// ---- reading runs ------------------------------------------------------------------------
+
+async function runOf(db: Db, auth: AuthContext, id: number, kind: SepaRun['kind']): Promise<SepaRunRow> {
+  const row = await repo.findRun(db, auth.accountId, id, kind);
+  if (!row) throw notFound(kind === 'credit_transfer' ? 'SEPA credit transfer' : 'SEPA direct debit');
+  return row;
+}
+
+export async function getRun(db: Db, auth: AuthContext, id: number, kind: SepaRun['kind']): Promise<SepaRun> {
+  const row = await runOf(db, auth, id, kind);
+  return toRun(row, await repo.itemsOf(db, auth.accountId, id));
+}
+
+/** The file as generated: the same bytes on every download. */
+export async function runFile(
+  db: Db,
+  auth: AuthContext,
+  id: number,
+  kind: SepaRun['kind'],
+): Promise<{ xml: string; name: string }> {
+  const row = await runOf(db, auth, id, kind);
+  return { xml: row.file, name: `${row.message_id}.xml` };
+}
+
+// ---- mandates ----------------------------------------------------------------------------
+
+export function toMandate(r: SepaMandateRow): SepaMandate {
+  return {
+    id: r.id,
+    client_id: r.client_id,
+    reference: r.reference,
+    signed_on: r.signed_on,
+    iban: r.iban,
+    bic: r.bic,
+    scheme: r.scheme as SepaMandate['scheme'],
+    sequence: r.sequence as SepaMandate['sequence'],
+    status: r.status as SepaMandate['status'],
+    revoked_at: r.revoked_at,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}
+
+async function assertClient(db: Db, auth: AuthContext, clientId: number): Promise<void> {
+  if ((await readModel.clientName(db, auth.accountId, clientId)) === undefined) throw notFound('Client');
+}
+
+export async function createMandate(
+  db: Db,
+  auth: AuthContext,
+  body: SepaMandateCreate,
+  params: { id: number },
+): Promise<SepaMandate> {
+  await assertClient(db, auth, params.id);
+  const errors: FieldError[] = [];
+  if (!isMandateReference(body.reference))
+    errors.push({
+      field: 'reference',
+      message:
+        "may hold only letters, digits and + ? / - : ( ) . , ' (no blanks), not start with / nor hold //",
+    });
+  if (body.signed_on > todayIso()) errors.push({ field: 'signed_on', message: 'must not be in the future' });
+  const iban = normalizeIdentifier(body.iban);
+  if (!isValidIban(iban))
+    errors.push({
+      field: 'iban',
+      message: 'is not a valid IBAN: the country’s length or the check digits do not match',
+    });
+  const bic = body.bic ? normalizeIdentifier(body.bic) : null;
+  if (bic && !isValidBic(bic))
+    errors.push({ field: 'bic', message: 'is not a valid BIC (8 or 11 characters)' });
+  if (errors.length > 0) throw validationFailed(errors);
+  // The unique index decides a race; this names the mandate in the common case.
+  const taken = await repo.mandateByReference(db, auth.accountId, body.reference);
+  if (taken) throw new AppError('already_exists', `Mandate ${taken.id} has the reference ${body.reference}`);
+  const now = nowIso();
+  const row = await repo.insertMandate(db, {
+    account_id: auth.accountId,
+    client_id: params.id,
+    reference: body.reference,
+    signed_on: body.signed_on,
+    iban,
+    bic,
+    scheme: body.scheme ?? 'CORE',
+    sequence: body.sequence ?? 'first',
+    status: 'active',
+    revoked_at: null,
+    created_at: now,
+    updated_at: now,
+  });
+  return toMandate(row);
+}
+
+export async function listMandates(
+  db: Db,
+  auth: AuthContext,
+  clientId: number,
+  q: MandateListQuery,
+): Promise<Page<SepaMandateRow>> {
+  await assertClient(db, auth, clientId);
+  return repo.mandatesOfClient(db, auth.accountId, clientId, q);
+}
+
+export async function getMandate(db: Db, auth: AuthContext, id: number): Promise<SepaMandate> {
+  const row = await repo.findMandate(db, auth.accountId, id);
+  if (!row) throw notFound('SEPA mandate');
+  return toMandate(row);
+}
+
+/** A revoked mandate collects nothing more (409 when revoked already). */
+export async function revokeMandate(db: Db, auth: AuthContext, id: number): Promise<SepaMandate> {
+  return transact(db, async (trx) => {
+    const row = await repo.findMandate(trx, auth.accountId, id);
+    if (!row) throw notFound('SEPA mandate');
+    if (row.status === 'revoked') throw new AppError('conflict', `SEPA mandate ${id} is revoked already`);
+    const now = nowIso();
+    await repo.updateMandate(trx, auth.accountId, id, {
+      status: 'revoked',
+      revoked_at: now,
+      updated_at: now,
+    });
+    return toMandate({ ...row, status: 'revoked', revoked_at: now, updated_at: now });
+  });
+}
