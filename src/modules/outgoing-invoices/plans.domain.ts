@@ -98,8 +98,9 @@ export function sendRefusal(
   master: (AutoColumns & { deleted_at: string | null }) | undefined,
   child: ChildState | undefined,
 ): { state: RunState; reason: string | null } | null {
-  if (!master || master.deleted_at || !master.auto_send)
-    return { state: 'generated', reason: 'auto_send was turned off before it was sent' };
+  if (!master || master.deleted_at)
+    return { state: 'generated', reason: 'the plan was deleted before its invoice was sent' };
+  if (!master.auto_send) return { state: 'generated', reason: 'auto_send was turned off before it was sent' };
   if (!child || child.deleted_at)
     return { state: 'skipped', reason: 'its invoice was deleted before it was sent' };
   if (child.status === 'booked')
