@@ -372,7 +372,10 @@ async function templateFor(
 const LANGUAGES: MailLanguage[] = ['de', 'en'];
 
 /** Every language and kind, the account's own text or the built-in one (administrators only). */
-export async function listTemplates(db: Db, auth: AuthContext): Promise<MailTemplate[]> {
+export async function listTemplates(
+  db: Db,
+  auth: Pick<AuthContext, 'accountId' | 'userId'>,
+): Promise<MailTemplate[]> {
   await assertAccountAdmin(db, auth.accountId, auth.userId);
   const own = await repo.listTemplates(db, auth.accountId);
   return LANGUAGES.flatMap((language) =>
@@ -388,7 +391,11 @@ export async function listTemplates(db: Db, auth: AuthContext): Promise<MailTemp
  * Replaces the account's own texts (`PUT`): each language and kind at most once, no unknown
  * placeholder (422 naming each); the ones left out are the built-in texts again.
  */
-export async function setTemplates(db: Db, auth: AuthContext, body: TemplatesBody): Promise<MailTemplate[]> {
+export async function setTemplates(
+  db: Db,
+  auth: Pick<AuthContext, 'accountId' | 'userId'>,
+  body: TemplatesBody,
+): Promise<MailTemplate[]> {
   await assertAccountAdmin(db, auth.accountId, auth.userId);
   const seen = new Set<string>();
   const errors = body.templates.flatMap((t, i) => {

@@ -7,6 +7,7 @@ import { checkCsrf, sessionUser, signinUrl } from '../session.js';
 import { auditPage } from './audit.js';
 import { dashboardPage } from './dashboard.js';
 import { integrationsPages } from './integrations.js';
+import { mailTemplatesPage } from './mail-templates.js';
 import { profilePage } from './profile.js';
 import { consoleView } from './shell.js';
 import { teamPages } from './team.js';
@@ -84,6 +85,7 @@ export async function consolePages(app: FastifyInstance): Promise<void> {
   await app.register(dashboardPage);
   await app.register(auditPage);
   await app.register(profilePage);
+  await app.register(mailTemplatesPage);
   await app.register(teamPages);
   await app.register(integrationsPages);
   await app.register(webhooksPages);
