@@ -1,0 +1,71 @@
+import { addMessages } from '../i18n.js';
+
+/** Texts of the console's bank page, in both languages. */
+addMessages({
+  en: {
+    'bank.intro':
+      'Upload the statements your bank exports (CAMT.053/052/054, MT940 or a ZIP of them). Payments that are certain are matched to your invoices at once; the rest waits here with suggestions.',
+    'bank.upload': 'Upload a statement',
+    'bank.file': 'Statement file',
+    'bank.fileHint': 'The payment account is found by the IBAN in the file.',
+    'bank.import': 'Import',
+    'bank.imported':
+      'Statement imported: {new} new lines, {known} already known, {matched} matched automatically.',
+    'bank.warning.balances_do_not_add_up':
+      'The opening balance and the lines do not give the closing balance.',
+    'bank.warning.currency_differs': 'The statement is in another currency than the payment account.',
+    'bank.unmatched': 'Waiting for a decision',
+    'bank.unmatchedCount': 'Lines of money received not matched yet: {count}',
+    'bank.none': 'Nothing to decide: every line of money received is matched or set aside.',
+    'bank.date': 'Date',
+    'bank.from': 'From',
+    'bank.text': 'Purpose',
+    'bank.amount': 'Amount',
+    'bank.suggestions': 'Suggestions',
+    'bank.noSuggestion': 'No invoice fits. Match it over the API, or set it aside.',
+    'bank.match': 'Match with {number}',
+    'bank.ignore': 'Set aside',
+    'bank.reason.reference': 'our reference',
+    'bank.reason.number_in_text': 'number in the purpose',
+    'bank.reason.amount_equal': 'amount equal',
+    'bank.reason.iban_known': 'IBAN paid this client before',
+    'bank.reason.sum_of_invoices': 'sum of invoices',
+    'bank.done.matched': 'Matched: the payment is recorded on the invoice.',
+    'bank.done.ignored': 'Set aside.',
+    'bank.error.noFile': 'Choose a statement file first.',
+    'bank.error.gone': 'This line was decided meanwhile.',
+  },
+  de: {
+    'bank.intro':
+      'Laden Sie die Kontoauszüge Ihrer Bank hoch (CAMT.053/052/054, MT940 oder ein ZIP davon). Sichere Zahlungen werden sofort Ihren Rechnungen zugeordnet; der Rest wartet hier mit Vorschlägen.',
+    'bank.upload': 'Kontoauszug hochladen',
+    'bank.file': 'Auszugsdatei',
+    'bank.fileHint': 'Das Zahlungskonto wird über die IBAN in der Datei gefunden.',
+    'bank.import': 'Importieren',
+    'bank.imported':
+      'Kontoauszug importiert: {new} neue Umsätze, {known} bereits bekannt, {matched} automatisch zugeordnet.',
+    'bank.warning.balances_do_not_add_up': 'Anfangssaldo und Umsätze ergeben nicht den Endsaldo.',
+    'bank.warning.currency_differs': 'Der Auszug ist in einer anderen Währung als das Zahlungskonto.',
+    'bank.unmatched': 'Offene Zahlungseingänge',
+    'bank.unmatchedCount': 'Noch nicht zugeordnete Zahlungseingänge: {count}',
+    'bank.none': 'Nichts zu entscheiden: Jeder Zahlungseingang ist zugeordnet oder beiseitegelegt.',
+    'bank.date': 'Datum',
+    'bank.from': 'Von',
+    'bank.text': 'Verwendungszweck',
+    'bank.amount': 'Betrag',
+    'bank.suggestions': 'Vorschläge',
+    'bank.noSuggestion':
+      'Keine Rechnung passt. Ordnen Sie den Umsatz über die API zu oder legen Sie ihn beiseite.',
+    'bank.match': 'Zuordnen zu {number}',
+    'bank.ignore': 'Beiseitelegen',
+    'bank.reason.reference': 'unsere Referenz',
+    'bank.reason.number_in_text': 'Nummer im Verwendungszweck',
+    'bank.reason.amount_equal': 'Betrag gleich',
+    'bank.reason.iban_known': 'IBAN zahlte schon für diesen Kunden',
+    'bank.reason.sum_of_invoices': 'Summe der Rechnungen',
+    'bank.done.matched': 'Zugeordnet: Die Zahlung ist bei der Rechnung erfasst.',
+    'bank.done.ignored': 'Beiseitegelegt.',
+    'bank.error.noFile': 'Wählen Sie zuerst eine Auszugsdatei.',
+    'bank.error.gone': 'Dieser Umsatz wurde inzwischen entschieden.',
+  },
+});

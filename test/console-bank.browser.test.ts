@@ -1,0 +1,161 @@
+import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { setPassword } from '../src/modules/users/passwords.service.js';
+import { camt } from './bank.fixtures.js';
+import { launchBrowser, screenshotPath } from './browser.js';
+import { describeEachDb } from './helpers.js';
+import { ALL_INVOICE_SCOPES, bookNow, line, makeClient, makeInvoice } from './invoicing.fixtures.js';
+
+const PASSWORD = 'correct horse battery staple';
+const IBAN = 'DE02120300000000202051';
+const PAYER = 'DE89370400440532013000';
+
+describeEachDb('console bank page in a real browser', (ctx) => {
+  let base: string;
+  let browser: Awaited<ReturnType<typeof launchBrowser>>;
+  let file: string;
+  let numbers: string[];
+  const shot = (page: Page, name: string) =>
+    ctx.kind === 'sqlite'
+      ? page.screenshot({ path: screenshotPath(name), fullPage: true })
+      : Promise.resolve(undefined);
+
+  before(async () => {
+    await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+    base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+    await setPassword(ctx.db, ctx.account.users.admin, PASSWORD);
+    const api = await ctx.as([...ALL_INVOICE_SCOPES, 'banking:write']);
+    await api.post('/payment-accounts', { name: 'Giro', iban: IBAN });
+    const client = await makeClient(api, { name: 'Bäckerei Müller & Söhne GmbH' });
+    numbers = [];
+    for (const net of [100, 250, 250, 480.5]) {
+      const inv = await makeInvoice(api, { client_id: client, line_items: [line(net)] });
+      numbers.push((await bookNow(api, inv.id)).invoice_number);
+    }
+    file = join(tmpdir(), `console-bank-${ctx.kind}-${process.pid}.xml`);
+    await writeFile(
+      file,
+      camt('053', {
+        iban: IBAN,
+        opening: 500000,
+        from: '2026-06-01',
+        to: '2026-06-05',
+        entries: [
+          // Certain: number and the exact amount.
+          {
+            booking: '2026-06-01',
+            amount: 11900,
+            name: 'BAECKEREI MUELLER',
+            iban: PAYER,
+            text: `RE ${numbers[0]}`,
+            ref: 'W1',
+          },
+          // Two invoices of 297.50: which one? A suggestion each.
+          {
+            booking: '2026-06-02',
+            amount: 29750,
+            name: 'BAECKEREI MUELLER',
+            iban: PAYER,
+            text: 'Rechnung Mai',
+            ref: 'W2',
+          },
+          // A partial payment naming its invoice.
+          {
+            booking: '2026-06-03',
+            amount: 30000,
+            name: 'BAECKEREI MUELLER',
+            iban: PAYER,
+            text: `Anzahlung ${numbers[3]} gem. Vereinbarung vom 28.05.`,
+            ref: 'W3',
+          },
+          {
+            booking: '2026-06-04',
+            amount: 1250,
+            name: 'FINANZAMT BERLIN-MITTE',
+            text: 'Erstattung Saeumniszuschlag',
+            ref: 'W4',
+          },
+          {
+            booking: '2026-06-05',
+            amount: -4990,
+            name: 'Telekom Deutschland GmbH',
+            text: 'Rechnung 06/2026',
+            ref: 'W5',
+          },
+        ],
+      }),
+    );
+    browser = await launchBrowser({ viewport: { width: 1100, height: 760 } });
+  });
+  after(async () => {
+    await browser?.close();
+  });
+
+  it('uploads a statement, shows what waits with its suggestions, matches with one click and sets aside', async () => {
+    const page = await browser.context.newPage();
+    await page.goto(`${base}/signin?return_to=${encodeURIComponent('/console/bank')}`);
+    const email = (
+      await ctx.db
+        .selectFrom('users')
+        .select('email')
+        .where('id', '=', ctx.account.users.admin)
+        .executeTakeFirstOrThrow()
+    ).email;
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/console/bank`);
+    assert.equal(await page.title(), 'Bank · Project and Invoicing');
+
+    await page.getByLabel('Statement file').setInputFiles(file);
+    await page.getByRole('button', { name: 'Import' }).click();
+    await page.waitForURL(/\/console\/bank\?imported=\d+$/);
+    assert.match(
+      await page.getByRole('status').innerText(),
+      /5 new lines, 0 already known, 1 matched automatically/,
+    );
+    const rows = page.getByRole('region', { name: 'Waiting for a decision' }).getByRole('row');
+    assert.equal(await rows.count(), 4); // the head and three lines of money received
+    await shot(page, 'console-bank.png');
+
+    await page.getByRole('button', { name: `Match with ${numbers[3]}` }).click();
+    await page.waitForURL(`${base}/console/bank?done=matched`);
+    assert.equal(
+      await page.getByRole('status').innerText(),
+      'Matched: the payment is recorded on the invoice.',
+    );
+    assert.equal(await rows.count(), 3);
+    await page.getByRole('button', { name: /^Set aside: 2026-06-04/ }).click();
+    await page.waitForURL(`${base}/console/bank?done=ignored`);
+    assert.equal(await rows.count(), 2);
+    await page.close();
+  });
+
+  it('on a phone, in German, the lines and their buttons fit the screen', async () => {
+    const phone = await launchBrowser({ locale: 'de-DE', viewport: { width: 390, height: 760 } });
+    try {
+      await phone.context.addCookies(await browser.context.cookies(base));
+      const page = await phone.context.newPage();
+      await page.goto(`${base}/console/bank`);
+      assert.equal(await page.title(), 'Bank · Projekte und Rechnungen');
+      assert.ok(
+        await page
+          .getByRole('button', { name: /^Zuordnen zu / })
+          .first()
+          .isVisible(),
+      );
+      const overflow = await page.evaluate<number>(
+        'document.documentElement.scrollWidth - window.innerWidth',
+      );
+      assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
+      await shot(page, 'console-bank-phone-de.png');
+    } finally {
+      await phone.close();
+    }
+  });
+});
