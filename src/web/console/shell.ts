@@ -29,7 +29,6 @@ export const CONSOLE_NAV = [
   { key: 'integrations', href: '/console/integrations' },
   { key: 'webhooks', href: '/console/webhooks' },
   { key: 'bank', href: '/console/bank' },
-  { key: 'accounting', href: '/console/accounting' },
   { key: 'audit', href: '/console/audit' },
 ] as const;
 
@@ -43,7 +42,6 @@ addMessages({
     'console.nav.integrations': 'Integrations',
     'console.nav.webhooks': 'Webhooks',
     'console.nav.bank': 'Bank',
-    'console.nav.accounting': 'Accounting',
     'console.nav.audit': 'Audit',
     'console.forbidden.title': 'Not allowed',
     'console.forbidden':
@@ -63,7 +61,6 @@ addMessages({
     'console.nav.integrations': 'Integrationen',
     'console.nav.webhooks': 'Webhooks',
     'console.nav.bank': 'Bank',
-    'console.nav.accounting': 'Buchhaltung',
     'console.nav.audit': 'Protokoll',
     'console.forbidden.title': 'Nicht erlaubt',
     'console.forbidden':
