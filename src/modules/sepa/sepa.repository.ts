@@ -102,16 +102,20 @@ export function inTransitFor(
     .execute();
 }
 
-/** Items in transit with these end-to-end ids. */
-export function inTransitByEndToEnd(db: Db, accountId: number, ids: string[]) {
-  if (ids.length === 0) return Promise.resolve([] as SepaRunItemRow[]);
-  return db
-    .selectFrom('sepa_run_items')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('status', '=', 'in_transit')
-    .where('end_to_end_id', 'in', ids)
-    .execute();
+/** Items in transit with these end-to-end ids (a statement holds up to 20,000 lines: in chunks). */
+export async function inTransitByEndToEnd(db: Db, accountId: number, ids: string[]) {
+  const out: SepaRunItemRow[] = [];
+  for (let i = 0; i < ids.length; i += 1000) {
+    const rows = await db
+      .selectFrom('sepa_run_items')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('status', '=', 'in_transit')
+      .where('end_to_end_id', 'in', ids.slice(i, i + 1000))
+      .execute();
+    out.push(...rows);
+  }
+  return out;
 }
 
 export function itemsConfirmedBy(db: Db, accountId: number, transactionId: number) {
