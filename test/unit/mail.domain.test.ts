@@ -6,6 +6,7 @@ import {
   einvoiceGateErrors,
   fill,
   htmlOf,
+  offerPlaceholderValues,
   placeholderValues,
   renderMessage,
   resolveRecipients,
@@ -180,6 +181,51 @@ describe('mail domain', () => {
       ['no placeholders', []],
     ];
     for (const [t, expected] of cases) assert.deepEqual(unknownPlaceholders(t), expected, t);
+  });
+
+  it('knows the placeholders of each kind: an offer has no due date, an invoice no offer number', () => {
+    const cases: [string, 'invoice' | 'credit' | 'offer', string[]][] = [
+      ['{offer_number} {offer_date} {valid_until} {gross_total}', 'offer', []],
+      [
+        '{offer_number} {invoice_number} {due_date} {amount_due}',
+        'offer',
+        ['invoice_number', 'due_date', 'amount_due'],
+      ],
+      ['{offer_number}', 'invoice', ['offer_number']],
+      ['{invoice_number} {gross_total}', 'credit', []],
+    ];
+    for (const [t, kind, expected] of cases)
+      assert.deepEqual(unknownPlaceholders(t, kind), expected, `${kind}: ${t}`);
+    for (const lang of ['de', 'en'] as const)
+      for (const part of ['subject', 'body'] as const)
+        assert.deepEqual(
+          unknownPlaceholders(BUILT_IN_TEMPLATES[lang].offer[part], 'offer'),
+          [],
+          `${lang} ${part}`,
+        );
+  });
+
+  it('fills an offer’s placeholders in the message’s language', () => {
+    const offer = {
+      number: 'AN-7',
+      date: '2026-11-02',
+      valid_until: '2026-11-30',
+      currency: 'EUR',
+      gross_total: '1190.00',
+      client_name: null,
+      company_name: 'Seller GmbH',
+    };
+    const de = renderMessage(BUILT_IN_TEMPLATES.de.offer, offerPlaceholderValues(offer, 'de'), {});
+    assert.equal(de.subject, 'Angebot AN-7 von Seller GmbH');
+    assert.match(
+      de.text,
+      /unser Angebot AN-7 vom 02\.11\.2026 über 1\.190,00\u00a0€, gültig bis 30\.11\.2026\./,
+    );
+    const en = renderMessage(BUILT_IN_TEMPLATES.en.offer, offerPlaceholderValues(offer, 'en'), {
+      subject: 'Quote {offer_number} for {client_name}',
+    });
+    assert.equal(en.subject, 'Quote AN-7 for', 'no client: empty, the subject trimmed');
+    assert.match(en.text, /our offer AN-7 of 2 Nov 2026 for €1,190\.00, valid until 30 Nov 2026\./);
   });
 
   it('makes the HTML part from the text: escaped, paragraphs, line breaks', () => {
