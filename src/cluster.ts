@@ -3,11 +3,12 @@ import pino from 'pino';
 import type { Config } from './config.js';
 import type { DbHandle } from './db/index.js';
 import { wakeExtractionWorkers } from './modules/incoming-invoices/jobs/extraction-jobs.worker.js';
+import { wakeMailWorkers } from './modules/mail/mail.public.js';
 import { wakeWebhookWorkers } from './modules/webhooks/webhooks.worker.js';
 import { retentionJob } from './retention.js';
 import { boundStop, exitAfterThreads, exitReserveMs } from './shared/stop.js';
 import { isStartupFailure } from './startup.js';
-import { extractionWorkerFor, recurringPlansFor, webhookWorkerFor } from './worker-hooks.js';
+import { extractionWorkerFor, mailWorkerFor, recurringPlansFor, webhookWorkerFor } from './worker-hooks.js';
 
 export const WAKE_WEBHOOKS = 'wake-webhooks';
 
@@ -66,6 +67,7 @@ export async function supervise(config: Config, handle: DbHandle): Promise<void>
       // The webhook worker starts once the service serves: a start that fails sends nothing.
       webhooks?.start();
       extraction?.start();
+      mail?.start();
       plans?.start();
       retention.start();
       for (; failedAtStart > 0; failedAtStart--) replaceLater();
@@ -87,6 +89,7 @@ export async function supervise(config: Config, handle: DbHandle): Promise<void>
       if (m === WAKE_WEBHOOKS) {
         wakeWebhookWorkers();
         wakeExtractionWorkers();
+        wakeMailWorkers();
       } else if (isStartupFailure(m)) startupError = lastStartupError = m.startupError;
     });
     worker.once('listening', (address) => {
@@ -127,6 +130,10 @@ export async function supervise(config: Config, handle: DbHandle): Promise<void>
   const extraction = config.runWorker
     ? extractionWorkerFor(handle.db, handle.kind, config, log.child({ component: 'extraction-jobs' }))
     : undefined;
+  // The mail outbox's worker (SMTP_URL): the server processes only queue messages.
+  const mail = config.runWorker
+    ? mailWorkerFor(handle.db, handle.kind, config, log.child({ component: 'mail' }))
+    : undefined;
   // The scheduler of recurring plans: its lease in the database makes it run once for all.
   const plans = config.runWorker
     ? recurringPlansFor(handle.db, config, log.child({ component: 'recurring-plans' }))
@@ -152,6 +159,7 @@ export async function supervise(config: Config, handle: DbHandle): Promise<void>
     const results = await Promise.allSettled([
       webhooks?.stop(),
       extraction?.stop(),
+      mail?.stop(),
       plans?.stop(),
       retention.stop(),
     ]);

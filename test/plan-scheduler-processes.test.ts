@@ -12,12 +12,13 @@ import { Relay } from './mail.support.js';
 import { sleep, waitFor } from './webhooks.support.js';
 
 /**
- * Recurring plans run by the service as an operator runs it on PostgreSQL: `npm start` with
- * `WORKERS=2` (its supervisor runs the plans' scheduler) beside `npm run worker` (which runs
- * it too, and the mail worker), both started at once on a plan a year behind. The database
- * decides: each of the 12 periods made, booked and sent once, through a real SMTP server.
+ * Recurring plans run by the service as an operator runs it on PostgreSQL: two services on one
+ * database, `npm start` with `WORKERS=2` (its supervisor runs the plans' scheduler and the mail
+ * worker) and `npm start` with one process (which runs both itself), started at once on a plan
+ * a year behind. The database decides: each of the 12 periods made, booked and sent once,
+ * through a real SMTP server.
  */
-describe('recurring plans under WORKERS=2 and a worker process on PostgreSQL', {
+describe('recurring plans in two services on PostgreSQL, one with WORKERS=2', {
   skip: !PG_URL && 'needs TEST_DATABASE_URL',
 }, () => {
   let handle: DbHandle;
@@ -69,7 +70,7 @@ describe('recurring plans under WORKERS=2 and a worker process on PostgreSQL', {
     };
     const children: ChildProcess[] = [
       spawn('npm', ['start', '--silent'], { env: { ...env, WORKERS: '2' }, stdio: 'ignore' }),
-      spawn('npm', ['run', 'worker', '--silent'], { env, stdio: 'ignore' }),
+      spawn('npm', ['start', '--silent'], { env: { ...env, WORKERS: '1' }, stdio: 'ignore' }),
     ];
     const exits = children.map((c) => new Promise((resolve) => c.once('exit', resolve)));
     const sent = () => relay.accepted.filter((r) => r.to.includes('ap@client.example'));
