@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { camt, type GenEntry } from './bank.fixtures.js';
+import { camt, type GenEntry, mt940 } from './bank.fixtures.js';
 import { type Api, countRows, describeEachDb, expectProblem, multipart } from './helpers.js';
 import { ALL_INVOICE_SCOPES, bookNow, line, makeClient, makeInvoice } from './invoicing.fixtures.js';
 
@@ -282,6 +282,36 @@ describeEachDb('SEPA payment files and mandates', (ctx) => {
       (await reader.get(`/sepa/credit-transfers/${run.id}`)).body.data.items[0].status,
       'in_transit',
     );
+  });
+
+  it('an MT940 statement confirms a transfer by its EREF+ end-to-end id', async () => {
+    const a = await incoming(42.5);
+    const run = (await transfer([{ id: a }])).body.data;
+    const day = daysFromNow(2);
+    const text = mt940([
+      {
+        iban: IBAN,
+        opening: 1_000_000,
+        from: day,
+        to: day,
+        id: `MT-${++seq}`,
+        entries: [
+          {
+            booking: day,
+            amount: -4250,
+            e2e: run.items[0].end_to_end_id,
+            name: 'Buero-Bedarf',
+            ref: `M-${seq}`,
+          },
+        ],
+      },
+    ]);
+    const { body, headers } = await multipart({ name: 's.sta', type: 'text/plain', data: text });
+    const res = await api.request('POST', '/bank-statements', body, headers);
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.body.data.matched, 1);
+    const inv = await readIncoming(a);
+    assert.deepEqual([inv.payment_status, inv.payment_in_transit], ['paid', null]);
   });
 
   it('payments recorded by hand show bank_transaction_id null', async () => {
