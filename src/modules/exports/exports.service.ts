@@ -498,6 +498,7 @@ export async function lockPeriod(
   db: Db,
   auth: AuthContext,
   period: string,
+  via: 'token' | 'user' = 'token',
 ): Promise<{ created: boolean; lock: ReturnType<typeof toLock> }> {
   if (period > todayIso().slice(0, 7))
     throw validationFailed([
@@ -510,7 +511,7 @@ export async function lockPeriod(
       await recordAudit(trx, {
         accountId: auth.accountId,
         actorUserId: auth.userId,
-        actorKind: 'token',
+        actorKind: via,
         action: 'accounting_period.lock',
         targetType: 'accounting_period',
         targetId: period,

@@ -4,8 +4,8 @@ import { toAppError } from '../../plugins/errors.js';
 import { langOf, translator } from '../i18n.js';
 import { render } from '../render.js';
 import { checkCsrf, sessionUser, signinUrl } from '../session.js';
+import { accountingPage } from './accounting.js';
 import { auditPage } from './audit.js';
-import { bankPage } from './bank.js';
 import { dashboardPage } from './dashboard.js';
 import { integrationsPages } from './integrations.js';
 import { mailTemplatesPage } from './mail-templates.js';
@@ -85,10 +85,10 @@ export async function consolePages(app: FastifyInstance): Promise<void> {
   // One line per page file.
   await app.register(dashboardPage);
   await app.register(auditPage);
+  await app.register(accountingPage);
   await app.register(profilePage);
   await app.register(mailTemplatesPage);
   await app.register(teamPages);
   await app.register(integrationsPages);
   await app.register(webhooksPages);
-  await app.register(bankPage);
 }
