@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { after, afterEach, before, it } from 'node:test';
 import { buildApp } from '../src/app.js';
 import type { MailConfig } from '../src/config.js';
+import { DunningScheduler } from '../src/modules/dunning/dunning.public.js';
 import { MailWorker } from '../src/modules/mail/mail.public.js';
 import {
   type Api,
@@ -343,6 +344,19 @@ describeEachDb(
       expectProblem(await api.post(`/dunnings/${open.id}/send`, { to: ['a@b.example'] }), 409, 'conflict');
       assert.equal(await countRows(ctx.db, 'mail_messages'), count);
       assert.equal(letter.invoice_id, inv.id);
+    });
+
+    it('the daily run (DUNNING_AUTO_RUN) queues letters of e-mail levels with the relay it is given', async () => {
+      const { api } = await dunningAccount();
+      const inv = await overdue(api, { invoice_email: 'ap@scheduled.example' });
+      const day = Date.parse('2026-03-23T06:00:00Z');
+      await new DunningScheduler(ctx.db, { clock: { now: () => day }, mail: APP_MAIL }).round();
+      const [letter] = (await api.get(`/dunnings?invoice_id=${inv.id}`)).body.data;
+      assert.deepEqual([letter.level, letter.status], [1, 'sent']);
+      const [message] = (await api.get(`/dunnings/${letter.id}/messages`)).body.data;
+      assert.deepEqual([message.to, message.status], [['ap@scheduled.example'], 'queued']);
+      assert.equal(await send(), 1);
+      assert.deepEqual(relay.accepted.at(-1)!.to, ['ap@scheduled.example']);
     });
   },
   { config: { mail: APP_MAIL } },
