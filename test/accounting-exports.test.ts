@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { before, it } from 'node:test';
 import { unzipSync } from 'fflate';
 import { importData } from '../src/import/index.js';
+import { camt } from './bank.fixtures.js';
 import { type Api, describeEachDb, expectProblem, multipart } from './helpers.js';
 import { type ChartIds, seedChart } from './incoming.fixtures.js';
 import { ALL_INVOICE_SCOPES, bookNow, line, makeClient, makeInvoice } from './invoicing.fixtures.js';
@@ -882,5 +883,43 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
     assert.equal(booked.date, next);
     const dated = await makeInvoice(api, { client_id: client, date: today, line_items: [line(10)] });
     expectProblem(await api.post(`/outgoing-invoices/${dated.id}/book`), 409, 'period_locked');
+  });
+
+  it('a bank match in a locked month is not undone: 409 period_locked, the payment stays', async () => {
+    const banker = await ctx.as([...ALL_INVOICE_SCOPES, 'banking:read', 'banking:write', 'payments:write']);
+    const IBAN = 'DE02120300000000202051';
+    const account = await banker.post('/payment-accounts', { name: 'Giro', iban: IBAN });
+    assert.equal(account.status, 201, account.text);
+    const client = (await api.get(`/outgoing-invoices/${doc.inv.id}`)).body.data.client_id;
+    const inv = await bookNow(
+      api,
+      (await makeInvoice(api, { client_id: client, date: '2026-06-03', line_items: [line(100)] })).id,
+    );
+    const xml = camt('053', {
+      iban: IBAN,
+      opening: 0,
+      from: '2026-06-10',
+      to: '2026-06-10',
+      id: 'S-JUNE',
+      entries: [{ booking: '2026-06-10', amount: 11900, text: inv.invoice_number, ref: 'J-1' }],
+    });
+    const form = await multipart({ name: 'june.xml', type: 'application/octet-stream', data: xml });
+    const imported = await banker.request('POST', '/bank-statements', form.body, form.headers);
+    assert.equal(imported.status, 201, imported.text);
+    assert.equal(imported.body.data.matched, 1, imported.text);
+    const [tx] = (await banker.get(`/bank-transactions?statement_id=${imported.body.data.id}`)).body.data;
+    assert.equal((await exporter.post('/accounting/periods/2026-06/lock')).status, 201);
+    const p = expectProblem(
+      await banker.post(`/bank-transactions/${tx.id}/unmatch`, {}),
+      409,
+      'period_locked',
+    );
+    assert.match(p.detail, /2026-06/);
+    const payments = (await api.get(`/payments?invoice_id=${inv.id}`)).body.data;
+    assert.deepEqual(
+      payments.map((x: { amount: number; date: string }) => [x.amount, x.date]),
+      [[119, '2026-06-10']],
+    );
+    assert.equal((await banker.get(`/bank-transactions/${tx.id}`)).body.data.status, 'matched');
   });
 });
