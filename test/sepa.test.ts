@@ -221,6 +221,22 @@ describeEachDb('SEPA payment files and mandates', (ctx) => {
     expectProblem(await foreign.get(`/sepa/credit-transfers/${run.id}/file`), 404);
     // A credit transfer is not a direct debit.
     expectProblem(await reader.get(`/sepa/direct-debits/${run.id}`), 404);
+    // Lists: the account's own runs of the kind, with their items.
+    const listed = await reader.get('/sepa/credit-transfers?per_page=100');
+    assert.equal(listed.status, 200, listed.text);
+    assert.deepEqual(
+      listed.body.data.find((r: any) => r.id === run.id),
+      run,
+    );
+    assert.ok(
+      !(await foreign.get('/sepa/credit-transfers?per_page=100')).body.data.some((r: any) => r.id === run.id),
+    );
+    assert.ok(
+      !(await reader.get('/sepa/direct-debits?per_page=100')).body.data.some((r: any) => r.id === run.id),
+    );
+    expectProblem(await ctx.anon.get('/sepa/credit-transfers'), 401);
+    expectProblem(await noRead.get('/sepa/direct-debits'), 403, 'insufficient_scope');
+    expectProblem(await reader.get('/sepa/credit-transfers?kind=x'), 422);
   });
 
   it('round trip: the CAMT.053 with the end-to-end ids pays the invoices and clears transit; unmatch restores it', async () => {

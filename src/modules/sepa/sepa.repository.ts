@@ -71,6 +71,30 @@ export function findRun(db: Db, accountId: number, id: number, kind: string) {
     .executeTakeFirst();
 }
 
+export function listRuns(db: Db, accountId: number, kind: string, q: PageParams) {
+  return paginate(
+    db
+      .selectFrom('sepa_runs')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('kind', '=', kind)
+      .orderBy('id'),
+    q,
+  );
+}
+
+/** The items of these runs, in id order. */
+export function itemsOfRuns(db: Db, accountId: number, runIds: number[]) {
+  if (runIds.length === 0) return Promise.resolve([] as SepaRunItemRow[]);
+  return db
+    .selectFrom('sepa_run_items')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('run_id', 'in', runIds)
+    .orderBy('id')
+    .execute();
+}
+
 export function insertItems(db: Db, rows: Insertable<SepaRunItemTable>[]) {
   return db.insertInto('sepa_run_items').values(rows).execute();
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { sendBytes } from '../../shared/http.js';
 import { listResponse } from '../../shared/paging.js';
-import { createRoute, getRoute } from '../../shared/route-builders.js';
+import { createRoute, getRoute, listRoute } from '../../shared/route-builders.js';
 import { Data, IdParams, List, problemResponse } from '../../shared/schemas.js';
 import { Binary } from '../files/files.public.js';
 import {
@@ -10,6 +10,7 @@ import {
   DirectDebitCreate,
   EmptyBody,
   MandateListQuery,
+  RunListQuery,
   SepaMandate,
   SepaMandateCreate,
   SepaRun,
@@ -56,6 +57,20 @@ export const sepaRoutes: FastifyPluginAsyncTypebox = async (app) => {
     ['credit-transfers', 'credit_transfer', 'credit transfer'],
     ['direct-debits', 'direct_debit', 'direct debit'],
   ] as const) {
+    listRoute(
+      app,
+      {
+        path: `/sepa/${segment}`,
+        tags,
+        config: read,
+        summary: `List SEPA ${noun} files`,
+        description: `${BEYOND} Oldest first, each with its items and whether a bank statement confirmed them.`,
+        querystring: RunListQuery,
+        item: SepaRun,
+      },
+      (db, auth, q) => service.listRuns(db, auth, kind, q),
+    );
+
     getRoute(
       app,
       {

@@ -158,3 +158,6 @@ export const EmptyBody = Type.Object({}, { additionalProperties: false });
 
 export const MandateListQuery = Type.Object({ ...PagingQuery }, { additionalProperties: false });
 export type MandateListQuery = Static<typeof MandateListQuery>;
+
+export const RunListQuery = Type.Object({ ...PagingQuery }, { additionalProperties: false });
+export type RunListQuery = Static<typeof RunListQuery>;

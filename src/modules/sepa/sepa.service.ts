@@ -27,6 +27,7 @@ import type {
   CreditTransferCreate,
   DirectDebitCreate,
   MandateListQuery,
+  RunListQuery,
   SepaMandate,
   SepaMandateCreate,
   SepaRun,
@@ -437,6 +438,30 @@ async function runOf(db: Db, auth: AuthContext, id: number, kind: SepaRun['kind'
   const row = await repo.findRun(db, auth.accountId, id, kind);
   if (!row) throw notFound(kind === 'credit_transfer' ? 'SEPA credit transfer' : 'SEPA direct debit');
   return row;
+}
+
+/** The account's runs of one kind, oldest first, each with its items. */
+export async function listRuns(
+  db: Db,
+  auth: AuthContext,
+  kind: SepaRun['kind'],
+  q: RunListQuery,
+): Promise<Page<SepaRun>> {
+  const page = await repo.listRuns(db, auth.accountId, kind, q);
+  const items = await repo.itemsOfRuns(
+    db,
+    auth.accountId,
+    page.rows.map((r) => r.id),
+  );
+  return {
+    ...page,
+    rows: page.rows.map((r) =>
+      toRun(
+        r,
+        items.filter((i) => i.run_id === r.id),
+      ),
+    ),
+  };
 }
 
 export async function getRun(db: Db, auth: AuthContext, id: number, kind: SepaRun['kind']): Promise<SepaRun> {
