@@ -16,6 +16,7 @@ import {
 } from './helpers.js';
 import { ALL_INVOICE_SCOPES, bookNow, line, makeClient, makeInvoice } from './invoicing.fixtures.js';
 import { Relay } from './mail.support.js';
+import { waitFor } from './webhooks.support.js';
 
 const FROM = 'office@mailer.example';
 /** The app's relay: never dialled (the tests' workers are given the test relay's address). */
@@ -132,6 +133,19 @@ describeEachDb(
         list.body.data.map((m: any) => [m.id, m.status]),
         [[queued.id, 'sent']],
       );
+      // The feed shows an offer's message to a reader of offers (and of invoices' messages) only.
+      const feedOf = async (scopes: string[]) => {
+        const feed = await (await ctx.as(scopes)).get('/changes?limit=1000');
+        assert.equal(feed.status, 200, feed.text);
+        return feed.body.data.filter((c: any) => c.resource === 'mail_message' && c.id === queued.id);
+      };
+      await waitFor(
+        'the feed',
+        async () => (await feedOf(['outgoing-invoice:read', 'offer:read'])).length === 2,
+        30_000,
+      );
+      assert.deepEqual(await feedOf(['outgoing-invoice:read']), []);
+
       // A sent offer may go out again (another address); the English template on request.
       const again = await api.post(`/offers/${o.id}/send`, { to: ['ceo@client.example'], language: 'en' });
       assert.equal(again.status, 202, again.text);

@@ -42,10 +42,25 @@ import { toMailMessage } from './mail.views.js';
 export const OUTGOING_INVOICE = 'outgoing_invoice';
 export { toMailMessage };
 
-/** One message by id (the change feed reads it so). */
+/** Who may read a document's messages: who may read the document. */
+const READ_SCOPE: Record<string, string> = {
+  outgoing_invoice: 'outgoing-invoice:read',
+  offer: 'offer:read',
+  dunning: 'dunning:read',
+};
+
+/**
+ * One message by id (the change feed reads it so): a message of an offer or a dunning letter
+ * needs the read scope of its document too (the feed leaves it out otherwise).
+ */
 export async function getMailMessage(db: Db, auth: AuthContext, id: number): Promise<MailMessage> {
   const row = await repo.findMessage(db, auth.accountId, id);
   if (!row) throw notFound('Mail message');
+  const scope = READ_SCOPE[row.document_type] ?? 'outgoing-invoice:read';
+  if (!hasScope(auth, scope))
+    throw new AppError('insufficient_scope', `The message of a ${row.document_type} needs ${scope}`, {
+      extra: { required_scopes: [scope] },
+    });
   return toMailMessage(row);
 }
 
