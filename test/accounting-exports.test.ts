@@ -922,4 +922,39 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
     );
     assert.equal((await banker.get(`/bank-transactions/${tx.id}`)).body.data.status, 'matched');
   });
+
+  it('the invoice of a dunning letter’s charges is not booked into a locked month', async () => {
+    const dunner = await ctx.as([...ALL_INVOICE_SCOPES, 'dunning:write']);
+    const client = (await api.get(`/outgoing-invoices/${doc.inv.id}`)).body.data.client_id;
+    const { id: letter } = await ctx.db
+      .insertInto('dunning_letters')
+      .values({
+        account_id: ctx.account.accountId,
+        number: 'MA-2026-2',
+        invoice_id: doc.inv.id,
+        client_id: client,
+        level: 3,
+        date: '2026-06-20',
+        currency: 'EUR',
+        language: 'de',
+        open_amount: 12150,
+        fee: 500,
+        flat_fee: 0,
+        interest: 0,
+        total_due: 12650,
+        interest_breakdown: '[]',
+        subject: 'Mahnung',
+        body: 'Bitte zahlen',
+        delivery: 'pdf',
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const charges = await dunner.post(`/dunnings/${letter}/invoice-charges`, {});
+    assert.equal(charges.status, 201, charges.text);
+    const id = charges.body.data.id;
+    assert.equal((await api.patch(`/outgoing-invoices/${id}`, { date: '2026-06-21' })).status, 200);
+    const p = expectProblem(await api.post(`/outgoing-invoices/${id}/book`), 409, 'period_locked');
+    assert.match(p.detail, /2026-06/);
+    assert.equal((await api.get(`/outgoing-invoices/${id}`)).body.data.status, 'open');
+  });
 });

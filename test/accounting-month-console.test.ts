@@ -25,11 +25,11 @@ function table(body: string, id: string): string[][] {
 describeEachDb('console: the month for the tax adviser (export, lock, VAT figures, ageing)', (ctx) => {
   let admin: Browser;
   let invoiceId: number;
+  const email = async (id: number) =>
+    (await ctx.db.selectFrom('users').select('email').where('id', '=', id).executeTakeFirstOrThrow()).email;
   before(async () => {
     await setPassword(ctx.db, ctx.account.users.admin, PASSWORD);
     await setPassword(ctx.db, ctx.account.users.member, PASSWORD);
-    const email = async (id: number) =>
-      (await ctx.db.selectFrom('users').select('email').where('id', '=', id).executeTakeFirstOrThrow()).email;
     admin = new Browser(ctx.app);
     await admin.signIn(await email(ctx.account.users.admin), PASSWORD);
     const api = await ctx.as(ALL_INVOICE_SCOPES);
@@ -45,14 +45,7 @@ describeEachDb('console: the month for the tax adviser (export, lock, VAT figure
 
   it('a member may not see it; an admin sees the month’s VAT figures and ageing', async () => {
     const member = new Browser(ctx.app);
-    const email = (
-      await ctx.db
-        .selectFrom('users')
-        .select('email')
-        .where('id', '=', ctx.account.users.member)
-        .executeTakeFirstOrThrow()
-    ).email;
-    await member.signIn(email, PASSWORD);
+    await member.signIn(await email(ctx.account.users.member), PASSWORD);
     assert.equal((await member.get('/console/accounting?month=2026-10')).status, 403);
     assert.equal((await new Browser(ctx.app).get('/console/accounting')).status, 303, 'sign in first');
 
