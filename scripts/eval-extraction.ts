@@ -12,7 +12,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { availableParallelism, loadavg } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { Decimal } from 'decimal.js';
+import { type CorpusPdf, corpusPdfs } from '../eval/corpus.js';
 import { ATTACHMENT_NAMES, pdfWithXml } from '../eval/embed.js';
+import { type ForeignPdf, foreignPdf, isForeignHeldOut } from '../eval/foreign.js';
 import { DEV_SEED, type GeneratedPdf, generateTextPdfs, HELD_OUT_SEED } from '../eval/generate.js';
 import { scanOptionsFor, scanPdf } from '../eval/scans.js';
 import { xmlTruth } from '../eval/xml-truth.js';
@@ -22,11 +24,13 @@ import { fieldsFromLayout } from '../src/modules/incoming-invoices/layout/fields
 import { createOcrReader } from '../src/modules/incoming-invoices/ocr/ocr.pool.js';
 
 // The conformance material's folder (CONFORMANCE_DIR, default ../shared beside the repository).
-const CORPUS = join(
+const CORPUS_ROOT = join(
   resolve(import.meta.dirname, '..', process.env.CONFORMANCE_DIR ?? '../shared'),
   'corpus',
-  'xrechnung-testsuite',
 );
+const CORPUS = join(CORPUS_ROOT, 'xrechnung-testsuite');
+// Hybrid PDFs of other producers: their embedded XML is the truth and is removed for the text task.
+const INVOICES_DEV = join(CORPUS_ROOT, 'invoices-dev');
 const HIGH = 0.9;
 const FIELDS = [
   'invoice_number',
@@ -62,6 +66,8 @@ const FULL: Field[] = ['invoice_number', 'date', 'gross_total'];
 type Truth = Partial<Record<Field, string>> & { supplier_name_alt?: string };
 interface Doc {
   name: string;
+  /** The producer family, for the per-producer table. */
+  group?: string;
   truth: Truth;
   run: () => Promise<ExtractionOutcome>;
 }
@@ -146,6 +152,8 @@ async function kinds(): Promise<Kind[]> {
   const held = (await generateTextPdfs({ seed: HELD_OUT_SEED, count, heldOut: true })).map(pdfDoc);
   const noCorpus = files.length === 0 ? `not available: ${CORPUS} not found` : undefined;
   return [
+    ...(await otherProducers(arg('corpus-scans', 6))),
+    ...(await foreignLayouts(xml, arg('foreign-scans', 0))),
     {
       title: 'CII XML (XRechnung CII)',
       docs: cii.map((x) => asXml(x, 'application/xml')),
@@ -166,6 +174,112 @@ async function kinds(): Promise<Kind[]> {
     { title: 'Text-layer PDFs, held out (new seed, unseen template)', docs: held },
     await scans(arg('scans', 12)),
   ];
+}
+
+/**
+ * Documents of other producers (corpus/invoices-dev), held-out part first: the text task (the
+ * embedded XML removed) and the scan task (pages rendered at 300 dpi, made to look scanned by
+ * eval/scans.ts, read by the OCR job), `--corpus-scans N` scans per part (0: none).
+ */
+async function otherProducers(scanCount: number): Promise<Kind[]> {
+  const docs = corpusPdfs(INVOICES_DEV);
+  const unavailable = docs.length ? undefined : `not available: ${INVOICES_DEV} not found`;
+  const asText = (d: CorpusPdf): Doc => ({
+    name: d.name,
+    group: d.producer,
+    truth: d.truth as Truth,
+    run: async () => {
+      const out = await extractInvoiceData(d.pdf, 'application/pdf');
+      // The attachment must really be gone: an XML read would score the XML reader.
+      if (out.method !== 'pdf_text') throw new Error(`${d.name}: read by ${out.method}, not its text`);
+      return out;
+    },
+  });
+  const out: Kind[] = [];
+  for (const held of [true, false]) {
+    const part = docs.filter((d) => d.heldOut === held);
+    const label = held ? 'held out' : 'dev';
+    out.push({ title: `Other producers' text PDFs, ${label}`, docs: part.map(asText), unavailable });
+    const scanned = part.slice(0, Math.max(0, scanCount));
+    out.push(
+      scanCount <= 0
+        ? { title: `Other producers' scans, ${label}`, docs: [], unavailable: 'not run (--corpus-scans 0)' }
+        : {
+            title: `Other producers' scans, ${label}`,
+            docs: scanned.map((d, i) => scanDoc(d, i)),
+            unavailable,
+          },
+    );
+  }
+  return out;
+}
+
+/**
+ * The XRechnung test suite's invoices drawn in layouts unlike the project's templates
+ * (eval/foreign.ts), held-out part first; `--foreign-scans N` of each part also scanned.
+ */
+async function foreignLayouts(xml: { name: string; text: string }[], scanCount: number): Promise<Kind[]> {
+  const drawn: { pdf: ForeignPdf; truth: Truth; held: boolean }[] = [];
+  for (const x of xml) {
+    const pdf = await foreignPdf(x.name, x.text);
+    if (pdf) drawn.push({ pdf, truth: truthOfXml(x.text), held: isForeignHeldOut(x.name) });
+  }
+  const unavailable = xml.length ? undefined : `not available: ${CORPUS} not found`;
+  const out: Kind[] = [];
+  for (const held of [true, false]) {
+    const label = held ? 'held out' : 'dev';
+    const part = drawn.filter((d) => d.held === held);
+    out.push({
+      title: `Test-suite XML drawn in foreign layouts, text PDFs, ${label}`,
+      unavailable,
+      docs: part.map((d) => ({
+        name: `${d.pdf.name} (${d.pdf.style})`,
+        group: d.pdf.style.split('/').slice(0, 2).join('/'),
+        truth: d.truth,
+        run: () => extractInvoiceData(d.pdf.pdf, 'application/pdf'),
+      })),
+    });
+    if (scanCount > 0)
+      out.push({
+        title: `Test-suite XML drawn in foreign layouts, scans, ${label}`,
+        unavailable,
+        docs: part.slice(0, scanCount).map((d, i) =>
+          scanDoc(
+            {
+              name: d.pdf.name,
+              producer: d.pdf.style,
+              heldOut: held,
+              pdf: d.pdf.pdf,
+              truth: d.truth as Record<string, string>,
+            },
+            500 + i,
+          ),
+        ),
+      });
+  }
+  return out;
+}
+
+let sharedOcr: ReturnType<typeof createOcrReader> | undefined;
+function scanDoc(d: CorpusPdf, i: number): Doc {
+  return {
+    name: d.name,
+    group: d.producer,
+    truth: d.truth as Truth,
+    run: async () => {
+      sharedOcr ??= createOcrReader({ threads: 1, timeoutMs: 600_000, memoryMb: 512, maxPages: 50 });
+      const scan = await scanPdf(d.pdf, scanOptionsFor(1000 + i));
+      const read = await sharedOcr.read(scan.pdf);
+      if (!read.ok)
+        return {
+          fields: {},
+          provenance: {},
+          warnings: [{ code: 'ocr_failed', message: 'error' in read ? read.error : String(read) }],
+        };
+      ocrPageMs.push(...read.ocrMs);
+      return fieldsFromLayout(read.pages, 'ocr');
+    },
+  };
 }
 
 /** Milliseconds per OCR'd page (rendering, preparing, recognising), from the scans run. */
@@ -237,11 +351,21 @@ interface Score {
   right: Partial<Record<Field, [number, number]>>;
   highWrong: string[];
   ms: number[];
+  /** Per document: its group and whether it was fully right. */
+  perDoc: { group?: string; full: boolean }[];
   unavailable?: string;
 }
 
 async function score(kind: Kind): Promise<Score> {
-  const s: Score = { title: kind.title, docs: kind.docs.length, full: 0, right: {}, highWrong: [], ms: [] };
+  const s: Score = {
+    title: kind.title,
+    docs: kind.docs.length,
+    full: 0,
+    right: {},
+    highWrong: [],
+    ms: [],
+    perDoc: [],
+  };
   if (kind.unavailable) return { ...s, unavailable: kind.unavailable };
   for (const doc of kind.docs) {
     const t0 = performance.now();
@@ -263,7 +387,9 @@ async function score(kind: Kind): Promise<Score> {
           `${doc.name}: ${f} = ${String(got)} (truth ${doc.truth[f]}, confidence ${confidence})`,
         );
     }
-    if (FULL.every((f) => same(f, fields[f], doc.truth))) s.full++;
+    const full = FULL.every((f) => same(f, fields[f], doc.truth));
+    if (full) s.full++;
+    s.perDoc.push({ group: doc.group, full });
   }
   return s;
 }
@@ -274,6 +400,24 @@ const quantile = (xs: number[], q: number) => {
   return s.length ? s[Math.min(s.length - 1, Math.floor(s.length * q))]! : 0;
 };
 const median = (xs: number[]) => quantile(xs, 0.5);
+
+/** Fully right per producer family and input kind (rows with a group only). */
+function producerTable(scores: Score[]): string {
+  const rows = ['| input | producer | documents | fully right |', '|---|---|---|---|'];
+  for (const s of scores) {
+    const groups = new Map<string, [number, number]>();
+    for (const d of s.perDoc) {
+      if (!d.group) continue;
+      const g = groups.get(d.group) ?? [0, 0];
+      groups.set(d.group, g);
+      g[1]++;
+      if (d.full) g[0]++;
+    }
+    for (const [group, [ok, n]] of [...groups].sort())
+      rows.push(`| ${s.title} | ${group} | ${n} | ${ok} (${pct(ok, n)}) |`);
+  }
+  return rows.length > 2 ? rows.join('\n') : '';
+}
 
 function table(scores: Score[]): string {
   const head = [
@@ -312,6 +456,8 @@ async function main(): Promise<void> {
     'that carry the field whose value was read right; high-confidence wrong = a wrong value with confidence ≥ 0.9.',
     '',
     table(scores),
+    '',
+    producerTable(scores),
     '',
     ocrPageMs.length
       ? `OCR per page (rendering, straightening, despeckling, recognising; ${arg('ocr-threads', 1)} OCR worker(s) at once): ${ocrPageMs.length} pages, median ${(median(ocrPageMs) / 1000).toFixed(1)} s, p90 ${(quantile(ocrPageMs, 0.9) / 1000).toFixed(1)} s, max ${(quantile(ocrPageMs, 1) / 1000).toFixed(1)} s; load average at the end ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores.\n`
