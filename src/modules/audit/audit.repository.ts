@@ -8,6 +8,15 @@ export async function insertAudit(db: Db, row: Insertable<AuditLogTable>): Promi
   await db.insertInto('audit_log').values(row).execute();
 }
 
+/** Many entries in statements of a hundred (a dunning run's letters). */
+export async function insertAudits(db: Db, rows: readonly Insertable<AuditLogTable>[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 100)
+    await db
+      .insertInto('audit_log')
+      .values(rows.slice(i, i + 100))
+      .execute();
+}
+
 export async function countAudit(db: Db, accountId: number): Promise<number> {
   const row = await db
     .selectFrom('audit_log')

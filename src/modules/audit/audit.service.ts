@@ -49,11 +49,20 @@ const DETAIL_MAX = 8000;
  * itself, so that the entry exists exactly when the change does.
  */
 export async function recordAudit(db: Db, e: AuditEvent): Promise<void> {
+  await repo.insertAudit(db, auditRow(e));
+}
+
+/** Records many actions at once (one statement a hundred), in the transaction of the changes. */
+export async function recordAudits(db: Db, es: readonly AuditEvent[]): Promise<void> {
+  await repo.insertAudits(db, es.map(auditRow));
+}
+
+function auditRow(e: AuditEvent) {
   let detail = e.detail === undefined ? null : JSON.stringify(e.detail);
   if (detail !== null && detail.length > DETAIL_MAX) {
     detail = JSON.stringify({ truncated: true, keys: Object.keys(e.detail ?? {}).slice(0, 50) });
   }
-  await repo.insertAudit(db, {
+  return {
     account_id: e.accountId,
     actor_user_id: e.actorUserId,
     actor_kind: e.actorKind,
@@ -61,7 +70,7 @@ export async function recordAudit(db: Db, e: AuditEvent): Promise<void> {
     target_type: e.targetType?.slice(0, 100) ?? null,
     target_id: e.targetId === null ? null : String(e.targetId).slice(0, 200),
     detail,
-  });
+  };
 }
 
 export interface AuditEntry {

@@ -4,12 +4,12 @@
  * the letters of an invoice settled while the invoice is paid.
  */
 
+export { letterTitle } from './dunning.pdf.js';
 export {
   type Clock,
   DunningScheduler,
   type DunningSchedulerOptions,
   systemClock,
 } from './dunning.scheduler.js';
-export { letterTitle } from './dunning.pdf.js';
 export { runDunning } from './dunning.service.js';
 export { syncSettlement } from './settlement.service.js';

@@ -63,6 +63,51 @@ export async function nextLetterSequence(db: Db, accountId: number, year: number
   return Number(row.last_value);
 }
 
+/**
+ * A year's counter, locked until the transaction ends (the UPDATE takes the row lock on
+ * PostgreSQL; SQLite's transactions are serialized anyway): letters written in a batch read
+ * the letters made so far and take their numbers under it, so two runs at once queue here.
+ */
+export async function lockLetterCounter(db: Db, accountId: number, year: number): Promise<number> {
+  await db
+    .insertInto('dunning_number_counters')
+    .values({ account_id: accountId, year, last_value: 0 })
+    .onConflict((oc) => oc.columns(['account_id', 'year']).doNothing())
+    .execute();
+  const row = await db
+    .updateTable('dunning_number_counters')
+    .set((eb) => ({ last_value: eb.ref('last_value') }))
+    .where('account_id', '=', accountId)
+    .where('year', '=', year)
+    .returning('last_value')
+    .executeTakeFirstOrThrow();
+  return Number(row.last_value);
+}
+
+export async function setLetterCounter(db: Db, accountId: number, year: number, value: number) {
+  await db
+    .updateTable('dunning_number_counters')
+    .set({ last_value: value })
+    .where('account_id', '=', accountId)
+    .where('year', '=', year)
+    .execute();
+}
+
+/** Letters in statements of a hundred, returned as stored in the order given. */
+export async function insertLetters(db: Db, rows: readonly Insertable<DunningLetterTable>[]) {
+  const out: LetterRow[] = [];
+  for (let i = 0; i < rows.length; i += 100)
+    out.push(
+      ...(await db
+        .insertInto('dunning_letters')
+        .values(rows.slice(i, i + 100))
+        .returningAll()
+        .execute()),
+    );
+  // PostgreSQL returns multi-row inserts in order; sorting by id makes it so on both.
+  return out.sort((a, b) => a.id - b.id);
+}
+
 export const letterCounters = (db: Db, accountId: number) =>
   db
     .selectFrom('dunning_number_counters')
@@ -118,18 +163,25 @@ export const markLetterSent = (db: Db, accountId: number, id: number, now: strin
     .returningAll()
     .executeTakeFirst();
 
-/** The letters of some invoices, for the run (every status). */
-export function lettersOf(db: Db, accountId: number, invoiceIds: readonly number[]) {
-  if (invoiceIds.length === 0) return Promise.resolve([] as LetterRow[]);
-  return db
-    .selectFrom('dunning_letters')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('invoice_id', 'in', invoiceIds)
-    .orderBy('invoice_id')
-    .orderBy('level')
-    .execute();
+/** The letters of some invoices, for the run (every status); any number of ids, read in chunks. */
+export async function lettersOf(db: Db, accountId: number, invoiceIds: readonly number[]) {
+  const rows: LetterRow[] = [];
+  for (let i = 0; i < invoiceIds.length; i += CHUNK)
+    rows.push(
+      ...(await db
+        .selectFrom('dunning_letters')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('invoice_id', 'in', invoiceIds.slice(i, i + CHUNK))
+        .orderBy('invoice_id')
+        .orderBy('level')
+        .execute()),
+    );
+  return rows;
 }
+
+/** Ids per IN list: well below both databases' limits on bound parameters. */
+const CHUNK = 1000;
 
 /** The account's letters still open or sent (the run settles those of paid invoices). */
 export const unsettledLetters = (db: Db, accountId: number) =>

@@ -1,16 +1,17 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { MailConfig } from '../../config.js';
 import { sqlState } from '../../db/faults.js';
 import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
 import { AppError, type FieldError, notFound } from '../../shared/errors.js';
-import { recordEvent } from '../../shared/events.js';
+import { recordEvents } from '../../shared/events.js';
 import { centsToString, exactDecimal, fromCents, toCents } from '../../shared/money.js';
 import { type Page, pageOf } from '../../shared/paging.js';
 import { formatterFor } from '../../shared/pdf/format.js';
 import { renderLetterPdf } from '../../shared/pdf/letter.js';
 import { nowIso, todayIso } from '../../shared/time.js';
 import type { AuthContext } from '../../shared/tokens.js';
-import { recordAudit } from '../audit/audit.service.js';
+import { type AuditEvent, recordAudit, recordAudits } from '../audit/audit.service.js';
 import { createInvoice } from '../outgoing-invoices/invoices.service.js';
 import {
   asDownload,
@@ -69,7 +70,17 @@ function audit(
   targetId: number | string | null,
   detail: Record<string, unknown> = {},
 ) {
-  return recordAudit(db, {
+  return recordAudit(db, auditEntry(accountId, actor, action, targetId, detail));
+}
+
+function auditEntry(
+  accountId: number,
+  actor: Actor,
+  action: string,
+  targetId: number | string | null,
+  detail: Record<string, unknown> = {},
+): AuditEvent {
+  return {
     accountId,
     actorUserId: actor?.userId ?? null,
     // The scheduled run is the service's own, as the command line is.
@@ -78,7 +89,7 @@ function audit(
     targetType: 'dunning',
     targetId,
     detail: actor ? { integration_id: actor.integrationId, ...detail } : { scheduled: true, ...detail },
-  });
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -453,7 +464,9 @@ export async function runDunning(
   const planned: Planned[] = [];
   const toSettle: number[] = [];
   const settledInvoices: number[] = [];
-  for (const invoice of candidates) {
+  for (const [n, invoice] of candidates.entries()) {
+    // SQLite answers without leaving the event loop: let other requests in now and then.
+    if (n % 250 === 249) await nextTurn();
     const past = lettersBy.get(invoice.id) ?? [];
     const state = states.get(invoice.id);
     if (!state) continue;
@@ -524,99 +537,147 @@ export async function runDunning(
     await touchInvoices(trx, accountId, settledInvoices, now);
   });
   const created: Letter[] = [];
-  for (const p of planned) {
-    const row = await writeLetter(db, accountId, p, parties.seller.name, actor, {
-      mail: opts.mail ?? null,
-      levels,
-    }).catch((err) => {
-      if (isUniqueViolation(err)) return null;
+  for (let i = 0; i < planned.length; i += LETTERS_PER_TRANSACTION) {
+    const batch = planned.slice(i, i + LETTERS_PER_TRANSACTION);
+    const send = { mail: opts.mail ?? null, levels };
+    // A unique key hit (a letter made by a path that took no counter lock) fails the batch
+    // alone: written again, it leaves that letter out.
+    const rows = await writeLetters(db, accountId, batch, parties.seller.name, actor, send).catch((err) => {
+      if (isUniqueViolation(err)) return writeLetters(db, accountId, batch, parties.seller.name, actor, send);
       throw err;
     });
-    if (row) created.push(toLetter(row));
+    for (const row of rows) created.push(toLetter(row));
+    await nextTurn();
   }
   return { date, dry_run: false, created, would_create: [], settled: toSettle.length };
 }
 
-/** One letter: its number, then the row; nothing when another run wrote the level already. */
-function writeLetter(
+/** Letters written in one transaction: numbers taken and rows inserted a batch at a time. */
+const LETTERS_PER_TRANSACTION = 100;
+
+/**
+ * A batch of letters in one transaction: the year's counter is locked first, then the letters
+ * the invoices have now are read, so a level another run made meanwhile is left out; the rest
+ * take the next numbers in order and are inserted set-wise with their events and audit entries.
+ * Of two runs at once the second waits for the first's counter lock and then finds its letters:
+ * each letter is made once, and the numbers have no gaps (a rolled-back batch hands its numbers
+ * back with its rows).
+ */
+function writeLetters(
   db: Db,
   accountId: number,
-  p: Planned,
+  batch: readonly Planned[],
   company: string,
   actor: Actor,
   send: { mail: MailConfig | null; levels: readonly Level[] },
-): Promise<LetterRow | null> {
+): Promise<LetterRow[]> {
   return transact(db, async (trx) => {
-    const existing = await repo.lettersOf(trx, accountId, [p.invoice.id]);
-    if (existing.some((l) => l.level >= p.levelNumber)) return null;
-    const year = Number(p.preview.date.slice(0, 4));
-    const number = letterNumber(year, await repo.nextLetterSequence(trx, accountId, year));
-    const cents = {
-      open_amount: toCents(p.preview.open_amount)!,
-      fee: toCents(p.preview.fee)!,
-      flat_fee: toCents(p.preview.flat_fee)!,
-      interest: toCents(p.preview.interest)!,
-      total_due: toCents(p.preview.total_due)!,
-    };
-    const { subject, body } = texts(p.level, p.preview.language, {
-      number,
-      date: p.preview.date,
-      invoice: p.invoice,
-      currency: p.preview.currency,
-      amounts: cents,
-      company,
-    });
+    const year = Number(batch[0]!.preview.date.slice(0, 4));
+    let seq = await repo.lockLetterCounter(trx, accountId, year);
+    const existing = group(
+      await repo.lettersOf(
+        trx,
+        accountId,
+        batch.map((p) => p.invoice.id),
+      ),
+      (l) => l.invoice_id,
+    );
+    const todo = batch.filter(
+      (p) => !(existing.get(p.invoice.id) ?? []).some((l) => l.level >= p.levelNumber),
+    );
+    if (!todo.length) return [];
     const now = nowIso();
-    const row = await repo.insertLetter(trx, {
-      account_id: accountId,
-      number,
-      invoice_id: p.invoice.id,
-      client_id: p.invoice.client_id,
-      level: p.levelNumber,
-      date: p.preview.date,
-      currency: p.preview.currency,
-      language: p.preview.language,
-      ...cents,
-      interest_breakdown: JSON.stringify(p.breakdown),
-      subject,
-      body,
-      delivery: p.preview.delivery,
-      status: 'open',
-      sent_at: null,
-      cancelled_at: null,
-      settled_at: null,
-      charges_invoice_id: null,
-      created_at: now,
-      updated_at: now,
+    const values = todo.map((p) => {
+      const number = letterNumber(year, ++seq);
+      const cents = {
+        open_amount: toCents(p.preview.open_amount)!,
+        fee: toCents(p.preview.fee)!,
+        flat_fee: toCents(p.preview.flat_fee)!,
+        interest: toCents(p.preview.interest)!,
+        total_due: toCents(p.preview.total_due)!,
+      };
+      const { subject, body } = texts(p.level, p.preview.language, {
+        number,
+        date: p.preview.date,
+        invoice: p.invoice,
+        currency: p.preview.currency,
+        amounts: cents,
+        company,
+      });
+      return {
+        account_id: accountId,
+        number,
+        invoice_id: p.invoice.id,
+        client_id: p.invoice.client_id,
+        level: p.levelNumber,
+        date: p.preview.date,
+        currency: p.preview.currency,
+        language: p.preview.language,
+        ...cents,
+        interest_breakdown: JSON.stringify(p.breakdown),
+        subject,
+        body,
+        delivery: p.preview.delivery,
+        status: 'open',
+        sent_at: null,
+        cancelled_at: null,
+        settled_at: null,
+        charges_invoice_id: null,
+        created_at: now,
+        updated_at: now,
+      };
     });
-    await touchInvoices(trx, accountId, [p.invoice.id], now);
-    await recordEvent(trx, {
+    await repo.setLetterCounter(trx, accountId, year, seq);
+    const rows = await repo.insertLetters(trx, values);
+    await touchInvoices(
+      trx,
       accountId,
-      kind: 'dunning:created',
-      resourceType: 'dunning',
-      resourceId: row.id,
-      data: toLetter(row),
-      integrationId: actor?.integrationId ?? null,
-    });
-    await audit(trx, accountId, actor, 'dunning.create', row.id, {
-      number,
-      invoice_id: row.invoice_id,
-      level: row.level,
-      total_due: fromCents(row.total_due),
-    });
+      rows.map((r) => r.invoice_id),
+      now,
+    );
+    await recordEvents(
+      trx,
+      rows.map((row) => ({
+        accountId,
+        kind: 'dunning:created' as const,
+        resourceType: 'dunning',
+        resourceId: row.id,
+        data: toLetter(row),
+        integrationId: actor?.integrationId ?? null,
+      })),
+    );
+    await recordAudits(
+      trx,
+      rows.map((row) =>
+        auditEntry(accountId, actor, 'dunning.create', row.id, {
+          number: row.number,
+          invoice_id: row.invoice_id,
+          level: row.level,
+          total_due: fromCents(row.total_due),
+        }),
+      ),
+    );
     // A level delivered by e-mail goes out with the run, when a relay is configured and the
     // client has an address; otherwise the letter stays open for post or a later send.
-    if (p.level.delivery === 'email' && send.mail) {
-      const queued = await queueLetter(trx, row, {
-        body: {},
-        mail: send.mail,
-        actor,
-        levels: send.levels,
-        required: false,
-      });
-      if (queued) return (await repo.findLetter(trx, accountId, row.id))!;
+    const out: LetterRow[] = [];
+    for (const row of rows) {
+      const level = send.levels[row.level - 1];
+      if (level?.delivery === 'email' && send.mail) {
+        const queued = await queueLetter(trx, row, {
+          body: {},
+          mail: send.mail,
+          actor,
+          levels: send.levels,
+          required: false,
+        });
+        if (queued) {
+          out.push((await repo.findLetter(trx, accountId, row.id))!);
+          continue;
+        }
+      }
+      out.push(row);
     }
-    return row;
+    return out;
   });
 }
 

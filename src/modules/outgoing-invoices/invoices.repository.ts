@@ -100,6 +100,17 @@ export function listMasters(db: Db, accountId: number, q: MasterListQuery) {
   return paginate(qb.orderBy('id'), q);
 }
 
+/** Sets `updated_at` of invoices (any number of ids: a statement a thousand). */
+export async function touchMany(db: Db, accountId: number, ids: readonly number[], now: string) {
+  for (let i = 0; i < ids.length; i += 1000)
+    await db
+      .updateTable('outgoing_invoices')
+      .set({ updated_at: now })
+      .where('account_id', '=', accountId)
+      .where('id', 'in', ids.slice(i, i + 1000))
+      .execute();
+}
+
 /** Live invoices by id (any number of ids: read in chunks), in id order. */
 export async function findInvoices(db: Db, accountId: number, ids: readonly number[]): Promise<InvoiceRow[]> {
   const rows: InvoiceRow[] = [];

@@ -4,6 +4,7 @@
  * for invoices). Other modules import outgoing invoices only from here or a `*.service.ts`,
  * never its repository, tables or helpers. Outgoing invoices import neither of them.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Db } from '../../db/index.js';
 import { nowIso } from '../../shared/time.js';
 import * as repo from './invoices.repository.js';
@@ -53,7 +54,7 @@ export const invoiceState = (db: Db, accountId: number, row: repo.InvoiceRow): P
   loadView(db, accountId, row);
 
 /**
- * The states of many live invoices by id, with a fixed number of queries per thousand (the
+ * The states of many live invoices by id, with a fixed number of queries per 250 (the
  * dunning run reads every overdue invoice's open amount so, not one invoice at a time).
  */
 export async function invoiceStates(
@@ -61,14 +62,18 @@ export async function invoiceStates(
   accountId: number,
   ids: readonly number[],
 ): Promise<Map<number, InvoiceView>> {
-  const rows = await repo.findInvoices(db, accountId, ids);
   const out = new Map<number, InvoiceView>();
-  for (let i = 0; i < rows.length; i += 1000)
-    for (const v of await loadViews(db, accountId, rows.slice(i, i + 1000), true)) out.set(v.row.id, v);
+  // Small steps, and a turn of the event loop between them: SQLite answers without leaving
+  // it, so other requests would wait for the whole read.
+  for (let i = 0; i < ids.length; i += 250) {
+    if (i > 0) await nextTurn();
+    const rows = await repo.findInvoices(db, accountId, ids.slice(i, i + 250));
+    for (const v of await loadViews(db, accountId, rows, true)) out.set(v.row.id, v);
+  }
   return out;
 }
 
 /** Marks invoices changed (a payment on them changes their payment state). */
 export async function touchInvoices(db: Db, accountId: number, ids: number[], now = nowIso()): Promise<void> {
-  for (const id of ids) await repo.updateInvoice(db, accountId, id, { updated_at: now });
+  await repo.touchMany(db, accountId, ids, now);
 }
