@@ -44,26 +44,6 @@ export async function saveBaseRate(
 }
 
 /**
- * The next letter number of a year. The UPDATE holds the counter row's lock until the
- * transaction ends: runs at once queue here, and a rollback hands the value back (no gaps).
- */
-export async function nextLetterSequence(db: Db, accountId: number, year: number): Promise<number> {
-  await db
-    .insertInto('dunning_number_counters')
-    .values({ account_id: accountId, year, last_value: 0 })
-    .onConflict((oc) => oc.columns(['account_id', 'year']).doNothing())
-    .execute();
-  const row = await db
-    .updateTable('dunning_number_counters')
-    .set((eb) => ({ last_value: eb('last_value', '+', 1) }))
-    .where('account_id', '=', accountId)
-    .where('year', '=', year)
-    .returning('last_value')
-    .executeTakeFirstOrThrow();
-  return Number(row.last_value);
-}
-
-/**
  * A year's counter, locked until the transaction ends (the UPDATE takes the row lock on
  * PostgreSQL; SQLite's transactions are serialized anyway): letters written in a batch read
  * the letters made so far and take their numbers under it, so two runs at once queue here.

@@ -29,6 +29,13 @@ export interface DunningSchedulerOptions {
  * POST /dunning/run. A durable job per account (`dunning_jobs`) names the last day that ran
  * and the lease of the worker running it now, so several processes share the work and a day
  * a dead worker left is taken over when its lease runs out.
+ *
+ * Not a ScheduledJob (shared/scheduled-job.ts, the retention job): that is one job for the whole
+ * service, due a fixed time after its last run ended, whose lease is not renewed; this run is
+ * due once a UTC day per account (a letter is dated the day it is made, so drifting past
+ * midnight would skip a day), shares the accounts between processes, and renews its lease
+ * while a long run works. Both keep their schedule and lease in the database and take an
+ * injectable clock.
  */
 export class DunningScheduler {
   private readonly loop: JobLoop;
