@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import { ImapFlow } from 'imapflow';
 import type { Db, DbKind } from '../../db/index.js';
-import { JobLoop, silentLogger, type WorkerLogger } from '../../shared/job-loop.js';
+import { LeasedWorker, silentLogger, type WorkerLogger } from '../../shared/job-loop.js';
 import { nowIso } from '../../shared/time.js';
 import type { AuthContext } from '../../shared/tokens.js';
 import type { Upload } from '../files/files.public.js';
@@ -59,17 +59,15 @@ interface Taken {
  * poll fails (wrong password, server down) records its error and is tried again after a growing
  * back-off; the others are polled as usual.
  */
-export class MailboxWorker {
+export class MailboxWorker extends LeasedWorker<repo.MailboxRow> {
   private readonly opts: Required<MailboxWorkerOptions>;
-  private readonly inFlight = new Set<Promise<void>>();
-  private readonly loop: JobLoop;
 
   constructor(
     private readonly db: Db,
     private readonly kind: DbKind,
     options: MailboxWorkerOptions,
   ) {
-    this.opts = {
+    const opts = {
       intervalMs: 60 * SECOND,
       pollIntervalMs: 5 * SECOND,
       concurrency: 2,
@@ -81,22 +79,17 @@ export class MailboxWorker {
       logger: silentLogger,
       ...options,
     };
-    this.loop = new JobLoop({
+    // A mailbox is due again only after its interval: look before every claim, and go round at
+    // the poll interval rather than when a poll ends.
+    super({
       label: 'mailbox intake',
-      pollIntervalMs: this.opts.pollIntervalMs,
-      logger: this.opts.logger,
-      hasRoom: () => this.inFlight.size < this.opts.concurrency,
-      round: () => this.fill(this.opts.concurrency - this.inFlight.size),
+      pollIntervalMs: opts.pollIntervalMs,
+      concurrency: opts.concurrency,
+      logger: opts.logger,
+      lookFirst: 'always',
+      eager: false,
     });
-  }
-
-  start(): void {
-    this.loop.start();
-  }
-
-  async stop(): Promise<void> {
-    await this.loop.stop();
-    await Promise.allSettled([...this.inFlight]);
+    this.opts = opts;
   }
 
   /** Polls every due mailbox once and waits for them; for tests and tools. */
@@ -116,12 +109,16 @@ export class MailboxWorker {
     });
   }
 
-  private async fill(free: number): Promise<void> {
-    if (!(await repo.hasDue(this.db, new Date().toISOString()))) return;
-    for (const m of await this.claim(free)) {
-      const p: Promise<void> = this.poll(m).finally(() => this.inFlight.delete(p));
-      this.inFlight.add(p);
-    }
+  protected isDue(nowIso: string): Promise<boolean> {
+    return repo.hasDue(this.db, nowIso);
+  }
+
+  protected claimFor(free: number): Promise<repo.MailboxRow[]> {
+    return this.claim(free);
+  }
+
+  protected runOne(m: repo.MailboxRow): Promise<void> {
+    return this.poll(m);
   }
 
   /** One poll of one mailbox; never throws. */

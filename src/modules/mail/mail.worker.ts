@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MailConfig } from '../../config.js';
 import type { Db, DbKind } from '../../db/index.js';
-import { JobLoop, silentLogger, type WorkerLogger } from '../../shared/job-loop.js';
+import { LeasedWorker, silentLogger, type WorkerLogger } from '../../shared/job-loop.js';
 import { DEFAULT_RETRY_DELAYS_MS, retryDelay } from './mail.domain.js';
 import * as repo from './mail.repository.js';
 import { type MailTransport, smtpTransport } from './mail.transport.js';
@@ -40,20 +40,16 @@ export function wakeMailWorkers(): void {
  * worker died while sending) is failed rather than sent again, since the relay may have taken
  * it (mail.repository.ts claimDue).
  */
-export class MailWorker {
+export class MailWorker extends LeasedWorker<{ id: number; token: string }> {
   private readonly opts: Required<Omit<MailWorkerOptions, 'transport'>>;
   private readonly transport: MailTransport;
-  private readonly inFlight = new Set<Promise<void>>();
-  private readonly jobs: JobLoop;
-  private stopping = false;
-  private idle = false;
 
   constructor(
     private readonly db: Db,
     private readonly kind: DbKind,
     options: MailWorkerOptions,
   ) {
-    this.opts = {
+    const opts = {
       pollIntervalMs: 1000,
       concurrency: 4,
       leaseMs: DEFAULT_MAIL_LEASE_MS,
@@ -61,34 +57,14 @@ export class MailWorker {
       logger: silentLogger,
       ...options,
     };
+    const { pollIntervalMs, concurrency, logger } = opts;
+    super({ label: 'mail worker', pollIntervalMs, concurrency, logger, local });
+    this.opts = opts;
     this.transport = options.transport ?? smtpTransport(options.mail);
-    this.jobs = new JobLoop({
-      label: 'mail worker',
-      pollIntervalMs: this.opts.pollIntervalMs,
-      logger: this.opts.logger,
-      hasRoom: () => this.inFlight.size < this.opts.concurrency,
-      round: () => this.fill(this.opts.concurrency - this.inFlight.size),
-    });
   }
 
-  start(): void {
-    if (this.jobs.isRunning) return;
-    this.stopping = false;
-    local.add(this);
-    this.jobs.start();
-  }
-
-  /** Stops claiming and waits for the messages in flight. */
-  async stop(): Promise<void> {
-    this.stopping = true;
-    local.delete(this);
-    await this.jobs.stop();
-    await Promise.allSettled([...this.inFlight]);
+  protected override closed(): void {
     this.transport.close();
-  }
-
-  wake(): void {
-    this.jobs.wake();
   }
 
   /** Claims what is due now and sends it; for tests and tools. Returns the messages tried. */
@@ -116,18 +92,17 @@ export class MailWorker {
     return { claimed, token };
   }
 
-  private async fill(free: number): Promise<void> {
-    if (this.idle && !(await repo.hasDue(this.db, new Date().toISOString()))) return;
+  protected isDue(nowIso: string): Promise<boolean> {
+    return repo.hasDue(this.db, nowIso);
+  }
+
+  protected async claimFor(free: number): Promise<{ id: number; token: string }[]> {
     const { claimed, token } = await this.claim(free);
-    this.idle = claimed.length === 0;
-    for (const id of claimed) {
-      const p: Promise<void> = this.run(id, token).finally(() => {
-        this.inFlight.delete(p);
-        this.wake();
-      });
-      this.inFlight.add(p);
-    }
-    if (claimed.length === free) this.jobs.wake();
+    return claimed.map((id) => ({ id, token }));
+  }
+
+  protected runOne(m: { id: number; token: string }): Promise<void> {
+    return this.run(m.id, m.token);
   }
 
   /** One attempt of one message. Never throws. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Db, DbKind } from '../../db/index.js';
-import { JobLoop, silentLogger, type WorkerLogger } from '../../shared/job-loop.js';
+import { LeasedWorker, silentLogger, type WorkerLogger } from '../../shared/job-loop.js';
 import { decryptSecret, signatureHeader } from './webhooks.crypto.js';
 import { LeaseKeeper } from './webhooks.leases.js';
 import type { AttemptOutcome, ClaimedDelivery, RunRecord } from './webhooks.queue.js';
@@ -71,15 +71,10 @@ export function wakeWebhookWorkers(): void {
  * number of workers in any number of processes may run), signs and POSTs each, and records
  * the outcome with the next attempt's time.
  */
-export class WebhookWorker {
+export class WebhookWorker extends LeasedWorker<ClaimedDelivery[]> {
   private readonly opts: Required<Omit<WebhookWorkerOptions, 'resolve'>> & { resolve?: Resolver };
   private readonly sender: Sender;
   private readonly leases: LeaseKeeper;
-  private readonly inFlight = new Set<Promise<void>>();
-  /** Claims while a slot is free, polls, backs off while the database fails. */
-  private readonly jobs: JobLoop;
-  private stopping = false;
-  private idle = false;
 
   constructor(
     private readonly db: Db,
@@ -87,7 +82,7 @@ export class WebhookWorker {
     options: WebhookWorkerOptions,
   ) {
     const timeoutMs = options.timeoutMs ?? 10 * SECOND;
-    this.opts = {
+    const opts = {
       pollIntervalMs: 100,
       concurrency: 16,
       runLength: 20,
@@ -98,6 +93,15 @@ export class WebhookWorker {
       timeoutMs,
       leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
     };
+    // The delivery log is pruned by the service's retention job (src/retention.ts).
+    super({
+      label: 'webhook worker',
+      pollIntervalMs: opts.pollIntervalMs,
+      concurrency: opts.concurrency,
+      logger: opts.logger,
+      local,
+    });
+    this.opts = opts;
     this.leases = new LeaseKeeper(db, this.opts.leaseMs, (err) =>
       this.opts.logger.warn({ err }, 'webhook worker: could not renew its claims'),
     );
@@ -105,36 +109,10 @@ export class WebhookWorker {
       timeoutMs,
       ...(options.allowPrivate ? {} : { lookup: guardedLookup(options.resolve) }),
     });
-    this.jobs = new JobLoop({
-      label: 'webhook worker',
-      pollIntervalMs: this.opts.pollIntervalMs,
-      logger: this.opts.logger,
-      hasRoom: () => this.inFlight.size < this.opts.concurrency,
-      round: () => this.fill(this.opts.concurrency - this.inFlight.size),
-      // The delivery log is pruned by the service's retention job (src/retention.ts).
-    });
   }
 
-  start(): void {
-    if (this.jobs.isRunning) return;
-    this.stopping = false;
-    local.add(this);
-    this.jobs.start();
-  }
-
-  /** Stops claiming and waits for the attempts in flight to finish. */
-  async stop(): Promise<void> {
-    this.stopping = true;
-    local.delete(this);
-    await this.jobs.stop();
-    for (const r of await Promise.allSettled([...this.inFlight]))
-      if (r.status === 'rejected') this.opts.logger.error({ err: r.reason }, 'webhook run failed');
+  protected override closed(): void {
     this.sender.close();
-  }
-
-  /** Look for due deliveries now rather than at the next poll. */
-  wake(): void {
-    this.jobs.wake();
   }
 
   /** Claims what is due now (up to the concurrency) and delivers it; for tests and tools. */
@@ -161,21 +139,19 @@ export class WebhookWorker {
     return loadClaimed(this.db, ids, token);
   }
 
-  private async fill(free: number): Promise<void> {
-    // An idle worker first asks with a read, and claims (a write) only when something is due.
-    if (this.idle && !(await queue.hasDue(this.db, new Date().toISOString()))) return;
-    const runs = byWebhook(await this.claim(free));
-    this.idle = runs.length === 0;
-    for (const run of runs) {
-      const p: Promise<void> = this.run(run).finally(() => {
-        this.inFlight.delete(p);
-        // The webhook's next deliveries, or another webhook's, may be waiting for this slot.
-        this.wake();
-      });
-      this.inFlight.add(p);
-    }
-    // More may be due than we had room for: look again right away.
-    if (runs.length === free) this.jobs.wake();
+  // The shell (LeasedWorker): an idle worker asks with a read before it claims (a write); a
+  // freed slot looks again at once, as the webhook's next deliveries may be waiting for it.
+  protected isDue(nowIso: string): Promise<boolean> {
+    return queue.hasDue(this.db, nowIso);
+  }
+
+  /** Runs of due deliveries of up to `free` webhooks, one run per webhook. */
+  protected async claimFor(free: number): Promise<ClaimedDelivery[][]> {
+    return byWebhook(await this.claim(free));
+  }
+
+  protected runOne(run: ClaimedDelivery[]): Promise<void> {
+    return this.run(run);
   }
 
   private secretsOf(d: ClaimedDelivery, now: number): string[] {
