@@ -256,10 +256,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     throw new ConfigError(
       `${secretProblem}; with NODE_ENV=production set a random SECRET_KEY of at least ${MIN_SECRET_KEY_LENGTH} characters`,
     );
+  const workers = int('WORKERS', env.WORKERS, 1) || availableParallelism();
   const config: Config = {
     port,
     host,
-    workers: int('WORKERS', env.WORKERS, 1) || availableParallelism(),
+    workers,
     db: parseDatabaseUrl(env.DATABASE_URL),
     seedDemo: bool('SEED_DEMO', env.SEED_DEMO, true),
     logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, 'info'),
@@ -277,7 +278,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     tokenTtlSeconds: int('TOKEN_TTL_SECONDS', env.TOKEN_TTL_SECONDS, 0),
     rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 1200),
     pageCacheMb: int('PAGE_CACHE_MB', env.PAGE_CACHE_MB, 32),
-    extractionThreads: int('EXTRACTION_THREADS', env.EXTRACTION_THREADS, 2, undefined, 1),
+    // Two threads per process share the CPUs with it; with several server processes, the CPUs
+    // per process (at least one): each thread holds 100–200 MB while it reads (issue 44).
+    extractionThreads: int(
+      'EXTRACTION_THREADS',
+      env.EXTRACTION_THREADS,
+      Math.max(1, Math.min(2, Math.floor(availableParallelism() / workers))),
+      undefined,
+      1,
+    ),
     extractionTimeoutMs: int('EXTRACTION_TIMEOUT_MS', env.EXTRACTION_TIMEOUT_MS, 10_000, MAX_TIMER_MS, 100),
     extractionMemoryMb: int('EXTRACTION_MEMORY_MB', env.EXTRACTION_MEMORY_MB, 256, undefined, 32),
     extractionMaxDecodedBytes: int(

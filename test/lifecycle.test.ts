@@ -200,8 +200,8 @@ describe('process lifecycle', () => {
     // Without WORKERS the service is this one process: no server processes below it.
     const server = await scriptProcess(p.child.pid!);
     assert.deepEqual(serverProcesses(server), []);
-    // The young generation `npm start` gives node (README, Starting and stopping).
-    assert.match(argsOf(server), /--max-semi-space-size=64 /);
+    // The young generation `npm start` pins (docs/configuration.md, Node flags).
+    assert.match(argsOf(server), /--max-semi-space-size=16 /);
 
     // A request whose body is still arriving when the signal comes.
     const body = JSON.stringify({ name: 'Sent slowly' });
@@ -281,7 +281,7 @@ describe('process lifecycle', () => {
       const supervisor = await scriptProcess(p.child.pid!);
       const [victim, healthy] = serverProcesses(supervisor);
       // Server processes take the supervisor's node flags.
-      for (const pid of [victim!, healthy!]) assert.match(argsOf(pid), /--max-semi-space-size=64 /);
+      for (const pid of [victim!, healthy!]) assert.match(argsOf(pid), /--max-semi-space-size=16 /);
       const get = () =>
         fetch(`http://127.0.0.1:${port}/api/v1/clients/full`, {
           headers: { authorization: `Bearer ${token}`, connection: 'close' },

@@ -115,10 +115,13 @@ interface Running {
 const READY = '@worker-pool/ready';
 
 // Threads start without the parent's loader hooks (node 20 does not pass `--import tsx`'s
-// hooks on), so a TypeScript entry registers tsx itself before it is imported.
-const TSX_BOOT = `
+// hooks on), so a TypeScript entry registers a loader itself before it is imported: the lean
+// one of scripts/ts-loader.mjs (esbuild's transform, cached on disk), not tsx, whose hooks
+// made each extraction thread about 90 MB larger (bench/memory.bench.ts, issue 44).
+const TS_LOADER = new URL('../../scripts/ts-loader.mjs', import.meta.url).href;
+const TS_BOOT = `
 const { workerData } = require('node:worker_threads');
-import(workerData.tsx).then((tsx) => { tsx.register(); return import(workerData.entry); });
+import(workerData.loader).then(() => import(workerData.entry));
 `;
 
 export class WorkerPool<In, Out> {
@@ -189,10 +192,10 @@ export class WorkerPool<In, Out> {
     const worker: Runner = this.#options.processes
       ? new ChildRunner(entry, resourceLimits, this.#options.nice)
       : entry.pathname.endsWith('.ts')
-        ? new Worker(TSX_BOOT, {
+        ? new Worker(TS_BOOT, {
             eval: true,
             resourceLimits,
-            workerData: { tsx: import.meta.resolve('tsx/esm/api'), entry: entry.href },
+            workerData: { loader: TS_LOADER, entry: entry.href },
           })
         : new Worker(entry, { resourceLimits });
     // An idle thread must not keep the process alive; a running job is awaited by its caller.

@@ -37,7 +37,7 @@ export function createExtractor(config: Config): Extractor {
     timeoutMs: config.extractionTimeoutMs,
     resourceLimits: {
       maxOldGenerationSizeMb: config.extractionMemoryMb,
-      maxYoungGenerationSizeMb: Math.max(4, Math.round(config.extractionMemoryMb / 8)),
+      maxYoungGenerationSizeMb: Math.max(4, Math.min(8, Math.round(config.extractionMemoryMb / 8))),
     },
   });
   const limits = {
