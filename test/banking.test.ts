@@ -482,6 +482,59 @@ describeEachDb('banking', (ctx) => {
     assert.equal((await api.get(`/outgoing-invoices/${next.id}`)).body.data.payment_status, 'paid');
   });
 
+  it('imports a file of several chunks: matches across them; a cut-off import completes without duplicates', async () => {
+    const client = await makeClient(api);
+    const payer = 'DE44500105175407324931';
+    const [a, b, c] = [await invoice(210, client), await invoice(220, client), await invoice(230, client)];
+    const entries: GenEntry[] = Array.from({ length: 450 }, (_, n) => ({
+      booking: day(1 + (n % 28)),
+      amount: -(100 + n),
+      name: 'Supplier',
+      text: `Lieferung ${n}`,
+      ref: `CH-${n}`,
+    }));
+    // Chunk one pays `a` by number (the payer's IBAN is learnt), chunk two pays `b` by that IBAN
+    // and its amount alone, chunk three pays `c` by number.
+    entries[5] = {
+      booking: day(3),
+      amount: Math.round(a.gross * 100),
+      iban: payer,
+      text: `RE ${a.number}`,
+      ref: 'CH-a',
+    };
+    entries[250] = {
+      booking: day(4),
+      amount: Math.round(b.gross * 100),
+      iban: payer,
+      text: 'danke',
+      ref: 'CH-b',
+    };
+    entries[420] = {
+      booking: day(5),
+      amount: Math.round(c.gross * 100),
+      iban: payer,
+      text: c.number,
+      ref: 'CH-c',
+    };
+    // As if the import had stopped after its first chunks: a file of the first 300 lines.
+    const cut = await upload(writer, camt('053', statement(entries.slice(0, 300))));
+    assert.equal(cut.status, 201, cut.text);
+    assert.deepEqual([cut.body.data.entries_new, cut.body.data.matched], [300, 2]);
+    const full = await upload(writer, camt('053', statement(entries)));
+    assert.equal(full.status, 201, full.text);
+    assert.deepEqual(
+      [full.body.data.entries_new, full.body.data.entries_known, full.body.data.matched],
+      [150, 300, 1],
+    );
+    const again = await upload(writer, camt('053', statement(entries)));
+    assert.deepEqual([again.body.data.entries_new, again.body.data.entries_known], [0, 450]);
+    for (const inv of [a, b, c]) {
+      const pays = (await api.get(`/payments?invoice_id=${inv.id}`)).body.data;
+      assert.equal(pays.length, 1, `one payment on ${inv.number}`);
+      assert.equal((await api.get(`/outgoing-invoices/${inv.id}`)).body.data.payment_status, 'paid');
+    }
+  });
+
   it('leaves ambiguous and uncertain lines unmatched, with ranked suggestions', async () => {
     const c = await makeClient(api);
     const a = await invoice(200, c);

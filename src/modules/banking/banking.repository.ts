@@ -89,6 +89,22 @@ export function setTransactionStatus(db: Db, accountId: number, id: number, stat
     .execute();
 }
 
+export function setTransactionsStatus(
+  db: Db,
+  accountId: number,
+  ids: readonly number[],
+  status: string,
+  now: string,
+) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .updateTable('bank_transactions')
+    .set({ status, updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .execute();
+}
+
 export function insertMatches(db: Db, rows: Insertable<BankMatchTable>[]) {
   return rows.length === 0 ? Promise.resolve([]) : db.insertInto('bank_matches').values(rows).execute();
 }

@@ -1,3 +1,5 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Insertable } from 'kysely';
 import { type Db, isPostgres } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
@@ -22,6 +24,7 @@ import type {
   CsvProfileListQuery,
   MatchBody,
 } from './banking.schemas.js';
+import type { BankStatementTable } from './banking.tables.js';
 import { type CsvColumns, type CsvProfile, columnProblems, parseCsv } from './csv.domain.js';
 import {
   type Allocation,
@@ -108,17 +111,35 @@ class MatchContext {
     return decide(line, this.list, this.clientsOf(line.counterparty_iban), this.patterns).suggestions;
   }
 
-  /** The decision on exact open amounts of every invoice the line could concern. */
-  async decide(db: Db, line: MatchLine) {
-    const clients = this.clientsOf(line.counterparty_iban);
-    for (const id of relevantInvoices(line, this.list, clients, this.patterns)) {
+  /**
+   * Reads the exact open amounts of the invoices the lines could concern, in one batch.
+   * `fresh`: forget earlier exact reads first (another request may have paid meanwhile).
+   */
+  async readExact(db: Db, lines: readonly MatchLine[], fresh = false): Promise<void> {
+    if (fresh) for (const c of this.list) c.exact = false;
+    const ids = new Set<number>();
+    for (const line of lines)
+      for (const id of relevantInvoices(
+        line,
+        this.list,
+        this.clientsOf(line.counterparty_iban),
+        this.patterns,
+      ))
+        if (!this.byId.get(id)!.exact) ids.add(id);
+    if (ids.size === 0) return;
+    const states = await invoices.invoiceStates(db, this.accountId, [...ids]);
+    for (const id of ids) {
       const c = this.byId.get(id)!;
-      if (c.exact) continue;
-      const row = await invoices.findInvoice(db, this.accountId, id);
-      c.open = row ? (await invoices.invoiceState(db, this.accountId, row)).payment.open : 0;
+      c.open = states.get(id)?.payment.open ?? 0;
       c.exact = true;
     }
-    return decide(line, this.list, clients, this.patterns, { suggest: false });
+  }
+
+  /** The decision on exact open amounts of every invoice the line could concern. */
+  async decide(db: Db, line: MatchLine) {
+    // Read ahead for the whole chunk; an IBAN learnt from an earlier line of it may add a few.
+    await this.readExact(db, [line]);
+    return decide(line, this.list, this.clientsOf(line.counterparty_iban), this.patterns, { suggest: false });
   }
 
   /** A payment was recorded: the invoice's open amount drops; its payer's IBAN is known now. */
@@ -198,6 +219,15 @@ async function confirmSepaItem(
   }
 }
 
+/** The ledger payment of one allocation of a line. */
+const paymentOf = (t: BankTransactionRow, a: Allocation): payments.PaymentToRecord => ({
+  invoice_id: a.invoice_id,
+  amount: a.amount,
+  date: t.booking_date,
+  payment_account_id: t.payment_account_id,
+  description: `Bank transaction ${t.id}${t.remittance ? `: ${t.remittance}` : ''}`.slice(0, 1000),
+});
+
 /** Records the allocations as payments in the ledger and links them to the line. */
 async function recordAllocations(
   trx: Db,
@@ -214,7 +244,7 @@ async function recordAllocations(
         amount: fromCents(a.amount),
         date: t.booking_date,
         payment_account_id: t.payment_account_id,
-        description: `Bank transaction ${t.id}${t.remittance ? `: ${t.remittance}` : ''}`.slice(0, 1000),
+        description: paymentOf(t, a).description,
       })
       .catch((err: unknown) => {
         // The ledger names `invoice_id` and `amount`: here they are those of an allocation.
@@ -237,6 +267,9 @@ async function recordAllocations(
 }
 
 // ---- import ------------------------------------------------------------------------------
+
+/** Entries stored and matched in one transaction (docs/banking.md, "Import in chunks"). */
+const IMPORT_CHUNK = 200;
 
 function parseUpload(upload: Upload, csv?: { profile: CsvProfile; currency: string }): ParsedStatement[] {
   try {
@@ -327,88 +360,145 @@ export async function importStatement(
   ].filter((d): d is string => d !== null);
   dates.sort();
 
-  const row = await transact(db, async (trx) => {
-    const statement = await repo.insertStatement(trx, {
-      account_id: auth.accountId,
-      payment_account_id: account.id,
-      format: first.format,
-      statement_ref:
-        statements.length === 1
-          ? first.statement_id
-          : `${first.statement_id ?? ''}…${last.statement_id ?? ''}`.slice(0, 80),
-      file_name: upload.filename,
-      file_sha256: upload.sha256,
-      currency,
-      period_start: dates[0] ?? null,
-      period_end: dates.at(-1) ?? null,
-      opening_balance: first.opening_balance,
-      closing_balance: last.closing_balance,
-      entries_new: 0,
-      entries_known: 0,
-      entries_skipped: statements.reduce((n, s) => n + s.skipped, 0),
-      matched: 0,
-      warnings: JSON.stringify(warnings),
+  const values: Insertable<BankStatementTable> = {
+    account_id: auth.accountId,
+    payment_account_id: account.id,
+    format: first.format,
+    statement_ref:
+      statements.length === 1
+        ? first.statement_id
+        : `${first.statement_id ?? ''}…${last.statement_id ?? ''}`.slice(0, 80),
+    file_name: upload.filename,
+    file_sha256: upload.sha256,
+    currency,
+    period_start: dates[0] ?? null,
+    period_end: dates.at(-1) ?? null,
+    opening_balance: first.opening_balance,
+    closing_balance: last.closing_balance,
+    entries_new: 0,
+    entries_known: 0,
+    entries_skipped: statements.reduce((n, s) => n + s.skipped, 0),
+    matched: 0,
+    warnings: JSON.stringify(warnings),
+  };
+  // Only money received is matched: the invoices are read once for the whole file.
+  const ctx = entries.some((e) => e.amount > 0) ? await MatchContext.load(db, auth.accountId) : undefined;
+  let statement: BankStatementRow | undefined;
+  const totals = { entries_new: 0, entries_known: 0, matched: 0 };
+  // One transaction a chunk, not one for the file: other requests run between chunks (on
+  // SQLite they wait for a transaction's commit). Each chunk stores its new lines and their
+  // matches together, so a re-import after a failure mid-way stores and matches the rest
+  // without a duplicate (the identities decide); the statement's counts grow with each chunk.
+  for (let from = 0; from === 0 || from < entries.length; from += IMPORT_CHUNK) {
+    if (from > 0) await nextTurn();
+    const slice = entries.slice(from, from + IMPORT_CHUNK);
+    statement = await transact(db, async (trx) => {
+      const stored = statement ?? (await repo.insertStatement(trx, values));
+      const now = nowIso();
+      const inserted = await repo.insertNewTransactions(
+        trx,
+        slice.map((e, i) => ({
+          account_id: auth.accountId,
+          payment_account_id: account.id,
+          statement_id: stored.id,
+          identity: identities[from + i]!,
+          booking_date: e.booking_date,
+          value_date: e.value_date,
+          amount: e.amount,
+          currency: e.currency,
+          counterparty_name: e.counterparty_name,
+          counterparty_iban: e.counterparty_iban,
+          counterparty_bic: e.counterparty_bic,
+          remittance: e.remittance,
+          creditor_reference: e.creditor_reference,
+          end_to_end_id: e.end_to_end_id,
+          mandate_id: e.mandate_id,
+          bank_reference: e.bank_reference,
+          booking_text: e.booking_text,
+          created_at: now,
+          updated_at: now,
+        })),
+      );
+      const matched = await matchChunk(trx, auth, inserted, ctx);
+      const counts = {
+        entries_new: totals.entries_new + inserted.length,
+        entries_known: totals.entries_known + slice.length - inserted.length,
+        matched: totals.matched + matched,
+      };
+      await repo.updateStatement(trx, stored.id, counts);
+      return { ...stored, ...counts };
     });
-    const now = nowIso();
-    const inserted = await repo.insertNewTransactions(
-      trx,
-      entries.map((e, i) => ({
+    Object.assign(totals, {
+      entries_new: statement.entries_new,
+      entries_known: statement.entries_known,
+      matched: statement.matched,
+    });
+  }
+  return toStatement(statement!);
+}
+
+/** Confirms SEPA items by the new lines of a chunk and matches what is certain; answers how many. */
+async function matchChunk(
+  trx: Db,
+  auth: AuthContext,
+  inserted: BankTransactionRow[],
+  ctx: MatchContext | undefined,
+): Promise<number> {
+  let matched = 0;
+  const items = await sepa.itemsInTransit(
+    trx,
+    auth.accountId,
+    inserted.map((t) => t.end_to_end_id).filter((x): x is string => x !== null),
+  );
+  const confirmed = new Set<number>();
+  for (const t of inserted) {
+    if (t.end_to_end_id === null || !(await confirmSepaItem(trx, auth, t, items.get(t.end_to_end_id))))
+      continue;
+    // One line confirms an item once, even if the file holds its id twice.
+    items.delete(t.end_to_end_id);
+    confirmed.add(t.id);
+    matched++;
+  }
+  const credits = inserted.filter((t) => Number(t.amount) > 0 && !confirmed.has(t.id));
+  if (!ctx || credits.length === 0) return matched;
+  // The exact open amounts of every invoice the chunk's lines could concern, in one read; the
+  // decisions, line by line as each payment lowers what is open; then the ledger, in one go.
+  const lines = credits.map(lineOf);
+  await ctx.readExact(trx, lines, true);
+  const decided: { t: BankTransactionRow; auto: Allocation[] }[] = [];
+  for (const [i, t] of credits.entries()) {
+    const { auto } = await ctx.decide(trx, lines[i]!);
+    if (!auto) continue;
+    decided.push({ t, auto });
+    for (const a of auto) ctx.paid(a.invoice_id, a.amount, t.counterparty_iban);
+  }
+  const recorded = await payments.recordPayments(
+    trx,
+    auth,
+    decided.flatMap(({ t, auto }) => auto.map((a) => paymentOf(t, a))),
+  );
+  let n = 0;
+  await repo.insertMatches(
+    trx,
+    decided.flatMap(({ t, auto }) =>
+      auto.map((a) => ({
         account_id: auth.accountId,
-        payment_account_id: account.id,
-        statement_id: statement.id,
-        identity: identities[i]!,
-        booking_date: e.booking_date,
-        value_date: e.value_date,
-        amount: e.amount,
-        currency: e.currency,
-        counterparty_name: e.counterparty_name,
-        counterparty_iban: e.counterparty_iban,
-        counterparty_bic: e.counterparty_bic,
-        remittance: e.remittance,
-        creditor_reference: e.creditor_reference,
-        end_to_end_id: e.end_to_end_id,
-        mandate_id: e.mandate_id,
-        bank_reference: e.bank_reference,
-        booking_text: e.booking_text,
-        created_at: now,
-        updated_at: now,
+        transaction_id: t.id,
+        payment_id: recorded[n++]!.id,
+        invoice_id: a.invoice_id,
+        amount: a.amount,
+        origin: 'auto',
       })),
-    );
-    let matched = 0;
-    const items = await sepa.itemsInTransit(
-      trx,
-      auth.accountId,
-      inserted.map((t) => t.end_to_end_id).filter((x): x is string => x !== null),
-    );
-    const confirmed = new Set<number>();
-    for (const t of inserted) {
-      if (t.end_to_end_id === null || !(await confirmSepaItem(trx, auth, t, items.get(t.end_to_end_id))))
-        continue;
-      // One line confirms an item once, even if the file holds its id twice.
-      items.delete(t.end_to_end_id);
-      confirmed.add(t.id);
-      matched++;
-    }
-    const credits = inserted.filter((t) => Number(t.amount) > 0 && !confirmed.has(t.id));
-    if (credits.length > 0) {
-      const ctx = await MatchContext.load(trx, auth.accountId);
-      for (const t of credits) {
-        const decision = await ctx.decide(trx, lineOf(t));
-        if (!decision.auto) continue;
-        await recordAllocations(trx, auth, t, decision.auto, 'auto');
-        for (const a of decision.auto) ctx.paid(a.invoice_id, a.amount, t.counterparty_iban);
-        matched++;
-      }
-    }
-    const counts = {
-      entries_new: inserted.length,
-      entries_known: entries.length - inserted.length,
-      matched,
-    };
-    await repo.updateStatement(trx, statement.id, counts);
-    return { ...statement, ...counts };
-  });
-  return toStatement(row);
+    ),
+  );
+  await repo.setTransactionsStatus(
+    trx,
+    auth.accountId,
+    decided.map(({ t }) => t.id),
+    'matched',
+    nowIso(),
+  );
+  return matched + decided.length;
 }
 
 // ---- reads -------------------------------------------------------------------------------

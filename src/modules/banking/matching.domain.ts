@@ -171,12 +171,31 @@ function keyed(index: Index, text: string): Candidate[] {
   return [...out];
 }
 
+interface Hits {
+  byRef: Candidate[];
+  byNumber: Candidate[];
+}
+/** Hits depend on the line and the numbers of the list only: one search per line and list. */
+const hitsOf = new WeakMap<MatchLine, { all: readonly Candidate[]; hits: Hits }>();
+
 /** The line's invoice hits: by structured reference, and by number in the text. */
 function hits(
   line: MatchLine,
   all: readonly Candidate[],
   patterns: ReadonlyMap<number, NumberPattern | null>,
-) {
+): Hits {
+  const known = hitsOf.get(line);
+  if (known?.all === all) return known.hits;
+  const found = search(line, all, patterns);
+  hitsOf.set(line, { all, hits: found });
+  return found;
+}
+
+function search(
+  line: MatchLine,
+  all: readonly Candidate[],
+  patterns: ReadonlyMap<number, NumberPattern | null>,
+): Hits {
   const text = searchText(line);
   const index = indexOf(all);
   const refs = new Set([

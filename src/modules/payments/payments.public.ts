@@ -15,6 +15,8 @@ export type { PaymentAccountRow } from './payments.repository.js';
 export { findPaymentAccount, paymentAccountsByIban } from './payments.repository.js';
 export {
   getPaymentAccount,
+  type PaymentToRecord,
   recordPayment,
+  recordPayments,
   removeOutgoingPayments,
 } from './payments.service.js';

@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import type { Db } from '../../db/index.js';
+import { type Db, isPostgres } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
@@ -282,6 +282,76 @@ export async function recordPayment(
     return payment;
   });
   return created(db, auth, payment);
+}
+
+/** A payment of `recordPayments`: cents on one outgoing invoice. */
+export interface PaymentToRecord {
+  invoice_id: number;
+  amount: number;
+  date: string;
+  payment_account_id: number;
+  description: string | null;
+}
+
+/**
+ * Records many payments on outgoing invoices under the rules of `recordPayment` (open period,
+ * booked payable invoice, never more than is open, dunning settled), with the invoices locked
+ * and their states read once for all: the bank import's certain matches of a chunk of lines.
+ * All or nothing; answers the payments in the order given.
+ */
+export async function recordPayments(
+  db: Db,
+  auth: AuthContext,
+  list: readonly PaymentToRecord[],
+): Promise<PaymentRow[]> {
+  if (list.length === 0) return [];
+  return transact(db, async (trx) => {
+    await assertPeriodOpen(trx, auth.accountId, 'The payment', ...new Set(list.map((p) => p.date)));
+    const ids = [...new Set(list.map((p) => p.invoice_id))].sort((a, b) => a - b);
+    // Row locks in id order (PostgreSQL), as `recordPayment` takes one: no overpaying together.
+    if (isPostgres(trx)) for (const id of ids) await invoices.findInvoice(trx, auth.accountId, id, true);
+    const states = await invoices.invoiceStates(trx, auth.accountId, ids);
+    const accounts = new Map<number, PaymentAccountRow | undefined>();
+    for (const id of new Set(list.map((p) => p.payment_account_id)))
+      accounts.set(id, await repo.findPaymentAccount(trx, auth.accountId, id));
+    const open = new Map<number, number>();
+    list.forEach((p, i) => {
+      const view = states.get(p.invoice_id);
+      const missing: FieldError[] = [];
+      if (!view) missing.push({ field: `${i}.invoice_id`, message: 'no such outgoing invoice' });
+      if (!accounts.get(p.payment_account_id))
+        missing.push({ field: `${i}.payment_account_id`, message: 'no such payment account' });
+      if (missing.length > 0) throw invalidReference(missing);
+      const refusal = payableRefusal(view!.row, `${i}.invoice_id`);
+      if (refusal) throw validationFailed([refusal]);
+      const left = open.get(p.invoice_id) ?? view!.payment.open;
+      if (p.amount > left)
+        throw validationFailed([
+          { field: `${i}.amount`, message: `exceeds the open amount of ${fromCents(left)}` },
+        ]);
+      open.set(p.invoice_id, left - p.amount);
+    });
+    await invoices.touchInvoices(trx, auth.accountId, ids);
+    const out: PaymentRow[] = [];
+    for (const p of list) {
+      const view = states.get(p.invoice_id)!;
+      out.push(
+        await recordCreated(trx, auth, {
+          account_id: auth.accountId,
+          type: 'outgoing_invoice',
+          invoice_id: p.invoice_id,
+          credit_id: null,
+          payment_account_id: p.payment_account_id,
+          amount: p.amount,
+          currency: view.row.currency,
+          date: p.date,
+          description: p.description,
+        }),
+      );
+    }
+    await syncSettlement(trx, auth.accountId, ids);
+    return out;
+  });
 }
 
 /**
