@@ -1,8 +1,8 @@
 import { isValidIban } from '../../../shared/identifiers.js';
 import { COLUMN_WORDS, type LabelMatch, matchLabel, type Target } from './labels.js';
 import type { Line, Segment } from './lines.js';
-import { compactId, isKnownVatId, type ReadValue, readValue } from './read.js';
-import { findAmounts, findRate, type Lang } from './values.js';
+import { compactId, isKnownVatId, type ReadValue, readValue, runsOn } from './read.js';
+import { findAmounts, findRate, type Lang, wholeAmount } from './values.js';
 
 /** A value found for a target, and how it was found. */
 export interface Candidate extends ReadValue {
@@ -50,6 +50,28 @@ function isTableHeader(line: Line): boolean {
   const columnWord = (s: Segment) =>
     COLUMN_WORDS.test(s.text.trim()) || s.text.split(/\s+/).some((w) => COLUMN_WORDS.test(w));
   return line.segments.filter(columnWord).length >= 2;
+}
+
+/** How many amount labels a line carries: two or more make it the header of a totals table. */
+const amountLabels = (line: Line): number =>
+  line.segments.filter((s) => matchLabel(s.text)?.label.kind === 'amount').length;
+
+/**
+ * A totals table with a row per VAT rate under its column headers ("Nettobetrag | MwSt-Betrag
+ * | Endbetrag") ends with the sum row: the last of the rows right under each other that have
+ * an amount in the label's column.
+ */
+function lastRowBelow(lines: Line[], first: Line, label: Segment): Segment | undefined {
+  let found: Segment | undefined;
+  let prev = first;
+  for (const next of lines.slice(first.index, first.index + 8)) {
+    if (next.page !== first.page || next.y - prev.y > first.h * 2.5) break;
+    const cell = next.segments.find((b) => overlaps(b, label, first.h * 0.5) && wholeAmount(b.text));
+    if (!cell || matchLabel(cell.text)) break;
+    found = cell;
+    prev = next;
+  }
+  return found;
 }
 
 /**
@@ -115,7 +137,7 @@ export function scanLabels(lines: Line[], lang: Lang): Scan {
 
   // "Rechnung Nr. RE-1 vom 06.12.2026", "Invoice INV-1 dated 6 May 2026": the number's date.
   const datedNumber = (line: Line, s: Segment, rest: string) => {
-    const m = /^\S+\s+(?:vom|v\.|dated|of|from|du|en\s?date\s?du)\s+(.+)$/iu.exec(rest);
+    const m = /^\S+\s+(?:vom|v\.|dated|of|from|du|van|en\s?date\s?du)\s+(.+)$/iu.exec(rest);
     const v = m ? readValue('date', m[1]!, lang) : undefined;
     if (v)
       candidates.push({
@@ -182,9 +204,21 @@ export function scanLabels(lines: Line[], lang: Lang): Scan {
         const below = next.segments.find((b) => overlaps(b, s, line.h * 0.5));
         if (!below) continue;
         if (matchLabel(below.text)) break;
-        push(line, s, m, readValue(kind, below.text, lang), 'below', below);
+        const last = kind === 'amount' && amountLabels(line) >= 2 ? lastRowBelow(lines, next, s) : undefined;
+        if (push(line, s, m, readValue(kind, (last ?? below).text, lang), 'below', last ?? below)) return;
         break;
       }
+      // Above: a caption printed under its value ("R-1234" over "Invoice number"), only for
+      // identifiers and dates in a row of captions, ranked below every other place.
+      if (kind !== 'id' && kind !== 'date') return;
+      const prev = lines[line.index - 1];
+      if (!prev || prev.page !== line.page || line.y - prev.y > line.h * 2) return;
+      const captions = line.segments.filter((c) => matchLabel(c.text)).length;
+      if (captions < 2) return;
+      const above = prev.segments.filter((a) => overlaps(a, s, line.h * 0.5));
+      if (above.length !== 1 || matchLabel(above[0]!.text) || used.has(above[0]!)) return;
+      const v = readValue(kind, above[0]!.text, lang);
+      if (v && push(line, s, m, v, 'below', above[0]!)) candidates[candidates.length - 1]!.rank -= 1;
     });
   }
 
@@ -203,7 +237,11 @@ export function scanLabels(lines: Line[], lang: Lang): Scan {
         for (let n = Math.min(34, compact.length); n >= 8; n--) {
           const piece = compact.slice(0, n);
           const target: Target | undefined =
-            n >= 15 && isValidIban(piece) ? 'iban' : isKnownVatId(piece) ? 'supplier_vat_id' : undefined;
+            n >= 15 && isValidIban(piece)
+              ? 'iban'
+              : isKnownVatId(piece) && !runsOn(tail, piece)
+                ? 'supplier_vat_id'
+                : undefined;
           if (!target) continue;
           candidates.push({
             target,

@@ -243,8 +243,9 @@ function currency(r: Result, lines: Line[]): void {
 }
 
 const CREDIT_TITLE =
-  /^(?:gutschrift|credit\s?note|credit\s?memo|avoir|facture\s?d'avoir|stornorechnung|rechnungskorrektur\s?\(gutschrift\))(?![\p{L}])/iu;
-const INVOICE_TITLE = /^(?:rechnung|invoice|tax\s?invoice|facture)(?![\p{L}])/iu;
+  /^(?:gutschrift|credit\s?note|credit\s?memo|avoir|facture\s?d'avoir|stornorechnung|rechnungskorrektur\s?\(gutschrift\)|creditnota|creditfactuur)(?![\p{L}])/iu;
+// "Handelsrechnung", "Beitragsrechnung" are invoices too; "Rechnungskorrektur" is not a title of one.
+const INVOICE_TITLE = /^(?:\p{L}*rechnung|invoice|tax\s?invoice|facture|factuur)(?![\p{L}])/iu;
 
 function documentType(r: Result, lines: Line[], scan: Scan, lang: Lang): void {
   let credit = false;
@@ -262,11 +263,13 @@ function documentType(r: Result, lines: Line[], scan: Scan, lang: Lang): void {
         if (title === CREDIT_TITLE) credit = true;
         else invoice = true;
         // "Rechnung RE-2026-0042" as a title names the number.
-        const rest = s.text.replace(title, '').replace(/^\s*(?:nr\.?|no\.?|n°|#|number)?\s*:?\s*/i, '');
+        const rest = s.text
+          .replace(title, '')
+          .replace(/^\s*(?:nr\.?|no\.?|n°|#|number|nummer|num[ée]ro)?\s*:?\s*/i, '');
         const token = rest.split(/\s+/)[0] ?? '';
         const after = rest.slice(token.length).trim();
         // The title's number stands alone or is followed by its date ("Invoice 2026/17 dated …").
-        const dated = /^(?:vom|v\.|dated|of|from|du)\s+(.+)$/iu.exec(after);
+        const dated = /^(?:vom|v\.|dated|of|from|du|van)\s+(.+)$/iu.exec(after);
         const id = (after === '' || dated) && /\d/.test(token) && findDates(token, lang).length === 0;
         const d = id && dated ? findDates(dated[1]!, lang)[0] : undefined;
         if (d && d.index === 0)

@@ -49,6 +49,16 @@ function prefixPassing(
   return undefined;
 }
 
+/** Whether `text` goes on with a letter or digit right after the characters of `prefix`. */
+export function runsOn(text: string, prefix: string): boolean {
+  let seen = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (seen === prefix.length) return /[\p{L}\d]/u.test(text[i]!);
+    if (compactId(text[i]!) !== '') seen++;
+  }
+  return false;
+}
+
 export function readValue(kind: ValueKind, text: string, lang: Lang): ReadValue | undefined {
   const t = text.trim();
   if (t === '') return undefined;
@@ -73,7 +83,9 @@ export function readValue(kind: ValueKind, text: string, lang: Lang): ReadValue 
     }
     case 'vat': {
       const v = prefixPassing(t, 8, 15, isKnownVatId);
-      return v ? { value: v, sure: true } : undefined;
+      // "ATU123456789" is no "ATU12345678" with a digit after it: a valid prefix of a longer
+      // token is a misprint or another number, not the id.
+      return v && !runsOn(t.replace(/^[:#\s]+/, ''), v) ? { value: v, sure: true } : undefined;
     }
     case 'iban': {
       const v = prefixPassing(t.split(/\s{2,}|[|·•,;]/)[0] ?? t, 15, 34, isValidIban);
