@@ -158,6 +158,25 @@ function indexOf(candidates: readonly Candidate[]): Index {
   return index;
 }
 
+const parts = new WeakMap<Candidate, string[]>();
+
+/**
+ * What every spelling of a candidate's number holds literally (numberPattern: its groups from
+ * the first digit group on, digits without leading zeros): a text lacking one cannot name it,
+ * so the patterns are tried only on the few candidates that pass.
+ */
+function partsOf(c: Candidate): string[] {
+  let list = parts.get(c);
+  if (list) return list;
+  const segs = c.number.toUpperCase().match(/[A-Z]+|\d+/g) ?? [];
+  const firstDigit = segs.findIndex((seg) => /^\d/.test(seg));
+  list = segs
+    .slice(Math.max(firstDigit, 0))
+    .map((seg) => (/^\d/.test(seg) ? seg.replace(/^0+(?=\d)/, '') : seg));
+  parts.set(c, list);
+  return list;
+}
+
 /** Candidates whose key occurs in the text (every substring of its letter and digit runs). */
 function keyed(index: Index, text: string): Candidate[] {
   const out = new Set<Candidate>();
@@ -203,7 +222,9 @@ function search(
     ...referencesIn(text),
   ]);
   const byRef = [...refs].flatMap((rf) => index.byRef.get(rf) ?? []);
-  const candidates = keyed(index, text).sort((a, b) => a.id - b.id);
+  const candidates = keyed(index, text)
+    .filter((c) => partsOf(c).every((part) => text.includes(part)))
+    .sort((a, b) => a.id - b.id);
   const patternOf = (c: Candidate) => (patterns.has(c.id) ? patterns.get(c.id)! : numberPattern(c.number));
   const full = new Set<Candidate>();
   const covered: [number, number][] = [];
