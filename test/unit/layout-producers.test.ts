@@ -95,6 +95,26 @@ const cases: Case[] = [
     expect: { amount_due: '225.14' },
     unsure: ['amount_due'],
   },
+  {
+    name: "the VAT id in the buyer's block after \"Kunde:\" is not the supplier's; the letterhead's is",
+    runs: [
+      [50, 40, 'Lieferant GmbH'],
+      [50, 72, 'USt-IdNr. DE123456789'],
+      [50, 110, 'Kunde:'],
+      [50, 122, 'Musterkunde AG'],
+      [50, 146, 'USt-IdNr. DE811569869'],
+    ],
+    expect: { supplier_vat_id: 'DE123456789' },
+  },
+  {
+    name: 'Dutch "Klant:" marks the buyer\'s block, "BTW-nummer" labels the supplier\'s VAT id',
+    runs: [
+      [50, 110, 'Klant:'],
+      [50, 146, 'BTW-nummer DE811569869'],
+      [50, 800, 'Lieferant GmbH · BTW-nummer DE123456789'],
+    ],
+    expect: { supplier_vat_id: 'DE123456789' },
+  },
 ];
 
 describe('layout reader: other producers', () => {

@@ -112,6 +112,11 @@ export function scanLabels(lines: Line[], lang: Lang): Scan {
     from: Segment,
   ) => {
     if (!v) return false;
+    // A VAT id in the buyer's address block ("Kunde: … USt-IdNr. DE…") is the buyer's.
+    if (m.label.target === 'supplier_vat_id' && inZone(recipient, line, s)) {
+      used.add(from);
+      return true;
+    }
     const rankCut = how === 'below' ? 1 : 0;
     const c: Candidate = {
       ...v,

@@ -228,6 +228,9 @@ export const LABELS: Label[] = [
     'tva\\s?intracommunautaire',
     'identifiant\\s?tva',
     'uid(?:-nr\\.?)?',
+    'vat\\s?reg(?:istration|\\.)?',
+    'tva\\s?intracom(?:\\.|munautaire)?',
+    'btw-?\\s?(?:nummer|nr\\.?|id(?:entificatienummer)?)',
   ]),
   label('supplier_tax_number', 'taxno', 10, [
     'steuernummer',
@@ -257,6 +260,9 @@ export const LABELS: Label[] = [
     'client',
     'factur[ée]\\s?[àa]',
     'destinataire',
+    'klant',
+    'factuuradres',
+    'afnemer',
   ]),
   label('other', 'none', 10, [
     `kunden-?\\s?${NO}`,
