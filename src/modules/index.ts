@@ -25,6 +25,7 @@ import { invoicePdf } from './outgoing-invoices/pdf.service.js';
 import { incomingPaymentsRoutes } from './payments/incoming-payments.routes.js';
 import { paymentsRoutes } from './payments/payments.routes.js';
 import { projectsRoutes } from './projects/projects.routes.js';
+import { searchRoutes } from './search/search.routes.js';
 import { sepaMandateRoutes, sepaRoutes } from './sepa/sepa.routes.js';
 import { settingsRoutes } from './settings/settings.routes.js';
 import { suppliersRoutes } from './suppliers/suppliers.routes.js';
@@ -78,6 +79,7 @@ export async function registerModules(api: FastifyInstance): Promise<void> {
   await api.register(paymentsRoutes);
   await api.register(bankingRoutes);
   await api.register(sepaRoutes);
+  await api.register(searchRoutes);
   await api.register(sepaMandateRoutes);
   await api.register(changesRoutes);
   await api.register(mailRoutes);
