@@ -1,13 +1,11 @@
-import type { Insertable, Transaction } from 'kysely';
 import type { Db } from '../../db/index.js';
-import { checkThenWrite, transactionalKind } from '../../db/insert-batch.js';
-import type { Database } from '../../db/schema.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { archivable } from '../../shared/archivable.js';
 import { changesNothing } from '../../shared/changes.js';
 import { AppError } from '../../shared/errors.js';
 import { partyOf } from '../../shared/party.js';
+import { clientCreates } from './clients.create-batch.js';
 import type { ClientBasicRow, ClientRow } from './clients.repository.js';
 import * as repo from './clients.repository.js';
 import type {
@@ -17,7 +15,6 @@ import type {
   ClientListQuery,
   ClientUpdate,
 } from './clients.schemas.js';
-import type { ClientTable } from './clients.tables.js';
 
 export function toClientFull(r: ClientRow): ClientFull {
   return {
@@ -89,34 +86,17 @@ function stored<T extends { is_consumer?: boolean; dunning_blocked?: boolean }>(
   };
 }
 
-/** A create as the writes take it: who made it, for its `client:created` event. */
-type NewClient = { auth: AuthContext; values: Insertable<ClientTable> };
-
-/** New clients and their `client:created` events, in the caller's transaction. */
-async function insertCreated(trx: Transaction<Database>, made: readonly NewClient[]): Promise<ClientRow[]> {
-  const rows = await repo.insertClients(
-    trx,
-    made.map((c) => c.values),
-  );
-  for (const [i, row] of rows.entries()) await clients.emit(trx, made[i]!.auth, 'client:created', row);
-  return rows;
-}
-
-/** Creates that arrive together on PostgreSQL share a transaction (db/insert-batch.ts). */
-const CREATES = transactionalKind(
-  async (trx, c: NewClient) => (await insertCreated(trx, [c]))[0]!,
-  insertCreated,
-);
+/** Client creates, batched on PostgreSQL (clients.create-batch.ts). */
+const creates = clientCreates((trx, auth, row) => clients.emit(trx, auth, 'client:created', row));
 
 export async function createClient(db: Db, auth: AuthContext, body: ClientCreate): Promise<ClientRow> {
   const values = { ...stored(body), account_id: auth.accountId };
   // Nothing to check first: the INSERT and its event are the whole write.
-  if (!body.shortcode && !body.external_id)
-    return checkThenWrite(db, CREATES, async () => ({ auth, values }));
+  if (!body.shortcode && !body.external_id) return creates.unchecked(db, auth, values);
   return transact(db, async (trx) => {
     if (body.shortcode) await assertShortcodeFree(trx, auth, body.shortcode);
     await clients.assertExternalIdFree(trx, auth, body.external_id);
-    return CREATES.write(trx, { auth, values });
+    return creates.write(trx, auth, values);
   });
 }
 

@@ -1,12 +1,9 @@
 import type { Transaction } from 'kysely';
-import { sqlState } from '../../db/faults.js';
 import type { Db } from '../../db/index.js';
-import { batchable, checkThenWrite, oneStatementFirst, transactionalKind } from '../../db/insert-batch.js';
 import type { Database } from '../../db/schema.js';
 import { transact } from '../../db/transact.js';
 import { changesNothing } from '../../shared/changes.js';
 import { AppError, type FieldError, notFound, validationFailed } from '../../shared/errors.js';
-import { recordEvents } from '../../shared/events.js';
 import {
   applyExternalId,
   assertExternalIdFree,
@@ -24,8 +21,9 @@ import {
 } from '../custom-fields/custom-fields.public.js';
 import { type FileData, type FileRow, storeFile, toFileData, type Upload } from '../files/files.public.js';
 import { userExists } from '../users/users.public.js';
-import { changeEvent, recordChange, withFilesOf } from './owned-files.js';
+import { recordChange, withFilesOf } from './owned-files.js';
 import { findProject, linkChecks } from './project-links.read-model.js';
+import { type TaskValues, taskCreates } from './tasks.create-batch.js';
 import { completedAt, dateErrors, linkErrors } from './tasks.domain.js';
 import type { TaskRow } from './tasks.repository.js';
 import * as repo from './tasks.repository.js';
@@ -156,148 +154,8 @@ const emit = async (
   row: TaskRow,
 ): Promise<Task> => recordChange(trx, auth, kind, 'task', await withFiles(trx, row));
 
-/** A new task's columns as the create writes them: every one but the id and `archived_at`. */
-/** A new task's columns; its rate is set later (PATCH), never on create. */
-type TaskValues = Omit<TaskRow, 'id' | 'archived_at' | 'hourly_rate'>;
-
-/**
- * A new task and who creates it (its event names the integration). `unchecked` holds the body
- * of a create whose checks were left to the statement (`projectOnly`): a transaction that
- * writes it runs them first.
- */
-interface NewTask {
-  auth: AuthContext;
-  values: TaskValues;
-  unchecked?: TaskCreate;
-}
-
-/**
- * Task creates on PostgreSQL (db/insert-batch.ts), those that arrive together and one that
- * arrives alone: one statement with their events when they set the same columns, else one
- * transaction. Each event's payload is the task as answered, built before its id is known
- * (id 0, which the statement replaces).
- */
-const asOne = async (db: Db, tasks: readonly NewTask[]): Promise<Task[] | undefined> => {
-  const out = tasks.map((t) => toTask(storedTask(0, t.values), []));
-  const ids = await repo.insertTasksAsOne(
-    db,
-    tasks.map((t) => t.values),
-    out.map((task, i) => changeEvent(tasks[i]!.auth, 'task:created', 'task', task)),
-  );
-  if (!ids) return undefined;
-  // The events went out as text with id 0, which the statement replaced; the answers get theirs.
-  for (const [i, id] of ids.entries()) out[i]!.id = id;
-  return out;
-};
-
-/** A new task as written: its checks run first where the statement was to run them. */
-const settled = async (trx: Db, t: NewTask): Promise<TaskValues> =>
-  t.unchecked ? checkedValues(trx, t.auth, t.unchecked) : t.values;
-
-const CREATES = oneStatementFirst(
-  transactionalKind(
-    async (trx, t: NewTask) =>
-      recordChange(
-        trx,
-        t.auth,
-        'task:created',
-        'task',
-        toTask(await repo.insertTask(trx, await settled(trx, t)), []),
-      ),
-    async (trx, tasks: NewTask[]) => {
-      const values: TaskValues[] = [];
-      for (const t of tasks) values.push(await settled(trx, t));
-      // A new id (never reused: AUTOINCREMENT / serial) owns no files yet.
-      const out = (await repo.insertTasks(trx, values)).map((row) => toTask(row, []));
-      await recordEvents(
-        trx,
-        out.map((task, i) => changeEvent(tasks[i]!.auth, 'task:created', 'task', task)),
-      );
-      return out;
-    },
-  ),
-  asOne,
-);
-
-/** A new task's row as stored, built as one literal (an Object.assign makes V8 a dictionary). */
-const storedTask = (id: number, v: TaskValues): TaskRow => ({
-  id,
-  account_id: v.account_id,
-  project_id: v.project_id,
-  phase_id: v.phase_id,
-  milestone_id: v.milestone_id,
-  epic_id: v.epic_id,
-  name: v.name,
-  description: v.description,
-  status: v.status,
-  priority: v.priority,
-  assignee_id: v.assignee_id,
-  start_date: v.start_date,
-  due_date: v.due_date,
-  estimate_minutes: v.estimate_minutes,
-  external_id: v.external_id,
-  custom_fields: v.custom_fields,
-  created_by_id: v.created_by_id,
-  completed_at: v.completed_at,
-  hourly_rate: null,
-  archived_at: null,
-  created_at: v.created_at,
-  updated_at: v.updated_at,
-});
-
-/**
- * Whether a create may leave its checks to the statement (PostgreSQL, outside a transaction):
- * when it names no other record than its project and sets no custom field nor external id, all
- * there is to check is that the project is the account's and not archived and that no custom
- * field is required — `insertTasksAsOne` does, in the INSERT (issue 15: two reads before every
- * create). A create it refuses runs the checks, which name the field, and writes as before.
- */
-const projectOnly = (db: Db, body: TaskCreate) =>
-  batchable(db) &&
-  body.phase_id == null &&
-  body.milestone_id == null &&
-  body.epic_id == null &&
-  body.assignee_id == null &&
-  body.custom_fields === undefined &&
-  body.external_id == null &&
-  dateErrors(body.start_date ?? null, body.due_date ?? null).length === 0;
-
-/** Whether the one-statement create refused a row (`insertTasksAsOne`'s guard, or the project's key). */
-const refusedByStatement = (err: unknown) => {
-  const code = sqlState(err);
-  return code === '23502' || code === '23503';
-};
-
-export function createTask(db: Db, auth: AuthContext, body: TaskCreate): Promise<Task> {
-  const checked = () =>
-    checkThenWrite(
-      db,
-      CREATES,
-      async (trx): Promise<NewTask> => ({
-        auth,
-        values: await checkedValues(trx, auth, body),
-      }),
-    );
-  const first = projectOnly(db, body)
-    ? checkThenWrite(
-        db,
-        CREATES,
-        async (): Promise<NewTask> => ({
-          auth,
-          values: taskValues(auth, body, {}),
-          unchecked: body,
-        }),
-      )
-    : checked();
-  return first.catch((err) => {
-    // The one statement refused the row (its guard or a key; outside a transaction, so
-    // nothing was written and nothing is aborted) — also a checked one, whose project was
-    // archived or whose account came to require a custom field since its checks: the checks
-    // name what is wrong, or find it fixed meanwhile and write.
-    if (batchable(db) && refusedByStatement(err)) return checked();
-    throw err;
-  });
-}
+/** The task written with its `task:created` event; batched on PostgreSQL (tasks.create-batch.ts). */
+export const createTask = taskCreates({ toTask, checkedValues, taskValues });
 
 /** Checks a create's references, dates, custom fields and external id; its columns. */
 async function checkedValues(db: Db, auth: AuthContext, body: TaskCreate): Promise<TaskValues> {
