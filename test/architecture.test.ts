@@ -21,7 +21,8 @@ import { analyze, edgeName, report } from '../scripts/module-graph.js';
 /** Repositories reading a table of another module (`repository -> table`), with the reason. */
 const ALLOWED_FOREIGN_TABLES: string[] = [];
 
-const r = report(analyze(new URL('..', import.meta.url).pathname));
+const graph = analyze(new URL('..', import.meta.url).pathname);
+const r = report(graph);
 
 /** Both directions at once, so one run names every line to add to the code or remove here. */
 function ratchet(actual: string[], allowed: string[], what: string): void {
@@ -119,5 +120,20 @@ describe('one home for business rules', () => {
         .map((spec) => `${f} imports ${spec}`),
     );
     assert.deepEqual(offenders, []);
+  });
+});
+
+describe('performance machinery in a place of its own', () => {
+  it('modules reach the insert batching (src/db/insert-batch.ts) only through a *.create-batch.ts file', () => {
+    // A service calls its module's create-batch file; the batching, the one-statement creates
+    // and their fallbacks stay there, out of the everyday code.
+    const users = graph.edges
+      .filter((e) => e.to === 'src/db/insert-batch.ts' && e.from.startsWith('src/modules/'))
+      .map((e) => e.from);
+    assert.ok(users.length >= 3, 'no module uses the insert batching: is the scan broken?');
+    assert.deepEqual(
+      users.filter((f) => !f.endsWith('.create-batch.ts')),
+      [],
+    );
   });
 });
