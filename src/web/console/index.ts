@@ -6,6 +6,7 @@ import { render } from '../render.js';
 import { checkCsrf, sessionUser, signinUrl } from '../session.js';
 import { accountingPage } from './accounting.js';
 import { auditPage } from './audit.js';
+import { bankPage } from './bank.js';
 import { dashboardPage } from './dashboard.js';
 import { integrationsPages } from './integrations.js';
 import { mailTemplatesPage } from './mail-templates.js';
@@ -91,4 +92,5 @@ export async function consolePages(app: FastifyInstance): Promise<void> {
   await app.register(teamPages);
   await app.register(integrationsPages);
   await app.register(webhooksPages);
+  await app.register(bankPage);
 }

@@ -28,6 +28,7 @@ export const CONSOLE_NAV = [
   { key: 'users', href: '/console/users' },
   { key: 'integrations', href: '/console/integrations' },
   { key: 'webhooks', href: '/console/webhooks' },
+  { key: 'bank', href: '/console/bank' },
   { key: 'accounting', href: '/console/accounting' },
   { key: 'audit', href: '/console/audit' },
 ] as const;
@@ -41,6 +42,7 @@ addMessages({
     'console.nav.users': 'Users',
     'console.nav.integrations': 'Integrations',
     'console.nav.webhooks': 'Webhooks',
+    'console.nav.bank': 'Bank',
     'console.nav.accounting': 'Accounting',
     'console.nav.audit': 'Audit',
     'console.forbidden.title': 'Not allowed',
@@ -60,6 +62,7 @@ addMessages({
     'console.nav.users': 'Benutzer',
     'console.nav.integrations': 'Integrationen',
     'console.nav.webhooks': 'Webhooks',
+    'console.nav.bank': 'Bank',
     'console.nav.accounting': 'Buchhaltung',
     'console.nav.audit': 'Protokoll',
     'console.forbidden.title': 'Nicht erlaubt',
