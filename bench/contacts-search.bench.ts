@@ -3,7 +3,8 @@
  * account, plus a neighbour account a fifth of that size (tenant filtering has work to do).
  * Runs the list queries of the repositories (the SQL the endpoints run) on a fresh SQLite
  * file, and on PostgreSQL when BENCH_DATABASE_URL is set (in a schema of its own, dropped
- * afterwards). The unindexed LIKE scan the search replaced is measured as a baseline.
+ * afterwards). The unindexed LIKE scan the search replaced is measured as a baseline. The
+ * `/search` rows run GET /search's full-text query over the same data (hits: at most 20).
  *
  *   npx tsx bench/contacts-search.bench.ts            (CONTACTS=20000 for a quicker run)
  */
@@ -17,6 +18,8 @@ import { createDb, type Db, type DbHandle } from '../src/db/index.js';
 import { migrateToLatest } from '../src/db/migrator.js';
 import { companySearch, listCompanies } from '../src/modules/companies/companies.repository.js';
 import { contactSearch, listContacts } from '../src/modules/contacts/contacts.repository.js';
+import { SEARCH_KINDS, searchWords } from '../src/modules/search/search.domain.js';
+import { searchDocs } from '../src/modules/search/search.repository.js';
 import { paginate } from '../src/shared/paging.js';
 import { containsAny } from '../src/shared/search.js';
 import { environment, type Metric, markdown, writeReport } from './lib.js';
@@ -144,7 +147,16 @@ async function benchOne(kind: 'sqlite' | 'postgres', handle: DbHandle): Promise<
 
   const contactQuery = (q?: string) => () =>
     listContacts(db, accountId, { page: 1, per_page: 50, ...(q === undefined ? {} : { q }) });
+  // GET /search's query (search.repository.ts): every kind, 20 hits, ranked, with snippets.
+  const everywhere = (q: string) => async () => ({
+    total: (await searchDocs(db, accountId, [...SEARCH_KINDS], searchWords(q), 20)).length,
+  });
   const cases: [string, () => Promise<{ total: number }>][] = [
+    ['/search: rare name "quackenbush"', everywhere('quackenbush')],
+    ['/search: common name "müller" (~10%), ranked', everywhere('müller')],
+    ['/search: spelled out "mueller"', everywhere('mueller')],
+    ['/search: prefix "qu"', everywhere('qu')],
+    ['/search: two words "anna schm"', everywhere('anna schm')],
     ['contacts: rare name "quackenbush"', contactQuery('quackenbush')],
     ['contacts: email fragment "12345@mail"', contactQuery('12345@mail')],
     ['contacts: company name "4711 gmbh"', contactQuery('4711 gmbh')],
@@ -170,7 +182,7 @@ async function benchOne(kind: 'sqlite' | 'postgres', handle: DbHandle): Promise<
       metric: `${kind}: ${name}`,
       value: Math.round(r.median * 100) / 100,
       unit: 'ms (median)',
-      note: `p95 ${r.p95.toFixed(2)} ms, ${r.total} matches, ${RUNS} runs, page of 50 + count`,
+      note: `p95 ${r.p95.toFixed(2)} ms, ${r.total} matches, ${RUNS} runs, ${name.startsWith('/search') ? 'best 20 hits' : 'page of 50 + count'}`,
     });
   }
   return results;

@@ -38,13 +38,21 @@ export async function searchDocs(
     return rows.map((r) => ({ ...r, id: Number(r.id) }));
   }
   const match = words.map((w) => `"${w.replace(/"/g, '""')}"*`).join(' ');
-  const { rows } = await sql<SearchRow>`
-    select d.kind, d.ref_id as id, d.title,
+  // Ranked first, snippets after: a snippet costs far more than a rank, and SQLite would
+  // make one for every match before sorting (a common word matches thousands).
+  const { rows } = await sql<SearchRow & { score: number }>`
+    with best as (
+      select search_fts.rowid as id, bm25(search_fts, 10.0, 1.0, 0.5) as score
+      from search_fts join search_docs d on d.id = search_fts.rowid
+      where search_fts match ${match} and d.account_id = ${accountId}
+        and d.kind in (select value from json_each(${JSON.stringify(kinds)}))
+      order by score, d.id
+      limit ${limit}
+    )
+    select d.kind, d.ref_id as id, d.title, best.score,
       snippet(search_fts, -1, '<mark>', '</mark>', '…', 12) as snippet
-    from search_fts join search_docs d on d.id = search_fts.rowid
-    where search_fts match ${match} and d.account_id = ${accountId}
-      and d.kind in (select value from json_each(${JSON.stringify(kinds)}))
-    order by bm25(search_fts, 10.0, 1.0, 0.5), d.id
-    limit ${limit}`.execute(db);
-  return rows;
+    from best join search_fts on search_fts.rowid = best.id join search_docs d on d.id = best.id
+    where search_fts match ${match}
+    order by best.score, best.id`.execute(db);
+  return rows.map(({ score: _, ...r }) => r);
 }
