@@ -34,7 +34,13 @@ const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/p
 const dir = await mkdtemp(join(tmpdir(), 'bench-api-'));
 const sqliteFile = join(dir, 'bench.sqlite');
 
-const SCOPES = ['client:read', 'task-management:read', 'contact-data:read', 'outgoing-invoice:read'];
+const SCOPES = [
+  'client:read',
+  'task-management:read',
+  'task-management:write',
+  'contact-data:read',
+  'outgoing-invoice:read',
+];
 
 /** Migrates and fills a database, and makes a token for it. */
 async function prepare(url: string) {
@@ -52,6 +58,8 @@ async function prepare(url: string) {
 interface Scenario {
   label: string;
   path: string | ((n: number) => string);
+  /** Tasks created meanwhile, 50 a second: writes to a table the page does not read. */
+  writingTasks?: boolean;
 }
 const SCENARIOS: Scenario[] = [
   { label: 'GET /clients/{id}', path: (n) => `/api/v1/clients/${(n % SIZE) + 1}` },
@@ -63,6 +71,12 @@ const SCENARIOS: Scenario[] = [
   {
     label: `GET /contacts?q=${SEARCH_TERM} (a tenth of the contacts)`,
     path: `/api/v1/contacts?q=${SEARCH_TERM}`,
+  },
+  {
+    // The page cache keeps the clients list while only tasks are written (table versions).
+    label: 'GET /clients?per_page=50&page=20 while 50 tasks/s are created',
+    path: '/api/v1/clients?per_page=50&page=20',
+    writingTasks: true,
   },
 ];
 
@@ -98,6 +112,18 @@ async function measureService(env: Record<string, string>, token: string, bareUr
       if (probe.status !== 200) throw new Error(`${first} answered ${probe.status}: ${await probe.text()}`);
       let n = 0;
       const path = s.path;
+      let writing = s.writingTasks;
+      const writer = (async () => {
+        for (let i = 0; writing; i++) {
+          const res = await fetch(`http://127.0.0.1:${api.port}/api/v1/tasks`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ project_id: 1, name: `Bench task ${i}` }),
+          });
+          if (res.status !== 201) throw new Error(`POST /tasks answered ${res.status}: ${await res.text()}`);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      })();
       out.set(
         s.label,
         await besideBare(bareUrl, {
@@ -111,6 +137,8 @@ async function measureService(env: Record<string, string>, token: string, bareUr
           ],
         }),
       );
+      writing = false;
+      await writer;
     }
   } finally {
     await stopChild(api.child);

@@ -2,7 +2,7 @@
 // process idle and under a mixed load — creates, patches, bookings, PDF uploads and lists,
 // 20 at a time — on PostgreSQL with WORKERS=2, as `npm start` runs it. Target: each server
 // process under 512 MB. `MEMORY_SECONDS` (default 60) is the length of the load;
-// `MEMORY_WORKERS` (default 2) the number of server processes.
+// `MEMORY_WORKERS` (default 2) the number of server processes; `BENCH_PG=off` skips it.
 // Run: TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/memory.bench.ts
 import { readdir, readFile } from 'node:fs/promises';
 import { loadConfig } from '../src/config.js';
@@ -50,6 +50,10 @@ async function serverPids(root: number): Promise<number[]> {
   return children.length > 0 ? children : [root];
 }
 
+if (process.env.BENCH_PG === 'off') {
+  console.log('memory: skipped (BENCH_PG=off; it measures the service on PostgreSQL)');
+  process.exit(0);
+}
 const db = await freshPgDatabase(PG_URL);
 try {
   const handle = createDb(loadConfig({ DATABASE_URL: db.url }).db);
