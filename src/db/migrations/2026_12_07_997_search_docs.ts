@@ -9,8 +9,10 @@ type AnyDb = Kysely<any>;
  * the index is never behind. `title` is what a hit shows, `body` the other searched fields,
  * `alt` the same text with umlauts spelled out (Müller is also found as "Mueller"). Archived
  * (deleted) clients, contacts, companies and projects leave the index and return on restore.
- * - SQLite: an FTS5 table with `search_docs` as external content (unicode61 folds case and
- *   diacritics, prefix indexes answer short prefixes), kept in step by triggers on search_docs.
+ * - SQLite: an FTS5 table with `search_docs` as external content, kept in step by triggers on
+ *   search_docs. unicode61 folds case and diacritics; prefix indexes of 2, 3, 4, 6 and 8
+ *   characters (a longer prefix than any indexed merges the lists of every word it starts:
+ *   "client*" over 100,000 "client<n>@…" e-mails took 68 ms, 4 ms with the 6-character index).
  * - PostgreSQL: a stored tsvector ('simple' configuration over `search_fold`, an immutable SQL
  *   function: no extension, so nothing needs a superuser) with a GIN index.
  */
@@ -161,7 +163,7 @@ export async function up(db: AnyDb): Promise<void> {
     unique (kind, ref_id))`);
   await run(`create virtual table search_fts using fts5(title, body, alt,
     content='search_docs', content_rowid='id',
-    tokenize='unicode61 remove_diacritics 2', prefix='2 3 4')`);
+    tokenize='unicode61 remove_diacritics 2', prefix='2 3 4 6 8')`);
   await run(`create trigger search_docs_ai after insert on search_docs begin
     insert into search_fts (rowid, title, body, alt) values (new.id, new.title, new.body, new.alt); end`);
   await run(`create trigger search_docs_ad after delete on search_docs begin
