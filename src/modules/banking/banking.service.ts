@@ -35,8 +35,8 @@ import {
   numberPattern,
   relevantInvoices,
 } from './matching.domain.js';
-import { parseStatementFile } from './recognize.domain.js';
 import { balancesAddUp, entryIdentities, type ParsedStatement, StatementError } from './statement.domain.js';
+import { readStatementFile } from './statement.pool.js';
 
 const money = (v: number | string | null): number | null => (v === null ? null : fromCents(Number(v)));
 
@@ -271,9 +271,12 @@ async function recordAllocations(
 /** Entries stored and matched in one transaction (docs/banking.md, "Import in chunks"). */
 const IMPORT_CHUNK = 200;
 
-function parseUpload(upload: Upload, csv?: { profile: CsvProfile; currency: string }): ParsedStatement[] {
+async function parseUpload(
+  upload: Upload,
+  csv?: { profile: CsvProfile; currency: string },
+): Promise<ParsedStatement[]> {
   try {
-    return csv ? [parseCsv(upload.data, csv.profile, csv.currency)] : parseStatementFile(upload.data);
+    return csv ? [parseCsv(upload.data, csv.profile, csv.currency)] : await readStatementFile(upload.data);
   } catch (err) {
     if (err instanceof StatementError) throw invalidField('file', err.message);
     throw err;
@@ -341,9 +344,9 @@ export async function importStatement(
     if (missing.length > 0)
       throw new AppError('invalid_reference', 'A referenced record does not exist', { errors: missing });
     account = found!;
-    statements = parseUpload(upload, { profile: profileOf(profile!), currency: account.currency });
+    statements = await parseUpload(upload, { profile: profileOf(profile!), currency: account.currency });
   } else {
-    statements = parseUpload(upload);
+    statements = await parseUpload(upload);
     account = await paymentAccountFor(db, auth, statements, paymentAccountId);
   }
   const entries = statements.flatMap((s) => s.entries);
