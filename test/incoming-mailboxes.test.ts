@@ -72,7 +72,11 @@ describeEachDb(
 
     before(async () => {
       assert.ok(hasDovecot(), 'dovecot-imapd is not installed (apt-get install -y dovecot-imapd)');
-      dovecot = await new Dovecot({ alice: 'alice-secret', bob: 'bob-secret' }).start();
+      dovecot = await new Dovecot({
+        alice: 'alice-secret',
+        bob: 'bob-secret',
+        carol: 'carol-secret',
+      }).start();
       extractor = createExtractor(ctx.app.config);
       api = await ctx.as('incoming-invoice:write incoming-invoice:read');
       zugferd = await makePdf(
@@ -276,6 +280,69 @@ describeEachDb(
       assert.equal(await worker().runOnce(), 1);
       const bob = (await api.get(`/incoming-mailboxes/${broken.body.data.id}`)).body.data;
       assert.deepEqual([bob.status, bob.last_error, bob.failures], ['ok', null, 0]);
+    });
+
+    it('a message delivered while the worker idles (IMAP IDLE) is taken within seconds', async () => {
+      const made = await api.post('/incoming-mailboxes', {
+        name: 'Carol (IDLE)',
+        host: '127.0.0.1',
+        port: dovecot.port,
+        tls: false,
+        username: 'carol',
+        password: 'carol-secret',
+      });
+      assert.equal(made.status, 201, made.text);
+      // The other mailboxes are not due; Carol's is polled first, then waited on in IDLE.
+      const w = new MailboxWorker(ctx.db, ctx.kind, {
+        secretKey: ctx.app.config.secretKey,
+        extractor,
+        timeoutMs: 5000,
+        allowPrivate: true,
+        pollIntervalMs: 100,
+        idleMs: 30_000,
+      });
+      workers.push(w);
+      w.start();
+      const leased = async () =>
+        (
+          await ctx.db
+            .selectFrom('incoming_mailboxes')
+            .select('lease_token')
+            .where('id', '=', made.body.data.id)
+            .executeTakeFirstOrThrow()
+        ).lease_token !== null;
+      for (let i = 0; i < 100 && !(await leased()); i++) await new Promise((r) => setTimeout(r, 100));
+      assert.ok(await leased(), 'the mailbox was claimed');
+      // Long enough for the first (empty) pass to end and IDLE to begin.
+      await new Promise((r) => setTimeout(r, 1500));
+      const sent = Date.now();
+      await imap('carol', 'carol-secret', (c) =>
+        c
+          .append(
+            'INBOX',
+            mimeMessage({
+              from: 'billing@idle.example',
+              subject: 'XRechnung ID-4',
+              messageId: 'id-4@idle.example',
+              body: {
+                type: 'application/xml',
+                data: Buffer.from(cii({ number: 'ID-4', net: '10.00', tax: '1.90', gross: '11.90' })),
+              },
+            }),
+          )
+          .then(() => {}),
+      );
+      let taken: Record<string, any> | undefined;
+      while (!taken && Date.now() - sent < 15_000) {
+        taken = (await documents()).find((d) => d.invoice_number === 'ID-4');
+        if (!taken) await new Promise((r) => setTimeout(r, 100));
+      }
+      const waited = Date.now() - sent;
+      assert.ok(taken, 'the message was taken');
+      assert.ok(waited < 5000, `taken ${waited} ms after delivery, not at the next poll`);
+      const stopping = Date.now();
+      await w.stop();
+      assert.ok(Date.now() - stopping < 3000, 'stop ends the IDLE wait');
     });
   },
   // Its mailboxes are on loopback (the test's own IMAP server).

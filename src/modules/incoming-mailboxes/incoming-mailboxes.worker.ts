@@ -41,6 +41,11 @@ export interface MailboxWorkerOptions {
   maxFileBytes?: number;
   /** IMAP connection and greeting timeouts. */
   timeoutMs?: number;
+  /**
+   * After a poll, how long to stay connected in IMAP IDLE (where the server offers it) and take
+   * mail as it arrives; 0 turns IDLE off and only polls. Holds one of `concurrency` slots.
+   */
+  idleMs?: number;
   /** Connect to loopback and private addresses too (MAILBOX_ALLOW_PRIVATE; development, tests). */
   allowPrivate?: boolean;
   logger?: WorkerLogger;
@@ -75,6 +80,7 @@ export class MailboxWorker extends LeasedWorker<repo.MailboxRow> {
       retryBaseMs: 60 * SECOND,
       maxFileBytes: 20 * 1024 * 1024,
       timeoutMs: 20 * SECOND,
+      idleMs: 60 * SECOND,
       allowPrivate: false,
       logger: silentLogger,
       ...options,
@@ -92,10 +98,10 @@ export class MailboxWorker extends LeasedWorker<repo.MailboxRow> {
     this.opts = opts;
   }
 
-  /** Polls every due mailbox once and waits for them; for tests and tools. */
+  /** Polls every due mailbox once (without staying in IDLE) and waits for them; for tests and tools. */
   async runOnce(): Promise<number> {
     const claimed = await this.claim(100);
-    await Promise.all(claimed.map((m) => this.poll(m)));
+    await Promise.all(claimed.map((m) => this.poll(m, 0)));
     return claimed.length;
   }
 
@@ -118,11 +124,11 @@ export class MailboxWorker extends LeasedWorker<repo.MailboxRow> {
   }
 
   protected runOne(m: repo.MailboxRow): Promise<void> {
-    return this.poll(m);
+    return this.poll(m, this.opts.idleMs);
   }
 
   /** One poll of one mailbox; never throws. */
-  private async poll(m: repo.MailboxRow): Promise<void> {
+  private async poll(m: repo.MailboxRow, idleMs: number): Promise<void> {
     const token = m.lease_token!;
     const heartbeat = setInterval(() => {
       const until = new Date(Date.now() + this.opts.leaseMs).toISOString();
@@ -131,7 +137,7 @@ export class MailboxWorker extends LeasedWorker<repo.MailboxRow> {
     heartbeat.unref();
     const started = Date.now();
     try {
-      const taken = await this.read(m);
+      const taken = await this.read(m, idleMs);
       await repo.settle(this.db, m.id, token, {
         status: 'ok',
         last_error: null,
@@ -161,7 +167,7 @@ export class MailboxWorker extends LeasedWorker<repo.MailboxRow> {
     }
   }
 
-  private async read(m: repo.MailboxRow): Promise<Taken> {
+  private async read(m: repo.MailboxRow, idleMs: number): Promise<Taken> {
     // Checked again at every poll, and the address checked is the one connected to: a name that
     // pointed outside when the mailbox was saved may point inside now.
     const [address] = await mailboxAddresses(m.host, this.opts.allowPrivate);
@@ -183,51 +189,13 @@ export class MailboxWorker extends LeasedWorker<repo.MailboxRow> {
     try {
       const lock = await client.getMailboxLock(m.folder);
       try {
-        // Flagged mail was taken already; moved mail is gone from the folder.
-        const uids =
-          (await client.search(m.processed_action === 'flag' ? { seen: false } : { all: true }, {
-            uid: true,
-          })) || [];
-        for (const uid of uids) {
-          const msg = await client.fetchOne(
-            String(uid),
-            { envelope: true, bodyStructure: true },
-            { uid: true },
-          );
-          if (!msg) continue;
-          const from = msg.envelope?.from?.[0]?.address ?? null;
-          const subject = msg.envelope?.subject ?? null;
-          const messageId = messageKey(msg.envelope?.messageId, `uid:${m.folder}:${uid}`);
-          const base = {
-            account_id: m.account_id,
-            mailbox_id: m.id,
-            message_id: messageId,
-            sender: from,
-            subject,
-          };
-          if (await repo.messageTaken(this.db, m.id, messageId)) {
-            await this.processed(client, m, uid);
-            continue;
-          }
-          const allowed = senderAllowed(from ?? undefined, JSON.parse(m.allowed_senders) as string[]);
-          const parts = allowed ? documentParts(msg.bodyStructure as MimeNode) : [];
-          if (parts.length === 0) {
-            await repo.insertLog(this.db, {
-              ...base,
-              event: 'skipped',
-              detail: allowed ? 'no PDF, XML or image in the message' : 'sender not on the allow-list',
-            });
-            taken.skipped++;
-          }
-          let documents = 0;
-          for (const part of parts) {
-            const outcome = await this.takePart(client, m, uid, part, { messageId, from, subject });
-            if (outcome === 'document') documents++;
-            if (outcome === 'duplicate') taken.duplicates++;
-          }
-          taken.documents += documents;
-          await repo.insertMessage(this.db, { ...base, documents });
-          await this.processed(client, m, uid);
+        const idleUntil = Date.now() + idleMs;
+        await this.takeNew(client, m, taken);
+        // IDLE: the server says when mail arrives, so it is taken within seconds, not a poll
+        // interval; without IDLE (or when the window ends) the next poll comes as scheduled.
+        while (client.capabilities.has('IDLE') && Date.now() < idleUntil && !this.stopping) {
+          if (!(await this.idleFor(client, idleUntil - Date.now()))) break;
+          await this.takeNew(client, m, taken);
         }
       } finally {
         lock.release();
@@ -236,6 +204,70 @@ export class MailboxWorker extends LeasedWorker<repo.MailboxRow> {
       await client.logout().catch(() => client.close());
     }
     return taken;
+  }
+
+  /** Waits in IDLE until new mail arrives (true), the time is up or the worker stops (false). */
+  private idleFor(client: ImapFlow, ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const done = (woke: boolean) => {
+        clearTimeout(timer);
+        clearInterval(stop);
+        client.off('exists', onExists);
+        resolve(woke);
+      };
+      const onExists = () => done(true);
+      const timer = setTimeout(() => done(false), ms);
+      const stop = setInterval(() => this.stopping && done(false), 250);
+      client.on('exists', onExists);
+      // Ends when the next command breaks it (imapflow sends DONE first).
+      client.idle().catch(() => done(false));
+    });
+  }
+
+  /** Takes every message of the open folder not taken yet. */
+  private async takeNew(client: ImapFlow, m: repo.MailboxRow, taken: Taken): Promise<void> {
+    // Flagged mail was taken already; moved mail is gone from the folder.
+    const uids =
+      (await client.search(m.processed_action === 'flag' ? { seen: false } : { all: true }, {
+        uid: true,
+      })) || [];
+    for (const uid of uids) {
+      const msg = await client.fetchOne(String(uid), { envelope: true, bodyStructure: true }, { uid: true });
+      if (!msg) continue;
+      const from = msg.envelope?.from?.[0]?.address ?? null;
+      const subject = msg.envelope?.subject ?? null;
+      const messageId = messageKey(msg.envelope?.messageId, `uid:${m.folder}:${uid}`);
+      const base = {
+        account_id: m.account_id,
+        mailbox_id: m.id,
+        message_id: messageId,
+        sender: from,
+        subject,
+      };
+      if (await repo.messageTaken(this.db, m.id, messageId)) {
+        await this.processed(client, m, uid);
+        continue;
+      }
+      const allowed = senderAllowed(from ?? undefined, JSON.parse(m.allowed_senders) as string[]);
+      const parts = allowed ? documentParts(msg.bodyStructure as MimeNode) : [];
+      if (parts.length === 0) {
+        await repo.insertLog(this.db, {
+          ...base,
+          event: 'skipped',
+          detail: allowed ? 'no PDF, XML or image in the message' : 'sender not on the allow-list',
+        });
+        taken.skipped++;
+      }
+      let documents = 0;
+      for (const part of parts) {
+        const outcome = await this.takePart(client, m, uid, part, { messageId, from, subject });
+        if (outcome === 'document') documents++;
+        if (outcome === 'duplicate') taken.duplicates++;
+      }
+      taken.documents += documents;
+      await repo.insertMessage(this.db, { ...base, documents });
+      await this.processed(client, m, uid);
+    }
   }
 
   /** Marks a taken message as the mailbox says: read (\Seen), or moved to the processed folder. */
