@@ -85,6 +85,25 @@ const cases: Case[] = [
     expect: { net_total: '7.67', tax_total: '1.12', gross_total: '8.79', document_type: 'Credit' },
   },
   {
+    name: 'the sum row is found past a speck between the rows and a wider gap above it (a scan)',
+    runs: [
+      [300, 700, 'Nettobetrag'],
+      [380, 700, 'MwSt-Betrag'],
+      [460, 700, 'Endbetrag'],
+      [300, 711, '-4,85'],
+      [380, 711, '-0,92'],
+      [460, 711, '=5,77'],
+      [340, 717, ':'],
+      [300, 723, '2,82'],
+      [380, 723, '-0,20'],
+      [460, 723, '-3,02'],
+      [300, 749, '-7,67'],
+      [380, 749, '-1,12'],
+      [460, 749, '-8,79'],
+    ],
+    expect: { net_total: '7.67', tax_total: '1.12', gross_total: '8.79' },
+  },
+  {
     name: '"Reste dû" is the amount due: the gross is not reported as due with confidence',
     runs: [
       [300, 500, 'Net à payer TTC'],

@@ -65,9 +65,13 @@ function lastRowBelow(lines: Line[], first: Line, label: Segment): Segment | und
   let found: Segment | undefined;
   let prev = first;
   for (const next of lines.slice(first.index, first.index + 8)) {
-    if (next.page !== first.page || next.y - prev.y > first.h * 2.5) break;
+    // The sum row may stand a little apart (a rule above it), and OCR may see a speck between.
+    if (next.page !== first.page || next.y - prev.y > first.h * 3) break;
     const cell = next.segments.find((b) => overlaps(b, label, first.h * 0.5) && wholeAmount(b.text));
-    if (!cell || matchLabel(cell.text)) break;
+    if (!cell) {
+      if (next.segments.some((b) => matchLabel(b.text))) break;
+      continue;
+    }
     found = cell;
     prev = next;
   }
