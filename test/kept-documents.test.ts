@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { it } from 'node:test';
 import { buildApp } from '../src/app.js';
-import { type Api, createAccount, describeEachDb, expectProblem, type TestContext, testConfig } from './helpers.js';
+import {
+  type Api,
+  createAccount,
+  describeEachDb,
+  expectProblem,
+  type TestContext,
+  testConfig,
+} from './helpers.js';
 import { ALL_INVOICE_SCOPES, bookNow, line, makeClient, makeInvoice } from './invoicing.fixtures.js';
 
 /**
@@ -14,7 +21,10 @@ import { ALL_INVOICE_SCOPES, bookNow, line, makeClient, makeInvoice } from './in
 const DUNNING = ['dunning:read', 'dunning:write'];
 
 async function raw(ctx: TestContext, api: Api, path: string): Promise<Buffer> {
-  const res = await ctx.app.inject({ url: `/api/v1${path}`, headers: { authorization: `Bearer ${api.token}` } });
+  const res = await ctx.app.inject({
+    url: `/api/v1${path}`,
+    headers: { authorization: `Bearer ${api.token}` },
+  });
   assert.equal(res.statusCode, 200, res.body);
   return res.rawPayload;
 }
@@ -69,7 +79,10 @@ describeEachDb('booked documents kept once rendered', (ctx) => {
       try {
         await again.ready();
         for (const [path] of paths(id)) {
-          const res = await again.inject({ url: `/api/v1${path}`, headers: { authorization: `Bearer ${api.token}` } });
+          const res = await again.inject({
+            url: `/api/v1${path}`,
+            headers: { authorization: `Bearer ${api.token}` },
+          });
           assert.equal(res.statusCode, 200);
           assert.deepEqual(res.rawPayload, first.get(path!), `${path} after a restart`);
         }
