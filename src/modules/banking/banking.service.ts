@@ -31,8 +31,6 @@ import {
   type Candidate,
   decide,
   type MatchLine,
-  type NumberPattern,
-  numberPattern,
   relevantInvoices,
 } from './matching.domain.js';
 import { balancesAddUp, entryIdentities, type ParsedStatement, StatementError } from './statement.domain.js';
@@ -70,16 +68,12 @@ export function toStatement(r: BankStatementRow): BankStatement {
  */
 class MatchContext {
   private readonly byId = new Map<number, Candidate>();
-  private readonly patterns = new Map<number, NumberPattern | null>();
   private constructor(
     private readonly accountId: number,
     private readonly list: Candidate[],
     private readonly ibans: Map<string, number[]>,
   ) {
-    for (const c of list) {
-      this.byId.set(c.id, c);
-      this.patterns.set(c.id, numberPattern(c.number));
-    }
+    for (const c of list) this.byId.set(c.id, c);
   }
 
   static async load(db: Db, accountId: number): Promise<MatchContext> {
@@ -108,7 +102,7 @@ class MatchContext {
 
   /** Suggestions only (estimated open amounts): for reading lists. */
   suggest(line: MatchLine) {
-    return decide(line, this.list, this.clientsOf(line.counterparty_iban), this.patterns).suggestions;
+    return decide(line, this.list, this.clientsOf(line.counterparty_iban)).suggestions;
   }
 
   /**
@@ -119,12 +113,7 @@ class MatchContext {
     if (fresh) for (const c of this.list) c.exact = false;
     const ids = new Set<number>();
     for (const line of lines)
-      for (const id of relevantInvoices(
-        line,
-        this.list,
-        this.clientsOf(line.counterparty_iban),
-        this.patterns,
-      ))
+      for (const id of relevantInvoices(line, this.list, this.clientsOf(line.counterparty_iban)))
         if (!this.byId.get(id)!.exact) ids.add(id);
     if (ids.size === 0) return;
     const states = await invoices.invoiceStates(db, this.accountId, [...ids]);
@@ -139,7 +128,7 @@ class MatchContext {
   async decide(db: Db, line: MatchLine) {
     // Read ahead for the whole chunk; an IBAN learnt from an earlier line of it may add a few.
     await this.readExact(db, [line]);
-    return decide(line, this.list, this.clientsOf(line.counterparty_iban), this.patterns, { suggest: false });
+    return decide(line, this.list, this.clientsOf(line.counterparty_iban), undefined, { suggest: false });
   }
 
   /** A payment was recorded: the invoice's open amount drops; its payer's IBAN is known now. */
@@ -393,7 +382,8 @@ export async function importStatement(
   // matches together, so a re-import after a failure mid-way stores and matches the rest
   // without a duplicate (the identities decide); the statement's counts grow with each chunk.
   for (let from = 0; from === 0 || from < entries.length; from += IMPORT_CHUNK) {
-    if (from > 0) await nextTurn();
+    // Also after reading the candidates: the requests waiting meanwhile go first.
+    await nextTurn();
     const slice = entries.slice(from, from + IMPORT_CHUNK);
     statement = await transact(db, async (trx) => {
       const stored = statement ?? (await repo.insertStatement(trx, values));

@@ -158,6 +158,14 @@ function indexOf(candidates: readonly Candidate[]): Index {
   return index;
 }
 
+const patternsOf = new WeakMap<Candidate, NumberPattern | null>();
+
+/** A candidate's patterns, built when a text first names its key (most never are). */
+function compiled(c: Candidate): NumberPattern | null {
+  if (!patternsOf.has(c)) patternsOf.set(c, numberPattern(c.number));
+  return patternsOf.get(c)!;
+}
+
 const parts = new WeakMap<Candidate, string[]>();
 
 /**
@@ -225,7 +233,7 @@ function search(
   const candidates = keyed(index, text)
     .filter((c) => partsOf(c).every((part) => text.includes(part)))
     .sort((a, b) => a.id - b.id);
-  const patternOf = (c: Candidate) => (patterns.has(c.id) ? patterns.get(c.id)! : numberPattern(c.number));
+  const patternOf = (c: Candidate) => (patterns.has(c.id) ? patterns.get(c.id)! : compiled(c));
   const full = new Set<Candidate>();
   const covered: [number, number][] = [];
   for (const c of candidates) {
