@@ -1,11 +1,13 @@
 // Responsiveness while scans are read: scans uploaded to the service as `npm start` runs it (the
-// extraction worker in the API process, OCR_THREADS threads of OCR), and the p99 of other API
-// requests (GET /clients/{id} and GET /clients) at a fixed rate while the OCR jobs run,
+// extraction worker in the API process, OCR_THREADS threads of OCR) while a connected mailbox
+// of MAILBOX_BENCH_MESSAGES e-invoices (a local dovecot, when installed) is taken in, and the
+// p99 of other API requests (GET /clients/{id} and GET /clients) at a fixed rate meanwhile,
 // against the same requests without jobs.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { ImapFlow } from 'imapflow';
 import { generateTextPdfs, HELD_OUT_SEED } from '../eval/generate.js';
 import { scanOptionsFor, scanPdf } from '../eval/scans.js';
 import { loadConfig } from '../src/config.js';
@@ -13,9 +15,12 @@ import { createDb } from '../src/db/index.js';
 import { migrateToLatest } from '../src/db/migrator.js';
 import { importData } from '../src/import/index.js';
 import { createIntegration } from '../src/modules/integration/integration.service.js';
+import { Dovecot, hasDovecot, mimeMessage } from '../test/dovecot.support.js';
+import { cii } from '../test/incoming-einvoices.fixtures.js';
 import { environment, type Metric, markdown, startService, stopChild, writeReport } from './lib.js';
 
 const SCANS = Number(process.env.OCR_BENCH_SCANS ?? 8);
+const MESSAGES = hasDovecot() ? Number(process.env.MAILBOX_BENCH_MESSAGES ?? 100) : 0;
 const THREADS = process.env.OCR_THREADS ?? '2';
 const SECONDS = 10;
 /** Requests per second (all connections together): a steady rate measures latency, not queueing. */
@@ -53,8 +58,36 @@ try {
   const scans = [];
   for (const [i, d] of docs.entries()) scans.push((await scanPdf(d.pdf, scanOptionsFor(100 + i))).pdf);
 
+  // A mailbox full of e-invoices (each an XRechnung CII body), delivered before the service starts.
+  const dovecot = MESSAGES > 0 ? await new Dovecot({ bench: 'bench-secret' }).start() : undefined;
+  if (dovecot) {
+    const imap = new ImapFlow({
+      host: '127.0.0.1',
+      port: dovecot.port,
+      secure: false,
+      auth: { user: 'bench', pass: 'bench-secret' },
+      logger: false,
+    });
+    await imap.connect();
+    for (let i = 0; i < MESSAGES; i++)
+      await imap.append(
+        'INBOX',
+        mimeMessage({
+          from: 'billing@supplier.example',
+          subject: `Invoice MB-${i}`,
+          messageId: `mb-${i}@supplier.example`,
+          body: {
+            type: 'application/xml',
+            data: Buffer.from(cii({ number: `MB-${i}`, net: '100.00', tax: '19.00', gross: '119.00' })),
+          },
+        }),
+      );
+    await imap.logout();
+  }
+
   const api = await startService({
     DATABASE_URL: dbFile,
+    MAILBOX_ALLOW_PRIVATE: 'true',
     RATE_LIMIT_PER_MINUTE: '100000000',
     LOG_LEVEL: 'error',
     RUN_WORKER: 'true',
@@ -85,6 +118,26 @@ try {
     await autocannon({ url: `${base}/clients/${clients[0]!.id}`, headers, connections: 4, duration: 3 });
     const idle = await measure();
 
+    if (dovecot) {
+      const res = await fetch(`${base}/incoming-mailboxes`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          host: '127.0.0.1',
+          port: dovecot.port,
+          tls: false,
+          username: 'bench',
+          password: 'bench-secret',
+        }),
+      });
+      if (res.status !== 201) throw new Error(`mailbox: ${res.status} ${await res.text()}`);
+    }
+    // Every incoming invoice that is not one of the uploaded scans came from the mailbox.
+    const fromMailbox = async () => {
+      const res = await fetch(`${base}/incoming-invoices?per_page=1`, { headers });
+      return ((await res.json()) as { meta: { total: number } }).meta.total - SCANS;
+    };
+
     const uploaded = performance.now();
     const ids: number[] = [];
     for (const [i, pdf] of scans.entries()) {
@@ -92,7 +145,7 @@ try {
       form.append('file', new Blob([pdf], { type: 'application/pdf' }), `scan-${i}.pdf`);
       const res = await fetch(`${base}/incoming-invoices`, { method: 'POST', headers, body: form });
       const body = (await res.json()) as { data: { id: number; extraction: { status: string } } };
-      if (res.status !== 201 || body.data.extraction.status !== 'pending')
+      if (res.status !== 202 || body.data.extraction.status !== 'pending')
         throw new Error(`upload ${i}: ${res.status} ${JSON.stringify(body)}`);
       ids.push(body.data.id);
     }
@@ -110,6 +163,7 @@ try {
     await new Promise((r) => setTimeout(r, 2000));
     const loaded = await measure();
     const loadAtEnd = loadavg()[0]!;
+    const mailTaken = await fromMailbox();
     const afterWindow = await statuses();
     const stillPending = afterWindow.get('pending') ?? 0;
     let all = afterWindow;
@@ -146,6 +200,12 @@ try {
         unit: 's',
         note: [...all].map(([s, n]) => `${n} × ${s}`).join(', '),
       },
+      {
+        metric: 'mailbox messages taken by the end of the window',
+        value: mailTaken,
+        unit: 'count',
+        note: dovecot ? `of ${MESSAGES} e-invoices in one IMAP mailbox` : 'not run: dovecot not installed',
+      },
       { metric: 'load average (1 min) at the end of the window', value: loadAtEnd, unit: '' },
     ];
     const report = {
@@ -157,6 +217,7 @@ try {
         database: 'sqlite',
         service: `src/server.ts as npm start runs it, extraction worker in the API process, OCR_THREADS=${THREADS}`,
         scans: `${SCANS} image-only PDFs, 300 dpi, rotated and noisy`,
+        mailbox: dovecot ? `${MESSAGES} messages, each an XRechnung CII body, in a local dovecot` : 'none',
         rate: `GET /clients/{id} ${RATE.one}/s, GET /clients ${RATE.list}/s, ${SECONDS} s per phase`,
       },
       results,
@@ -169,6 +230,7 @@ try {
     );
   } finally {
     await stopChild(api.child);
+    await dovecot?.stop();
   }
 } finally {
   await rm(dir, { recursive: true, force: true });
