@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fieldsFromLayout } from '../../src/modules/incoming-invoices/layout/fields.js';
 import { readValue } from '../../src/modules/incoming-invoices/layout/read.js';
+import { findAmounts } from '../../src/modules/incoming-invoices/layout/values.js';
 import { page } from './layout-helpers.js';
 
 /**
@@ -147,6 +148,23 @@ describe('layout reader: other producers', () => {
         const v = (out.provenance as Record<string, { confidence: number }>)[field]?.confidence;
         assert.ok(v === undefined || v < 0.9, `${field} unsure: ${v}`);
       }
+    });
+
+  const amounts: [string, string[]][] = [
+    ['Rs 1939', ['1939.00']],
+    ['₹1,939', ['1939.00']],
+    ['Total: INR 12 500', ['12500.00']],
+    ['EUR 1.234,56', ['1234.56']],
+    // Without a currency sign a whole number is a quantity, a year or a position.
+    ['Invoice 2026', []],
+    ['Menge 5 Stk', []],
+  ];
+  for (const [text, want] of amounts)
+    it(`amounts in "${text}" → ${want.join(', ') || 'none'}`, () => {
+      assert.deepEqual(
+        findAmounts(text).map((a) => a.value),
+        want,
+      );
     });
 
   const vat: [string, string | undefined][] = [

@@ -89,8 +89,23 @@ export interface FoundAmount {
   currency?: string;
 }
 
-const CURRENCY_SIGNS: Record<string, string> = { '€': 'EUR', $: 'USD', '£': 'GBP', CHF: 'CHF', Fr: 'CHF' };
-const CUR = '(€|EUR|USD|\\$|£|GBP|CHF)';
+const CURRENCY_SIGNS: Record<string, string> = {
+  '€': 'EUR',
+  $: 'USD',
+  '£': 'GBP',
+  CHF: 'CHF',
+  Fr: 'CHF',
+  '₹': 'INR',
+  Rs: 'INR',
+  'Rs.': 'INR',
+};
+const CUR = '(€|EUR|USD|\\$|£|GBP|CHF|INR|₹)';
+/**
+ * A whole amount written right after its currency ("Rs 1939", "₹1,939", "€ 1 200"): without the
+ * sign it could be a quantity or a year, with it it is money.
+ */
+const WHOLE =
+  /(?<![\p{L}\d.,/])(Rs\.?|₹|INR|€|\$|£|EUR|USD|GBP|CHF)\s?(\d{1,3}(?:([,'\u00a0\u202f ])\d{3})(?:\3\d{3})*|\d+)(?![\d]|[.,]\d)/gu;
 const AMOUNT = new RegExp(
   `(?<![\\d.,/])(${CUR}\\s?)?([-−–]\\s?)?(\\d{1,3}(?:([.,'\\u00a0\\u202f ])\\d{3})(?:\\5\\d{3})*|\\d+)([.,])(\\d{2})(?![\\d]|[.,]\\d)(\\s?-)?(\\s?${CUR})?`,
   'gu',
@@ -118,7 +133,18 @@ export function findAmounts(text: string): FoundAmount[] {
       currency: sign ? (CURRENCY_SIGNS[sign] ?? sign) : undefined,
     });
   }
-  return out;
+  for (const m of text.matchAll(WHOLE)) {
+    const end = m.index + m[0].length;
+    if (out.some((a) => a.index < end && m.index < a.end)) continue;
+    const digits = m[2]!.replace(/[,'\u00a0\u202f ]/g, '');
+    out.push({
+      value: new Decimal(digits).toFixed(2),
+      index: m.index,
+      end,
+      currency: CURRENCY_SIGNS[m[1]!] ?? m[1]!,
+    });
+  }
+  return out.sort((a, b) => a.index - b.index);
 }
 
 /** A single amount that makes up (nearly) the whole of `text`, e.g. a cell "1.190,00 €". */
