@@ -258,7 +258,7 @@ async function recordAllocations(
 // ---- import ------------------------------------------------------------------------------
 
 /** Entries stored and matched in one transaction (docs/banking.md, "Import in chunks"). */
-const IMPORT_CHUNK = 200;
+const IMPORT_CHUNK = 100;
 
 async function parseUpload(
   upload: Upload,
