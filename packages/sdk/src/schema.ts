@@ -2686,6 +2686,244 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sepa/credit-transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List SEPA credit transfer files
+         * @description Beyond the specification (issue 40). Oldest first, each with its items and whether a bank statement confirmed them.
+         *
+         *     Scopes (all required): `banking:read`.
+         */
+        get: operations["listSepaCreditTransfers"];
+        put?: never;
+        /**
+         * Pay incoming invoices by SEPA credit transfer
+         * @description Beyond the specification (issue 40). Writes a pain.001.001.09 file (`version` `pain.001.001.03` for older bank software) that pays each incoming invoice its open amount (or `amount`) to the IBAN and BIC of its supplier record, from the payment account (`payment_account_id`, with an IBAN, in EUR) on the execution date; download it from `file_url`. Each transfer carries an end-to-end id; the invoices show `payment_in_transit` until a bank statement line with that id (POST /bank-statements) records the payment. Refused (422, naming each invoice): a credit, another currency than EUR, paid already, in transit already, no supplier or no supplier IBAN, an amount beyond the open amount; an id the account does not have: 422 `invalid_reference`.
+         *
+         *     Scopes (all required): `banking:write`.
+         */
+        post: operations["createSepaCreditTransfer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sepa/direct-debits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List SEPA direct debit files
+         * @description Beyond the specification (issue 40). Oldest first, each with its items and whether a bank statement confirmed them.
+         *
+         *     Scopes (all required): `banking:read`.
+         */
+        get: operations["listSepaDirectDebits"];
+        put?: never;
+        /**
+         * Collect outgoing invoices by SEPA direct debit
+         * @description Beyond the specification (issue 40). Writes a pain.008.001.08 file collecting booked EUR invoices from clients with an active mandate (POST /clients/{id}/sepa-mandates), to the payment account (`payment_account_id`) on the collection date: the invoices named, or else every open one due by the collection date. One payment block per scheme (CORE, B2B) and sequence type: a mandate not collected on before is FRST, later collections are RCUR. The creditor identifier comes from the company profile (`sepa_creditor_identifier`; 422 `unprocessable` when it is not set). A bank statement line with a collection's end-to-end id records the payment.
+         *
+         *     Scopes (all required): `banking:write`.
+         */
+        post: operations["createSepaDirectDebit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sepa/credit-transfers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a SEPA credit transfer file’s record
+         * @description Beyond the specification (issue 40). Its items with their end-to-end ids and whether a bank statement confirmed them.
+         *
+         *     Scopes (all required): `banking:read`.
+         */
+        get: operations["getSepaCreditTransfer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sepa/credit-transfers/{id}/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a SEPA credit transfer file
+         * @description Beyond the specification (issue 40). The XML as it was written: the same bytes on every download.
+         *
+         *     Scopes (all required): `banking:read`.
+         */
+        get: operations["downloadSepaCreditTransferFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sepa/direct-debits/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a SEPA direct debit file’s record
+         * @description Beyond the specification (issue 40). Its items with their end-to-end ids and whether a bank statement confirmed them.
+         *
+         *     Scopes (all required): `banking:read`.
+         */
+        get: operations["getSepaDirectDebit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sepa/direct-debits/{id}/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a SEPA direct debit file
+         * @description Beyond the specification (issue 40). The XML as it was written: the same bytes on every download.
+         *
+         *     Scopes (all required): `banking:read`.
+         */
+        get: operations["downloadSepaDirectDebitFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search across clients, contacts, companies, projects, tasks, invoices and offers
+         * @description Full-text search over names, numbers, e-mails, VAT ids and texts, best hits first. A token finds only the kinds its read scopes allow (client:read, contact-data:read for contacts and companies, task-management:read for tasks, projects for every token, outgoing-invoice:read, incoming-invoice:read, offer:read); 403 when it may read none of the kinds asked for.
+         *
+         *     Scopes: none (any valid token).
+         */
+        get: operations["getSearch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/clients/{id}/sepa-mandates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a client’s SEPA mandates
+         * @description Beyond the specification (issue 40). Oldest first, revoked ones too.
+         *
+         *     Scopes (all required): `banking:read`.
+         */
+        get: operations["listClientSepaMandates"];
+        put?: never;
+        /**
+         * Record a client’s SEPA direct debit mandate
+         * @description Beyond the specification (issue 40). Mandate reference (unique within the account, 409 `already_exists` otherwise; SEPA characters without blanks), date of signature, the debtor’s IBAN (checked) and BIC, scheme CORE or B2B, and whether it has been collected on before (`sequence`). POST /sepa/direct-debits collects on the client’s newest active mandate.
+         *
+         *     Scopes (all required): `banking:write`.
+         */
+        post: operations["createClientSepaMandate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sepa-mandates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one SEPA mandate
+         * @description Beyond the specification (issue 40).
+         *
+         *     Scopes (all required): `banking:read`.
+         */
+        get: operations["getSepaMandate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sepa-mandates/{id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a SEPA mandate
+         * @description Beyond the specification (issue 40). Nothing more is collected on it (409 `conflict` when it is revoked already). Files written before keep their collections.
+         *
+         *     Scopes (all required): `banking:write`.
+         */
+        post: operations["revokeSepaMandate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/changes": {
         parameters: {
             query?: never;
@@ -3670,6 +3908,8 @@ export interface components {
              * @enum {unknown}
              */
             payment_status: "unpaid" | "partially_paid" | "paid";
+            /** @description The SEPA credit transfer (POST /sepa/credit-transfers) that pays it, until a bank statement line with its end-to-end id confirms the payment; null otherwise */
+            payment_in_transit: number | null;
             /** @description `open` (new), `approved` (checked, ready to pay) or `paid` (set when fully paid) */
             status: "open" | "approved" | "paid";
             /** @description Positive integer id */
@@ -3955,6 +4195,8 @@ export interface components {
          *       "paid_total": 0,
          *       "open_total": 1392.18,
          *       "payment_status": "unpaid",
+         *       "dunning_level": null,
+         *       "dunnings": [],
          *       "file_id": null,
          *       "line_items": [
          *         {
@@ -4263,6 +4505,8 @@ export interface components {
             bic: string | null;
             /** @description Name of the bank */
             bank_name: string | null;
+            /** @description SEPA creditor identifier (Gläubiger-ID) that direct debit files name, e.g. DE98ZZZ09999999999; blanks ignored, the check digits (ISO 7064 mod 97-10) are verified */
+            sepa_creditor_identifier: string | null;
             /** @description Printed above the line items of an invoice that has no intro text of its own */
             invoice_intro_text: string | null;
             /** @description Printed below the totals of an invoice that has no closing text of its own */
@@ -5143,6 +5387,8 @@ export interface components {
              */
             date: string;
             description: string | null;
+            /** @description The bank statement line (GET /bank-transactions/{id}) whose match recorded this payment; null when recorded by hand */
+            bank_transaction_id: number | null;
             /**
              * Format: date-time
              * @description RFC 3339 timestamp in UTC
@@ -5514,6 +5760,11 @@ export interface components {
                 amount: number;
                 /** @enum {unknown} */
                 origin: "auto" | "manual";
+                /**
+                 * @description `outgoing`: money received for an outgoing invoice; `incoming`: an incoming invoice paid by one of our SEPA credit transfers, confirmed by its end-to-end id
+                 * @enum {unknown}
+                 */
+                invoice_kind: "outgoing" | "incoming";
             }[];
             /** @description Unmatched money in: invoices it may pay, best first, with the reasons (at most 5) */
             suggestions: {
@@ -5525,6 +5776,93 @@ export interface components {
                 score: number;
                 reasons: ("reference" | "number_in_text" | "amount_equal" | "iban_known" | "sum_of_invoices")[];
             }[];
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp in UTC
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp in UTC
+             */
+            updated_at: string;
+        };
+        SepaRun: {
+            /** @description Positive integer id */
+            id: number;
+            /** @enum {unknown} */
+            kind: "credit_transfer" | "direct_debit";
+            /** @description The file’s message: pain.001.001.09, pain.001.001.03 or pain.008.001.08 */
+            version: string;
+            /** @description Positive integer id */
+            payment_account_id: number;
+            /**
+             * Format: date
+             * @description The execution (credit transfers) or collection date
+             */
+            requested_date: string;
+            message_id: string;
+            number_of_transactions: number;
+            /** @description Amount in the document currency, at most two decimals */
+            control_sum: number;
+            /** @description Where the file is downloaded: the same bytes every time */
+            file_url: string;
+            items: {
+                /** @description The incoming (credit transfer) or outgoing (direct debit) invoice */
+                invoice_id: number;
+                /** @description Amount in the document currency, at most two decimals */
+                amount: number;
+                /** @description Unique within the account; the bank statement line carries it back */
+                end_to_end_id: string;
+                /** @description The creditor (credit transfer) or debtor (direct debit) as the file names it */
+                name: string;
+                iban: string;
+                bic: string | null;
+                remittance: string;
+                /** @description The mandate collected on (direct debits) */
+                mandate_id: number | null;
+                sequence_type: ("FRST" | "RCUR") | null;
+                /**
+                 * @description `confirmed` once a bank statement line with the end-to-end id recorded the payment
+                 * @enum {unknown}
+                 */
+                status: "in_transit" | "confirmed";
+                /** @description The bank statement line that confirmed it */
+                bank_transaction_id: number | null;
+            }[];
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp in UTC
+             */
+            created_at: string;
+        };
+        SepaMandate: {
+            /** @description Positive integer id */
+            id: number;
+            /** @description Positive integer id */
+            client_id: number;
+            reference: string;
+            /**
+             * Format: date
+             * @description Calendar date, YYYY-MM-DD
+             */
+            signed_on: string;
+            iban: string;
+            bic: string | null;
+            /** @enum {unknown} */
+            scheme: "CORE" | "B2B";
+            /**
+             * @description `first` until a direct debit file collects on it (FRST), `recurring` after that (RCUR)
+             * @enum {unknown}
+             */
+            sequence: "first" | "recurring";
+            /** @enum {unknown} */
+            status: "active" | "revoked";
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp in UTC
+             */
+            revoked_at: string | null;
             /**
              * Format: date-time
              * @description RFC 3339 timestamp in UTC
@@ -21363,6 +21701,8 @@ export interface operations {
                     bic?: string | null;
                     /** @description Name of the bank */
                     bank_name?: string | null;
+                    /** @description SEPA creditor identifier (Gläubiger-ID) that direct debit files name, e.g. DE98ZZZ09999999999; blanks ignored, the check digits (ISO 7064 mod 97-10) are verified */
+                    sepa_creditor_identifier?: string | null;
                     /** @description Printed above the line items of an invoice that has no intro text of its own */
                     invoice_intro_text?: string | null;
                     /** @description Printed below the totals of an invoice that has no closing text of its own */
@@ -46112,6 +46452,8 @@ export interface operations {
                              */
                             date: string;
                             description: string | null;
+                            /** @description The bank statement line (GET /bank-transactions/{id}) whose match recorded this payment; null when recorded by hand */
+                            bank_transaction_id: number | null;
                             /**
                              * Format: date-time
                              * @description RFC 3339 timestamp in UTC
@@ -46464,6 +46806,8 @@ export interface operations {
                              */
                             date: string;
                             description: string | null;
+                            /** @description The bank statement line (GET /bank-transactions/{id}) whose match recorded this payment; null when recorded by hand */
+                            bank_transaction_id: number | null;
                             /**
                              * Format: date-time
                              * @description RFC 3339 timestamp in UTC
@@ -48919,6 +49263,3274 @@ export interface operations {
                 };
             };
             /** @description `conflict`: the transaction is not in a state this applies to. Problem codes: `already_exists` (A record with this value already exists), `conflict` (Conflict with the current state), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists" | "conflict" | "idempotency_in_progress";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key was used with a different request",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key was used with a different request",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
+    listSepaCreditTransfers: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the list */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SepaRun"][];
+                        meta: {
+                            /** @description Absent when the list was paged by cursor (`after`) */
+                            page?: number;
+                            per_page: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    createSepaCreditTransfer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (at most 255 characters; a UUID is fine). The same key with the same body within 24 hours replays the first answer (`Idempotent-Replayed: true`); with a different body it is refused with 422 `idempotency_key_reused`; while the first request still runs, 409 `idempotency_in_progress` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The account paid from (debtor): a payment account with an IBAN, in EUR */
+                    payment_account_id: number;
+                    /**
+                     * Format: date
+                     * @description Requested execution date: today or later
+                     */
+                    execution_date: string;
+                    /**
+                     * @description Default `pain.001.001.09`; `pain.001.001.03` for older bank software
+                     * @enum {unknown}
+                     */
+                    version?: "pain.001.001.09" | "pain.001.001.03";
+                    /** @description The incoming invoices to pay, each once */
+                    invoices: {
+                        /** @description An incoming invoice */
+                        incoming_invoice_id: number;
+                        /** @description At most two decimals; at most the open amount (default: the open amount) */
+                        amount?: number;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created: the new record; its address in `Location` */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SepaRun"];
+                    };
+                };
+            };
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description Problem codes: `already_exists` (A record with this value already exists), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists" | "idempotency_in_progress";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `invalid_reference` (A referenced record does not exist), `unprocessable` (Request cannot be processed), `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key was used with a different request",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key was used with a different request",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused" | "invalid_reference" | "unprocessable" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
+    listSepaDirectDebits: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the list */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SepaRun"][];
+                        meta: {
+                            /** @description Absent when the list was paged by cursor (`after`) */
+                            page?: number;
+                            per_page: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    createSepaDirectDebit: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (at most 255 characters; a UUID is fine). The same key with the same body within 24 hours replays the first answer (`Idempotent-Replayed: true`); with a different body it is refused with 422 `idempotency_key_reused`; while the first request still runs, 409 `idempotency_in_progress` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The account collected to (creditor): with an IBAN, in EUR */
+                    payment_account_id: number;
+                    /**
+                     * Format: date
+                     * @description Requested collection date: today or later
+                     */
+                    collection_date: string;
+                    /** @description The outgoing invoices to collect; default: every open EUR invoice due by the collection date of a client with an active mandate */
+                    invoices?: {
+                        /** @description A booked outgoing invoice */
+                        invoice_id: number;
+                        /** @description At most two decimals; at most the open amount (default: the open amount) */
+                        amount?: number;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created: the new record; its address in `Location` */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SepaRun"];
+                    };
+                };
+            };
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description Problem codes: `already_exists` (A record with this value already exists), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists" | "idempotency_in_progress";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `invalid_reference` (A referenced record does not exist), `unprocessable` (Request cannot be processed), `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key was used with a different request",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key was used with a different request",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused" | "invalid_reference" | "unprocessable" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
+    getSepaCreditTransfer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SepaRun"];
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    downloadSepaCreditTransferFile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range (RFC 9110), e.g. `bytes=0-1023`: answered 206. */
+                Range?: string;
+                /** @description An ETag: the Range applies only while the file still has it. */
+                "If-Range"?: string;
+                /** @description ETags the client holds: answered 304 when the file still has one of them. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pain XML */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            /** @description A byte range */
+            206: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Range": components["headers"]["Content-Range"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            /** @description Not modified: the file still has an ETag the client named. */
+            304: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
+            /** @description Range not satisfiable. Problem codes: `range_not_satisfiable` (Range not satisfiable). */
+            416: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Content-Range": components["headers"]["Content-Range"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/range-not-satisfiable",
+                     *       "title": "Range not satisfiable",
+                     *       "status": 416,
+                     *       "detail": "Range not satisfiable",
+                     *       "code": "range_not_satisfiable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "range_not_satisfiable";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getSepaDirectDebit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SepaRun"];
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    downloadSepaDirectDebitFile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range (RFC 9110), e.g. `bytes=0-1023`: answered 206. */
+                Range?: string;
+                /** @description An ETag: the Range applies only while the file still has it. */
+                "If-Range"?: string;
+                /** @description ETags the client holds: answered 304 when the file still has one of them. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pain XML */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            /** @description A byte range */
+            206: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Range": components["headers"]["Content-Range"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            /** @description Not modified: the file still has an ETag the client named. */
+            304: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
+            /** @description Range not satisfiable. Problem codes: `range_not_satisfiable` (Range not satisfiable). */
+            416: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Content-Range": components["headers"]["Content-Range"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/range-not-satisfiable",
+                     *       "title": "Range not satisfiable",
+                     *       "status": 416,
+                     *       "detail": "Range not satisfiable",
+                     *       "code": "range_not_satisfiable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "range_not_satisfiable";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getSearch: {
+        parameters: {
+            query: {
+                /** @description Words to find, each as a prefix of a word in a name, number, e-mail, VAT id or text; case and diacritics are ignored (Müller = Muller; Mueller also finds Müller). Every word must match. */
+                q: string;
+                /** @description Comma-separated kinds to search (client, contact, company, project, task, outgoing_invoice, incoming_invoice, offer); default: every kind the token may read. */
+                kinds?: string;
+                /** @description Most hits returned */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            kind: "client" | "contact" | "company" | "project" | "task" | "outgoing_invoice" | "incoming_invoice" | "offer";
+                            /** @description Positive integer id */
+                            id: number;
+                            title: string;
+                            /** @description The matched text around the match, matches marked with <mark>…</mark> */
+                            snippet: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listClientSepaMandates: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the list */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SepaMandate"][];
+                        meta: {
+                            /** @description Absent when the list was paged by cursor (`after`) */
+                            page?: number;
+                            per_page: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    createClientSepaMandate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (at most 255 characters; a UUID is fine). The same key with the same body within 24 hours replays the first answer (`Idempotent-Replayed: true`); with a different body it is refused with 422 `idempotency_key_reused`; while the first request still runs, 409 `idempotency_in_progress` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Mandate reference, unique within the account: letters, digits and + ? / - : ( ) . , ' (no blanks, not starting with / nor holding //) */
+                    reference: string;
+                    /**
+                     * Format: date
+                     * @description Date of signature: not in the future
+                     */
+                    signed_on: string;
+                    /** @description The debtor’s IBAN (blanks allowed), checked */
+                    iban: string;
+                    /** @description BIC, checked */
+                    bic?: string | null;
+                    /**
+                     * @description Default `CORE`
+                     * @enum {unknown}
+                     */
+                    scheme?: "CORE" | "B2B";
+                    /**
+                     * @description Default `first`; `recurring` for a mandate already collected on elsewhere
+                     * @enum {unknown}
+                     */
+                    sequence?: "first" | "recurring";
+                };
+            };
+        };
+        responses: {
+            /** @description Created: the new record; its address in `Location` */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SepaMandate"];
+                    };
+                };
+            };
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `already_exists` (A record with this value already exists), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists" | "idempotency_in_progress";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `idempotency_key_reused` (Idempotency-Key was used with a different request), `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key was used with a different request",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key was used with a different request",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
+                    };
+                };
+            };
+        };
+    };
+    getSepaMandate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SepaMandate"];
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    revokeSepaMandate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (at most 255 characters; a UUID is fine). The same key with the same body within 24 hours replays the first answer (`Idempotent-Replayed: true`); with a different body it is refused with 422 `idempotency_key_reused`; while the first request still runs, 409 `idempotency_in_progress` with `Retry-After`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Done: the record as it is now */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SepaMandate"];
+                    };
+                };
+            };
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description `conflict`: revoked already. Problem codes: `already_exists` (A record with this value already exists), `conflict` (Conflict with the current state), `idempotency_in_progress` (A request with this Idempotency-Key is still in progress). */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
