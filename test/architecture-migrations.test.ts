@@ -80,9 +80,15 @@ const LANDED: ReadonlyArray<readonly [file: string, sha256: string]> = [
   ['2026_12_07_950_backfill.ts', '6c316e293261af2f28e62792a53dbb0b1eace21bd2a63a5bff5fa74ad775aec8'],
   ['2026_12_07_975_scheduled_jobs.ts', '3bbcde049d701e1b7c67c86294719572a9c007de8893d4f5c774a370621a68d2'],
   ['2026_12_07_980_recurring_auto.ts', 'bdad32d60a4d328bffeb26051045aeb3d1c45fcc24b06b98bada76773e90f039'],
-  ['2026_12_07_984_dunning_credited_index.ts', '2b7ca09774b80a484a328b4bae12767f3c33f183c42165ef9739dc0c7bab81f3'],
+  [
+    '2026_12_07_984_dunning_credited_index.ts',
+    '2b7ca09774b80a484a328b4bae12767f3c33f183c42165ef9739dc0c7bab81f3',
+  ],
   ['2026_12_07_986_sepa.ts', '1ecde6c7aa3305ef43650596725ddf8d922bd8ef2b1b51e3c6853505a6da5a0e'],
-  ['2026_12_07_992_change_feed_window.ts', '90b67fcc55804bcf6aa9135509fc59d3cdcad730fd5b797f75a51aaf20d4c659'],
+  [
+    '2026_12_07_992_change_feed_window.ts',
+    '90b67fcc55804bcf6aa9135509fc59d3cdcad730fd5b797f75a51aaf20d4c659',
+  ],
   ['2026_12_07_994_kept_documents.ts', '8c4731faef1e9c4fb86e824d1e4feb2ba062d7ef7bf6da276fa83795f2e2df3e'],
   ['2026_12_07_995_table_versions.ts', 'cb853bd0dd731fd522feea499fff3e0e08fc9ef38a15006f7c3741d1030f3cdc'],
   ['2026_12_07_997_search_docs.ts', '0143d3fdf7663c064b6fd584b35f980c7485caf50a20c3efc72e605a99c14d09'],
