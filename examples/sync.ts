@@ -1,7 +1,7 @@
 // Keeping a local copy in sync with the change feed (GET /changes): read everything once,
 // remember the cursor, then apply only what changed since, deletions and archivals included.
 //   API_URL=http://localhost:3000 API_TOKEN=… npx tsx examples/sync.ts
-import { createApiClient, ok } from '@pm-invoicing/sdk';
+import { ApiError, createApiClient, ok } from '@pm-invoicing/sdk';
 
 const api = createApiClient({ baseUrl: process.env.API_URL!, token: process.env.API_TOKEN! });
 
@@ -11,14 +11,30 @@ let cursor: string | undefined;
 
 async function sync(): Promise<number> {
   let applied = 0;
-  for await (const change of api.changes({ after: cursor, limit: 500 })) {
-    const key = `${change.resource}:${change.id}`;
-    if (change.action === 'deleted') copy.delete(key);
-    else if (change.data) copy.set(key, change.data);
-    cursor = change.cursor; // store it with the data, in the same transaction
-    applied++;
+  try {
+    for await (const change of api.changes({ after: cursor, limit: 500 })) {
+      const key = `${change.resource}:${change.id}`;
+      if (change.action === 'deleted') copy.delete(key);
+      else if (change.data) copy.set(key, change.data);
+      cursor = change.cursor; // store it with the data, in the same transaction
+      applied++;
+    }
+  } catch (err) {
+    // The cursor is older than the feed's window (docs/changes.md): reread, then follow on.
+    if (!(err instanceof ApiError) || err.code !== 'cursor_expired') throw err;
+    const latest = String(err.problem.latest_cursor);
+    await resync();
+    cursor = latest;
+    return applied + (await sync());
   }
   return applied;
+}
+
+/** A fresh copy from the lists; the feed then goes on from the cursor taken before reading them. */
+async function resync(): Promise<void> {
+  copy.clear();
+  for await (const c of api.paginate('/clients', {})) copy.set(`client:${c.id}`, c);
+  for await (const t of api.paginate('/tasks', {})) copy.set(`task:${t.id}`, t);
 }
 
 console.log(`first sync: ${await sync()} changes, ${copy.size} records`);
