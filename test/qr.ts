@@ -22,8 +22,12 @@ export async function qrCodesOfPdf(pdf: Buffer): Promise<string[]> {
     const out: string[] = [];
     for (const name of (await readdir(dir)).filter((n) => n.endsWith('.png')).sort()) {
       const png = PNG.sync.read(await readFile(join(dir, name)));
-      const code = jsQR(new Uint8ClampedArray(png.data), png.width, png.height);
-      if (code) out.push(code.data);
+      // dontInvert: light codes on dark ground never occur here, and the inverted pass is where
+      // jsQR sometimes "finds" an empty code in plain text; a real payload is never empty.
+      const code = jsQR(new Uint8ClampedArray(png.data), png.width, png.height, {
+        inversionAttempts: 'dontInvert',
+      });
+      if (code && code.data !== '') out.push(code.data);
     }
     return out;
   } finally {
