@@ -1,16 +1,17 @@
 /**
  * The one set of builders for the plain REST routes of a resource (issue 17, "one of
- * everything"): a paged list, one record by id, creation (201 with `Location`) and a PATCH.
+ * everything"): a paged list, one record by id, creation (201 with `Location`), a PATCH, and
+ * the e-mail routes of a document (send, list its messages).
  * Each builder writes the operation's schema in the order the OpenAPI document shows it
  * (tags, summary, description, params/querystring, body, response), so that every resource
  * answers and documents these routes the same way. The resource gives its service functions.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifySchema } from 'fastify';
-import type { Static, TSchema } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 import type { Db } from '../db/index.js';
 import { listResponse, type Page } from './paging.js';
-import { Data, IdParams, List } from './schemas.js';
+import { Data, IdParams, List, PagingQuery } from './schemas.js';
 import type { AuthContext } from './tokens.js';
 
 export type App = Parameters<FastifyPluginAsyncTypebox>[0];
@@ -123,4 +124,59 @@ export function updateRoute<B extends TSchema, T>(
   app.patch(s.path, { config: s.config, schema }, async (req) => ({
     data: toData(await update(app.db, req.auth, (req.params as { id: number }).id, req.body as Static<B>)),
   }));
+}
+
+/** The two e-mail routes of one kind of document, as `documentMailRoutes` declares them. */
+export interface DocumentMailSpec<B extends TSchema> {
+  /** The document's collection: '/offers' gives '/offers/:id/send' and '/offers/:id/messages'. */
+  path: string;
+  tags: string[];
+  /** A message as both routes answer it. */
+  message: TSchema;
+  send: Omit<RouteSpec, 'path' | 'tags'> & { body: B };
+  messages: Omit<RouteSpec, 'path' | 'tags'>;
+}
+
+const messagesQuery = () => Type.Object(PagingQuery, { additionalProperties: false });
+type MessagesQuery = Static<ReturnType<typeof messagesQuery>>;
+
+/**
+ * POST <path>/:id/send queues an e-mail of the document (202 with the message) and
+ * GET <path>/:id/messages lists the document's messages: invoices, offers and dunning letters
+ * are sent alike, so their routes differ only in scopes, texts and the service they call.
+ */
+export function documentMailRoutes<B extends TSchema, M, T>(
+  app: App,
+  s: DocumentMailSpec<B>,
+  send: (db: Db, auth: AuthContext, id: number, body: Static<B>, mail: App['config']['mail']) => Promise<M>,
+  list: (db: Db, auth: AuthContext, id: number, q: MessagesQuery) => Promise<Page<T>>,
+  toData: (row: T) => unknown,
+): void {
+  const sendSchema: FastifySchema = {
+    ...described({ tags: s.tags, ...s.send }),
+    params: IdParams,
+    body: s.send.body,
+    response: { 202: Data(s.message), ...s.send.responses },
+  };
+  app.post(`${s.path}/:id/send`, { config: s.send.config, schema: sendSchema }, async (req, reply) => {
+    const id = (req.params as { id: number }).id;
+    const data = await send(app.db, req.auth, id, req.body as Static<B>, app.config.mail);
+    reply.code(202);
+    return { data };
+  });
+  const messagesSchema: FastifySchema = {
+    ...described({ tags: s.tags, ...s.messages }),
+    params: IdParams,
+    querystring: messagesQuery(),
+    response: { 200: List(s.message), ...s.messages.responses },
+  };
+  app.get(
+    `${s.path}/:id/messages`,
+    { config: s.messages.config, schema: messagesSchema },
+    async (req, reply) => {
+      const id = (req.params as { id: number }).id;
+      const q = req.query as MessagesQuery;
+      return listResponse(req, reply, await list(app.db, req.auth, id, q), toData);
+    },
+  );
 }

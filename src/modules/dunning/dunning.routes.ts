@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { listResponse } from '../../shared/paging.js';
-import { getRoute, listRoute } from '../../shared/route-builders.js';
-import { Data, IdParams, List, PagingQuery, problemResponse } from '../../shared/schemas.js';
+import { documentMailRoutes, getRoute, listRoute } from '../../shared/route-builders.js';
+import { Data, IdParams, problemResponse } from '../../shared/schemas.js';
 import { DocumentSendBody, MailMessage, toMailMessage } from '../mail/mail.public.js';
 import { Invoice, pdfRoute } from '../outgoing-invoices/outgoing-invoices.public.js';
 import {
@@ -188,12 +187,14 @@ export const dunningRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.post(
-    '/dunnings/:id/send',
+  documentMailRoutes(
+    app,
     {
-      config: write,
-      schema: {
-        tags,
+      path: '/dunnings',
+      tags,
+      message: MailMessage,
+      send: {
+        config: write,
         summary: 'E-mail a dunning letter',
         description: [
           'Beyond the specification (issue 39). Queues an e-mail with the letter’s PDF attached, byte for byte what',
@@ -204,42 +205,19 @@ export const dunningRoutes: FastifyPluginAsyncTypebox = async (app) => {
           '`GET /dunnings/{id}/messages` shows whether the relay took it. Refusals: `409 conflict` for a cancelled or',
           'settled letter; `503 mail_not_configured` without SMTP_URL.',
         ].join(' '),
-        params: IdParams,
         body: DocumentSendBody,
-        response: {
-          202: Data(MailMessage),
-          409: problemResponse('`conflict`: the letter is cancelled or settled'),
-        },
+        responses: { 409: problemResponse('`conflict`: the letter is cancelled or settled') },
       },
-    },
-    async (req, reply) => {
-      const data = await sendLetter(app.db, req.auth, req.params.id, req.body, app.config.mail);
-      reply.code(202);
-      return { data };
-    },
-  );
-
-  app.get(
-    '/dunnings/:id/messages',
-    {
-      config: read,
-      schema: {
-        tags,
+      messages: {
+        config: read,
         summary: 'List the e-mails of a dunning letter',
         description:
           'Beyond the specification (issue 39). Every message sent or queued for the letter, oldest first, with its state and the relay’s answer.',
-        params: IdParams,
-        querystring: Type.Object(PagingQuery, { additionalProperties: false }),
-        response: { 200: List(MailMessage) },
       },
     },
-    async (req, reply) =>
-      listResponse(
-        req,
-        reply,
-        await listLetterMessages(app.db, req.auth, req.params.id, req.query),
-        toMailMessage,
-      ),
+    sendLetter,
+    listLetterMessages,
+    toMailMessage,
   );
 
   app.post(

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { listResponse } from '../../shared/paging.js';
-import { Data, IdParams, List, PagingQuery } from '../../shared/schemas.js';
+import { documentMailRoutes } from '../../shared/route-builders.js';
+import { Data } from '../../shared/schemas.js';
 import { DocumentSendBody, MailMessage, MailTemplate, SendBody, TemplatesBody } from './mail.schemas.js';
 import * as service from './mail.service.js';
 
@@ -10,12 +10,14 @@ const ADMIN_ONLY = 'For a token whose user is an administrator of the account (4
 
 /** Sending documents by e-mail (issue 38), beside the documents' own routes. */
 export const mailRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.post(
-    '/outgoing-invoices/:id/send',
+  documentMailRoutes(
+    app,
     {
-      config: { scopes: ['outgoing-invoice:send'] },
-      schema: {
-        tags,
+      path: '/outgoing-invoices',
+      tags,
+      message: MailMessage,
+      send: {
+        config: { scopes: ['outgoing-invoice:send'] },
         summary: 'E-mail a booked invoice or credit',
         description: [
           'Queues an e-mail with the document attached as the client’s `einvoice_format` asks: `zugferd` the PDF',
@@ -23,50 +25,32 @@ export const mailRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'the PDF and the UBL XML — byte for byte what `GET …/pdf` and `GET …/xml` answer. A worker sends it',
           'through the relay of SMTP_URL, retrying a 4xx answer or an unreachable relay with back-off; `202` answers',
           'the queued message, `GET …/messages` shows how it went. Refusals: `409 not_booked` for drafts and plan',
-          'masters (unless `book: true`, which books the draft first and needs `outgoing-invoice:book` too); `422 einvoice_invalid` when the document breaks a rule of the format (each error names the rule,',
+          'masters (unless `book: true`, which books the draft first and needs `outgoing-invoice:book` too);',
+          '`422 einvoice_invalid` when the document breaks a rule of the format (each error names the rule,',
           'e.g. `BR-DE-15`, and the field) — nothing is queued; `503 mail_not_configured` without SMTP_URL.',
         ].join(' '),
-        params: IdParams,
         body: SendBody,
-        response: { 202: Data(MailMessage) },
       },
-    },
-    async (req, reply) => {
-      const data = await service.sendInvoice(app.db, req.auth, req.params.id, req.body, app.config.mail);
-      reply.code(202);
-      return { data };
-    },
-  );
-
-  app.get(
-    '/outgoing-invoices/:id/messages',
-    {
-      config: { scopes: ['outgoing-invoice:read'] },
-      schema: {
-        tags,
+      messages: {
+        config: { scopes: ['outgoing-invoice:read'] },
         summary: 'List the e-mails of an invoice',
         description:
           'Every message sent or queued for the invoice, oldest first, with its state and the relay’s answer.',
-        params: IdParams,
-        querystring: Type.Object(PagingQuery, { additionalProperties: false }),
-        response: { 200: List(MailMessage) },
       },
     },
-    async (req, reply) =>
-      listResponse(
-        req,
-        reply,
-        await service.listInvoiceMessages(app.db, req.auth, req.params.id, req.query),
-        service.toMailMessage,
-      ),
+    service.sendInvoice,
+    service.listInvoiceMessages,
+    service.toMailMessage,
   );
 
-  app.post(
-    '/offers/:id/send',
+  documentMailRoutes(
+    app,
     {
-      config: { scopes: ['offer:send'] },
-      schema: {
-        tags: ['Offers'],
+      path: '/offers',
+      tags: ['Offers'],
+      message: MailMessage,
+      send: {
+        config: { scopes: ['offer:send'] },
         summary: 'E-mail an offer',
         description: [
           'Beyond the specification (issue 38). Queues an e-mail with the offer’s PDF attached, byte for byte what',
@@ -76,39 +60,18 @@ export const mailRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Refusals: `409 offer_not_open` for an accepted, declined or invoiced offer; `503 mail_not_configured`',
           'without SMTP_URL.',
         ].join(' '),
-        params: IdParams,
         body: DocumentSendBody,
-        response: { 202: Data(MailMessage) },
       },
-    },
-    async (req, reply) => {
-      const data = await service.sendOffer(app.db, req.auth, req.params.id, req.body, app.config.mail);
-      reply.code(202);
-      return { data };
-    },
-  );
-
-  app.get(
-    '/offers/:id/messages',
-    {
-      config: { scopes: ['offer:read'] },
-      schema: {
-        tags: ['Offers'],
+      messages: {
+        config: { scopes: ['offer:read'] },
         summary: 'List the e-mails of an offer',
         description:
           'Beyond the specification (issue 38). Every message sent or queued for the offer, oldest first, with its state and the relay’s answer.',
-        params: IdParams,
-        querystring: Type.Object(PagingQuery, { additionalProperties: false }),
-        response: { 200: List(MailMessage) },
       },
     },
-    async (req, reply) =>
-      listResponse(
-        req,
-        reply,
-        await service.listOfferMessages(app.db, req.auth, req.params.id, req.query),
-        service.toMailMessage,
-      ),
+    service.sendOffer,
+    service.listOfferMessages,
+    service.toMailMessage,
   );
 
   app.get(
