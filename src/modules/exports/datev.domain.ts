@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../../shared/errors.js';
+import { Dec } from '../../shared/money.js';
 import type { AccountingSettings, AccountKey } from '../account/profile.public.js';
+import { documentEntries, EU_STATES, ossCountry, taxInGross } from './vat.domain.js';
 
 /**
  * The DATEV format (EXTF, version 700) as pure functions: the header line, the column line and
@@ -345,7 +347,12 @@ export interface Booking {
   date: string;
   document: string;
   text: string;
-  euVatId?: string | null;
+  /** Field 40, EU-Land u. UStID (Bestimmung): the buyer's VAT id, or (OSS) its country. */
+  euDestination?: string | null;
+  /** Field 41, EU-Steuersatz (Bestimmung): the destination state's rate of an OSS row (`20,00`). */
+  euRate?: string;
+  /** Field 123, EU-Land u. UStID (Ursprung): the seller's VAT id on an OSS row. */
+  euOrigin?: string | null;
   /** GUID of the document (Belegbild) in document.xml the row links to. */
   link?: string;
 }
@@ -362,7 +369,9 @@ export function bookingRow(b: Booking): string {
   f[10] = belegfeld1(b.document);
   f[13] = text(b.text, 60);
   f[19] = b.link ? text(`BEDI "${b.link}"`) : '';
-  f[39] = text(b.euVatId ?? '', 15);
+  f[39] = text(b.euDestination ?? '', 15);
+  f[40] = b.euRate ?? '';
+  f[122] = text(b.euOrigin ?? '', 15);
   return f.join(';');
 }
 
@@ -389,17 +398,53 @@ const REVENUE_BY_RATE: Record<string, AccountKey> = {
   '0': 'revenue_tax_free',
 };
 
-/** Decimal string of money ("123.45", "-5") as cents, exactly. */
-export function centsOf(decimal: string): number {
-  const m = /^(-?)(\d+)(?:\.(\d{1,2}))?$/.exec(decimal.trim());
-  if (!m) throw new RangeError(`not an amount: ${decimal}`);
-  const cents = Number(m[2]) * 100 + Number((m[3] ?? '').padEnd(2, '0'));
-  return m[1] === '-' ? -cents : cents;
-}
-
 const rateKey = (rate: string) => String(Number(rate));
 
-export function revenueAccount(entry: TaxEntry, accounts: Record<AccountKey, string>, doc: string): string {
+/** The general-ledger accounts the bookings use: the settings' and the chart's OSS revenue account. */
+export type BookingAccounts = Record<AccountKey, string> & { revenue_oss: string };
+
+/**
+ * One-Stop-Shop sales (a consumer in another EU state charged that state's VAT, as the OSS
+ * report reads them) go to DATEV's "Erlöse aus im anderen EU-Land steuerpflichtigen
+ * Lieferungen" (SKR03 8320, SKR04 4320). It is no automatic account, so the rows carry tax key
+ * 240 (OSS, supplied from Germany), and DATEV takes the state and its rate from fields 40 and
+ * 41, from which it derives the tax. Not a setting of the profile: the chart decides it.
+ */
+export const OSS_REVENUE_ACCOUNT: Record<AccountingSettings['chart'], string> = {
+  SKR03: '8320',
+  SKR04: '4320',
+};
+export const OSS_TAX_KEY = '240';
+
+/** The OSS revenue account of the chart at the account length (DATEV pads with zeros). */
+export const ossRevenueAccount = (s: Pick<AccountingSettings, 'chart' | 'account_length'>): string =>
+  OSS_REVENUE_ACCOUNT[s.chart].padEnd(s.account_length, '0');
+
+/** A rate as field 41 writes it: two decimals with a comma (`20,00`, `5,50`). */
+export function euRateField(rate: string, doc: string): string {
+  const r = new Dec(rate);
+  if (!r.times(100).isInteger() || r.isNegative() || r.gte(100))
+    throw new AppError(
+      'unprocessable',
+      `Document ${doc} has a tax rate of ${rate} %, which DATEV cannot hold`,
+    );
+  return r.toFixed(2).replace('.', ',');
+}
+
+/** A country as DATEV names EU states (Greece is EL, as in VAT ids). */
+export const datevCountry = (code: string): string => (code === 'GR' ? 'EL' : code);
+
+/** A VAT id of an EU state (spaces removed), else null. */
+export function euVatId(vatId: string | null | undefined): string | null {
+  const v = (vatId ?? '').replace(/\s/g, '').toUpperCase();
+  return /^[A-Z]{2}[0-9A-Z+*]{2,13}$/.test(v) && EU_STATES.has(v.slice(0, 2)) ? v : null;
+}
+
+export function revenueAccount(
+  entry: { rate: string; category?: string | null },
+  accounts: Record<AccountKey, string>,
+  doc: string,
+): string {
   const key =
     Number(entry.rate) === 0
       ? (REVENUE_BY_CATEGORY[entry.category ?? 'E'] ?? 'revenue_tax_free')
@@ -407,7 +452,7 @@ export function revenueAccount(entry: TaxEntry, accounts: Record<AccountKey, str
   if (!key)
     throw new AppError(
       'unprocessable',
-      `Document ${doc} has a tax rate of ${entry.rate} %, for which no revenue account is set (19, 7 and 0 % are)`,
+      `Document ${doc} has a tax rate of ${entry.rate} %, for which no revenue account is set (19, 7 and 0 % are; another EU state's rate only on a sale to a consumer there, under the One-Stop-Shop)`,
     );
   return accounts[key];
 }
@@ -420,6 +465,10 @@ export interface OutgoingDocument {
   debtor: string;
   partyName: string;
   buyerVatId: string | null;
+  /** The buyer's country as booked: decides, with its VAT id and the rate, what is OSS. */
+  buyerCountry: string | null;
+  /** The seller's VAT id as booked: the origin of an OSS row. */
+  sellerVatId: string | null;
   taxes: TaxEntry[];
   /** Earlier deposits a final invoice deducts (net and tax, positive). */
   deductions: { net: string; tax: string }[];
@@ -429,34 +478,50 @@ export interface OutgoingDocument {
  * A booked invoice or credit: one row per tax rate, gross on the debtor against the revenue
  * account of the rate (automatic accounts: no BU key). A positive amount debits the debtor (S),
  * a negative one (credits have negative lines) credits it (H). A final invoice's deductions go
- * back off the revenue of their rate.
+ * back off the revenue of their rate. An OSS rate goes to the OSS account with key 240, the
+ * state and rate in fields 40/41 and the seller's VAT id in 123; the tax DATEV derives from the
+ * gross at that rate must be the document's to the cent (it is for tax computed on the rate's
+ * net, as every booked document's is), else the export is refused rather than off by a cent.
  */
-export function outgoingBookings(d: OutgoingDocument, accounts: Record<AccountKey, string>): Booking[] {
-  // Amounts carry their sign already: a credit's lines are negative.
-  const rows: { entry: TaxEntry; cents: number }[] = d.taxes.map((t) => ({
-    entry: t,
-    cents: centsOf(t.net) + centsOf(t.tax),
-  }));
-  for (const x of d.deductions) {
-    const net = centsOf(x.net);
-    const tax = centsOf(x.tax);
-    const rate = net === 0 ? '0' : String(Math.round((tax * 100) / net));
-    rows.push({ entry: { rate, net: x.net, tax: x.tax }, cents: -(net + tax) });
-  }
-  return rows
+export function outgoingBookings(d: OutgoingDocument, accounts: BookingAccounts): Booking[] {
+  const buyer = { country_code: d.buyerCountry, vat_id: d.buyerVatId };
+  // Amounts carry their sign already: a credit's lines are negative, deductions come off.
+  return documentEntries(d.taxes, d.deductions)
+    .map((entry) => ({ entry, cents: entry.net + entry.tax }))
     .filter((r) => r.cents !== 0)
-    .map((r) => ({
-      cents: Math.abs(r.cents),
-      side: r.cents > 0 ? 'S' : 'H',
-      currency: d.currency,
-      account: d.debtor,
-      contra: revenueAccount(r.entry, accounts, d.number),
-      buKey: '',
-      date: d.date,
-      document: d.number,
-      text: d.partyName,
-      euVatId: r.entry.category === 'AE' || r.entry.category === 'K' ? d.buyerVatId : null,
-    }));
+    .map(({ entry, cents }): Booking => {
+      const row = {
+        cents: Math.abs(cents),
+        side: cents > 0 ? ('S' as const) : ('H' as const),
+        currency: d.currency,
+        account: d.debtor,
+        date: d.date,
+        document: d.number,
+        text: d.partyName,
+      };
+      const country = ossCountry(entry.rate, buyer);
+      if (country === null)
+        return {
+          ...row,
+          contra: revenueAccount(entry, accounts, d.number),
+          buKey: '',
+          euDestination: entry.category === 'AE' || entry.category === 'K' ? d.buyerVatId : null,
+        };
+      const derived = taxInGross(Math.abs(cents), entry.rate);
+      if (derived !== Math.abs(entry.tax))
+        throw new AppError(
+          'unprocessable',
+          `Document ${d.number}: its tax at ${entry.rate} % (${amount(entry.tax)}) is not the ${amount(derived)} DATEV derives from the gross`,
+        );
+      return {
+        ...row,
+        contra: accounts.revenue_oss,
+        buKey: OSS_TAX_KEY,
+        euDestination: datevCountry(country),
+        euRate: euRateField(entry.rate, d.number),
+        euOrigin: euVatId(d.sellerVatId),
+      };
+    });
 }
 
 /**

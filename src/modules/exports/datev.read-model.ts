@@ -45,6 +45,7 @@ const DOCUMENT_COLUMNS = [
   'client_id',
   'document',
   'buyer',
+  'seller',
 ] as const;
 
 /** Booked outgoing documents (invoices, credits, deposits, partial and final invoices) dated in the range. */

@@ -24,6 +24,7 @@ import {
   fiscalYearStart,
   headerLine,
   incomingBooking,
+  ossRevenueAccount,
   outgoingBookings,
   type Party,
   partyRow,
@@ -183,7 +184,9 @@ async function buildFiles(
   const creditors = await personalNumbers(trx, accountId, 'creditor', s.account_length, supplierIds);
   const debtor = (id: number | null) => (id === null ? s.accounts.receivables : debtors.get(id)!);
   const creditor = (id: number | null) => (id === null ? s.accounts.payables : creditors.get(id)!);
-  const nameOf = (buyer: string | null) => parsed<{ name?: string; vat_id?: string | null }>(buyer);
+  const nameOf = (buyer: string | null) =>
+    parsed<{ name?: string; vat_id?: string | null; country_code?: string | null }>(buyer);
+  const accounts = { ...s.accounts, revenue_oss: ossRevenueAccount(s) };
 
   const charges = new Map(
     (
@@ -227,10 +230,12 @@ async function buildFiles(
           debtor: debtor(d.client_id),
           partyName: buyer?.name ?? '',
           buyerVatId: buyer?.vat_id ?? null,
+          buyerCountry: buyer?.country_code ?? null,
+          sellerVatId: nameOf(d.seller)?.vat_id ?? null,
           taxes: doc?.taxes ?? [],
           deductions: doc?.deductions ?? [],
         },
-        s.accounts,
+        accounts,
       ).map((b) => (link ? { ...b, link } : b)),
     );
   }

@@ -1,4 +1,4 @@
-import { allocate, Dec } from '../../shared/money.js';
+import { allocate, Dec, taxCents } from '../../shared/money.js';
 
 /** An exact amount of cents rounded to whole cents, half away from zero. */
 const whole = (cents: Dec): number => cents.toDecimalPlaces(0).toNumber();
@@ -82,6 +82,18 @@ export function centsOf(decimal: string): number {
 }
 
 /**
+ * The rate of a deduction, which the frozen document keeps as net and tax only: the whole
+ * percentage the tax implies when it gives exactly that tax, else the first of the document's
+ * own rates that does (so a deposit at 5.5 % comes off 5.5 %, not 6 %), else the implied one.
+ */
+export function deductionRate(net: number, tax: number, rates: readonly string[]): string {
+  if (net === 0) return '0';
+  const implied = String(Math.round((tax * 100) / net));
+  if (taxCents(net, implied) === tax) return implied;
+  return rates.find((r) => taxCents(net, r) === tax) ?? implied;
+}
+
+/**
  * The tax entries of a booked document (its frozen `document`): its rates, less what a final
  * invoice deducts for earlier deposits (at the rate their tax implies), which were taxed then.
  */
@@ -95,15 +107,11 @@ export function documentEntries(
     net: centsOf(t.net),
     tax: centsOf(t.tax),
   }));
+  const rates = taxes.map((t) => t.rate);
   for (const d of deductions) {
     const net = centsOf(d.net);
     const tax = centsOf(d.tax);
-    out.push({
-      rate: net === 0 ? '0' : String(Math.round((tax * 100) / net)),
-      category: null,
-      net: -net,
-      tax: -tax,
-    });
+    out.push({ rate: deductionRate(net, tax, rates), category: null, net: -net, tax: -tax });
   }
   return out;
 }
