@@ -355,6 +355,8 @@ interface Score {
   ms: number[];
   /** Per document: its group and whether it was fully right. */
   perDoc: { group?: string; full: boolean }[];
+  /** Documents not fully right, with what was read against the truth (printed for dev parts only). */
+  misses: string[];
   unavailable?: string;
 }
 
@@ -367,6 +369,7 @@ async function score(kind: Kind): Promise<Score> {
     highWrong: [],
     ms: [],
     perDoc: [],
+    misses: [],
   };
   if (kind.unavailable) return { ...s, unavailable: kind.unavailable };
   for (const doc of kind.docs) {
@@ -391,6 +394,12 @@ async function score(kind: Kind): Promise<Score> {
     }
     const full = FULL.every((f) => same(f, fields[f], doc.truth));
     if (full) s.full++;
+    else
+      s.misses.push(
+        `${doc.name}: ${FULL.filter((f) => !same(f, fields[f], doc.truth))
+          .map((f) => `${f} = ${String(fields[f])} (truth ${doc.truth[f]})`)
+          .join(', ')}`,
+      );
     s.perDoc.push({ group: doc.group, full });
   }
   return s;
@@ -467,6 +476,10 @@ async function main(): Promise<void> {
     details ? `High-confidence wrong values:\n${details}\n` : '',
   ].join('\n');
   process.stdout.write(`${md}\n`);
+  // --failures: what the dev parts got wrong, to study; the held-out parts' misses are never shown.
+  if (process.argv.includes('--failures'))
+    for (const s of scores.filter((s) => /\bdev\b/.test(s.title) && s.misses.length))
+      process.stdout.write(`\nNot fully right, ${s.title}:\n${s.misses.map((m) => `- ${m}`).join('\n')}\n`);
   const dir = join(import.meta.dirname, '..', 'eval', 'results');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'latest.md'), md);

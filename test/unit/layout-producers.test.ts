@@ -18,6 +18,8 @@ interface Case {
   absent?: string[];
   /** Fields that must not be reported with confidence ≥ 0.9. */
   unsure?: string[];
+  /** Runs set in 15 pt, as a headline. */
+  headline?: Runs;
 }
 
 const cases: Case[] = [
@@ -127,6 +129,154 @@ const cases: Case[] = [
     expect: { supplier_vat_id: 'DE123456789' },
   },
   {
+    name: 'words a producer split ("Br uttosumme", "Zahlbetr ag") are read as their labels',
+    runs: [
+      [300, 500, 'Rechnungssumme ohne USt.'],
+      [520, 500, '624,90'],
+      [300, 513, 'Steuerbetrag'],
+      [520, 513, '46,25'],
+      [300, 526, 'Br uttosumme'],
+      [520, 526, '671,15'],
+      [300, 539, 'Erhaltene Anzahlungen'],
+      [520, 539, '-201,00'],
+      [300, 552, 'Zahlbetr ag'],
+      [520, 552, '470,15'],
+    ],
+    expect: { gross_total: '671.15', prepaid_total: '201.00', amount_due: '470.15' },
+  },
+  {
+    name: '"Gesamtbetrag der Zuschläge" is a sum of charges, not the gross',
+    runs: [
+      [300, 500, 'Positionssumme'],
+      [520, 500, '198,00'],
+      [300, 513, 'Gesamtbetrag der Zuschläge'],
+      [520, 513, '0,00'],
+      [300, 526, 'Gesamtbetrag der Abschläge'],
+      [520, 526, '-0,00'],
+      [300, 539, 'Rechnungssumme ohne USt.'],
+      [520, 539, '198,00'],
+      [300, 552, 'Steuerbetrag'],
+      [520, 552, '37,62'],
+      [300, 565, 'Br uttosumme'],
+      [520, 565, '235,62'],
+    ],
+    expect: { net_total: '198.00', tax_total: '37.62', gross_total: '235.62' },
+  },
+  {
+    name: 'number and date named in a headline after other words ("… KEINE Rechnung Nr. 471102 vom …")',
+    runs: [
+      [44, 201, 'Währung : EUR'],
+      [44, 225, 'Liefer- und Leistungsdatum : 12.11.2019'],
+    ],
+    headline: [[44, 139, 'Buchungshilfe - KEINE Rechnung Nr. 471102 vom 13.11.2019']],
+    expect: { invoice_number: '471102', date: '2019-11-13' },
+  },
+  {
+    name: "a credit note's headline naming the invoice it corrects gives neither number nor date",
+    runs: [
+      [50, 200, 'Datum: 20.11.2019'],
+      [50, 213, 'Währung: EUR'],
+    ],
+    headline: [[44, 139, 'Korrektur zu Rechnung Nr. 471102 vom 13.11.2019']],
+    expect: { date: '2019-11-20' },
+    absent: ['invoice_number'],
+  },
+  {
+    name: '"Rechnung # RE-20151008/504 von 08.10.2015" names number and date',
+    runs: [[57, 353, 'Rechnung # RE-20151008/504 von 08.10.2015']],
+    expect: { invoice_number: 'RE-20151008/504', date: '2015-10-08' },
+  },
+  {
+    name: 'a row of Dutch captions above their values (Datum, Leverdatum, Orderdatum, Vervaldatum, Factuurnr.)',
+    runs: [
+      [50, 217, 'Datum'],
+      [150, 217, 'Leverdatum'],
+      [250, 217, 'Orderdatum'],
+      [350, 217, 'Vervaldatum'],
+      [450, 217, 'Factuurnr.'],
+      [50, 228, '20 augustus 2019'],
+      [150, 228, '16 augustus 2019'],
+      [250, 228, '10 augustus 2019'],
+      [350, 228, '29 augustus 2019'],
+      [450, 228, '1234567'],
+    ],
+    expect: {
+      date: '2019-08-20',
+      delivery_date: '2019-08-16',
+      due_date: '2019-08-29',
+      invoice_number: '1234567',
+    },
+  },
+  {
+    name: 'the day of a written-out date in the next cell is no invoice number ("19 February 2016")',
+    runs: [
+      [50, 217, 'Shipped'],
+      [150, 217, 'Invoice number'],
+      [250, 217, 'Order date'],
+      [350, 217, 'Dated'],
+      [50, 228, '1 March 2016'],
+      [150, 228, 'Rechnungsnummer'],
+      [250, 228, '19 February 2016'],
+      [350, 228, '2 March 2016'],
+    ],
+    expect: { date: '2016-03-02', delivery_date: '2016-03-01' },
+    absent: ['invoice_number'],
+  },
+  {
+    name: '"Reference" names the number; "Net", "Sales tax", "Invoice amount" add up; "Printed" is no date',
+    runs: [
+      [400, 19, 'Printed: December 16 , 2017'],
+      [50, 216, 'Payment due:'],
+      [160, 216, 'January 10 , 2018'],
+      [50, 229, 'Shipped:'],
+      [160, 229, 'December 10 , 2017'],
+      [50, 242, 'Reference:'],
+      [160, 242, '0000123456'],
+      [50, 255, 'Dated:'],
+      [160, 255, 'December 11 , 2017'],
+      [50, 383, 'Net'],
+      [170, 383, '8.980,00 EUR'],
+      [50, 396, 'Sales tax 19 %'],
+      [170, 396, '1.706,20 EUR'],
+      [50, 409, 'Invoice amount'],
+      [170, 409, '10.686,20 EUR'],
+    ],
+    expect: {
+      invoice_number: '0000123456',
+      date: '2017-12-11',
+      delivery_date: '2017-12-10',
+      due_date: '2018-01-10',
+      net_total: '8980.00',
+      gross_total: '10686.20',
+    },
+  },
+  {
+    name: 'Dutch "Te betalen" is the amount due; a zero invoice adds up to zero',
+    runs: [
+      [330, 358, 'Subtotaal'],
+      [450, 358, '0,00 EUR'],
+      [330, 371, 'BTW 19 %'],
+      [450, 371, '0,00 EUR'],
+      [330, 397, 'Te betalen'],
+      [450, 397, '0,00 EUR'],
+      [50, 420, 'Te betalen vóór'],
+      [160, 420, '13-05-2018'],
+    ],
+    expect: { gross_total: '0.00', amount_due: '0.00', due_date: '2018-05-13' },
+  },
+  {
+    name: '"Käufer :" marks the buyer\'s block: its VAT id is not the supplier\'s',
+    runs: [
+      [44, 305, 'Ver käufer :'],
+      [44, 327, 'Lieferant GmbH'],
+      [44, 383, 'USt.-Id.-Nr. : DE123456789'],
+      [44, 406, 'Käufer :'],
+      [44, 428, 'Kunden AG Mitte'],
+      [44, 450, 'USt.-Id.-Nr. : DE811569869'],
+    ],
+    expect: { supplier_vat_id: 'DE123456789' },
+  },
+  {
     name: 'Dutch "Klant:" marks the buyer\'s block, "BTW-nummer" labels the supplier\'s VAT id',
     runs: [
       [50, 110, 'Klant:'],
@@ -140,7 +290,9 @@ const cases: Case[] = [
 describe('layout reader: other producers', () => {
   for (const c of cases)
     it(c.name, () => {
-      const out = fieldsFromLayout([page(c.runs)], 'pdf_text');
+      const body = page(c.runs);
+      body.words.push(...page(c.headline ?? [], 1, 15).words);
+      const out = fieldsFromLayout([body], 'pdf_text');
       const fields = out.fields as Record<string, unknown>;
       for (const [field, value] of Object.entries(c.expect)) assert.deepEqual(fields[field], value, field);
       for (const field of c.absent ?? []) assert.equal(fields[field], undefined, field);

@@ -146,7 +146,7 @@ export function scanLabels(lines: Line[], lang: Lang): Scan {
 
   // "Rechnung Nr. RE-1 vom 06.12.2026", "Invoice INV-1 dated 6 May 2026": the number's date.
   const datedNumber = (line: Line, s: Segment, rest: string) => {
-    const m = /^\S+\s+(?:vom|v\.|dated|of|from|du|van|en\s?date\s?du)\s+(.+)$/iu.exec(rest);
+    const m = /^\S+\s+(?:vom|von|v\.|dated|of|from|du|van|en\s?date\s?du)\s+(.+)$/iu.exec(rest);
     const v = m ? readValue('date', m[1]!, lang) : undefined;
     if (v)
       candidates.push({
@@ -204,8 +204,8 @@ export function scanLabels(lines: Line[], lang: Lang): Scan {
       if (right.length) {
         // "MwSt 19 % auf 1.000,00 | 190,00": the amount the row ends with.
         const text = [kind === 'amount' ? m.rest : '', ...right.map((r) => r.text)].join(' ');
+        // Not a value of its kind ("Datum | Leverdatum" in a row of captions): look below.
         if (push(line, s, m, readValue(kind, text, lang), 'right', right[right.length - 1]!)) return;
-        if (kind !== 'amount') return;
       }
       // Below: the cell under the label in the next lines of the same column.
       for (const next of lines.slice(line.index + 1, line.index + 4)) {

@@ -247,12 +247,43 @@ const CREDIT_TITLE =
 // "Handelsrechnung", "Beitragsrechnung" are invoices too; "Rechnungskorrektur" is not a title of one.
 const INVOICE_TITLE = /^(?:\p{L}*rechnung|invoice|tax\s?invoice|facture|factuur)(?![\p{L}])/iu;
 
+/**
+ * "Buchungshilfe - KEINE Rechnung Nr. 471102 vom 13.11.2019": a number and its date named
+ * inside a headline after other words. Not after "zu", "for", "de" …: a credit note's headline
+ * names the invoice it corrects.
+ */
+const DATED_NUMBER =
+  /(?<![\p{L}])(?<!(?:zu|zur|f[üu]r|for|to|on|against|auf|de|op|bij|betr\.?|ref\.?)\s)(?:\p{L}*rechnung|invoice|facture|factuur)\s+(?:nr\.?|no\.?|n°|#|number|nummer|num[ée]ro)\s*:?\s*(\S*\d\S*)\s+(?:vom|von|v\.|dated|of|from|du|van)\s+(.+)$/iu;
+
+/** The height most lines of the document are set in. */
+const bodyHeight = (lines: Line[]): number =>
+  [...lines.map((l) => l.h)].sort((a, b) => a - b)[Math.floor(lines.length / 2)] ?? 0;
+
+function headlineNumber(scan: Scan, line: Line, text: string, confidence: number, lang: Lang): void {
+  const m = DATED_NUMBER.exec(text);
+  const d = m ? findDates(m[2]!, lang)[0] : undefined;
+  if (!m || !d || d.index !== 0 || findDates(m[1]!, lang).length) return;
+  const at = { how: 'inline' as const, line: line.index, page: line.page, ocr: confidence };
+  scan.candidates.push({ target: 'date', value: d.value, sure: d.sure, rank: 8, ...at });
+  scan.candidates.push({
+    target: 'invoice_number',
+    value: m[1]!.replace(/[.,;:]+$/, ''),
+    sure: true,
+    rank: 7,
+    ...at,
+  });
+}
+
 function documentType(r: Result, lines: Line[], scan: Scan, lang: Lang): void {
   let credit = false;
   let invoice = false;
+  const body = bodyHeight(lines);
   for (const line of lines) {
     if (line.y > line.pageHeight * 0.6 && line.page === 1) continue;
     for (const s of line.segments) {
+      if (s.text.length > 80) continue;
+      if (line.h > body * 1.15 && !INVOICE_TITLE.test(s.text) && !CREDIT_TITLE.test(s.text))
+        headlineNumber(scan, line, s.text, s.confidence, lang);
       if (s.text.length > 60) continue;
       const title = CREDIT_TITLE.test(s.text)
         ? CREDIT_TITLE
@@ -269,7 +300,7 @@ function documentType(r: Result, lines: Line[], scan: Scan, lang: Lang): void {
         const token = rest.split(/\s+/)[0] ?? '';
         const after = rest.slice(token.length).trim();
         // The title's number stands alone or is followed by its date ("Invoice 2026/17 dated …").
-        const dated = /^(?:vom|v\.|dated|of|from|du|van)\s+(.+)$/iu.exec(after);
+        const dated = /^(?:vom|von|v\.|dated|of|from|du|van)\s+(.+)$/iu.exec(after);
         const id = (after === '' || dated) && /\d/.test(token) && findDates(token, lang).length === 0;
         const d = id && dated ? findDates(dated[1]!, lang)[0] : undefined;
         if (d && d.index === 0)

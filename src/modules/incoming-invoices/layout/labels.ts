@@ -75,8 +75,17 @@ export const LABELS: Label[] = [
     `factuur-?\\s?${NO}`,
   ]),
   label('invoice_number', 'id', 6, [`beleg-?\\s?${NO}`, `document\\s?${NO}`]),
-  // A bare "Nummer", "Number", "N°" in the document's header block.
-  label('invoice_number', 'id', 4, ['nummer', 'number', 'num[ée]ro', 'n°', 'nr\\.', 'no\\.']),
+  // A bare "Nummer", "Number", "N°", "Reference" in the document's header block.
+  label('invoice_number', 'id', 4, [
+    'nummer',
+    'number',
+    'num[ée]ro',
+    'n°',
+    'nr\\.',
+    'no\\.',
+    'reference',
+    'r[ée]f[ée]rence',
+  ]),
   label('date', 'date', 10, [
     'rechnungsdatum',
     'rechnungs-datum',
@@ -104,6 +113,11 @@ export const LABELS: Label[] = [
     'date\\s?of\\s?(?:supply|delivery|service)',
     'service\\s?date',
     'date\\s?de\\s?(?:livraison|prestation)',
+    'versanddatum',
+    'shipped(?:\\s?on)?',
+    'ship(?:ping|ment)?\\s?date',
+    'leverdatum',
+    'leveringsdatum',
   ]),
   label('due_date', 'date', 10, [
     'f[äa]lligkeitsdatum',
@@ -176,6 +190,8 @@ export const LABELS: Label[] = [
     'balance(?:\\s?owing)?',
     'openstaand(?:\\s?bedrag)?',
     'nog\\s?te\\s?betalen',
+    // "Te betalen vóór" is the due date: the longer label wins.
+    'te\\s?betalen(?:\\s?bedrag)?',
     'montant\\s?d[ûu]',
     'montant\\s?[àa]\\s?payer',
     '[àa]\\s?payer',
@@ -202,6 +218,7 @@ export const LABELS: Label[] = [
     'subtotaal',
     'totaal\\s?excl(?:\\.|usief)?\\s?btw',
   ]),
+  label('net_total', 'amount', 5, ['net']),
   label('tax_total', 'amount', 10, [
     '(?:zzgl\\.?\\s?|plus\\s?|summe\\s?|gesamt\\s?)?(?:mwst\\.?|ust\\.?|umsatzsteuer|mehrwertsteuer)',
     '(?:total\\s?|plus\\s?)?(?:vat|tax|sales\\s?tax)',
@@ -263,6 +280,10 @@ export const LABELS: Label[] = [
     'klant',
     'factuuradres',
     'afnemer',
+    'k[äa]ufer',
+    'buyer',
+    'acheteur',
+    'koper',
   ]),
   label('other', 'none', 10, [
     `kunden-?\\s?${NO}`,
@@ -281,6 +302,24 @@ export const LABELS: Label[] = [
     'auftragsdatum',
     'order\\s?date',
     'date\\s?de\\s?commande',
+    'orderdatum',
+    'besteldatum',
+    // The date a letter was printed is not the invoice's.
+    'druckdatum',
+    'printed(?:\\s?on)?',
+    'print\\s?date',
+    'imprim[ée]\\s?le',
+    "date\\s?d'impression",
+    'afdrukdatum',
+    // Sums of allowances and charges are no totals of the document.
+    '(?:gesamtbetrag|summe)\\s?(?:der|aller)?\\s?(?:zu|ab)schl[äa]ge',
+    '(?:sum|total)\\s?(?:of\\s?)?(?:allowances|charges|discounts)',
+    'total\\s?(?:des\\s?)?(?:remises|frais)',
+    // The seller's caption: what follows is the supplier, not a value.
+    'verk[äa]ufer',
+    'seller',
+    'vendeur',
+    'verkoper',
     'ihre\\s?(?:ust-?id(?:nr)?\\.?|ust\\.?-?id\\.?-?nr\\.?|umsatzsteuer-id|referenz|zeichen)',
     'your\\s?(?:vat\\s?(?:id|no\\.?|number)|reference)',
     '(?:customer|buyer|client)\\s?vat(?:\\s?(?:id|no\\.?))?',
@@ -333,15 +372,44 @@ export interface LabelMatch {
   rest: string;
 }
 
-/** The most specific label that begins `text`, if any: the longest match, then the rank. */
-export function matchLabel(text: string): LabelMatch | undefined {
+/**
+ * Some producers' text layers split words where a letter's advance is off ("Br uttosumme",
+ * "Zahlbetr ag"): the text without blanks between a letter and a lower-case letter, and for
+ * each of its characters the index it had in `text` (one more at the end).
+ */
+export function closeSplitWords(text: string): { text: string; at: number[] } {
+  let out = '';
+  const at: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === ' ' && /\p{L}/u.test(text[i - 1] ?? '') && /\p{Ll}/u.test(text[i + 1] ?? '')) continue;
+    out += text[i];
+    at.push(i);
+  }
+  at.push(text.length);
+  return { text: out, at };
+}
+
+function bestLabel(text: string, restOf: (end: number) => string): LabelMatch | undefined {
   let best: LabelMatch | undefined;
   for (const l of LABELS) {
     const m = l.re.exec(text);
     if (!m) continue;
     const length = m[0].trimEnd().replace(/[:#]$/, '').length;
     if (!best || length > best.length || (length === best.length && l.rank > best.label.rank))
-      best = { label: l, length, rest: text.slice(m[0].length).trim() };
+      best = { label: l, length, rest: restOf(m[0].length) };
   }
   return best;
+}
+
+/**
+ * The most specific label that begins `text`, if any: the longest match, then the rank. A
+ * label read only once split words are closed up counts when it is longer than any read as
+ * printed ("Br uttosumme" is "Bruttosumme"; "Summe netto" stays what it says).
+ */
+export function matchLabel(text: string): LabelMatch | undefined {
+  const asPrinted = bestLabel(text, (end) => text.slice(end).trim());
+  const closed = closeSplitWords(text);
+  if (closed.text === text) return asPrinted;
+  const joined = bestLabel(closed.text, (end) => text.slice(closed.at[end]).trim());
+  return joined && (!asPrinted || joined.length > asPrinted.length) ? joined : asPrinted;
 }

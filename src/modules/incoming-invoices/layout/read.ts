@@ -22,14 +22,12 @@ const ID = /^[A-Za-z0-9][A-Za-z0-9\-/_.#]{0,39}$/;
 
 /** An invoice number: one token with a digit that is neither a date nor an amount. */
 export function readId(text: string, lang: Lang): ReadValue | undefined {
-  const token = text
-    .trim()
-    .replace(/^[:#.\s]+/, '')
-    .split(/\s+/)[0]
-    ?.replace(/[.,;:]+$/, '');
+  const cell = text.trim().replace(/^[:#.\s]+/, '');
+  const token = cell.split(/\s+/)[0]?.replace(/[.,;:]+$/, '');
   if (!token || !ID.test(token) || !/\d/.test(token)) return undefined;
-  const date = findDates(token, lang)[0];
-  if (date && date.index === 0 && date.end === token.length) return undefined;
+  // A date, also one written out ("19 February 2016": "19" is its day, not a number).
+  const date = findDates(cell, lang)[0];
+  if (date && date.index === 0 && date.end >= token.length) return undefined;
   if (/^\d{1,3}(?:[.,]\d{3})*[.,]\d{2}$/.test(token)) return undefined;
   return { value: token, sure: true };
 }
