@@ -1,4 +1,5 @@
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
+import { type Db, isPostgres } from '../db/index.js';
 
 /**
  * Text as searches compare it: NFC, lower case, beyond ASCII ("Ärzte" finds "ÄRZTE").
@@ -17,4 +18,41 @@ type AnyEb = ExpressionBuilder<any, any>;
 export function containsAny(eb: AnyEb, columns: string[], term: string): Expression<SqlBool> {
   const pattern = `%${fold(term).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   return eb.or(columns.map((c) => sql<SqlBool>`fold(${sql.ref(c)}) like ${pattern} escape '\\'`));
+}
+
+/**
+ * The lists whose `q=` columns have a substring index (migration 2026_12_07_9990): on SQLite
+ * the FTS5 table `<table>_trgm` (trigram tokenizer, case-sensitive, contentless) holding
+ * `fold()` of each column, kept by triggers on the table; on PostgreSQL a pg_trgm GIN index on
+ * `fold(column)`, which answers the LIKE of `containsAny` as it stands.
+ */
+export const SUBSTRING_INDEXED: Readonly<Record<string, readonly string[]>> = {
+  clients: ['name', 'shortcode', 'email'],
+  projects: ['name', 'identifier'],
+  tasks: ['name'],
+  suppliers: ['name', 'vat_id', 'email', 'external_id'],
+};
+
+/**
+ * `containsAny` over `table`'s `columns`, answered from the substring index where there is
+ * one: the same rows for every term. On SQLite a phrase of the term's trigrams matches exactly
+ * the folded column values that contain it (every character is part of a trigram, case and
+ * NFC are folded before indexing as `fold()` does); a term shorter than three characters has
+ * no trigram and scans the account's rows, as does a table without the index.
+ */
+export function containsIndexed(
+  db: Db,
+  table: string,
+  columns: string[],
+  term: string,
+): (eb: AnyEb) => Expression<SqlBool> {
+  const indexed = SUBSTRING_INDEXED[table];
+  const folded = fold(term);
+  if (isPostgres(db) || !indexed || !columns.every((c) => indexed.includes(c)) || [...folded].length < 3)
+    return (eb) => containsAny(eb, columns, term);
+  const fts = `${table}_trgm`;
+  const phrase = `"${folded.replace(/"/g, '""')}"`;
+  const query = columns.length === indexed.length ? phrase : `{${columns.join(' ')}} : ${phrase}`;
+  return () =>
+    sql<SqlBool>`${sql.ref(`${table}.id`)} in (select rowid from ${sql.table(fts)} where ${sql.table(fts)} match ${query})`;
 }

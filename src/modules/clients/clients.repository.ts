@@ -4,7 +4,7 @@ import { prepared } from '../../db/prepared.js';
 import { keptTotal } from '../../shared/list-counts.js';
 import { insertOne, insertRowsReturning, updateOwned } from '../../shared/owned.js';
 import { idPages, paginate, type Sortable } from '../../shared/paging.js';
-import { containsAny } from '../../shared/search.js';
+import { containsIndexed } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
 import type { ClientListQuery } from './clients.schemas.js';
 import type { ClientTable } from './clients.tables.js';
@@ -42,7 +42,7 @@ function listQuery(db: Db, accountId: number, q: ClientListQuery) {
   if (q.external_id !== undefined) qb = qb.where('external_id', '=', q.external_id);
   if (q.shortcode !== undefined) qb = qb.where('shortcode', '=', q.shortcode);
   if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
-  if (q.q) qb = qb.where((eb) => containsAny(eb, ['name', 'shortcode', 'email'], q.q!));
+  if (q.q) qb = qb.where(containsIndexed(db, 'clients', ['name', 'shortcode', 'email'], q.q));
   const filtered =
     q.external_id !== undefined || q.shortcode !== undefined || q.updated_since !== undefined || Boolean(q.q);
   const options = {

@@ -12,7 +12,7 @@ import {
   type Sortable,
   unfiltered,
 } from '../../shared/paging.js';
-import { containsAny } from '../../shared/search.js';
+import { containsAny, containsIndexed } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
 import type { PortfolioListQuery, ProjectGroupListQuery, ProjectListQuery } from './projects.schemas.js';
 import type { PortfolioTable, ProjectGroupTable, ProjectTable } from './projects.tables.js';
@@ -60,7 +60,7 @@ export function listProjects(db: Db, accountId: number, q: ProjectListQuery) {
     );
   }
   if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
-  if (q.q) qb = qb.where((eb) => containsAny(eb, ['name', 'identifier'], q.q!));
+  if (q.q) qb = qb.where(containsIndexed(db, 'projects', ['name', 'identifier'], q.q));
   return paginate(qb, q, {
     sortable: PROJECT_SORTABLE,
     total: unfiltered(q) ? keptTotal(db, accountId, 'projects', Boolean(q.archived)) : undefined,

@@ -3,7 +3,7 @@ import type { Db } from '../../db/index.js';
 import { keptTotal } from '../../shared/list-counts.js';
 import { findOwned, insertReturning, updateOwned } from '../../shared/owned.js';
 import { paginate, type Sortable, unfiltered } from '../../shared/paging.js';
-import { containsAny } from '../../shared/search.js';
+import { containsIndexed } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
 import type { SupplierListQuery } from './suppliers.schemas.js';
 import type { SupplierTable } from './suppliers.tables.js';
@@ -35,7 +35,7 @@ const SUPPLIER_SORTABLE: Sortable = { name: {}, city: { nullable: true }, countr
 export function listSuppliers(db: Db, accountId: number, q: SupplierListQuery) {
   let qb = db.selectFrom('suppliers').selectAll().where('account_id', '=', accountId);
   if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
-  if (q.q) qb = qb.where((eb) => containsAny(eb, ['name', 'vat_id', 'email', 'external_id'], q.q!));
+  if (q.q) qb = qb.where(containsIndexed(db, 'suppliers', ['name', 'vat_id', 'email', 'external_id'], q.q));
   return paginate(qb, q, {
     sortable: SUPPLIER_SORTABLE,
     total: unfiltered(q) ? keptTotal(db, accountId, 'suppliers', true) : undefined,

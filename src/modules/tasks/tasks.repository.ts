@@ -4,7 +4,7 @@ import { type EventInput, insertWithEventsAsOne, type RowGuard } from '../../sha
 import { keptTotal } from '../../shared/list-counts.js';
 import { findOwned, insertReturning, insertRowsReturning } from '../../shared/owned.js';
 import { idPages, paginate, type Sortable, unfiltered } from '../../shared/paging.js';
-import { containsAny } from '../../shared/search.js';
+import { containsIndexed } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
 import type { TaskListQuery } from './tasks.schemas.js';
 import type { TaskCommentTable, TaskTable } from './tasks.tables.js';
@@ -54,7 +54,7 @@ export function listTasks(db: Db, accountId: number, q: TaskListQuery) {
   if (q.due_to !== undefined) qb = qb.where('due_date', '<=', q.due_to);
   if (q.external_id !== undefined) qb = qb.where('external_id', '=', q.external_id);
   if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
-  if (q.q) qb = qb.where((eb) => containsAny(eb, ['name'], q.q!));
+  if (q.q) qb = qb.where(containsIndexed(db, 'tasks', ['name'], q.q));
   return paginate(qb, q, {
     sortable: TASK_SORTABLE,
     total: unfiltered(q) ? keptTotal(db, accountId, 'tasks', Boolean(q.archived)) : undefined,
