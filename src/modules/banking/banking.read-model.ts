@@ -72,3 +72,92 @@ export async function clientsByIban(db: Db, accountId: number): Promise<Map<stri
   }
   return out;
 }
+
+/**
+ * Incoming invoices that money can be paid out for: documents of type Invoice with the
+ * supplier's number, not paid in full. Their open amount is exact (the paid total is kept on
+ * the document); `supplier_id` is the party, `reference` the RF reference the supplier asks for.
+ */
+export interface IncomingCandidateRow {
+  id: number;
+  invoice_number: string;
+  supplier_id: number | null;
+  currency: string;
+  payment_reference: string | null;
+  open: number;
+}
+
+export async function incomingCandidates(
+  db: Db,
+  accountId: number,
+  ids?: readonly number[],
+): Promise<IncomingCandidateRow[]> {
+  if (ids && ids.length === 0) return [];
+  let q = db
+    .selectFrom('incoming_invoices')
+    .select([
+      'id',
+      'invoice_number',
+      'supplier_id',
+      'currency',
+      'payment_reference',
+      'gross_total',
+      'paid_total',
+    ])
+    .where('account_id', '=', accountId)
+    .where('document_type', '=', 'Invoice')
+    .where('invoice_number', 'is not', null);
+  q = ids ? q.where('id', 'in', [...ids]) : q.where('status', '!=', 'paid');
+  const rows = await q.orderBy('id').execute();
+  return rows.map((r) => ({
+    id: r.id,
+    invoice_number: r.invoice_number!,
+    supplier_id: r.supplier_id,
+    currency: r.currency,
+    payment_reference: r.payment_reference,
+    open: Number(r.gross_total) - Number(r.paid_total),
+  }));
+}
+
+/**
+ * The suppliers each IBAN is known for: the supplier record, the IBAN an incoming invoice of
+ * the supplier printed, and earlier bank lines from the account to the IBAN matched to the
+ * supplier's invoices.
+ */
+export async function suppliersByIban(db: Db, accountId: number): Promise<Map<string, number[]>> {
+  const [records, printed, paid] = await Promise.all([
+    db
+      .selectFrom('suppliers')
+      .select(['iban', 'id as supplier_id'])
+      .where('account_id', '=', accountId)
+      .where('iban', 'is not', null)
+      .execute(),
+    db
+      .selectFrom('incoming_invoices')
+      .select(['iban', 'supplier_id'])
+      .distinct()
+      .where('account_id', '=', accountId)
+      .where('iban', 'is not', null)
+      .where('supplier_id', 'is not', null)
+      .execute(),
+    db
+      .selectFrom('bank_matches as m')
+      .innerJoin('bank_transactions as t', 't.id', 'm.transaction_id')
+      .innerJoin('incoming_invoices as i', 'i.id', 'm.invoice_id')
+      .select(['t.counterparty_iban as iban', 'i.supplier_id'])
+      .distinct()
+      .where('m.account_id', '=', accountId)
+      .where('m.invoice_kind', '=', 'incoming')
+      .where('t.counterparty_iban', 'is not', null)
+      .where('i.supplier_id', 'is not', null)
+      .execute(),
+  ]);
+  const out = new Map<string, number[]>();
+  for (const r of [...records, ...printed, ...paid]) {
+    const iban = r.iban!.replace(/\s+/g, '').toUpperCase();
+    const list = out.get(iban) ?? [];
+    if (!list.includes(r.supplier_id!)) list.push(r.supplier_id!);
+    out.set(iban, list);
+  }
+  return out;
+}

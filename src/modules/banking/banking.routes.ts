@@ -37,7 +37,7 @@ export const bankStatementUploadRoutes: FastifyPluginAsyncTypebox = async (app) 
           'tags are read), CSV through a stored profile (`csv_profile_id`; `payment_account_id` required), or a ZIP of such files (at most 100 files, 50 MB unpacked; one account), imported as one. The payment account is `payment_account_id`, else the one with the statement’s IBAN (422 when',
           'none). Entries already stored (the same file again, an intraday report before the day’s statement) are counted',
           'in `entries_known` and not stored twice; only booked entries are read. Money received is then matched to booked',
-          'outgoing invoices where that is certain (docs/banking.md), which records payments in the ledger',
+          'outgoing invoices, money paid out to incoming invoices, where that is certain (docs/banking.md), which records payments in the ledger',
           '(hence `payments:write` too). A file that cannot be read is refused (422 naming `file`) and nothing is stored;',
           'a statement whose balances do not add up is stored with the warning `balances_do_not_add_up`.',
         ].join(' '),
@@ -175,7 +175,7 @@ export const bankingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags,
       config: read,
       summary: 'List bank transactions',
-      description: `${BEYOND} The entries of all imported statements, each stored once. Filters: \`payment_account_id\`, \`statement_id\` (the import that stored it), \`status\`, \`date_from\`/\`date_to\` (booking date), \`amount_min\`/\`amount_max\` (signed), \`q\` (text). Unmatched money received carries ranked \`suggestions\`.`,
+      description: `${BEYOND} The entries of all imported statements, each stored once. Filters: \`payment_account_id\`, \`statement_id\` (the import that stored it), \`status\`, \`date_from\`/\`date_to\` (booking date), \`amount_min\`/\`amount_max\` (signed), \`q\` (text). An unmatched line carries ranked \`suggestions\` (outgoing invoices for money received, incoming invoices for money paid out).`,
       querystring: BankTransactionListQuery,
       item: BankTransaction,
     },
@@ -224,7 +224,7 @@ export const bankingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   action(
     '/bank-transactions/:id/match',
     'Match a bank transaction to invoices',
-    'Money received, `unmatched`: each allocation records a payment of that amount on a booked outgoing invoice (at most its open amount), dated the booking date, on the transaction’s payment account; together at most the transaction’s amount (422). The transaction becomes `matched` (409 otherwise).',
+    'An `unmatched` transaction: for money received each allocation records a payment of that amount on a booked outgoing invoice, for money paid out on an incoming invoice (`invoice_id` is then an incoming invoice’s id); at most its open amount, dated the booking date, on the transaction’s payment account; together at most the transaction’s amount (422). The transaction becomes `matched` (409 otherwise).',
     MatchBody,
     (auth, id, body: MatchBody) => service.matchTransaction(app.db, auth, id, body),
   );

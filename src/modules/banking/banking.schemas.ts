@@ -50,12 +50,15 @@ const Match = Type.Object({
   origin: Type.Enum(['auto', 'manual'] as const),
   invoice_kind: Type.Enum(['outgoing', 'incoming'] as const, {
     description:
-      '`outgoing`: money received for an outgoing invoice; `incoming`: an incoming invoice paid by one of our SEPA credit transfers, confirmed by its end-to-end id',
+      '`outgoing`: money received for an outgoing invoice; `incoming`: money paid out for an incoming invoice (by one of our SEPA credit transfers, confirmed by its end-to-end id, or matched like money in)',
   }),
 });
 
 const Suggestion = Type.Object({
   invoice_id: Id,
+  invoice_kind: Type.Enum(['outgoing', 'incoming'] as const, {
+    description: '`outgoing` for money in, `incoming` (an incoming invoice) for money out',
+  }),
   invoice_number: Type.String(),
   amount: { ...Money, description: 'What the line would settle on it' },
   score: Type.Integer(),
@@ -87,7 +90,8 @@ export const BankTransaction = Type.Object(
     status: Type.Enum(TRANSACTION_STATUSES),
     matches: Type.Array(Match, { description: 'The payments this line recorded on invoices' }),
     suggestions: Type.Array(Suggestion, {
-      description: 'Unmatched money in: invoices it may pay, best first, with the reasons (at most 5)',
+      description:
+        'Unmatched lines: invoices they may settle (outgoing for money in, incoming for money out), best first, with the reasons (at most 5)',
     }),
     created_at: Timestamp,
     updated_at: Timestamp,

@@ -31,6 +31,7 @@ import {
   type Candidate,
   decide,
   type MatchLine,
+  referencesIn,
   relevantInvoices,
 } from './matching.domain.js';
 import { balancesAddUp, entryIdentities, type ParsedStatement, StatementError } from './statement.domain.js';
@@ -61,22 +62,44 @@ export function toStatement(r: BankStatementRow): BankStatement {
 
 // ---- matching context -------------------------------------------------------------------
 
+/** Which invoices a line settles: money in outgoing invoices, money out incoming ones. */
+type Direction = 'outgoing' | 'incoming';
+
 /**
- * What matching knows during one request: the candidate invoices, one list whose open amounts
- * are estimated at first and read exactly on demand (changed in place, so the lookups built
- * over the list stay valid).
+ * What matching knows during one request about one direction: the candidate invoices, one
+ * list whose open amounts are estimated at first and read exactly on demand (changed in
+ * place, so the lookups built over the list stay valid), and the parties of known IBANs.
  */
 class MatchContext {
   private readonly byId = new Map<number, Candidate>();
+  private readonly lines = new WeakMap<BankTransactionRow, MatchLine>();
   private constructor(
     private readonly accountId: number,
+    readonly direction: Direction,
     private readonly list: Candidate[],
     private readonly ibans: Map<string, number[]>,
   ) {
     for (const c of list) this.byId.set(c.id, c);
   }
 
-  static async load(db: Db, accountId: number): Promise<MatchContext> {
+  static async load(db: Db, accountId: number, direction: Direction = 'outgoing'): Promise<MatchContext> {
+    if (direction === 'incoming') {
+      const [rows, ibans] = await Promise.all([
+        readModel.incomingCandidates(db, accountId),
+        readModel.suppliersByIban(db, accountId),
+      ]);
+      const list = rows.map((r) => ({
+        id: r.id,
+        number: r.invoice_number,
+        client_id: r.supplier_id,
+        currency: r.currency,
+        // Only a reference the supplier asked for counts: none is derived from their number.
+        reference: referencesIn(r.payment_reference ?? '')[0] ?? null,
+        open: r.open,
+        exact: false,
+      }));
+      return new MatchContext(accountId, direction, list, ibans);
+    }
     const [rows, ibans] = await Promise.all([
       readModel.invoiceCandidates(db, accountId),
       readModel.clientsByIban(db, accountId),
@@ -89,7 +112,24 @@ class MatchContext {
       open: r.gross === null ? 0 : r.gross - r.paid,
       exact: false,
     }));
-    return new MatchContext(accountId, list, ibans);
+    return new MatchContext(accountId, direction, list, ibans);
+  }
+
+  /** Whether the line is this direction's: money in for outgoing invoices, out for incoming. */
+  concerns(t: BankTransactionRow): boolean {
+    const amount = Number(t.amount);
+    return this.direction === 'outgoing' ? amount > 0 : amount < 0;
+  }
+
+  /** The line as matching reads it: the amount to allocate, positive in both directions. */
+  lineOf(t: BankTransactionRow): MatchLine {
+    let line = this.lines.get(t);
+    if (!line) {
+      const amount = Number(t.amount);
+      line = { ...lineOf(t), amount: this.direction === 'outgoing' ? amount : -amount };
+      this.lines.set(t, line);
+    }
+    return line;
   }
 
   numberOf(id: number): string {
@@ -100,9 +140,14 @@ class MatchContext {
     return iban ? (this.ibans.get(iban) ?? []) : [];
   }
 
+  private options(suggest: boolean) {
+    return { suggest, strictParty: this.direction === 'incoming' };
+  }
+
   /** Suggestions only (estimated open amounts): for reading lists. */
   suggest(line: MatchLine) {
-    return decide(line, this.list, this.clientsOf(line.counterparty_iban)).suggestions;
+    return decide(line, this.list, this.clientsOf(line.counterparty_iban), undefined, this.options(true))
+      .suggestions;
   }
 
   /**
@@ -116,10 +161,17 @@ class MatchContext {
       for (const id of relevantInvoices(line, this.list, this.clientsOf(line.counterparty_iban)))
         if (!this.byId.get(id)!.exact) ids.add(id);
     if (ids.size === 0) return;
-    const states = await invoices.invoiceStates(db, this.accountId, [...ids]);
+    const open = new Map<number, number>();
+    if (this.direction === 'incoming') {
+      for (const r of await readModel.incomingCandidates(db, this.accountId, [...ids]))
+        open.set(r.id, r.open);
+    } else {
+      const states = await invoices.invoiceStates(db, this.accountId, [...ids]);
+      for (const [id, state] of states) open.set(id, state.payment.open);
+    }
     for (const id of ids) {
       const c = this.byId.get(id)!;
-      c.open = states.get(id)?.payment.open ?? 0;
+      c.open = open.get(id) ?? 0;
       c.exact = true;
     }
   }
@@ -128,10 +180,10 @@ class MatchContext {
   async decide(db: Db, line: MatchLine) {
     // Read ahead for the whole chunk; an IBAN learnt from an earlier line of it may add a few.
     await this.readExact(db, [line]);
-    return decide(line, this.list, this.clientsOf(line.counterparty_iban), undefined, { suggest: false });
+    return decide(line, this.list, this.clientsOf(line.counterparty_iban), undefined, this.options(false));
   }
 
-  /** A payment was recorded: the invoice's open amount drops; its payer's IBAN is known now. */
+  /** A payment was recorded: the invoice's open amount drops; its party's IBAN is known now. */
   paid(invoiceId: number, cents: number, iban: string | null): void {
     const c = this.byId.get(invoiceId);
     if (c) c.open -= cents;
@@ -168,39 +220,20 @@ async function confirmSepaItem(
   if (!item || t.currency !== 'EUR') return false;
   const amount = Number(t.amount);
   if (amount !== (item.kind === 'incoming' ? -item.amount : item.amount)) return false;
-  try {
-    await transact(trx, async (inner) => {
-      if (item.kind === 'outgoing') {
-        await recordAllocations(
-          inner,
-          auth,
-          t,
-          [{ invoice_id: item.invoice_id, amount: item.amount }],
-          'auto',
-        );
-      } else {
-        const payment = await payments.recordIncomingPayment(inner, auth, {
-          amount: fromCents(item.amount),
-          date: t.booking_date,
-          incoming_invoice_id: item.invoice_id,
-          payment_account_id: t.payment_account_id,
-          reference: `Bank transaction ${t.id}`,
-        });
-        await repo.insertMatches(inner, [
-          {
-            account_id: auth.accountId,
-            transaction_id: t.id,
-            payment_id: payment.id,
-            invoice_id: item.invoice_id,
-            amount: item.amount,
-            origin: 'auto',
-            invoice_kind: 'incoming',
-          },
-        ]);
-        await repo.setTransactionStatus(inner, auth.accountId, t.id, 'matched', nowIso());
-      }
+  return refusedIsFalse(
+    transact(trx, async (inner) => {
+      const allocations = [{ invoice_id: item.invoice_id, amount: item.amount }];
+      if (item.kind === 'outgoing') await recordAllocations(inner, auth, t, allocations, 'auto');
+      else await recordIncomingAllocations(inner, auth, t, allocations, 'auto');
       await sepa.confirmItem(inner, auth.accountId, item, t.id);
-    });
+    }),
+  );
+}
+
+/** True when the writes went through; false when the ledger refused them (a 4xx). */
+async function refusedIsFalse(work: Promise<unknown>): Promise<boolean> {
+  try {
+    await work;
     return true;
   } catch (err) {
     if (err instanceof AppError && err.status < 500) return false;
@@ -216,6 +249,19 @@ const paymentOf = (t: BankTransactionRow, a: Allocation): payments.PaymentToReco
   payment_account_id: t.payment_account_id,
   description: `Bank transaction ${t.id}${t.remittance ? `: ${t.remittance}` : ''}`.slice(0, 1000),
 });
+
+/** The ledger names its own fields: here they are those of allocation `i`. */
+const asAllocationError =
+  (i: number, fields: Record<string, string> = {}) =>
+  (err: unknown): never => {
+    if (!(err instanceof AppError) || !err.errors) throw err;
+    throw new AppError(err.code, err.message, {
+      errors: err.errors.map((e) => ({
+        field: `allocations.${i}.${fields[e.field] ?? e.field}`,
+        message: e.message,
+      })),
+    });
+  };
 
 /** Records the allocations as payments in the ledger and links them to the line. */
 async function recordAllocations(
@@ -235,13 +281,7 @@ async function recordAllocations(
         payment_account_id: t.payment_account_id,
         description: paymentOf(t, a).description,
       })
-      .catch((err: unknown) => {
-        // The ledger names `invoice_id` and `amount`: here they are those of an allocation.
-        if (!(err instanceof AppError) || !err.errors) throw err;
-        throw new AppError(err.code, err.message, {
-          errors: err.errors.map((e) => ({ field: `allocations.${i}.${e.field}`, message: e.message })),
-        });
-      });
+      .catch(asAllocationError(i));
     matches.push({
       account_id: auth.accountId,
       transaction_id: t.id,
@@ -249,6 +289,57 @@ async function recordAllocations(
       invoice_id: a.invoice_id,
       amount: a.amount,
       origin,
+    });
+  }
+  await repo.insertMatches(trx, matches);
+  await repo.setTransactionStatus(trx, auth.accountId, t.id, 'matched', nowIso());
+}
+
+/**
+ * Records money paid out against incoming invoices: one incoming payment per allocation (so
+ * unmatching one line removes exactly its payments), linked to the line.
+ */
+async function recordIncomingAllocations(
+  trx: Db,
+  auth: AuthContext,
+  t: BankTransactionRow,
+  allocations: Allocation[],
+  origin: 'auto' | 'manual',
+): Promise<void> {
+  if (origin === 'auto') {
+    // All or nothing without a savepoint (a PostgreSQL import chunk has none): every
+    // allocation is checked against what is open before the first payment is written.
+    const open = new Map(
+      (
+        await readModel.incomingCandidates(
+          trx,
+          auth.accountId,
+          allocations.map((a) => a.invoice_id),
+        )
+      ).map((r) => [r.id, r.open]),
+    );
+    if (allocations.some((a) => (open.get(a.invoice_id) ?? 0) < a.amount))
+      throw new AppError('conflict', `Bank transaction ${t.id}: an invoice was paid meanwhile`);
+  }
+  const matches = [];
+  for (const [i, a] of allocations.entries()) {
+    const payment = await payments
+      .recordIncomingPayment(trx, auth, {
+        amount: fromCents(a.amount),
+        date: t.booking_date,
+        incoming_invoice_id: a.invoice_id,
+        payment_account_id: t.payment_account_id,
+        reference: `Bank transaction ${t.id}${t.remittance ? `: ${t.remittance}` : ''}`.slice(0, 255),
+      })
+      .catch(asAllocationError(i, { incoming_invoice_id: 'invoice_id' }));
+    matches.push({
+      account_id: auth.accountId,
+      transaction_id: t.id,
+      payment_id: payment.id,
+      invoice_id: a.invoice_id,
+      amount: a.amount,
+      origin,
+      invoice_kind: 'incoming',
     });
   }
   await repo.insertMatches(trx, matches);
@@ -373,8 +464,13 @@ export async function importStatement(
     matched: 0,
     warnings: JSON.stringify(warnings),
   };
-  // Only money received is matched: the invoices are read once for the whole file.
-  const ctx = entries.some((e) => e.amount > 0) ? await MatchContext.load(db, auth.accountId) : undefined;
+  // The invoices of each direction the file has lines of are read once for the whole file.
+  const ctx = {
+    in: entries.some((e) => e.amount > 0) ? await MatchContext.load(db, auth.accountId) : undefined,
+    out: entries.some((e) => e.amount < 0)
+      ? await MatchContext.load(db, auth.accountId, 'incoming')
+      : undefined,
+  };
   let statement: BankStatementRow | undefined;
   const totals = { entries_new: 0, entries_known: 0, matched: 0 };
   // One transaction a chunk, not one for the file: other requests run between chunks (on
@@ -435,7 +531,7 @@ async function matchChunk(
   trx: Db,
   auth: AuthContext,
   inserted: BankTransactionRow[],
-  ctx: MatchContext | undefined,
+  ctx: { in: MatchContext | undefined; out: MatchContext | undefined },
 ): Promise<number> {
   let matched = 0;
   const items = await sepa.itemsInTransit(
@@ -452,11 +548,24 @@ async function matchChunk(
     confirmed.add(t.id);
     matched++;
   }
-  const credits = inserted.filter((t) => Number(t.amount) > 0 && !confirmed.has(t.id));
-  if (!ctx || credits.length === 0) return matched;
+  const rest = inserted.filter((t) => !confirmed.has(t.id));
+  if (ctx.in) matched += await matchCredits(trx, auth, rest, ctx.in);
+  if (ctx.out) matched += await matchDebits(trx, auth, rest, ctx.out);
+  return matched;
+}
+
+/** Money in against outgoing invoices: decided line by line, recorded in one go. */
+async function matchCredits(
+  trx: Db,
+  auth: AuthContext,
+  rows: BankTransactionRow[],
+  ctx: MatchContext,
+): Promise<number> {
+  const credits = rows.filter((t) => ctx.concerns(t));
+  if (credits.length === 0) return 0;
   // The exact open amounts of every invoice the chunk's lines could concern, in one read; the
   // decisions, line by line as each payment lowers what is open; then the ledger, in one go.
-  const lines = credits.map(lineOf);
+  const lines = credits.map((t) => ctx.lineOf(t));
   await ctx.readExact(trx, lines, true);
   const decided: { t: BankTransactionRow; auto: Allocation[] }[] = [];
   for (const [i, t] of credits.entries()) {
@@ -491,7 +600,35 @@ async function matchChunk(
     'matched',
     nowIso(),
   );
-  return matched + decided.length;
+  return decided.length;
+}
+
+/**
+ * Money out against incoming invoices: few lines a month, so each is recorded as decided, in
+ * a savepoint of its own; a payment the ledger refuses (a locked period) leaves it unmatched.
+ */
+async function matchDebits(
+  trx: Db,
+  auth: AuthContext,
+  rows: BankTransactionRow[],
+  ctx: MatchContext,
+): Promise<number> {
+  const debits = rows.filter((t) => ctx.concerns(t));
+  if (debits.length === 0) return 0;
+  const lines = debits.map((t) => ctx.lineOf(t));
+  await ctx.readExact(trx, lines, true);
+  let matched = 0;
+  for (const [i, t] of debits.entries()) {
+    const { auto } = await ctx.decide(trx, lines[i]!);
+    if (!auto) continue;
+    const done = await refusedIsFalse(
+      transact(trx, (inner) => recordIncomingAllocations(inner, auth, t, auto, 'auto')),
+    );
+    if (!done) continue;
+    for (const a of auto) ctx.paid(a.invoice_id, a.amount, t.counterparty_iban);
+    matched++;
+  }
+  return matched;
 }
 
 // ---- reads -------------------------------------------------------------------------------
@@ -502,8 +639,25 @@ async function present(db: Db, auth: AuthContext, rows: BankTransactionRow[]): P
     auth.accountId,
     rows.map((r) => r.id),
   );
-  const open = rows.filter((r) => r.status === 'unmatched' && Number(r.amount) > 0);
-  const ctx = open.length > 0 ? await MatchContext.load(db, auth.accountId) : undefined;
+  const open = rows.filter((r) => r.status === 'unmatched');
+  const ctx = {
+    in: open.some((r) => Number(r.amount) > 0) ? await MatchContext.load(db, auth.accountId) : undefined,
+    out: open.some((r) => Number(r.amount) < 0)
+      ? await MatchContext.load(db, auth.accountId, 'incoming')
+      : undefined,
+  };
+  const suggestionsOf = (r: BankTransactionRow) => {
+    const c = Number(r.amount) > 0 ? ctx.in : ctx.out;
+    if (!c || r.status !== 'unmatched') return [];
+    return c.suggest(c.lineOf(r)).map((s) => ({
+      invoice_id: s.invoice_id,
+      invoice_kind: c.direction,
+      invoice_number: c.numberOf(s.invoice_id),
+      amount: fromCents(s.amount),
+      score: s.score,
+      reasons: s.reasons,
+    }));
+  };
   return rows.map((r) => ({
     id: r.id,
     payment_account_id: r.payment_account_id,
@@ -531,16 +685,7 @@ async function present(db: Db, auth: AuthContext, rows: BankTransactionRow[]): P
         origin: m.origin as 'auto' | 'manual',
         invoice_kind: m.invoice_kind as 'outgoing' | 'incoming',
       })),
-    suggestions:
-      ctx && r.status === 'unmatched' && Number(r.amount) > 0
-        ? ctx.suggest(lineOf(r)).map((s) => ({
-            invoice_id: s.invoice_id,
-            invoice_number: ctx.numberOf(s.invoice_id),
-            amount: fromCents(s.amount),
-            score: s.score,
-            reasons: s.reasons,
-          }))
-        : [],
+    suggestions: suggestionsOf(r),
     created_at: r.created_at,
     updated_at: r.updated_at,
   }));
@@ -588,7 +733,11 @@ async function locked(trx: Db, auth: AuthContext, id: number): Promise<BankTrans
   return row;
 }
 
-/** Matches a line by hand: allocations to outgoing invoices, each recorded as a payment. */
+/**
+ * Matches a line by hand: money in to outgoing invoices, money out to incoming invoices (the
+ * same body: `invoice_id` names an invoice of the line's direction), each allocation recorded
+ * as a payment.
+ */
 export async function matchTransaction(
   db: Db,
   auth: AuthContext,
@@ -599,8 +748,9 @@ export async function matchTransaction(
     const t = await locked(trx, auth, id);
     if (t.status !== 'unmatched')
       throw new AppError('conflict', `Bank transaction ${id} is ${t.status}: unmatch it first`);
-    const amount = Number(t.amount);
-    if (amount <= 0) throw invalidField('allocations', 'only money received is matched to outgoing invoices');
+    // Money in settles outgoing invoices, money out incoming ones: `invoice_id` names one of those.
+    const amount = Math.abs(Number(t.amount));
+    if (amount === 0) throw invalidField('allocations', 'a line of 0 settles nothing');
     const errors: FieldError[] = [];
     const allocations: Allocation[] = [];
     const seen = new Set<number>();
@@ -620,7 +770,26 @@ export async function matchTransaction(
         message: `add up to ${fromCents(sum)}, more than the line’s ${fromCents(amount)}`,
       });
     if (errors.length > 0) throw validationFailed(errors);
-    await recordAllocations(trx, auth, t, allocations, 'manual');
+    if (Number(t.amount) > 0) await recordAllocations(trx, auth, t, allocations, 'manual');
+    else {
+      const known = new Set(
+        (
+          await readModel.incomingCandidates(
+            trx,
+            auth.accountId,
+            allocations.map((a) => a.invoice_id),
+          )
+        ).map((r) => r.id),
+      );
+      const missing = allocations.flatMap((a, i) =>
+        known.has(a.invoice_id)
+          ? []
+          : [{ field: `allocations.${i}.invoice_id`, message: 'no such incoming invoice' }],
+      );
+      if (missing.length > 0)
+        throw new AppError('invalid_reference', 'No such incoming invoice', { errors: missing });
+      await recordIncomingAllocations(trx, auth, t, allocations, 'manual');
+    }
   });
   return getTransaction(db, auth, id);
 }

@@ -10,6 +10,7 @@ import {
   clean,
   ibanOf,
   isIsoDate,
+  joinRemittance,
   type ParsedEntry,
   type ParsedStatement,
   StatementError,
@@ -105,11 +106,15 @@ function counterparty(tx: Node, credit: boolean) {
   return { name: clean(name, 140), iban, bic: clean(bic, 11) };
 }
 
+/** The line width German banks cut unstructured remittance into (several `Ustrd`). */
+const USTRD_LINE = 35;
+
 function remittanceOf(tx: Node): { text: string | null; reference: string | null } {
   const rmt = obj(at(tx, 'RmtInf'));
-  const text = list(rmt.Ustrd)
-    .map((u) => str(u) ?? '')
-    .join(' ');
+  const text = joinRemittance(
+    list(rmt.Ustrd).map((u) => str(u) ?? ''),
+    USTRD_LINE,
+  );
   let reference: string | null = null;
   const lines: string[] = [];
   for (const s of list(rmt.Strd)) {

@@ -1,13 +1,16 @@
 /**
- * Matching bank lines to outgoing invoices, with no false automatic match: a line is matched
+ * Matching bank lines to invoices, with no false automatic match: a line is matched
  * automatically only when one rule of the table below names exactly one way to allocate it
  * and the money agrees to the cent; everything else is at most a ranked suggestion. Pure:
- * the service hands in the line, the booked invoices and what it knows of IBANs.
+ * the service hands in the line, the invoices and what it knows of IBANs. Both directions
+ * run the same rules: money in against outgoing invoices (the party is the client), money
+ * out against incoming invoices (the party is the supplier; the service hands in the line
+ * with the amount paid out as a positive `amount`).
  */
 import { creditorReference, isValidCreditorReference } from '../../shared/creditor-reference.js';
 
 export interface MatchLine {
-  /** Signed cents. */
+  /** Cents to allocate: received (money in) or paid out (money out); 0 or less: nothing to do. */
   amount: number;
   currency: string;
   remittance: string | null;
@@ -19,8 +22,14 @@ export interface MatchLine {
 export interface Candidate {
   id: number;
   number: string;
+  /** The party: the client (outgoing invoices) or the supplier (incoming invoices). */
   client_id: number | null;
   currency: string;
+  /**
+   * The structured creditor reference the payer copies (RF…); undefined: the one the service
+   * prints for the number (outgoing invoices), null: none.
+   */
+  reference?: string | null;
   /** Open cents. */
   open: number;
   /** `open` read exactly (the invoice's own payment state), not estimated from stored totals. */
@@ -150,7 +159,7 @@ function indexOf(candidates: readonly Candidate[]): Index {
   for (const c of candidates) {
     const key = keyOf(c.number);
     if (key) push(index.byKey, key, c);
-    const rf = creditorReference(c.number);
+    const rf = c.reference === undefined ? creditorReference(c.number) : c.reference;
     if (rf) push(index.byRef, rf, c);
     if (c.client_id !== null) push(index.byClient, c.client_id, c);
   }
@@ -271,37 +280,52 @@ export function relevantInvoices(
   return ids;
 }
 
+/**
+ * `strictParty` (money out): a counterparty IBAN known for some parties vetoes an automatic
+ * match to another party's invoice, and of numbers found for several parties only those of
+ * the one party the IBAN is known for count. Suppliers' numbers are not ours: two suppliers
+ * may both have a number 1001, and the text may hold our customer number with a supplier.
+ */
 export function decide(
   line: MatchLine,
   candidates: readonly Candidate[],
   clientsOfIban: readonly number[],
   patterns: ReadonlyMap<number, NumberPattern | null> = new Map(),
-  options: { suggest?: boolean } = {},
+  options: { suggest?: boolean; strictParty?: boolean } = {},
 ): Decision {
   const none: Decision = { auto: null, rule: null, suggestions: [] };
-  // Money in settles outgoing invoices; money out (incoming invoices) is not matched here.
   if (line.amount <= 0) return none;
-  const { byRef, byNumber } = hits(line, candidates, patterns);
+  const found = hits(line, candidates, patterns);
+  const { byRef } = found;
+  let { byNumber } = found;
   const payable = (c: Candidate) => c.currency === line.currency && c.open > 0 && c.exact;
   const ibanClient = clientsOfIban.length === 1 ? clientsOfIban[0]! : null;
 
   const suggestions = options.suggest === false ? [] : suggest(line, candidates, byRef, byNumber, ibanClient);
   const decided = (rule: Decision['rule'], auto: Allocation[]): Decision => ({ auto, rule, suggestions });
+  const strict = options.strictParty === true;
+  // Strict: a party the IBAN is known for, and it is not this one's: not certain.
+  const vetoed = (c: Candidate) =>
+    strict && clientsOfIban.length > 0 && (c.client_id === null || !clientsOfIban.includes(c.client_id));
+  if (strict && ibanClient !== null && new Set(byNumber.map((c) => c.client_id)).size > 1) {
+    const own = byNumber.filter((c) => c.client_id === ibanClient);
+    if (own.length > 0) byNumber = own;
+  }
 
   // 1. A structured reference names one invoice: up to its open amount (partial payments too).
   if (byRef.length === 1) {
     const c = byRef[0]!;
-    if (payable(c) && line.amount <= c.open)
+    if (payable(c) && line.amount <= c.open && !vetoed(c))
       return decided('reference', [{ invoice_id: c.id, amount: line.amount }]);
     return { ...none, suggestions };
   }
   if (byRef.length > 1) return { ...none, suggestions };
 
   // 2. Invoice numbers in the text: one invoice and its exact open amount, or several
-  //    invoices of one client whose open amounts add up to the line exactly.
+  //    invoices of one party whose open amounts add up to the line exactly.
   if (byNumber.length === 1) {
     const c = byNumber[0]!;
-    if (payable(c) && c.open === line.amount)
+    if (payable(c) && c.open === line.amount && !vetoed(c))
       return decided('number_and_amount', [{ invoice_id: c.id, amount: c.open }]);
     return { ...none, suggestions };
   }
@@ -309,7 +333,7 @@ export function decide(
     const client = byNumber[0]!.client_id;
     const oneClient = client !== null && byNumber.every((c) => c.client_id === client);
     const sum = byNumber.reduce((s, c) => s + c.open, 0);
-    if (oneClient && byNumber.every(payable) && sum === line.amount)
+    if (oneClient && byNumber.every(payable) && sum === line.amount && !vetoed(byNumber[0]!))
       return decided(
         'numbers_and_sum',
         byNumber.map((c) => ({ invoice_id: c.id, amount: c.open })),
@@ -317,8 +341,8 @@ export function decide(
     return { ...none, suggestions };
   }
 
-  // 3. No number, no reference: a counterparty IBAN known for exactly one client, and exactly
-  //    one open invoice of that client (of all its open ones, read exactly) with this amount.
+  // 3. No number, no reference: a counterparty IBAN known for exactly one party, and exactly
+  //    one open invoice of that party (of all its open ones, read exactly) with this amount.
   if (ibanClient !== null) {
     const own = (indexOf(candidates).byClient.get(ibanClient) ?? []).filter(
       (c) => c.open > 0 && c.currency === line.currency,

@@ -10,6 +10,7 @@ import {
   amountToCents,
   clean,
   ibanOf,
+  joinRemittance,
   type ParsedEntry,
   type ParsedStatement,
   StatementError,
@@ -161,7 +162,7 @@ function germanDetails(raw: string): Details | undefined {
   const rfInText = svwz && isCreditorReference(svwz) ? svwz.replace(/\s+/g, '') : null;
   return {
     booking_text: clean(sub.get(0)),
-    remittance: clean(tags ? (tags.SVWZ ?? null) : purposeParts.join(' ')),
+    remittance: clean(tags ? (tags.SVWZ ?? null) : joinRemittance(purposeParts, 27)),
     counterparty_name: clean([sub.get(32) ?? '', sub.get(33) ?? ''].join('')),
     counterparty_iban: ibanOf(account) ?? ibanOf(tags?.IBAN),
     counterparty_bic: clean(sub.get(30))?.match(/^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$/)

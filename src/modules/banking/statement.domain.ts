@@ -83,6 +83,22 @@ export function clean(s: string | null | undefined, max = 1000): string | null {
   return t === '' ? null : t.slice(0, max);
 }
 
+/**
+ * Joins the parts of a remittance text that banks cut into lines (CAMT `Ustrd` elements of
+ * 35 characters, MT940 `?20`–`?29` of 27): with a space, except where a full line (at least
+ * `width` characters) ends in a digit and the next begins with one: that joint is a cut
+ * inside a number ("RE-2026-00" + "123"), and a space there would split it in two.
+ */
+export function joinRemittance(parts: readonly string[], width: number): string {
+  let out = '';
+  for (const [i, part] of parts.entries()) {
+    const prev = parts[i - 1];
+    const cut = prev !== undefined && prev.length >= width && /\d$/.test(prev) && /^\d/.test(part);
+    out += i === 0 || cut ? part : ` ${part}`;
+  }
+  return out;
+}
+
 /** Opening + entries = closing, when the statement gives both balances. */
 export function balancesAddUp(s: ParsedStatement): boolean {
   if (s.opening_balance === null || s.closing_balance === null) return true;

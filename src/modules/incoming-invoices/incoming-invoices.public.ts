@@ -35,7 +35,8 @@ export const openCentsOf = (row: IncomingInvoiceRow): number =>
 
 /**
  * Adds `cents` to a document's paid total (from the row as read); a document paid in full
- * becomes `paid`, any other keeps its status.
+ * becomes `paid`, any other keeps its status. Paid in full, it is no longer in transit: a
+ * SEPA transfer still waiting for the bank (paid by hand meanwhile) pays nothing any more.
  */
 export async function addPaidCents(
   trx: Db,
@@ -44,9 +45,11 @@ export async function addPaidCents(
   cents: number,
 ): Promise<void> {
   const paid = Number(row.paid_total) + cents;
+  const full = paid >= Number(row.gross_total);
   await repo.updateInvoice(trx, accountId, row.id, {
     paid_total: paid,
-    status: paid >= Number(row.gross_total) ? 'paid' : row.status,
+    status: full ? 'paid' : row.status,
+    ...(full ? { payment_in_transit_run_id: null } : {}),
     updated_at: nowIso(),
   });
 }
