@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, chromium } from 'playwright-core';
+import type { FastifyInstance } from 'fastify';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Db, DbKind } from '../src/db/index.js';
+import { setPassword } from '../src/modules/users/passwords.service.js';
 
 /** Debian's chromium (`.ci/run` installs it): the test fails, never skips, without it. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -83,4 +86,85 @@ export async function launchBrowser(
     release();
     throw err;
   }
+}
+
+/** The password the browser tests give the users they sign in as. */
+export const PASSWORD = 'correct horse battery staple';
+
+/** Starts the test's app on a free port of 127.0.0.1 for the browser; answers its origin. */
+export async function listen(app: FastifyInstance): Promise<string> {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  assert.ok(address && typeof address === 'object');
+  return `http://127.0.0.1:${address.port}`;
+}
+
+/** Gives a user `PASSWORD`; answers the e-mail they sign in with. */
+export async function withPassword(db: Db, userId: number): Promise<string> {
+  await setPassword(db, userId, PASSWORD);
+  const row = await db.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirstOrThrow();
+  return row.email;
+}
+
+/**
+ * Saves a page's screenshot on the SQLite run only: the pages are the same on both databases.
+ * Whole pages unless `fullPage: false`.
+ */
+export function screenshots(kind: DbKind, options: { fullPage?: boolean } = {}) {
+  const fullPage = options.fullPage ?? true;
+  return (page: Page, name: string): Promise<unknown> =>
+    kind === 'sqlite'
+      ? page.screenshot({ path: screenshotPath(name), fullPage })
+      : Promise.resolve(undefined);
+}
+
+/** Fills in the English sign-in form the page shows and sends it. */
+export async function submitSignIn(page: Page, email: string): Promise<void> {
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** Signs in through `/signin?return_to=…` and waits for the page it returns to. */
+export async function signIn(page: Page, base: string, email: string, returnTo: string): Promise<void> {
+  await page.goto(`${base}/signin?return_to=${encodeURIComponent(returnTo)}`);
+  await submitSignIn(page, email);
+  await page.waitForURL(`${base}${returnTo}`);
+}
+
+/**
+ * Opens `path` on a phone in German (390×760) with the cookies of `signedIn`'s session, runs
+ * `fn` on that page and closes the phone.
+ */
+export async function onGermanPhone(
+  signedIn: Awaited<ReturnType<typeof launchBrowser>>,
+  base: string,
+  path: string,
+  fn: (page: Page) => Promise<void>,
+): Promise<void> {
+  const phone = await launchBrowser({ locale: 'de-DE', viewport: { width: 390, height: 760 } });
+  try {
+    await phone.context.addCookies(await signedIn.context.cookies(base));
+    const page = await phone.context.newPage();
+    await page.goto(`${base}${path}`);
+    await fn(page);
+  } finally {
+    await phone.close();
+  }
+}
+
+/** Nothing on the page is wider than the screen. */
+export async function assertFitsScreen(page: Page): Promise<void> {
+  const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+  assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
+}
+
+/**
+ * Opens `path` of the app, which shows the sign-in form (a page that needs a session sends the
+ * visitor there), signs in and waits until the form has sent the browser on.
+ */
+export async function openSignedIn(page: Page, base: string, path: string, email: string): Promise<void> {
+  await page.goto(`${base}${path}`);
+  await submitSignIn(page, email);
+  await page.waitForURL((url) => url.pathname !== '/signin');
 }

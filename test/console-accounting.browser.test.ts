@@ -1,35 +1,26 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import type { Page } from 'playwright-core';
-import { setPassword } from '../src/modules/users/passwords.service.js';
-import { launchBrowser, screenshotPath } from './browser.js';
+import {
+  assertFitsScreen,
+  launchBrowser,
+  listen,
+  onGermanPhone,
+  openSignedIn,
+  screenshots,
+  withPassword,
+} from './browser.js';
 import { describeEachDb } from './helpers.js';
 import { ALL_INVOICE_SCOPES, bookNow, line, makeClient, makeInvoice } from './invoicing.fixtures.js';
-
-const PASSWORD = 'correct horse battery staple';
 
 describeEachDb('console month page in a real browser', (ctx) => {
   let base: string;
   let email: string;
   let browser: Awaited<ReturnType<typeof launchBrowser>>;
-  const shot = (page: Page, name: string) =>
-    ctx.kind === 'sqlite'
-      ? page.screenshot({ path: screenshotPath(name), fullPage: true })
-      : Promise.resolve(undefined);
+  const shot = screenshots(ctx.kind);
 
   before(async () => {
-    await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-    const address = ctx.app.server.address();
-    assert.ok(address && typeof address === 'object');
-    base = `http://127.0.0.1:${address.port}`;
-    await setPassword(ctx.db, ctx.account.users.admin, PASSWORD);
-    email = (
-      await ctx.db
-        .selectFrom('users')
-        .select('email')
-        .where('id', '=', ctx.account.users.admin)
-        .executeTakeFirstOrThrow()
-    ).email;
+    base = await listen(ctx.app);
+    email = await withPassword(ctx.db, ctx.account.users.admin);
     const api = await ctx.as([...ALL_INVOICE_SCOPES, 'account:write']);
     await api.patch('/account/profile', {
       accounting: { datev_consultant_number: 1001, datev_client_number: 9 },
@@ -56,11 +47,8 @@ describeEachDb('console month page in a real browser', (ctx) => {
 
   it('an admin picks October, writes and downloads the export, sees the figures, locks it after confirming', async () => {
     const page = await browser.context.newPage();
-    await page.goto(`${base}/signin`);
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${base}/console`);
+    await openSignedIn(page, base, '/signin', email);
+    assert.equal(page.url(), `${base}/console`, 'an admin lands on the dashboard');
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Accounting' }).click();
     await page.getByLabel('Month', { exact: true }).fill('2026-10');
     await page.getByRole('button', { name: 'Show' }).click();
@@ -104,11 +92,7 @@ describeEachDb('console month page in a real browser', (ctx) => {
   });
 
   it('on a phone, in German, the month page fits the screen', async () => {
-    const phone = await launchBrowser({ locale: 'de-DE', viewport: { width: 390, height: 760 } });
-    try {
-      await phone.context.addCookies(await browser.context.cookies(base));
-      const page = await phone.context.newPage();
-      await page.goto(`${base}/console/accounting?month=2026-10`);
+    await onGermanPhone(browser, base, '/console/accounting?month=2026-10', async (page) => {
       assert.equal(await page.title(), 'Buchhaltung · Projekte und Rechnungen');
       assert.match(
         await page.getByRole('region', { name: 'Umsatzsteuer-Voranmeldung' }).innerText(),
@@ -118,13 +102,8 @@ describeEachDb('console month page in a real browser', (ctx) => {
         await page.getByRole('region', { name: 'Status 2026-10' }).innerText(),
         /Festgeschrieben am/,
       );
-      const overflow = await page.evaluate<number>(
-        'document.documentElement.scrollWidth - window.innerWidth',
-      );
-      assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
+      await assertFitsScreen(page);
       await shot(page, 'console-accounting-phone-de.png');
-    } finally {
-      await phone.close();
-    }
+    });
   });
 });

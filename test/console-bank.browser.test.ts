@@ -1,17 +1,21 @@
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
-import type { Page } from 'playwright-core';
-import { setPassword } from '../src/modules/users/passwords.service.js';
 import { camt } from './bank.fixtures.js';
-import { launchBrowser, screenshotPath } from './browser.js';
+import {
+  assertFitsScreen,
+  launchBrowser,
+  listen,
+  onGermanPhone,
+  screenshots,
+  signIn,
+  withPassword,
+} from './browser.js';
 import { describeEachDb } from './helpers.js';
 import { ALL_INVOICE_SCOPES, bookNow, line, makeClient, makeInvoice } from './invoicing.fixtures.js';
 
-const PASSWORD = 'correct horse battery staple';
 const IBAN = 'DE02120300000000202051';
 const PAYER = 'DE89370400440532013000';
 
@@ -20,15 +24,12 @@ describeEachDb('console bank page in a real browser', (ctx) => {
   let browser: Awaited<ReturnType<typeof launchBrowser>>;
   let file: string;
   let numbers: string[];
-  const shot = (page: Page, name: string) =>
-    ctx.kind === 'sqlite'
-      ? page.screenshot({ path: screenshotPath(name), fullPage: true })
-      : Promise.resolve(undefined);
+  let email: string;
+  const shot = screenshots(ctx.kind);
 
   before(async () => {
-    await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-    base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
-    await setPassword(ctx.db, ctx.account.users.admin, PASSWORD);
+    base = await listen(ctx.app);
+    email = await withPassword(ctx.db, ctx.account.users.admin);
     const api = await ctx.as([...ALL_INVOICE_SCOPES, 'banking:write']);
     await api.post('/payment-accounts', { name: 'Giro', iban: IBAN });
     const client = await makeClient(api, { name: 'Bäckerei Müller & Söhne GmbH' });
@@ -98,18 +99,7 @@ describeEachDb('console bank page in a real browser', (ctx) => {
 
   it('uploads a statement, shows what waits with its suggestions, matches with one click and sets aside', async () => {
     const page = await browser.context.newPage();
-    await page.goto(`${base}/signin?return_to=${encodeURIComponent('/console/bank')}`);
-    const email = (
-      await ctx.db
-        .selectFrom('users')
-        .select('email')
-        .where('id', '=', ctx.account.users.admin)
-        .executeTakeFirstOrThrow()
-    ).email;
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${base}/console/bank`);
+    await signIn(page, base, email, '/console/bank');
     assert.equal(await page.title(), 'Bank · Project and Invoicing');
 
     await page.getByLabel('Statement file').setInputFiles(file);
@@ -137,11 +127,7 @@ describeEachDb('console bank page in a real browser', (ctx) => {
   });
 
   it('on a phone, in German, the lines and their buttons fit the screen', async () => {
-    const phone = await launchBrowser({ locale: 'de-DE', viewport: { width: 390, height: 760 } });
-    try {
-      await phone.context.addCookies(await browser.context.cookies(base));
-      const page = await phone.context.newPage();
-      await page.goto(`${base}/console/bank`);
+    await onGermanPhone(browser, base, '/console/bank', async (page) => {
       assert.equal(await page.title(), 'Bank · Projekte und Rechnungen');
       assert.ok(
         await page
@@ -149,13 +135,8 @@ describeEachDb('console bank page in a real browser', (ctx) => {
           .first()
           .isVisible(),
       );
-      const overflow = await page.evaluate<number>(
-        'document.documentElement.scrollWidth - window.innerWidth',
-      );
-      assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
+      await assertFitsScreen(page);
       await shot(page, 'console-bank-phone-de.png');
-    } finally {
-      await phone.close();
-    }
+    });
   });
 });

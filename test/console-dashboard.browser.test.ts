@@ -1,38 +1,29 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import type { Page } from 'playwright-core';
 import { importData } from '../src/import/index.js';
-import { setPassword } from '../src/modules/users/passwords.service.js';
 import { addClient, addEfforts, addProject } from './billing.fixtures.js';
-import { launchBrowser, screenshotPath } from './browser.js';
+import {
+  assertFitsScreen,
+  launchBrowser,
+  listen,
+  onGermanPhone,
+  openSignedIn,
+  screenshots,
+  withPassword,
+} from './browser.js';
 import { describeEachDb } from './helpers.js';
 import { ALL_INVOICE_SCOPES, bookNow, line, makeClient, makeInvoice } from './invoicing.fixtures.js';
-
-const PASSWORD = 'correct horse battery staple';
 
 describeEachDb('console dashboard in a real browser', (ctx) => {
   let base: string;
   let email: string;
   let browser: Awaited<ReturnType<typeof launchBrowser>>;
   const numbers: string[] = [];
-  const shot = (page: Page, name: string) =>
-    ctx.kind === 'sqlite'
-      ? page.screenshot({ path: screenshotPath(name), fullPage: true })
-      : Promise.resolve(undefined);
+  const shot = screenshots(ctx.kind);
 
   before(async () => {
-    await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-    const address = ctx.app.server.address();
-    assert.ok(address && typeof address === 'object');
-    base = `http://127.0.0.1:${address.port}`;
-    await setPassword(ctx.db, ctx.account.users.admin, PASSWORD);
-    email = (
-      await ctx.db
-        .selectFrom('users')
-        .select('email')
-        .where('id', '=', ctx.account.users.admin)
-        .executeTakeFirstOrThrow()
-    ).email;
+    base = await listen(ctx.app);
+    email = await withPassword(ctx.db, ctx.account.users.admin);
 
     // Two invoices open and not yet due, two overdue (one with a payment reminder), one paid in
     // full, one draft (not counted).
@@ -143,11 +134,8 @@ describeEachDb('console dashboard in a real browser', (ctx) => {
 
   it('an admin signs in and lands on the dashboard: open and overdue invoices, documents to review, number series', async () => {
     const page = await browser.context.newPage();
-    await page.goto(`${base}/signin`);
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${base}/console`);
+    await openSignedIn(page, base, '/signin', email);
+    assert.equal(page.url(), `${base}/console`, 'an admin lands on the dashboard');
     assert.equal(await page.title(), 'Dashboard · Project and Invoicing');
     const nav = page.getByRole('navigation', { name: 'Console' });
     for (const name of ['Dashboard', 'Company', 'Users', 'Integrations', 'Webhooks', 'Audit'])
@@ -192,11 +180,7 @@ describeEachDb('console dashboard in a real browser', (ctx) => {
   });
 
   it('on a phone, in German, the navigation and the figures fit the screen', async () => {
-    const phone = await launchBrowser({ locale: 'de-DE', viewport: { width: 390, height: 760 } });
-    try {
-      await phone.context.addCookies(await browser.context.cookies(base));
-      const page = await phone.context.newPage();
-      await page.goto(`${base}/console`);
+    await onGermanPhone(browser, base, '/console', async (page) => {
       assert.equal(await page.title(), 'Übersicht · Projekte und Rechnungen');
       assert.match(
         await page.getByRole('region', { name: 'Offene Rechnungen' }).innerText(),
@@ -209,13 +193,8 @@ describeEachDb('console dashboard in a real browser', (ctx) => {
         ['Noch nicht gemahnt 1 119,00 €', 'Zahlungserinnerung 1 297,50 €'],
         rows.join('|'),
       );
-      const overflow = await page.evaluate<number>(
-        'document.documentElement.scrollWidth - window.innerWidth',
-      );
-      assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
+      await assertFitsScreen(page);
       await shot(page, 'console-dashboard-phone-de.png');
-    } finally {
-      await phone.close();
-    }
+    });
   });
 });

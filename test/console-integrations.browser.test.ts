@@ -1,35 +1,19 @@
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { after, before, it } from 'node:test';
-import type { Page } from 'playwright-core';
-import { setPassword } from '../src/modules/users/passwords.service.js';
-import { launchBrowser, screenshotPath } from './browser.js';
+import { launchBrowser, listen, screenshots, signIn, withPassword } from './browser.js';
 import { describeEachDb } from './helpers.js';
-
-const PASSWORD = 'correct horse battery staple';
 
 describeEachDb('console integrations page in a real browser', (ctx) => {
   let base: string;
+  let adminEmail: string;
+  let memberEmail: string;
   let browser: Awaited<ReturnType<typeof launchBrowser>>;
-  const shot = (page: Page, name: string) =>
-    ctx.kind === 'sqlite'
-      ? page.screenshot({ path: screenshotPath(name), fullPage: true })
-      : Promise.resolve(undefined);
-  const emailOf = async (id: number) =>
-    (await ctx.db.selectFrom('users').select('email').where('id', '=', id).executeTakeFirstOrThrow()).email;
-  const signIn = async (page: Page, id: number, returnTo: string) => {
-    await page.goto(`${base}/signin?return_to=${encodeURIComponent(returnTo)}`);
-    await page.getByLabel('E-mail').fill(await emailOf(id));
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${base}${returnTo}`);
-  };
+  const shot = screenshots(ctx.kind);
 
   before(async () => {
-    await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-    base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
-    await setPassword(ctx.db, ctx.account.users.admin, PASSWORD);
-    await setPassword(ctx.db, ctx.account.users.member, PASSWORD);
+    base = await listen(ctx.app);
+    adminEmail = await withPassword(ctx.db, ctx.account.users.admin);
+    memberEmail = await withPassword(ctx.db, ctx.account.users.member);
     browser = await launchBrowser({ viewport: { width: 1100, height: 700 } });
   });
   after(async () => {
@@ -38,7 +22,7 @@ describeEachDb('console integrations page in a real browser', (ctx) => {
 
   it('creates an integration with permissions in plain words; the token works and is shown once', async () => {
     const page = await browser.context.newPage();
-    await signIn(page, ctx.account.users.admin, '/console/integrations');
+    await signIn(page, base, adminEmail, '/console/integrations');
     assert.equal(await page.title(), 'Integrations · Project and Invoicing');
     await page.getByLabel('Name').fill('Bookkeeping export');
     await page.getByRole('checkbox', { name: /^See clients / }).check();
@@ -86,7 +70,7 @@ describeEachDb('console integrations page in a real browser', (ctx) => {
     const member = await launchBrowser();
     try {
       const page = await member.context.newPage();
-      await signIn(page, ctx.account.users.member, '/console/password');
+      await signIn(page, base, memberEmail, '/console/password');
       await page.goto(`${base}/console/integrations`);
       assert.match((await page.getByRole('alert').textContent()) ?? '', /for administrators of the account/);
     } finally {

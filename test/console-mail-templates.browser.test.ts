@@ -1,39 +1,22 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import type { Page } from 'playwright-core';
 import { listTemplates } from '../src/modules/mail/mail.public.js';
-import { setPassword } from '../src/modules/users/passwords.service.js';
-import { launchBrowser, screenshotPath } from './browser.js';
+import { launchBrowser, listen, openSignedIn, screenshots, withPassword } from './browser.js';
 import { describeEachDb } from './helpers.js';
-
-const PASSWORD = 'correct horse battery staple';
 
 describeEachDb('console e-mail texts in a real browser', (ctx) => {
   let base: string;
   let browser: Awaited<ReturnType<typeof launchBrowser>>;
   let email = '';
-  const shot = (page: Page, name: string) =>
-    ctx.kind === 'sqlite'
-      ? page.screenshot({ path: screenshotPath(name), fullPage: true })
-      : Promise.resolve(undefined);
+  const shot = screenshots(ctx.kind);
   const own = async () =>
     (
       await listTemplates(ctx.db, { accountId: ctx.account.accountId, userId: ctx.account.users.admin })
     ).filter((t) => !t.built_in);
 
   before(async () => {
-    await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-    const address = ctx.app.server.address();
-    assert.ok(address && typeof address === 'object');
-    base = `http://127.0.0.1:${address.port}`;
-    await setPassword(ctx.db, ctx.account.users.admin, PASSWORD);
-    email = (
-      await ctx.db
-        .selectFrom('users')
-        .select('email')
-        .where('id', '=', ctx.account.users.admin)
-        .executeTakeFirstOrThrow()
-    ).email;
+    base = await listen(ctx.app);
+    email = await withPassword(ctx.db, ctx.account.users.admin);
     browser = await launchBrowser({ viewport: { width: 1100, height: 760 } });
   });
   after(async () => {
@@ -42,11 +25,8 @@ describeEachDb('console e-mail texts in a real browser', (ctx) => {
 
   it('an admin edits the offer text from the company profile; a wrong placeholder is named at its field', async () => {
     const page = await browser.context.newPage();
-    await page.goto(`${base}/console/company`);
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${base}/console/company`);
+    await openSignedIn(page, base, '/console/company', email);
+    assert.equal(page.url(), `${base}/console/company`);
     await page.getByRole('link', { name: /E-mail texts of invoices/ }).click();
     await page.waitForURL(`${base}/console/company/mail-templates`);
     assert.equal(await page.title(), 'E-mail texts · Project and Invoicing');
@@ -89,11 +69,7 @@ describeEachDb('console e-mail texts in a real browser', (ctx) => {
   it('reads well on a phone', async () => {
     const phone = await launchBrowser({ viewport: { width: 390, height: 800 } });
     const page = await phone.context.newPage();
-    await page.goto(`${base}/signin`);
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL((url) => url.pathname !== '/signin');
+    await openSignedIn(page, base, '/signin', email);
     await page.goto(`${base}/console/company/mail-templates`);
     const width = Number(await page.evaluate('document.documentElement.scrollWidth'));
     assert.ok(width <= 390, `no sideways scrolling (${width}px)`);

@@ -1,13 +1,9 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, it } from 'node:test';
-import type { Page } from 'playwright-core';
 import { getAccountProfile } from '../src/modules/account/account.service.js';
-import { setPassword } from '../src/modules/users/passwords.service.js';
-import { launchBrowser, screenshotPath } from './browser.js';
+import { launchBrowser, listen, openSignedIn, screenshots, withPassword } from './browser.js';
 import { describeEachDb } from './helpers.js';
-
-const PASSWORD = 'correct horse battery staple';
 
 describeEachDb('console company profile and audit in a real browser', (ctx) => {
   let base: string;
@@ -15,33 +11,12 @@ describeEachDb('console company profile and audit in a real browser', (ctx) => {
   let evil: Server;
   let evilBase: string;
   const emails: Record<'admin' | 'member', string> = { admin: '', member: '' };
-  const shot = (page: Page, name: string) =>
-    ctx.kind === 'sqlite'
-      ? page.screenshot({ path: screenshotPath(name), fullPage: true })
-      : Promise.resolve(undefined);
-
-  async function signIn(page: Page, who: 'admin' | 'member', target: string) {
-    await page.goto(`${base}${target}`);
-    await page.getByLabel('E-mail').fill(emails[who]);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL((url) => url.pathname !== '/signin');
-  }
+  const shot = screenshots(ctx.kind);
 
   before(async () => {
-    await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-    const address = ctx.app.server.address();
-    assert.ok(address && typeof address === 'object');
-    base = `http://127.0.0.1:${address.port}`;
+    base = await listen(ctx.app);
     for (const who of ['admin', 'member'] as const) {
-      await setPassword(ctx.db, ctx.account.users[who], PASSWORD);
-      emails[who] = (
-        await ctx.db
-          .selectFrom('users')
-          .select('email')
-          .where('id', '=', ctx.account.users[who])
-          .executeTakeFirstOrThrow()
-      ).email;
+      emails[who] = await withPassword(ctx.db, ctx.account.users[who]);
     }
     // Another site (another origin) whose page posts a form to the console.
     evil = createServer((_req, res) => {
@@ -63,7 +38,7 @@ describeEachDb('console company profile and audit in a real browser', (ctx) => {
 
   it('an admin sets the company profile: a wrong IBAN is named next to its field, the fixed form is saved', async () => {
     const page = await browser.context.newPage();
-    await signIn(page, 'admin', '/console/company');
+    await openSignedIn(page, base, '/console/company', emails.admin);
     assert.equal(new URL(page.url()).pathname, '/console/company');
     assert.equal(await page.title(), 'Company profile · Project and Invoicing');
     await page.getByLabel('Legal name').fill('Nordlicht Design GmbH');
@@ -121,7 +96,7 @@ describeEachDb('console company profile and audit in a real browser', (ctx) => {
     const memberBrowser = await launchBrowser();
     try {
       const page = await memberBrowser.context.newPage();
-      await signIn(page, 'member', '/signin');
+      await openSignedIn(page, base, '/signin', emails.member);
       assert.equal(new URL(page.url()).pathname, '/me', 'a member lands on their own page');
       for (const path of ['/console/company', '/console/audit']) {
         const res = await page.goto(`${base}${path}`);

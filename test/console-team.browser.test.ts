@@ -2,12 +2,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, it } from 'node:test';
-import type { Page } from 'playwright-core';
 import { setPassword } from '../src/modules/users/passwords.service.js';
-import { launchBrowser, screenshotPath } from './browser.js';
+import { launchBrowser, listen, PASSWORD, screenshots, signIn, withPassword } from './browser.js';
 import { describeEachDb } from './helpers.js';
-
-const PASSWORD = 'correct horse battery staple';
 
 describeEachDb('console users page in a real browser', (ctx) => {
   let base: string;
@@ -15,28 +12,12 @@ describeEachDb('console users page in a real browser', (ctx) => {
   let memberEmail: string;
   let browser: Awaited<ReturnType<typeof launchBrowser>>;
   let evil: http.Server;
-  // Screenshots once (SQLite run): the pages are the same on both databases.
-  const shot = (page: Page, name: string) =>
-    ctx.kind === 'sqlite'
-      ? page.screenshot({ path: screenshotPath(name), fullPage: true })
-      : Promise.resolve(undefined);
-  const emailOf = async (id: number) =>
-    (await ctx.db.selectFrom('users').select('email').where('id', '=', id).executeTakeFirstOrThrow()).email;
-  const signIn = async (page: Page, email: string, returnTo: string) => {
-    await page.goto(`${base}/signin?return_to=${encodeURIComponent(returnTo)}`);
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${base}${returnTo}`);
-  };
+  const shot = screenshots(ctx.kind);
 
   before(async () => {
-    await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-    base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
-    adminEmail = await emailOf(ctx.account.users.admin);
-    memberEmail = await emailOf(ctx.account.users.member);
-    await setPassword(ctx.db, ctx.account.users.admin, PASSWORD);
-    await setPassword(ctx.db, ctx.account.users.member, PASSWORD);
+    base = await listen(ctx.app);
+    adminEmail = await withPassword(ctx.db, ctx.account.users.admin);
+    memberEmail = await withPassword(ctx.db, ctx.account.users.member);
     browser = await launchBrowser({ viewport: { width: 1100, height: 700 } });
   });
   after(async () => {
@@ -46,7 +27,7 @@ describeEachDb('console users page in a real browser', (ctx) => {
 
   it('invites a user, changes a role, deactivates and reactivates', async () => {
     const page = await browser.context.newPage();
-    await signIn(page, adminEmail, '/console/users');
+    await signIn(page, base, adminEmail, '/console/users');
     assert.equal(await page.title(), 'Users · Project and Invoicing');
     await page.getByLabel('E-mail').fill('nina.new@test.example');
     await page.getByLabel('First name').fill('Nina');
@@ -79,7 +60,7 @@ describeEachDb('console users page in a real browser', (ctx) => {
     const member = await launchBrowser();
     try {
       const page = await member.context.newPage();
-      await signIn(page, memberEmail, '/console/password');
+      await signIn(page, base, memberEmail, '/console/password');
       await page.goto(`${base}/console/users`);
       assert.match((await page.getByRole('alert').textContent()) ?? '', /for administrators of the account/);
       await page.goto(`${base}/console/password`);

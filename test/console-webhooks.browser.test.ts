@@ -1,45 +1,29 @@
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { after, before, it } from 'node:test';
-import type { Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
-import { setPassword } from '../src/modules/users/passwords.service.js';
 import { WebhookWorker } from '../src/modules/webhooks/webhooks.worker.js';
-import { launchBrowser, screenshotPath } from './browser.js';
+import { launchBrowser, listen, screenshots, signIn, withPassword } from './browser.js';
 import { describeEachDb } from './helpers.js';
 import { Receiver, record, waitFor as waitForBriefly } from './webhooks.support.js';
 
 /** Longer than the default: the worker shares the machine with the browser (and other tests). */
 const waitFor = (what: string, cond: () => boolean | Promise<boolean>) => waitForBriefly(what, cond, 30_000);
 
-const PASSWORD = 'correct horse battery staple';
-
 describeEachDb('console webhooks page in a real browser', (ctx) => {
   let base: string;
+  let adminEmail: string;
+  let memberEmail: string;
   let browser: Awaited<ReturnType<typeof launchBrowser>>;
   let receiver: Receiver;
   let worker: WebhookWorker;
   let hookId: number;
   let secret: string;
-  const shot = (page: Page, name: string) =>
-    ctx.kind === 'sqlite'
-      ? page.screenshot({ path: screenshotPath(name), fullPage: true })
-      : Promise.resolve(undefined);
-  const emailOf = async (id: number) =>
-    (await ctx.db.selectFrom('users').select('email').where('id', '=', id).executeTakeFirstOrThrow()).email;
-  const signIn = async (page: Page, id: number, returnTo: string) => {
-    await page.goto(`${base}/signin?return_to=${encodeURIComponent(returnTo)}`);
-    await page.getByLabel('E-mail').fill(await emailOf(id));
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${base}${returnTo}`);
-  };
+  const shot = screenshots(ctx.kind);
 
   before(async () => {
-    await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-    base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
-    await setPassword(ctx.db, ctx.account.users.admin, PASSWORD);
-    await setPassword(ctx.db, ctx.account.users.member, PASSWORD);
+    base = await listen(ctx.app);
+    adminEmail = await withPassword(ctx.db, ctx.account.users.admin);
+    memberEmail = await withPassword(ctx.db, ctx.account.users.member);
     receiver = await new Receiver().start();
     // The receiver refuses the first message, then takes everything.
     receiver.respond = (_req, n) => (n === 1 ? 503 : 200);
@@ -71,7 +55,7 @@ describeEachDb('console webhooks page in a real browser', (ctx) => {
 
   it('shows deliveries, sends a test ping, resends a failed delivery, rotates the secret', async () => {
     const page = await browser.context.newPage();
-    await signIn(page, ctx.account.users.admin, '/console/webhooks');
+    await signIn(page, base, adminEmail, '/console/webhooks');
     assert.equal(await page.title(), 'Webhooks · Project and Invoicing');
     await page.getByRole('link', { name: `${receiver.url}/hooks/invoicing` }).click();
     await page.waitForURL(`${base}/console/webhooks/${hookId}`);
@@ -149,7 +133,7 @@ describeEachDb('console webhooks page in a real browser', (ctx) => {
     const member = await launchBrowser();
     try {
       const page = await member.context.newPage();
-      await signIn(page, ctx.account.users.member, '/console/password');
+      await signIn(page, base, memberEmail, '/console/password');
       await page.goto(`${base}/console/webhooks/${hookId}`);
       assert.match((await page.getByRole('alert').textContent()) ?? '', /for administrators of the account/);
     } finally {

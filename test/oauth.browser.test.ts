@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { setPassword } from '../src/modules/users/passwords.service.js';
-import { launchBrowser, screenshotPath } from './browser.js';
+import { launchBrowser, screenshots, submitSignIn, withPassword } from './browser.js';
 import { createAccount, createTestDb, DB_KINDS } from './helpers.js';
 import { discover, listeningApp, oauthClient, oidc, REDIRECT } from './oauth/harness.js';
-
-const PASSWORD = 'correct horse battery staple';
 
 /**
  * The whole authorization code flow as an app author's user lives it, in a real browser:
@@ -35,14 +32,7 @@ for (const kind of DB_KINDS) {
 
     it('sign in → consent → code → PKCE token → API → refresh (rotated, reuse kills the grant) → revoke → 401', async () => {
       const account = await createAccount(handle.db);
-      await setPassword(handle.db, account.users.member, PASSWORD);
-      const email = (
-        await handle.db
-          .selectFrom('users')
-          .select('email')
-          .where('id', '=', account.users.member)
-          .executeTakeFirstOrThrow()
-      ).email;
+      const email = await withPassword(handle.db, account.users.member);
       const app = await oauthClient(
         handle.db,
         account.users.admin,
@@ -52,8 +42,7 @@ for (const kind of DB_KINDS) {
         },
       );
       const config = await discover(server.origin, app.client_id, null);
-      const shot = (name: string) =>
-        kind === 'sqlite' ? page.screenshot({ path: screenshotPath(name) }) : Promise.resolve(undefined);
+      const shot = screenshots(kind, { fullPage: false });
 
       const authorizeUrl = async () => {
         const verifier = oidc.randomPKCECodeVerifier();
@@ -76,10 +65,8 @@ for (const kind of DB_KINDS) {
       const first = await authorizeUrl();
       await page.goto(first.url.href);
       assert.equal(new URL(page.url()).pathname, '/signin', 'not signed in: the sign-in page first');
-      await shot('oauth-signin.png');
-      await page.getByLabel('E-mail').fill(email);
-      await page.getByLabel('Password').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await shot(page, 'oauth-signin.png');
+      await submitSignIn(page, email);
       await page.waitForURL(/\/oauth\/interaction\//);
       assert.equal(await page.title(), 'Allow Acme Time Tracker? · Project and Invoicing');
       const lines = await page.locator('ul.scopes li').allTextContents();
@@ -88,7 +75,7 @@ for (const kind of DB_KINDS) {
         'Create and change tasks and comments',
         'See your own full user profile',
       ]);
-      await shot('oauth-consent.png');
+      await shot(page, 'oauth-consent.png');
       await page.getByRole('button', { name: 'Allow' }).click();
       await page.waitForURL((u) => u.href.startsWith(REDIRECT));
       const back = new URL(page.url());

@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import type { BrowserContext, Page } from 'playwright-core';
-import { inviteUser, setPassword } from '../src/modules/users/passwords.service.js';
-import { launchBrowser, screenshotPath } from './browser.js';
+import type { BrowserContext } from 'playwright-core';
+import { inviteUser } from '../src/modules/users/passwords.service.js';
+import { launchBrowser, listen, PASSWORD, screenshots, withPassword } from './browser.js';
 import { describeEachDb } from './helpers.js';
-
-const PASSWORD = 'correct horse battery staple';
 
 describeEachDb('sign-in in a real browser', (ctx) => {
   let base: string;
@@ -13,22 +11,11 @@ describeEachDb('sign-in in a real browser', (ctx) => {
   let browser: Awaited<ReturnType<typeof launchBrowser>>;
   let context: BrowserContext;
   // Screenshots once (SQLite run): they show pages, which are the same on both databases.
-  const shot = (page: Page, name: string) =>
-    ctx.kind === 'sqlite' ? page.screenshot({ path: screenshotPath(name) }) : Promise.resolve(undefined);
+  const shot = screenshots(ctx.kind, { fullPage: false });
 
   before(async () => {
-    await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-    const address = ctx.app.server.address();
-    assert.ok(address && typeof address === 'object');
-    base = `http://127.0.0.1:${address.port}`;
-    await setPassword(ctx.db, ctx.account.users.admin, PASSWORD);
-    email = (
-      await ctx.db
-        .selectFrom('users')
-        .select('email')
-        .where('id', '=', ctx.account.users.admin)
-        .executeTakeFirstOrThrow()
-    ).email;
+    base = await listen(ctx.app);
+    email = await withPassword(ctx.db, ctx.account.users.admin);
     browser = await launchBrowser();
     context = browser.context;
   });
