@@ -4,6 +4,7 @@ import {
   type BookingAccounts,
   bookingRow,
   datevCountry,
+  datevTax,
   euRateField,
   euVatId,
   type OutgoingDocument,
@@ -59,9 +60,21 @@ describe('DATEV: One-Stop-Shop rows', () => {
     for (const rate of EU_RATES)
       for (const net of nets) {
         const tax = taxCents(net, rate);
-        assert.equal(taxInGross(net + tax, rate), tax, `${net} cents at ${rate} %`);
-        assert.equal(-taxInGross(-(net + tax), rate), tax, `credit of ${net} cents at ${rate} %`);
+        assert.equal(datevTax(net + tax, rate), tax, `${net} cents at ${rate} %`);
+        assert.equal(datevTax(-(net + tax), rate), -tax, `credit of ${net} cents at ${rate} %`);
       }
+  });
+
+  it('datevTax is the exact decimal gross × rate / (100 + rate), rounded half away from zero', () => {
+    for (const rate of EU_RATES)
+      for (const gross of [1, 2, 3, 50, 105, 1055, 12_000, 13_024, 999_999, 123_456_789_012])
+        for (const g of [gross, -gross])
+          assert.equal(datevTax(g, rate), taxInGross(g, rate), `${g} at ${rate} %`);
+    // Exact halves round away from zero: 3 cents at 20 % is 0.5, 9 cents 1.5.
+    assert.deepEqual(
+      [datevTax(3, '20'), datevTax(-3, '20'), datevTax(9, '20'), datevTax(105, '5')],
+      [1, -1, 2, 5],
+    );
   });
 
   it('an OSS rate goes to the OSS account with key 240, state, rate and the seller’s VAT id', () => {

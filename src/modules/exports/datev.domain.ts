@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../../shared/errors.js';
-import { Dec } from '../../shared/money.js';
 import type { AccountingSettings, AccountKey } from '../account/profile.public.js';
-import { documentEntries, EU_STATES, ossCountry, taxInGross } from './vat.domain.js';
+import { documentEntries, EU_STATES, ossCountry } from './vat.domain.js';
 
 /**
  * The DATEV format (EXTF, version 700) as pure functions: the header line, the column line and
@@ -420,15 +419,35 @@ export const OSS_TAX_KEY = '240';
 export const ossRevenueAccount = (s: Pick<AccountingSettings, 'chart' | 'account_length'>): string =>
   OSS_REVENUE_ACCOUNT[s.chart].padEnd(s.account_length, '0');
 
-/** A rate as field 41 writes it: two decimals with a comma (`20,00`, `5,50`). */
-export function euRateField(rate: string, doc: string): string {
-  const r = new Dec(rate);
-  if (!r.times(100).isInteger() || r.isNegative() || r.gte(100))
+/** A rate DATEV's field 41 holds: up to two digits and two decimals. */
+const EU_RATE = /^(\d{1,2})(?:\.(\d{1,2}))?$/;
+
+/** A rate in hundredths of a percent (`5.5` → 550); one field 41 cannot hold is refused. */
+function rateHundredths(rate: string, doc: string): number {
+  const m = EU_RATE.exec(rate);
+  if (!m)
     throw new AppError(
       'unprocessable',
       `Document ${doc} has a tax rate of ${rate} %, which DATEV cannot hold`,
     );
-  return r.toFixed(2).replace('.', ',');
+  return Number(m[1]) * 100 + Number((m[2] ?? '').padEnd(2, '0'));
+}
+
+/** A rate as field 41 writes it: two decimals with a comma (`20,00`, `5,50`). */
+export function euRateField(rate: string, doc: string): string {
+  const h = rateHundredths(rate, doc);
+  return `${Math.trunc(h / 100)},${String(h % 100).padStart(2, '0')}`;
+}
+
+/**
+ * The tax DATEV derives from a gross amount (cents) at the rate of field 41: gross × rate /
+ * (100 + rate), rounded half away from zero, exactly (integers; every row of a month runs it).
+ */
+export function datevTax(gross: number, rate: string, doc = ''): number {
+  const h = BigInt(rateHundredths(rate, doc));
+  const p = BigInt(Math.abs(gross)) * h;
+  const d = 10000n + h;
+  return Math.sign(gross) * Number((2n * p + d) / (2n * d));
 }
 
 /** A country as DATEV names EU states (Greece is EL, as in VAT ids). */
@@ -490,33 +509,37 @@ export function outgoingBookings(d: OutgoingDocument, accounts: BookingAccounts)
     .map((entry) => ({ entry, cents: entry.net + entry.tax }))
     .filter((r) => r.cents !== 0)
     .map(({ entry, cents }): Booking => {
-      const row = {
-        cents: Math.abs(cents),
-        side: cents > 0 ? ('S' as const) : ('H' as const),
-        currency: d.currency,
-        account: d.debtor,
-        date: d.date,
-        document: d.number,
-        text: d.partyName,
-      };
+      // One literal per kind of row (no spread): this runs for every row of a month.
       const country = ossCountry(entry.rate, buyer);
       if (country === null)
         return {
-          ...row,
+          cents: Math.abs(cents),
+          side: cents > 0 ? 'S' : 'H',
+          currency: d.currency,
+          account: d.debtor,
           contra: revenueAccount(entry, accounts, d.number),
           buKey: '',
+          date: d.date,
+          document: d.number,
+          text: d.partyName,
           euDestination: entry.category === 'AE' || entry.category === 'K' ? d.buyerVatId : null,
         };
-      const derived = taxInGross(Math.abs(cents), entry.rate);
+      const derived = datevTax(Math.abs(cents), entry.rate, d.number);
       if (derived !== Math.abs(entry.tax))
         throw new AppError(
           'unprocessable',
           `Document ${d.number}: its tax at ${entry.rate} % (${amount(entry.tax)}) is not the ${amount(derived)} DATEV derives from the gross`,
         );
       return {
-        ...row,
+        cents: Math.abs(cents),
+        side: cents > 0 ? 'S' : 'H',
+        currency: d.currency,
+        account: d.debtor,
         contra: accounts.revenue_oss,
         buKey: OSS_TAX_KEY,
+        date: d.date,
+        document: d.number,
+        text: d.partyName,
         euDestination: datevCountry(country),
         euRate: euRateField(entry.rate, d.number),
         euOrigin: euVatId(d.sellerVatId),
