@@ -77,6 +77,9 @@ interface Kind {
   unavailable?: string;
 }
 
+/** --dev-only: the held-out parts are not run at all (for studying the dev parts quickly). */
+const PARTS = process.argv.includes('--dev-only') ? [false] : [true, false];
+
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
@@ -198,7 +201,7 @@ async function otherProducers(scanCount: number): Promise<Kind[]> {
     },
   });
   const out: Kind[] = [];
-  for (const held of [true, false]) {
+  for (const held of PARTS) {
     const part = docs.filter((d) => d.heldOut === held);
     const label = held ? 'held out' : 'dev';
     out.push({ title: `Other producers' text PDFs, ${label}`, docs: part.map(asText), unavailable });
@@ -228,7 +231,7 @@ async function foreignLayouts(xml: { name: string; text: string }[], scanCount: 
   }
   const unavailable = xml.length ? undefined : `not available: ${CORPUS} not found`;
   const out: Kind[] = [];
-  for (const held of [true, false]) {
+  for (const held of PARTS) {
     const label = held ? 'held out' : 'dev';
     const part = drawn.filter((d) => d.held === held);
     out.push({
@@ -279,6 +282,12 @@ function scanDoc(d: CorpusPdf, i: number): Doc {
           warnings: [{ code: 'ocr_failed', message: 'error' in read ? read.error : String(read) }],
         };
       ocrPageMs.push(...read.ocrMs);
+      // EVAL_OCR_DUMP=dir keeps what OCR read of the dev parts' scans (held-out ones are not studied).
+      if (process.env.EVAL_OCR_DUMP && !d.heldOut)
+        writeFileSync(
+          join(process.env.EVAL_OCR_DUMP, `${d.name.replace(/[^\w.-]+/g, '_')}.json`),
+          JSON.stringify({ name: d.name, truth: d.truth, pages: read.pages }),
+        );
       return fieldsFromLayout(read.pages, 'ocr');
     },
   };

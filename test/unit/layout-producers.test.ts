@@ -277,6 +277,34 @@ const cases: Case[] = [
     expect: { supplier_vat_id: 'DE123456789' },
   },
   {
+    name: "a letter's date beside its headline; dates inside sentences are not the invoice's",
+    runs: [
+      [71, 290, 'Sachversicherungsvertrag Nr: 00.123.456.7'],
+      [460, 290, '18. April 2014'],
+      [71, 336, 'zu Ihrer Wohngebäudeversicherung berechnen wir Ihnen für den Zeitraum vom'],
+      [71, 348, '21.05.2014 bis'],
+      [71, 359, '21.05.2015 nachstehenden Beitrag:'],
+      [71, 382, 'Vertragsänderungen) bis zum 04.03.2014 berücksichtigt. Lösen Sie die Rechnung'],
+    ],
+    expect: { date: '2014-04-18' },
+    unsure: ['date'],
+  },
+  {
+    name: '"Rechnungszeitraum" is the service period, "Fälligkeitstag" the due date',
+    runs: [
+      [71, 325, 'Beitragsrechnung zur Kraftfahrtversicherung'],
+      [460, 325, '11. März 2014'],
+      [71, 336, 'Rechnungszeitraum: 01.04.2014 - 30.06.2014'],
+      [71, 348, 'Fälligkeitstag: 01.04.2014'],
+    ],
+    expect: {
+      date: '2014-03-11',
+      due_date: '2014-04-01',
+      service_period_start: '2014-04-01',
+      service_period_end: '2014-06-30',
+    },
+  },
+  {
     name: 'Dutch "Klant:" marks the buyer\'s block, "BTW-nummer" labels the supplier\'s VAT id',
     runs: [
       [50, 110, 'Klant:'],

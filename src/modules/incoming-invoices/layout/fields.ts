@@ -335,12 +335,17 @@ function documentType(r: Result, lines: Line[], scan: Scan, lang: Lang): void {
 /** A date near the top of the first page that no label claims: "Berlin, 6. Dezember 2026". */
 function unlabelledDate(scan: Scan, lines: Line[], lang: Lang): void {
   if (scan.candidates.some((c) => c.target === 'date')) return;
-  const found: Candidate[] = [];
+  const found: (Candidate & { right: boolean })[] = [];
   for (const line of lines) {
     if (line.page !== 1 || line.y > line.pageHeight * 0.45) continue;
     for (const s of line.segments) {
       if (scan.used.has(s)) continue;
-      for (const d of findDates(s.text, lang))
+      const dates = findDates(s.text, lang);
+      // A letter's date stands alone or after its place ("Berlin, den 6. Dezember 2026"); a
+      // date inside a sentence ("… bis zum 04.03.2014 berücksichtigt") is about something else.
+      const words = dates.reduce((t, d) => t.replace(s.text.slice(d.index, d.end), ''), s.text);
+      if (words.replace(/[\s,.:]/g, '').length > 24) continue;
+      for (const d of dates)
         found.push({
           target: 'date',
           value: d.value,
@@ -350,10 +355,17 @@ function unlabelledDate(scan: Scan, lines: Line[], lang: Lang): void {
           line: line.index,
           page: 1,
           ocr: s.confidence,
+          right: s.x > line.pageWidth * 0.5,
         });
     }
   }
-  if (new Set(found.map((f) => f.value)).size === 1) scan.candidates.push(found[0]!);
+  // One date, or one in the right half where a letter's date block stands (DIN 5008).
+  for (const some of [found, found.filter((f) => f.right)])
+    if (new Set(some.map((f) => f.value)).size === 1) {
+      const { right: _right, ...date } = some[0]!;
+      scan.candidates.push(date);
+      return;
+    }
 }
 
 /**

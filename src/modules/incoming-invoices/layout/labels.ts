@@ -121,6 +121,7 @@ export const LABELS: Label[] = [
   ]),
   label('due_date', 'date', 10, [
     'f[äa]lligkeitsdatum',
+    'f[äa]lligkeitstag',
     'f[äa]llig\\s?(?:am|bis)?',
     'zahlbar\\s?(?:bis|sp[äa]testens)(?:\\s?zum)?',
     'zahlungsziel',
@@ -137,6 +138,8 @@ export const LABELS: Label[] = [
   label('service_period', 'period', 10, [
     'leistungszeitraum',
     'abrechnungszeitraum',
+    'rechnungszeitraum',
+    'versicherungszeitraum',
     'liefer-?\\s?/?\\s?leistungszeitraum',
     'service\\s?period',
     'billing\\s?period',
