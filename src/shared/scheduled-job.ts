@@ -21,16 +21,81 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => new Date() };
 
+/** A lease a run holds while it works (`keepLease`). */
+export interface Lease {
+  /** Aborted once the lease is lost: the run stops and commits nothing more. */
+  readonly signal: AbortSignal;
+  /** Whether the lease is still this run's (and has not run out by the clock); a run asks before each piece of work. */
+  held(): boolean;
+}
+
+export interface LeaseRenewal {
+  /** How long the lease holds from a renewal. */
+  leaseMs: number;
+  /** When the lease taken runs out (ms, on the clock of `now`). */
+  until: number;
+  /** How often it is renewed (real time); default a third of `leaseMs`, so one failed renewal does not lose it. */
+  renewEveryMs?: number;
+  /** The clock the lease is measured on (ms). */
+  now(): number;
+  /** Extends the lease to `until`; false when it is no longer this holder's. */
+  renew(until: Date): Promise<boolean>;
+  /** A renewal that failed (the database away): the lease holds until it runs out. */
+  onError(err: unknown): void;
+}
+
+/**
+ * Renews a lease while a long run works. The lease is lost when a renewal finds another holder
+ * or when the clock passes its end before a renewal got through (another process may take the
+ * job then); the run sees it in `held()` and `signal`. `end()` stops renewing.
+ */
+export function keepLease(o: LeaseRenewal): Lease & { end(): void } {
+  const lost = new AbortController();
+  let until = o.until;
+  let renewing = false;
+  const lose = () => {
+    clearInterval(timer);
+    if (!lost.signal.aborted) lost.abort(new Error('the lease was lost'));
+  };
+  const held = () => {
+    if (!lost.signal.aborted && o.now() >= until) lose();
+    return !lost.signal.aborted;
+  };
+  const timer = setInterval(
+    () => {
+      if (renewing || !held()) return;
+      renewing = true;
+      const next = o.now() + o.leaseMs;
+      o.renew(new Date(next))
+        .then((ours) => {
+          if (ours) until = next;
+          else lose();
+        }, o.onError)
+        .finally(() => {
+          renewing = false;
+        });
+    },
+    o.renewEveryMs ?? Math.max(10, Math.floor(o.leaseMs / 3)),
+  ).unref();
+  return { signal: lost.signal, held, end: () => clearInterval(timer) };
+}
+
 export interface ScheduledJobOptions {
   /** The job's row in `scheduled_jobs`. */
   name: string;
   /** A run is due this long after the last one finished. */
   everyMs: number;
-  /** How long a run may take before another process may take the job over. */
+  /** How long the lease holds unrenewed: a process that died mid-run keeps the job this long. */
   leaseMs: number;
+  /** How often a run renews its lease (real time); default a third of `leaseMs`. */
+  renewEveryMs?: number;
   /** How often a process looks whether the job is due. */
   checkMs: number;
-  run(now: Date): Promise<void>;
+  /**
+   * The work. Its lease is renewed while it works; once `lease.held()` is false (another
+   * process has or may have the job) it stops and commits nothing more.
+   */
+  run(now: Date, lease: Lease): Promise<void>;
   logger: WorkerLogger;
   clock?: Clock;
 }
@@ -39,8 +104,9 @@ export interface ScheduledJobOptions {
  * A job that runs on a schedule once for the whole service, not once per process: every
  * process that runs it looks now and then, and the one that takes the lease (one conditional
  * UPDATE: due, and no live lease) runs it. A process that dies mid-run holds the lease until it
- * runs out; then another one runs the job. A process restarted often still gets its turn: the
- * schedule is in the database, not in a timer.
+ * runs out; then another one runs the job. A live run renews its lease, so a run may outlast
+ * `leaseMs`; a run whose lease is lost stops and is not recorded as run. A process restarted
+ * often still gets its turn: the schedule is in the database, not in a timer.
  */
 export class ScheduledJob {
   readonly #holder = randomUUID();
@@ -99,7 +165,25 @@ export class ScheduledJob {
         )
         .executeTakeFirst();
       if (Number(taken.numUpdatedRows) !== 1) return false;
-      await this.opts.run(now);
+      const lease = keepLease({
+        leaseMs,
+        until: now.getTime() + leaseMs,
+        renewEveryMs: this.opts.renewEveryMs,
+        now: () => this.#clock.now().getTime(),
+        renew: (until) => this.#renew(until),
+        onError: (err) => logger.warn({ err }, `${name}: renewing the lease failed`),
+      });
+      try {
+        await this.opts.run(now, lease);
+      } catch (err) {
+        if (lease.held()) throw err;
+      } finally {
+        lease.end();
+      }
+      if (!lease.held()) {
+        logger.warn({ job: name }, `${name}: the lease was lost; the run stopped`);
+        return false;
+      }
       await this.db
         .updateTable('scheduled_jobs')
         .set({ lease_holder: null, lease_until: null, last_run_at: this.#clock.now().toISOString() })
@@ -112,5 +196,16 @@ export class ScheduledJob {
       logger.error({ err }, `${name}: scheduled run failed`);
       return false;
     }
+  }
+
+  /** Extends this holder's lease; false when another holder has it. */
+  async #renew(until: Date): Promise<boolean> {
+    const r = await this.db
+      .updateTable('scheduled_jobs')
+      .set({ lease_until: until.toISOString() })
+      .where('name', '=', this.opts.name)
+      .where('lease_holder', '=', this.#holder)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
   }
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { MailConfig } from '../../config.js';
 import type { Db } from '../../db/index.js';
 import { JobLoop, silentLogger, type WorkerLogger } from '../../shared/job-loop.js';
+import { keepLease } from '../../shared/scheduled-job.js';
 import { accountsWithoutJob } from './dunning.read-model.js';
 import * as repo from './dunning.repository.js';
 import { runDunning } from './dunning.service.js';
@@ -31,11 +32,11 @@ export interface DunningSchedulerOptions {
  * a dead worker left is taken over when its lease runs out.
  *
  * Not a ScheduledJob (shared/scheduled-job.ts, the retention job): that is one job for the whole
- * service, due a fixed time after its last run ended, whose lease is not renewed; this run is
- * due once a UTC day per account (a letter is dated the day it is made, so drifting past
- * midnight would skip a day), shares the accounts between processes, and renews its lease
- * while a long run works. Both keep their schedule and lease in the database and take an
- * injectable clock.
+ * service, due a fixed time after its last run ended, in one row of `scheduled_jobs`; this run
+ * is due once a UTC day per account (a letter is dated the day it is made, so drifting past
+ * midnight would skip a day), shares the accounts between processes and keeps each account's
+ * last error. Both keep their schedule and lease in the database, renew the lease while a long
+ * run works (`keepLease`) and take an injectable clock.
  */
 export class DunningScheduler {
   private readonly loop: JobLoop;
@@ -101,14 +102,15 @@ export class DunningScheduler {
     );
     if (accountId === undefined) return undefined;
     if (accountId === -1) return false;
-    // A long run keeps its claim; a lost renewal is harmless (the run makes each letter once).
-    const heartbeat = setInterval(
-      () =>
-        void repo
-          .renewJob(this.db, accountId, token, leaseUntil(this.clock.now()))
-          .catch((err) => this.logger.warn({ err, accountId }, 'dunning: renewing the lease failed')),
-      Math.max(10, Math.floor(this.leaseMs / 3)),
-    ).unref();
+    // A long run keeps its claim. A lost one is harmless: the run makes each letter once, and
+    // ending the job checks that the claim is still this run's.
+    const lease = keepLease({
+      leaseMs: this.leaseMs,
+      until: now + this.leaseMs,
+      now: () => this.clock.now(),
+      renew: (until) => repo.renewJob(this.db, accountId, token, until.toISOString()),
+      onError: (err) => this.logger.warn({ err, accountId }, 'dunning: renewing the lease failed'),
+    });
     try {
       const result = await runDunning(this.db, accountId, { date: today, dryRun: false, mail: this.mail });
       await repo.endJob(
@@ -136,7 +138,7 @@ export class DunningScheduler {
       );
       return false;
     } finally {
-      clearInterval(heartbeat);
+      lease.end();
     }
   }
 }
