@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { createDb } from '../src/db/index.js';
 import { migrateToLatest } from '../src/db/migrator.js';
-import { createIntegration } from '../src/modules/integration/integration.service.js';
 import {
   type Beside,
+  benchToken,
   besideBare,
   environment,
   type Metric,
@@ -48,8 +48,7 @@ async function prepare(url: string) {
   try {
     await migrateToLatest(handle.db);
     const accountId = await seedAccount(handle.db, SIZE, INVOICES);
-    const { access_token } = await createIntegration(handle.db, { name: 'bench', scopes: SCOPES, accountId });
-    return { accountId, token: access_token };
+    return { accountId, token: await benchToken(handle.db, SCOPES, accountId) };
   } finally {
     await handle.destroy();
   }

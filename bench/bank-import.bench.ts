@@ -15,10 +15,9 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDb, type DbHandle } from '../src/db/index.js';
 import { importData } from '../src/import/index.js';
-import { createIntegration } from '../src/modules/integration/integration.service.js';
 import { creditorReference } from '../src/shared/creditor-reference.js';
 import { camt, type GenEntry } from '../test/bank.fixtures.js';
-import { environment, type Metric, machineLoad, markdown, writeReport } from './lib.js';
+import { benchToken, caller, environment, type Metric, machineLoad, markdown, writeReport } from './lib.js';
 
 const INVOICES = Number(process.env.BENCH_BANK_INVOICES ?? 50_000);
 const ENTRIES = Number(process.env.BENCH_BANK_ENTRIES ?? 10_000);
@@ -52,12 +51,8 @@ async function seed(handle: DbHandle): Promise<{ accountId: number; token: strin
     })),
   } as never);
   await sql`analyze`.execute(handle.db);
-  const { access_token } = await createIntegration(handle.db, {
-    name: 'bench',
-    scopes: ['outgoing-invoice:read', 'banking:read', 'banking:write', 'payments:write'],
-    accountId: account_id,
-  });
-  return { accountId: account_id, token: access_token };
+  const scopes = ['outgoing-invoice:read', 'banking:read', 'banking:write', 'payments:write'];
+  return { accountId: account_id, token: await benchToken(handle.db, scopes, account_id) };
 }
 
 /** Entry `n` of the statement, and whether it is certain (to check the import's count). */
@@ -118,17 +113,9 @@ try {
   let t = performance.now();
   const { accountId, token } = await seed(handle);
   const seedS = (performance.now() - t) / 1000;
-  const call = async (url: string) => {
-    const res = await app.inject({ url: `/api/v1${url}`, headers: { authorization: `Bearer ${token}` } });
-    if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body.slice(0, 200)}`);
-  };
-  const account = await app.inject({
-    method: 'POST',
-    url: '/api/v1/payment-accounts',
-    headers: { authorization: `Bearer ${token}` },
-    payload: { name: 'Giro', iban: IBAN },
-  });
-  if (account.statusCode !== 201) throw new Error(`payment account: ${account.body}`);
+  const api = caller(app, token);
+  const call = (url: string) => api('GET', url);
+  await api('POST', '/payment-accounts', { name: 'Giro', iban: IBAN });
   const ids = (
     await handle.db.selectFrom('outgoing_invoices').select('id').where('account_id', '=', accountId).execute()
   ).map((r) => r.id);

@@ -8,8 +8,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDb } from '../src/db/index.js';
 import { importData } from '../src/import/index.js';
-import { createIntegration } from '../src/modules/integration/integration.service.js';
-import { environment, type Metric, machineLoad, markdown, writeReport } from './lib.js';
+import { benchToken, caller, environment, type Metric, machineLoad, markdown, writeReport } from './lib.js';
 
 const BILLED = 10_000;
 const REPORTED = 100_000;
@@ -50,22 +49,8 @@ try {
     .select('id')
     .where('account_id', '=', account_id)
     .executeTakeFirstOrThrow();
-  const { access_token } = await createIntegration(db, {
-    name: 'bench',
-    scopes: ['outgoing-invoice:read', 'outgoing-invoice:write', 'efforts:read', 'efforts:extended:read'],
-    accountId: account_id,
-  });
-  const call = async (method: 'GET' | 'POST' | 'DELETE', url: string, payload?: object) => {
-    const res = await app.inject({
-      method,
-      url: `/api/v1${url}`,
-      headers: { authorization: `Bearer ${access_token}` },
-      ...(payload ? { payload } : {}),
-    });
-    if (res.statusCode >= 300)
-      throw new Error(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
-    return res;
-  };
+  const scopes = ['outgoing-invoice:read', 'outgoing-invoice:write', 'efforts:read', 'efforts:extended:read'];
+  const call = caller(app, await benchToken(db, scopes, account_id));
 
   /** A project with `n` efforts over 20 tasks (every fifth with a rate) and the users, some not billable. */
   async function project(name: string, n: number): Promise<number> {

@@ -10,8 +10,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDb } from '../src/db/index.js';
 import { importData } from '../src/import/index.js';
-import { createIntegration } from '../src/modules/integration/integration.service.js';
-import { environment, type Metric, machineLoad, markdown, writeReport } from './lib.js';
+import { benchToken, caller, environment, type Metric, machineLoad, markdown, writeReport } from './lib.js';
 
 const DOCUMENTS = Number(process.env.BENCH_DATEV_DOCUMENTS ?? 20_000);
 const CLIENTS = 500;
@@ -43,22 +42,12 @@ try {
   const clients = (
     await db.selectFrom('clients').select(['id', 'name']).where('account_id', '=', account_id).execute()
   ).map((c) => ({ id: c.id, buyer: JSON.stringify({ name: c.name, vat_id: null }) }));
-  const { access_token } = await createIntegration(db, {
-    name: 'bench',
-    scopes: ['accounting:export', 'account:write', 'account:read'],
-    accountId: account_id,
-  });
-  const call = async (method: 'POST' | 'PATCH', url: string, payload: object) => {
-    const res = await app.inject({
-      method,
-      url: `/api/v1${url}`,
-      headers: { authorization: `Bearer ${access_token}` },
-      payload,
-    });
-    if (res.statusCode >= 300)
-      throw new Error(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
-    return JSON.parse(res.body).data;
-  };
+  const api = caller(
+    app,
+    await benchToken(db, ['accounting:export', 'account:write', 'account:read'], account_id),
+  );
+  const call = async (method: 'POST' | 'PATCH', url: string, payload: object) =>
+    JSON.parse((await api(method, url, payload)).body).data;
   await call('PATCH', '/account/profile', {
     accounting: { datev_consultant_number: 1001, datev_client_number: 42 },
   });

@@ -5,15 +5,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDb, type DbHandle } from '../src/db/index.js';
 import { importData } from '../src/import/index.js';
-import { createIntegration } from '../src/modules/integration/integration.service.js';
 import { renderDocumentPdf } from '../src/shared/pdf/render.js';
-import { environment, type Metric, markdown, writeReport } from './lib.js';
+import { benchToken, caller, environment, type Metric, markdown, writeReport } from './lib.js';
 
 type Result = Metric;
 
@@ -44,20 +42,6 @@ async function openDb(
       await c.query(`drop schema ${schema} cascade`);
       await c.end();
     },
-  };
-}
-
-function client(app: FastifyInstance, token: string) {
-  return async (method: 'GET' | 'POST', url: string, payload?: object) => {
-    const res = await app.inject({
-      method,
-      url: `/api/v1${url}`,
-      headers: { authorization: `Bearer ${token}` },
-      ...(payload ? { payload } : {}),
-    });
-    if (res.statusCode >= 300)
-      throw new Error(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
-    return res;
   };
 }
 
@@ -108,12 +92,8 @@ async function benchKind(kind: 'sqlite' | 'postgres', withPdf: boolean): Promise
       users: [{ email: 'bench@bench.example', first_name: 'B', last_name: 'Ench', role: 'admin' }],
       clients: [{ name: 'Bench client', payment_term_days: 14 }],
     });
-    const { access_token } = await createIntegration(handle.db, {
-      name: 'bench',
-      scopes: ['outgoing-invoice:read', 'outgoing-invoice:write', 'outgoing-invoice:book'],
-      accountId: account_id,
-    });
-    const call = client(app, access_token);
+    const scopes = ['outgoing-invoice:read', 'outgoing-invoice:write', 'outgoing-invoice:book'];
+    const call = caller(app, await benchToken(handle.db, scopes, account_id));
     const clientRow = await handle.db
       .selectFrom('clients')
       .select('id')

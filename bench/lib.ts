@@ -5,7 +5,10 @@ import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
+import type { Db } from '../src/db/index.js';
+import { createIntegration } from '../src/modules/integration/integration.service.js';
 
 export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 export const RESULTS_DIR = join(BENCH_DIR, 'results');
@@ -53,6 +56,35 @@ export function markdown(report: BenchReport): string {
     '',
   ].join('\n');
 }
+
+/**
+ * The bearer token the benches call the API with: a new integration named `bench` holding
+ * `scopes`, of the account's first admin (of the only account when `accountId` is left out).
+ */
+export async function benchToken(db: Db, scopes: string[], accountId?: number): Promise<string> {
+  const { access_token } = await createIntegration(db, { name: 'bench', scopes, accountId });
+  return access_token;
+}
+
+/**
+ * Calls the API of an app in this process (`app.inject`) with `token`: the answer, or an error
+ * naming the request when its status is 300 or more.
+ */
+export function caller(app: FastifyInstance, token: string) {
+  return async (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) => {
+    const res = await app.inject({
+      method,
+      url: `/api/v1${url}`,
+      headers: { authorization: `Bearer ${token}` },
+      ...(payload ? { payload } : {}),
+    });
+    if (res.statusCode >= 300)
+      throw new Error(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
+    return res;
+  };
+}
+
+export type Caller = ReturnType<typeof caller>;
 
 /** Starts a TypeScript entry in a child process and resolves once it prints `LISTENING <port>`. */
 export function startChild(

@@ -9,16 +9,23 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { SMTPServer } from 'smtp-server';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDb, type DbHandle } from '../src/db/index.js';
 import { importData } from '../src/import/index.js';
-import { createIntegration } from '../src/modules/integration/integration.service.js';
 import { MailWorker } from '../src/modules/mail/mail.public.js';
-import { environment, type Metric, machineLoad, markdown, writeReport } from './lib.js';
+import {
+  benchToken,
+  type Caller,
+  caller,
+  environment,
+  type Metric,
+  machineLoad,
+  markdown,
+  writeReport,
+} from './lib.js';
 import { freshPgDatabase } from './seed.js';
 
 const TOTAL = Number(process.env.BENCH_MAIL_INVOICES ?? 1000);
@@ -100,31 +107,13 @@ async function seed(handle: DbHandle): Promise<{ accountId: number; token: strin
     })),
   } as never);
   await sql`analyze`.execute(handle.db);
-  const { access_token } = await createIntegration(handle.db, {
-    name: 'bench',
-    scopes: ['outgoing-invoice:read', 'outgoing-invoice:send', 'client:read'],
-    accountId: account_id,
-  });
-  return { accountId: account_id, token: access_token };
-}
-
-function caller(app: FastifyInstance, token: string) {
-  return async (method: 'GET' | 'POST', url: string, payload?: object) => {
-    const res = await app.inject({
-      method,
-      url: `/api/v1${url}`,
-      headers: { authorization: `Bearer ${token}` },
-      ...(payload ? { payload } : {}),
-    });
-    if (res.statusCode >= 300)
-      throw new Error(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
-    return res;
-  };
+  const scopes = ['outgoing-invoice:read', 'outgoing-invoice:send', 'client:read'];
+  return { accountId: account_id, token: await benchToken(handle.db, scopes, account_id) };
 }
 
 /** Runs `work` while READERS clients read one after another; their latencies, and the work's time. */
 async function whileReading(
-  call: ReturnType<typeof caller>,
+  call: Caller,
   ids: number[],
   work: () => Promise<unknown>,
 ): Promise<{ ms: number; latencies: number[] }> {

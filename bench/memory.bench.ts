@@ -9,10 +9,10 @@ import { loadConfig } from '../src/config.js';
 import { createDb } from '../src/db/index.js';
 import { migrateToLatest } from '../src/db/migrator.js';
 import { importData } from '../src/import/index.js';
-import { createIntegration } from '../src/modules/integration/integration.service.js';
 import { renderDocumentPdf } from '../src/shared/pdf/render.js';
 import { sampleDocument } from '../src/shared/pdf/sample.js';
 import {
+  benchToken,
   environment,
   type Metric,
   machineLoad,
@@ -77,9 +77,9 @@ try {
     },
     users: [{ email: 'bench@bench.example', first_name: 'B', last_name: 'Ench', role: 'admin' }],
   });
-  const { access_token } = await createIntegration(handle.db, {
-    name: 'bench',
-    scopes: [
+  const access_token = await benchToken(
+    handle.db,
+    [
       'client:read',
       'client:write',
       'outgoing-invoice:read',
@@ -88,8 +88,8 @@ try {
       'incoming-invoice:read',
       'incoming-invoice:write',
     ],
-    accountId: account_id,
-  });
+    account_id,
+  );
   await handle.destroy();
   const pdf = await renderDocumentPdf(sampleDocument({ lines: 10, language: 'de' }));
 

@@ -14,10 +14,17 @@ import { loadConfig } from '../src/config.js';
 import { createDb } from '../src/db/index.js';
 import { migrateToLatest } from '../src/db/migrator.js';
 import { importData } from '../src/import/index.js';
-import { createIntegration } from '../src/modules/integration/integration.service.js';
 import { Dovecot, hasDovecot, mimeMessage } from '../test/dovecot.support.js';
 import { cii } from '../test/incoming-einvoices.fixtures.js';
-import { environment, type Metric, markdown, startService, stopChild, writeReport } from './lib.js';
+import {
+  benchToken,
+  environment,
+  type Metric,
+  markdown,
+  startService,
+  stopChild,
+  writeReport,
+} from './lib.js';
 
 const SCANS = Number(process.env.OCR_BENCH_SCANS ?? 8);
 const MESSAGES = hasDovecot() ? Number(process.env.MAILBOX_BENCH_MESSAGES ?? 100) : 0;
@@ -45,10 +52,11 @@ try {
     .values(Array.from({ length: 60 }, (_, i) => ({ account_id, name: `Bench client ${i}` })))
     .returning('id')
     .execute();
-  const { access_token } = await createIntegration(handle.db, {
-    name: 'bench',
-    scopes: ['client:read', 'incoming-invoice:write', 'incoming-invoice:read'],
-  });
+  const access_token = await benchToken(handle.db, [
+    'client:read',
+    'incoming-invoice:write',
+    'incoming-invoice:read',
+  ]);
   await handle.destroy();
 
   // Scans of generated invoices (varied layouts, rotated, noisy), made before the service starts.

@@ -9,9 +9,16 @@ import { loadConfig } from '../src/config.js';
 import { createDb } from '../src/db/index.js';
 import { migrateToLatest } from '../src/db/migrator.js';
 import { importData } from '../src/import/index.js';
-import { createIntegration } from '../src/modules/integration/integration.service.js';
 import { pdfBomb } from '../test/upload-bombs.js';
-import { environment, type Metric, markdown, startService, stopChild, writeReport } from './lib.js';
+import {
+  benchToken,
+  environment,
+  type Metric,
+  markdown,
+  startService,
+  stopChild,
+  writeReport,
+} from './lib.js';
 
 const CONNECTIONS = 10;
 const SECONDS = 10;
@@ -37,10 +44,7 @@ try {
     .values({ account_id, name: 'Bench client' })
     .returning('id')
     .executeTakeFirstOrThrow();
-  const { access_token } = await createIntegration(handle.db, {
-    name: 'bench',
-    scopes: ['client:read', 'incoming-invoice:write'],
-  });
+  const access_token = await benchToken(handle.db, ['client:read', 'incoming-invoice:write']);
   await handle.destroy();
 
   // Every bomb logs a warning (pdf_too_large): not what is measured here.

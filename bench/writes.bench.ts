@@ -14,10 +14,10 @@ import { loadConfig } from '../src/config.js';
 import { createDb } from '../src/db/index.js';
 import { migrateToLatest } from '../src/db/migrator.js';
 import { importData } from '../src/import/index.js';
-import { createIntegration } from '../src/modules/integration/integration.service.js';
 import {
   analyzeWithoutAutovacuum,
   type Beside,
+  benchToken,
   besideBare,
   environment,
   type Metric,
@@ -101,11 +101,12 @@ async function prepare(target: Target) {
       .orderBy('id')
       .execute();
     const project = await handle.db.selectFrom('projects').select('id').executeTakeFirstOrThrow();
-    const { access_token } = await createIntegration(handle.db, {
-      name: 'bench',
-      scopes: ['client:read', 'client:write', 'task-management:write', 'outgoing-invoice:write'],
-    });
-    return { token: access_token, clientIds: ids.map((r) => r.id), projectId: project.id };
+    const scopes = ['client:read', 'client:write', 'task-management:write', 'outgoing-invoice:write'];
+    return {
+      token: await benchToken(handle.db, scopes),
+      clientIds: ids.map((r) => r.id),
+      projectId: project.id,
+    };
   } finally {
     await handle.destroy();
   }
