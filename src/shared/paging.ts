@@ -204,7 +204,12 @@ function afterCursor(eb: AnyEb, keys: SortKey[], values: Value[], i = 0): Expres
   }
   if (i === keys.length - 1) return beyond ?? sql<SqlBool>`1 = 0`;
   const deeper = eb.and([equal, afterCursor(eb, keys, values, i + 1)]);
-  return beyond ? eb.or([beyond, deeper]) : deeper;
+  const after = beyond ? eb.or([beyond, deeper]) : deeper;
+  // The same rows, bounded on the first key as well: neither database reads an index range
+  // out of the OR alone, and a page deep in a sorted list would scan to its cursor (SQLite,
+  // sort=name at 100,000 clients: 30-60 ms instead of 1). Not where nulls follow the value.
+  if (i > 0 || v === null || (k.nullable && !k.desc)) return after;
+  return eb.and([k.desc ? sql<SqlBool>`${ref} <= ${v}` : sql<SqlBool>`${ref} >= ${v}`, after]);
 }
 
 function countOf(qb: AnyQb): Promise<number> {
