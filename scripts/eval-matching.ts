@@ -1,9 +1,10 @@
-// `npm run eval:matching [-- --dev | --held-out] [--invoices N]`: drives the real statement
-// import and matching (HTTP through app.inject, SQLite in memory) over generated months
-// (eval/matching/generate.ts) and scores them: automatic matches that are wrong (target 0),
-// the share of certain lines matched automatically (target ≥ 95 %), and how often the first
-// suggestion of a line left unmatched is right. Held-out seeds first; matching was never tuned
-// on them.
+// `npm run eval:matching [-- --dev | --held-out] [--invoices N] [--incoming N]`: drives the
+// real statement import and matching (HTTP through app.inject, SQLite in memory) over
+// generated months (eval/matching/generate.ts) of money received for outgoing invoices and
+// paid out for incoming ones, and scores them, money in and money out apart and together:
+// automatic matches that are wrong (target 0), the share of certain lines matched
+// automatically (target ≥ 95 %), and how often the first suggestion of a line left unmatched
+// is right. Held-out seeds first; matching was never tuned on them.
 import type { FastifyInstance } from 'fastify';
 import {
   type BookedInvoice,
@@ -11,8 +12,12 @@ import {
   HELD_OUT_SEEDS,
   type PlannedLine,
   planClients,
+  planIncoming,
   planInvoices,
   planMonth,
+  planPayouts,
+  planSuppliers,
+  type StoredIncoming,
 } from '../eval/matching/generate.js';
 import { iban, Rng } from '../eval/random.js';
 import { buildApp } from '../src/app.js';
@@ -25,6 +30,7 @@ import { camt, type GenStatement, mt940 } from '../test/bank.fixtures.js';
 
 const args = process.argv.slice(2);
 const INVOICES = Number(args[args.indexOf('--invoices') + 1]) || 300;
+const INCOMING = Number(args[args.indexOf('--incoming') + 1]) || 120;
 const sets: [string, number[]][] = [
   ['held-out', HELD_OUT_SEEDS],
   ['dev', DEV_SEEDS],
@@ -42,7 +48,14 @@ const SCOPES = [
   'payments:write',
   'banking:read',
   'banking:write',
+  'incoming-invoice:read',
+  'incoming-invoice:write',
 ];
+
+/** Money in (outgoing invoices) and money out (incoming invoices), scored apart and together. */
+const DIRECTIONS = ['in', 'out', 'all'] as const;
+type Direction = (typeof DIRECTIONS)[number];
+type Scores = Record<Direction, Score>;
 
 /** The file formats of the four weekly statements; rotated by seed. */
 const FORMATS = ['camt053-08', 'mt940-german', 'camt053-02', 'mt940-dutch'] as const;
@@ -134,7 +147,7 @@ async function runSeed(
   app: FastifyInstance,
   db: ReturnType<typeof createDb>['db'],
   seed: number,
-  score: Score,
+  score: Scores,
 ) {
   const r = new Rng(seed);
   const ownIban = iban('DE', `12030000${String(seed).padStart(10, '0')}`);
@@ -196,6 +209,27 @@ async function runSeed(
   }
 
   const weeks = planMonth(r, planned, invoices, ownIban);
+  // Suppliers and their invoices, drawn after the money in so its months stay as they were.
+  const suppliers = planSuppliers(r, 14);
+  const supplierIds: number[] = [];
+  for (const sp of suppliers)
+    supplierIds.push(
+      (await call(app, token, 'POST', '/suppliers', { name: sp.name, iban: sp.onRecord ? sp.iban : null }))
+        .data.id,
+    );
+  const incoming: StoredIncoming[] = [];
+  for (const p of planIncoming(r, suppliers, INCOMING)) {
+    const created = await call(app, token, 'POST', '/incoming-invoices', {
+      supplier_id: supplierIds[p.supplier],
+      invoice_number: p.number,
+      gross_total: p.gross / 100,
+      date: '2026-10-20',
+      ...(p.printsIban ? { iban: suppliers[p.supplier]!.iban } : {}),
+    });
+    incoming.push({ ...p, id: created.data.id });
+  }
+  for (const [w, lines] of planPayouts(r, suppliers, incoming).entries()) weeks[w]!.push(...lines);
+  for (const week of weeks) week.sort((a, b) => a.entry.booking.localeCompare(b.entry.booking));
   let balance = 1_000_000;
   for (const [w, lines] of weeks.entries()) {
     const s: GenStatement = {
@@ -239,43 +273,50 @@ interface Tx {
   bank_reference: string | null;
   remittance: string | null;
   creditor_reference: string | null;
-  matches: { invoice_id: number; amount: number; origin: string }[];
+  matches: { invoice_id: number; amount: number; origin: string; invoice_kind: string }[];
   suggestions: { invoice_id: number }[];
 }
 
-async function scoreLine(app: FastifyInstance, token: string, t: Tx, line: PlannedLine, score: Score) {
+async function scoreLine(app: FastifyInstance, token: string, t: Tx, line: PlannedLine, scores: Scores) {
   const { truth } = line;
-  const kind = score.byKind.get(truth.kind) ?? { n: 0, auto: 0, wrong: 0 };
-  score.byKind.set(truth.kind, kind);
-  kind.n++;
-  score.lines++;
+  const direction = line.entry.amount < 0 ? 'out' : 'in';
+  // Money in pays outgoing invoices, money out incoming ones: another kind is wrong.
+  const kindOf = direction === 'in' ? 'outgoing' : 'incoming';
   const auto = t.matches
     .filter((m) => m.origin === 'auto')
-    .map((m) => ({ invoice_id: m.invoice_id, amount: cents(m.amount) }));
+    .map((m) => ({ invoice_id: m.invoice_kind === kindOf ? m.invoice_id : -1, amount: cents(m.amount) }));
   const isAuto = t.status === 'matched' && auto.length > 0;
-  if (truth.pays.length === 0) score.noneLines++;
-  else score.paying++;
-  if (truth.certain) score.certain++;
-  if (isAuto) {
-    kind.auto++;
-    if (same(auto, truth.pays)) {
-      score.payingAuto++;
-      if (truth.certain) score.certainAuto++;
-    } else {
-      score.wrongAuto++;
-      kind.wrong++;
-      score.wrongExamples.push(
-        `${truth.kind}: "${t.remittance ?? t.creditor_reference}" ${t.amount} → ${JSON.stringify(auto)}, truth ${JSON.stringify(truth.pays)}`,
-      );
+  for (const score of [scores[direction], scores.all]) {
+    const kind = score.byKind.get(truth.kind) ?? { n: 0, auto: 0, wrong: 0 };
+    score.byKind.set(truth.kind, kind);
+    kind.n++;
+    score.lines++;
+    if (truth.pays.length === 0) score.noneLines++;
+    else score.paying++;
+    if (truth.certain) score.certain++;
+    if (isAuto) {
+      kind.auto++;
+      if (same(auto, truth.pays)) {
+        score.payingAuto++;
+        if (truth.certain) score.certainAuto++;
+      } else {
+        score.wrongAuto++;
+        kind.wrong++;
+        score.wrongExamples.push(
+          `${truth.kind}: "${t.remittance ?? t.creditor_reference}" ${t.amount} → ${JSON.stringify(auto)}, truth ${JSON.stringify(truth.pays)}`,
+        );
+      }
+      continue;
     }
-    return;
+    if (truth.pays.length === 0) continue;
+    if (truth.certain)
+      score.missedExamples.push(`${truth.kind}: "${t.remittance ?? t.creditor_reference}" ${t.amount}`);
+    score.unmatchedWithTruth++;
+    const first = t.suggestions?.[0];
+    if (first && truth.pays.some((p) => p.invoice_id === first.invoice_id)) score.firstRight++;
   }
+  if (isAuto) return;
   if (truth.pays.length === 0) return;
-  if (truth.certain)
-    score.missedExamples.push(`${truth.kind}: "${t.remittance ?? t.creditor_reference}" ${t.amount}`);
-  score.unmatchedWithTruth++;
-  const first = t.suggestions?.[0];
-  if (first && truth.pays.some((p) => p.invoice_id === first.invoice_id)) score.firstRight++;
   // The bookkeeper matches it by hand, as in real life: later lines from this IBAN then know the client.
   await call(app, token, 'POST', `/bank-transactions/${t.id}/match`, {
     allocations: truth.pays.map((p) => ({ invoice_id: p.invoice_id, amount: p.amount / 100 })),
@@ -292,35 +333,43 @@ await app.ready();
 const rows: string[] = [];
 const kinds: string[] = [];
 let failed = false;
+const LABEL: Record<Direction, string> = { in: 'money in', out: 'money out', all: 'together' };
 for (const [name, seeds] of sets) {
-  const score = newScore();
+  const scores = { in: newScore(), out: newScore(), all: newScore() };
   const started = Date.now();
-  for (const seed of seeds) await runSeed(app, handle.db, seed, score);
-  rows.push(
-    `| ${name} (seeds ${seeds.join(', ')}) | ${score.lines} | ${score.paying} | ${score.wrongAuto} | ${pct(score.certainAuto, score.certain)} (${score.certainAuto}/${score.certain}) | ${pct(score.payingAuto, score.paying)} | ${pct(score.firstRight, score.unmatchedWithTruth)} (${score.firstRight}/${score.unmatchedWithTruth}) |`,
-  );
-  kinds.push(
-    `${name}: ${[...score.byKind]
-      .sort()
-      .map(([k, v]) => `${k} ${v.auto}/${v.n}${v.wrong ? ` (${v.wrong} wrong)` : ''}`)
-      .join(', ')}`,
-  );
-  for (const w of score.wrongExamples.slice(0, 10)) console.error(`wrong (${name}): ${w}`);
-  for (const w of score.missedExamples.slice(0, 10)) console.error(`certain, not matched (${name}): ${w}`);
-  if (score.wrongAuto > 0 || score.certainAuto < 0.95 * score.certain) failed = true;
+  for (const seed of seeds) await runSeed(app, handle.db, seed, scores);
+  for (const direction of DIRECTIONS) {
+    const score = scores[direction];
+    const label = `${name}, ${LABEL[direction]}`;
+    rows.push(
+      `| ${label} (seeds ${seeds.join(', ')}) | ${score.lines} | ${score.paying} | ${score.wrongAuto} | ${pct(score.certainAuto, score.certain)} (${score.certainAuto}/${score.certain}) | ${pct(score.payingAuto, score.paying)} | ${pct(score.firstRight, score.unmatchedWithTruth)} (${score.firstRight}/${score.unmatchedWithTruth}) |`,
+    );
+    if (direction === 'all') {
+      kinds.push(
+        `${name}: ${[...score.byKind]
+          .sort()
+          .map(([k, v]) => `${k} ${v.auto}/${v.n}${v.wrong ? ` (${v.wrong} wrong)` : ''}`)
+          .join(', ')}`,
+      );
+      continue;
+    }
+    for (const w of score.wrongExamples.slice(0, 10)) console.error(`wrong (${label}): ${w}`);
+    for (const w of score.missedExamples.slice(0, 10)) console.error(`certain, not matched (${label}): ${w}`);
+    if (score.wrongAuto > 0 || score.certainAuto < 0.95 * score.certain) failed = true;
+  }
   console.error(`${name}: ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 await app.close();
 await handle.destroy();
 console.log(
   [
-    `${INVOICES} invoices a month and seed, four weekly statements (CAMT.053 v08 and v02, MT940 German and Dutch)`,
+    `${INVOICES} outgoing and ${INCOMING} incoming invoices a month and seed, four weekly statements (CAMT.053 v08 and v02, MT940 German and Dutch)`,
     '',
     '| seeds | lines | paying invoices | wrong automatic matches | certain lines matched automatically | paying lines matched automatically | first suggestion right (lines left unmatched) |',
     '| --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
     '',
-    'Matched automatically per kind of line (automatic/all):',
+    'Matched automatically per kind of line (automatic/all; `out:` money paid out, `in:supplierCredit` a supplier paying back):',
     '',
     ...kinds.map((k) => `- ${k}`),
   ].join('\n'),

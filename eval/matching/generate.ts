@@ -360,3 +360,292 @@ export function planMonth(
   for (const week of weeks) week.sort((a, b) => a.entry.booking.localeCompare(b.entry.booking));
   return weeks;
 }
+
+// ---- money paid out ------------------------------------------------------------------------
+
+/**
+ * A supplier as the account knows it. `format` makes its invoice numbers (suppliers number as
+ * they like); `iban`: the account it is paid to; `onRecord`: the supplier record holds it
+ * (else only some of its invoices print it, or nothing does); `subscription`: a monthly fee,
+ * several open invoices of the same amount (look-alike amounts).
+ */
+export interface PlannedSupplier {
+  key: string;
+  name: string;
+  iban: string;
+  onRecord: boolean;
+  format: (seq: number) => string;
+  subscription: number | null;
+}
+
+/** An incoming invoice: the supplier's number and gross cents. */
+export interface PlannedIncoming {
+  supplier: number;
+  number: string;
+  gross: number;
+  /** The invoice prints the supplier's IBAN. */
+  printsIban: boolean;
+}
+
+/** An incoming invoice as the service answered it. */
+export interface StoredIncoming extends PlannedIncoming {
+  id: number;
+}
+
+const SUPPLIER = [
+  'Büromarkt Böttcher AG',
+  'Telekom Deutschland GmbH',
+  'Hetzner Online GmbH',
+  'Druckerei Weiß KG',
+  'Stadtwerke Lindenau',
+  'Kanzlei Roth & Partner',
+  'IT-Service Krause',
+  'Reinigung Blitzblank GmbH',
+  'Spedition Nord GmbH',
+  'Papier Pape OHG',
+  'Software Schmiede GmbH',
+  'Grafikbüro Lenz',
+];
+
+/** How suppliers number their invoices (all kinds seen on real incoming invoices). */
+const FORMATS: ((r: Rng) => (seq: number) => string)[] = [
+  () => (n) => `R-2026-${String(n).padStart(5, '0')}`,
+  () => (n) => `2026-${String(4000 + n)}`,
+  (r) => {
+    const base = r.int(100, 899) * 1000;
+    return (n) => String(base + n);
+  },
+  () => (n) => `INV/2026/${String(n).padStart(3, '0')}`,
+  (r) => {
+    const base = r.int(10, 99) * 1_000_000;
+    return (n) => `RE${base + n}`;
+  },
+  (r) => {
+    const base = 1_000_000_000 + r.int(0, 8_000_000) * 100;
+    return (n) => String(base + n);
+  },
+  () => (n) => `AB-${String(98000 + n)}`,
+  () => (n) => `${String(n).padStart(6, '0')}/26`,
+];
+
+export function planSuppliers(r: Rng, count: number): PlannedSupplier[] {
+  const out: PlannedSupplier[] = [];
+  for (let i = 0; i < count; i++)
+    out.push({
+      key: `s${i}`,
+      name: `${SUPPLIER[i % SUPPLIER.length]}${i >= SUPPLIER.length ? ` ${i}` : ''}`,
+      iban: germanIban(String(60050101 + i * 1000), String(7_000_000 + i * 15_485)),
+      onRecord: r.chance(0.75),
+      format: r.pick(FORMATS)(r),
+      subscription: r.chance(0.25) ? r.int(10, 200) * 100 - 1 : null,
+    });
+  // Two suppliers numbering their invoices alike: the same numbers occur at both.
+  if (count > 3) out[count - 1]!.format = out[count - 2]!.format;
+  return out;
+}
+
+export function planIncoming(r: Rng, suppliers: PlannedSupplier[], count: number): PlannedIncoming[] {
+  const out: PlannedIncoming[] = [];
+  const next = suppliers.map(() => r.int(1, 400));
+  for (let i = 0; i < count; i++) {
+    const supplier = Math.min(suppliers.length - 1, Math.floor(r.next() ** 1.4 * suppliers.length));
+    const s = suppliers[supplier]!;
+    const gross =
+      s.subscription && r.chance(0.7)
+        ? s.subscription
+        : r.int(10, 4000) * 100 + (r.chance(0.5) ? 0 : r.int(1, 99));
+    out.push({ supplier, number: s.format(next[supplier]!++), gross, printsIban: r.chance(0.5) });
+  }
+  // The look-alike pair: their first invoices carry the same number.
+  const n = suppliers.length;
+  if (n > 3) {
+    const a = out.find((x) => x.supplier === n - 2);
+    const b = out.find((x) => x.supplier === n - 1);
+    if (a && b) b.number = a.number;
+  }
+  return out;
+}
+
+/** The ways a supplier's number is typed into a transfer (mostly copied from the invoice). */
+export function spellSupplier(r: Rng, number: string): { text: string; readable: boolean } {
+  const groups = number.match(/[A-Za-z]+|\d+/g) ?? [number];
+  const firstDigit = groups.findIndex((g) => /^\d/.test(g));
+  const variant = weighted(r, {
+    exact: 55,
+    lower: 5,
+    nosep: 10,
+    spaces: 8,
+    zeros: 8,
+    cut: firstDigit > 0 ? 6 : 0,
+    seqOnly: 4,
+  });
+  const digits = groups.filter((g) => /^\d/.test(g));
+  const text = {
+    exact: number,
+    lower: number.toLowerCase(),
+    nosep: groups.join(''),
+    spaces: groups.join(' '),
+    zeros: groups.map((g, i) => (/^\d/.test(g) && i > 0 ? String(Number(g)) : g)).join('-'),
+    cut: groups.slice(firstDigit).join('-'),
+    // The last digits alone: not enough to tell.
+    seqOnly: `Nr. ${String(Number(digits.at(-1) ?? '0') % 1000)}`,
+  }[variant];
+  return { text, readable: variant !== 'seqOnly' };
+}
+
+const OUT_BEFORE = ['', 'Rechnung ', 'RE ', 'Rg.-Nr. ', 'Invoice ', 'Ihre Rechnung ', 'Zahlung '];
+const OUT_AFTER = ['', ' Kd-Nr 10442', ' vom 28.10.2026', ' Kundennummer 4711', ' Danke', ' Vertrag 20261'];
+
+/**
+ * The money paid out in the month: transfers to suppliers for their invoices as a bookkeeper
+ * types them in online banking, and what else leaves the account. Certain: the supplier's
+ * number readable and its exact open amount (and, when two suppliers have that number, the
+ * payee's IBAN known for one of them), several numbers of one supplier and their exact sum,
+ * or no number but an IBAN known for one supplier and the only open invoice of that amount.
+ */
+export function planPayouts(
+  r: Rng,
+  suppliers: PlannedSupplier[],
+  invoices: StoredIncoming[],
+): PlannedLine[][] {
+  const weeks: PlannedLine[][] = [[], [], [], []];
+  const open = new Map(invoices.map((i) => [i.id, i.gross]));
+  let seq = 0;
+  const day = (w: number) => `2026-11-${String(2 + w * 7 + r.int(0, 4)).padStart(2, '0')}`;
+  const push = (w: number, entry: Omit<GenEntry, 'booking' | 'ref'>, truth: Truth) =>
+    weeks[w]!.push({ entry: { ...entry, booking: day(w), ref: `EO${++seq}` }, truth });
+  const ofSupplier = (s: number) => invoices.filter((i) => i.supplier === s && (open.get(i.id) ?? 0) > 0);
+  /** The IBAN is known for the supplier: on its record or printed on one of its invoices. */
+  const ibanKnown = (s: number) =>
+    suppliers[s]!.onRecord || invoices.some((i) => i.supplier === s && i.printsIban);
+  const shared = (inv: StoredIncoming) =>
+    invoices.some((o) => o.id !== inv.id && o.number === inv.number && o.supplier !== inv.supplier);
+  const wrap = (s: string) => `${r.pick(OUT_BEFORE)}${s}${r.pick(OUT_AFTER)}`.trim();
+
+  const order = invoices.filter(() => r.chance(0.75));
+  for (const [n, inv] of order.entries()) {
+    if ((open.get(inv.id) ?? 0) <= 0) continue;
+    const w = Math.min(3, Math.floor((n / order.length) * 4));
+    const s = suppliers[inv.supplier]!;
+    const base = { name: s.name.toUpperCase(), iban: s.iban, bic: 'COBADEFFXXX' };
+    const due = open.get(inv.id)!;
+    const kind = weighted(r, {
+      'out:number': 70,
+      'out:combined': 6,
+      'out:ibanOnly': ibanKnown(inv.supplier) ? 6 : 0,
+      'out:partial': 4,
+      'out:skonto': 3,
+      'out:typo': 2,
+      'out:noNumber': 3,
+    });
+    let pays: Truth['pays'] = [{ invoice_id: inv.id, amount: due }];
+    let certain = true;
+    let entry: Omit<GenEntry, 'booking' | 'ref'>;
+    if (kind === 'out:combined') {
+      const others = ofSupplier(inv.supplier)
+        .filter((i) => i.id !== inv.id)
+        .slice(0, r.int(1, 2));
+      const all = [inv, ...others];
+      pays = all.map((i) => ({ invoice_id: i.id, amount: open.get(i.id)! }));
+      const spelled = all.map((i) => spellSupplier(r, i.number));
+      certain = spelled.every((x) => x.readable) && all.every((i) => !shared(i) || ibanKnown(i.supplier));
+      entry = {
+        ...base,
+        amount: -pays.reduce((t, p) => t + p.amount, 0),
+        text: `${r.pick(['Rechnungen ', 'RE ', 'Sammelzahlung ', ''])}${spelled.map((x) => x.text).join(r.pick([', ', ' + ', ' u. ', ' ']))}`,
+      };
+    } else if (kind === 'out:ibanOnly' || kind === 'out:noNumber') {
+      const sameAmount = ofSupplier(inv.supplier).filter((i) => open.get(i.id) === due);
+      certain = kind === 'out:ibanOnly' && sameAmount.length === 1;
+      entry = {
+        ...base,
+        amount: -due,
+        text: r.pick(['Kundennummer 4711', 'Abo November', 'Danke', 'Vertrag 20261', '']),
+      };
+    } else {
+      const spelled =
+        kind === 'out:typo' ? { text: typo(r, inv.number), readable: false } : spellSupplier(r, inv.number);
+      let amount = due;
+      if (kind === 'out:partial') amount = Math.round(due * 0.5);
+      if (kind === 'out:skonto') amount = Math.round(due * 0.98);
+      pays = [{ invoice_id: inv.id, amount }];
+      certain = kind === 'out:number' && spelled.readable && (!shared(inv) || ibanKnown(inv.supplier));
+      entry = { ...base, amount: -amount, text: wrap(spelled.text) };
+    }
+    push(w, entry, { kind, pays, certain });
+    for (const p of pays) open.set(p.invoice_id, (open.get(p.invoice_id) ?? 0) - p.amount);
+  }
+
+  // The same transfer sent twice by mistake, weeks later: the invoice is paid, nothing is open.
+  const paidEarly = weeks[0]!.filter((l) => l.truth.kind === 'out:number').slice(0, 2);
+  for (const { entry } of paidEarly)
+    push(
+      3,
+      { amount: entry.amount, name: entry.name, iban: entry.iban, bic: entry.bic, text: entry.text },
+      { kind: 'out:duplicate', pays: [], certain: false },
+    );
+
+  // Money out that pays no incoming invoice of the account, some looking like one.
+  const someInvoice = () => r.pick(invoices);
+  const filler: [string, number, () => Omit<GenEntry, 'booking' | 'ref'>][] = [
+    [
+      'out:salary',
+      8,
+      () => ({
+        amount: -r.int(180_000, 520_000),
+        name: `${r.pick(SURNAME).toUpperCase()}, ${r.pick(['ANNA', 'JONAS', 'LEA', 'PAUL'])}`,
+        iban: germanIban('20050550', String(r.int(1e6, 9e6))),
+        text: r.pick(['Gehalt 11/2026', 'Lohn November 2026 PersNr 1047']),
+      }),
+    ],
+    ['out:fee', 3, () => ({ amount: -r.int(500, 4_000), text: 'Entgelt Kontofuehrung 11/2026' })],
+    [
+      'out:cardSettlement',
+      2,
+      // A card settlement of the amount of an open invoice: no number, no known IBAN.
+      () => ({ amount: -someInvoice().gross, name: 'VISA ABRECHNUNG', text: 'Kartenabrechnung 11/2026' }),
+    ],
+    [
+      'out:unrecorded',
+      4,
+      // A supplier whose invoice was never recorded, with a number of the same shape.
+      () => {
+        const like = someInvoice();
+        return {
+          amount: -r.int(2_000, 400_000),
+          name: 'AMAZON EU S.A R.L.',
+          iban: germanIban('30020900', String(r.int(1e6, 9e6))),
+          text: `Bestellung ${like.number.replace(/\d(?=\D*$)/, (d) => String((Number(d) + 1) % 10))}9`,
+        };
+      },
+    ],
+    [
+      'out:refundToClient',
+      2,
+      // Money back to a client: a number of ours, never a supplier's invoice.
+      () => ({
+        amount: -r.int(1_000, 50_000),
+        name: 'PRAXIS MEYER',
+        iban: germanIban('10010010', String(r.int(1e6, 9e6))),
+        text: `Erstattung Gutschrift GS-2026-${String(r.int(1, 99)).padStart(5, '0')}`,
+      }),
+    ],
+    [
+      'in:supplierCredit',
+      2,
+      // A supplier refunds a credit note naming its invoice: money in, no outgoing invoice.
+      () => {
+        const like = someInvoice();
+        return {
+          amount: r.int(1_000, like.gross),
+          name: suppliers[like.supplier]!.name.toUpperCase(),
+          iban: suppliers[like.supplier]!.iban,
+          text: `Gutschrift zu Rechnung ${like.number}`,
+        };
+      },
+    ],
+  ];
+  for (const [kind, count, make] of filler)
+    for (let i = 0; i < count; i++) push(r.int(0, 3), make(), { kind, pays: [], certain: false });
+  return weeks;
+}
