@@ -20,6 +20,8 @@ interface Case {
   unsure?: string[];
   /** Runs set in 15 pt, as a headline. */
   headline?: Runs;
+  /** Words as OCR gives them (with a confidence), read with provenance `ocr`. */
+  ocr?: boolean;
 }
 
 const cases: Case[] = [
@@ -305,6 +307,54 @@ const cases: Case[] = [
     },
   },
   {
+    name: 'OCR: a colon set apart or misread ("Beleg-Nr | : | RK…", "Beleg-Datum | 3 | 16,09,2013")',
+    ocr: true,
+    runs: [
+      [366, 81, 'Beleg-Nr'],
+      [440, 81, ':'],
+      [457, 81, 'RK21012345'],
+      [366, 94, 'Beleg-Datum'],
+      [440, 94, '3'],
+      [457, 94, '16,09,2013'],
+    ],
+    expect: { invoice_number: 'RK21012345', date: '2013-09-16' },
+    unsure: ['invoice_number', 'date'],
+  },
+  {
+    name: "OCR: a headline's number set apart from its label, its date split after the comma",
+    ocr: true,
+    runs: [
+      [50, 200, 'INVOICE No.'],
+      [150, 200, '123456XX of Apr 4,'],
+      [260, 200, '2016'],
+    ],
+    expect: { invoice_number: '123456XX', date: '2016-04-04' },
+  },
+  {
+    name: 'OCR: captions under values set larger stand further from them',
+    ocr: true,
+    runs: [
+      [50, 200, '4 avril 2016'],
+      [150, 200, '29 mars 2016'],
+      [250, 200, '123456XX'],
+      [50, 224, 'Date'],
+      [150, 224, 'Date de commande'],
+      [250, 224, 'Facture n°'],
+    ],
+    expect: { invoice_number: '123456XX', date: '2016-04-04' },
+  },
+  {
+    name: 'OCR: "11. Marz 2014" without its umlaut is the letter date; a lone date on the left is not',
+    ocr: true,
+    runs: [
+      [71, 325, 'Beitragsrechnung zur Kraftfahrtversicherung'],
+      [460, 325, '11. Marz 2014'],
+      [71, 336, '01.04.2014'],
+      [233, 336, '30.06.2014'],
+    ],
+    expect: { date: '2014-03-11' },
+  },
+  {
     name: 'Dutch "Klant:" marks the buyer\'s block, "BTW-nummer" labels the supplier\'s VAT id',
     runs: [
       [50, 110, 'Klant:'],
@@ -320,7 +370,8 @@ describe('layout reader: other producers', () => {
     it(c.name, () => {
       const body = page(c.runs);
       body.words.push(...page(c.headline ?? [], 1, 15).words);
-      const out = fieldsFromLayout([body], 'pdf_text');
+      if (c.ocr) for (const w of body.words) w.confidence = 0.9;
+      const out = fieldsFromLayout([body], c.ocr ? 'ocr' : 'pdf_text');
       const fields = out.fields as Record<string, unknown>;
       for (const [field, value] of Object.entries(c.expect)) assert.deepEqual(fields[field], value, field);
       for (const field of c.absent ?? []) assert.equal(fields[field], undefined, field);

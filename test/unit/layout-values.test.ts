@@ -46,6 +46,10 @@ describe('dates as invoices print them', () => {
     ['August 3 , 2014', 'en', '2014-08-03'],
     ['3 maart 2026', 'de', '2026-03-03'],
     ['12 mei 2026', 'de', '2026-05-12'],
+    // What OCR makes of dates: dots read as commas (day first, unsure), an umlaut lost.
+    ['16,09,2013', 'de', '2013-09-16', false],
+    ['11. Marz 2014', 'de', '2014-03-11'],
+    ['1,234,56', 'de', undefined],
     ['030-12-2015', 'de', undefined],
     ['31.02.2026', 'de', undefined],
     ['1.234,56', 'de', undefined],

@@ -46,6 +46,10 @@ export const inZone = (zones: Zone[], line: Line, s: Segment): boolean =>
       z.page === line.page && line.y >= z.top && line.y <= z.bottom && s.x >= z.left - 5 && s.x <= z.right,
   );
 
+/** A segment that is only a colon or other marks, or for OCR a single character standing alone. */
+const isColon = (s: Segment): boolean =>
+  /^[:;.,»«'"|~=_-]+$/.test(s.text) || (s.confidence < 1 && s.text.length === 1);
+
 function isTableHeader(line: Line): boolean {
   const columnWord = (s: Segment) =>
     COLUMN_WORDS.test(s.text.trim()) || s.text.split(/\s+/).some((w) => COLUMN_WORDS.test(w));
@@ -194,8 +198,11 @@ export function scanLabels(lines: Line[], lang: Lang): Scan {
       // To the right: for amounts the rest of the line up to the next label (a rate column may
       // stand between); otherwise the next cell.
       const right: Segment[] = [];
-      for (const r of line.segments.slice(i + 1)) {
+      const after = line.segments.slice(i + 1);
+      for (const [k, r] of after.entries()) {
         if (matchLabel(r.text)) break;
+        // A colon set apart ("Beleg-Nr | : | RK21012345"), or what OCR made of one ("3", "»").
+        if (kind !== 'amount' && after[k + 1] && isColon(r)) continue;
         right.push(r);
         if (kind !== 'amount') break;
       }
@@ -204,6 +211,8 @@ export function scanLabels(lines: Line[], lang: Lang): Scan {
       if (right.length) {
         // "MwSt 19 % auf 1.000,00 | 190,00": the amount the row ends with.
         const text = [kind === 'amount' ? m.rest : '', ...right.map((r) => r.text)].join(' ');
+        // "INVOICE No. | 123456XX of Apr 4, 2016": OCR set the number apart from its label.
+        if (target === 'invoice_number' && !m.rest) datedNumber(line, s, text.trim());
         // Not a value of its kind ("Datum | Leverdatum" in a row of captions): look below.
         if (push(line, s, m, readValue(kind, text, lang), 'right', right[right.length - 1]!)) return;
       }
@@ -221,7 +230,8 @@ export function scanLabels(lines: Line[], lang: Lang): Scan {
       // identifiers and dates in a row of captions, ranked below every other place.
       if (kind !== 'id' && kind !== 'date') return;
       const prev = lines[line.index - 1];
-      if (!prev || prev.page !== line.page || line.y - prev.y > line.h * 2) return;
+      // OCR boxes are the ink of small captions: a row of values set larger stands further up.
+      if (!prev || prev.page !== line.page || line.y - prev.y > line.h * 2.5) return;
       const captions = line.segments.filter((c) => matchLabel(c.text)).length;
       if (captions < 2) return;
       const above = prev.segments.filter((a) => overlaps(a, s, line.h * 0.5));

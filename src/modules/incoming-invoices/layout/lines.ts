@@ -88,7 +88,9 @@ export function toLines(pages: PageWords[]): Line[] {
         // A word space is about a quarter to a third of the font size; columns are further apart.
         // A separator word ("Muster GmbH · IBAN … · BIC …") ends a segment as a wide gap does.
         const separator = /^[·•|]$/.test(word.text);
-        if ((prev && word.x - (prev.x + prev.w) > em * 0.9) || separator) {
+        // A cell does not end in a comma: "Apr 4, | 2016" is one date however wide OCR saw the gap.
+        const gap = prev && /,$/.test(prev.text) ? em * 2 : em * 0.9;
+        if ((prev && word.x - (prev.x + prev.w) > gap) || separator) {
           if (current.length) segments.push(segment(current));
           current = [];
         }

@@ -6,7 +6,7 @@ export type Lang = 'de' | 'en' | 'fr';
 const MONTHS: Record<string, number> = {
   jan: 1, january: 1, januar: 1, jänner: 1, janvier: 1, janv: 1,
   feb: 2, february: 2, februar: 2, février: 2, fevrier: 2, févr: 2, fev: 2,
-  mar: 3, march: 3, märz: 3, maerz: 3, mars: 3, mär: 3,
+  mar: 3, march: 3, märz: 3, maerz: 3, marz: 3, mars: 3, mär: 3,
   apr: 4, april: 4, avril: 4, avr: 4,
   may: 5, mai: 5,
   jun: 6, june: 6, juni: 6, juin: 6,
@@ -49,6 +49,8 @@ const DATE_PATTERNS: RegExp[] = [
     'giu',
   ),
   /(?<![\d-])(\d{1,2})-(\d{1,2})-(\d{4})(?![\d-])/gu, // 20-10-2015 (language decides, as with slashes)
+  // 16,09,2013: dots OCR read as commas; day first, and unsure.
+  /(?<![\d.,])(\d{1,2}),(\d{1,2}),(\d{4})(?![\d,]|\.\d)/gu,
 ];
 
 /** Every date written in `text`, in the order they appear. */
@@ -74,6 +76,10 @@ export function findDates(text: string, lang: Lang): FoundDate[] {
         }
       } else if (kind === 3) value = iso(+m[3]!, MONTHS[m[2]!.toLowerCase()] ?? 0, +m[1]!);
       else if (kind === 4) value = iso(+m[3]!, MONTHS[m[1]!.toLowerCase()] ?? 0, +m[2]!);
+      else if (kind === 6) {
+        value = iso(+m[3]!, +m[2]!, +m[1]!);
+        sure = false;
+      }
       if (value) out.push({ value, sure, index: m.index, end: m.index + m[0].length });
     }
   });
