@@ -17,6 +17,7 @@ export const ACCOUNT_KEYS = [
   'revenue_tax_free',
   'revenue_reverse_charge',
   'revenue_intra_eu',
+  'revenue_oss',
   'receivables',
   'payables',
   'bank',
@@ -27,7 +28,8 @@ export type AccountKey = (typeof ACCOUNT_KEYS)[number];
 
 /**
  * DATEV's usual accounts (four digits). Revenue accounts are DATEV's automatic ones (AM):
- * the tax comes with the account, so their rows carry no BU key.
+ * the tax comes with the account, so their rows carry no BU key; the One-Stop-Shop account
+ * (Erlöse aus im anderen EU-Land steuerpflichtigen Lieferungen) is not, its rows carry key 240.
  */
 export const CHART_DEFAULTS: Record<Chart, Record<AccountKey, string>> = {
   SKR03: {
@@ -36,6 +38,7 @@ export const CHART_DEFAULTS: Record<Chart, Record<AccountKey, string>> = {
     revenue_tax_free: '8100',
     revenue_reverse_charge: '8336',
     revenue_intra_eu: '8125',
+    revenue_oss: '8320',
     receivables: '1400',
     payables: '1600',
     bank: '1200',
@@ -48,6 +51,7 @@ export const CHART_DEFAULTS: Record<Chart, Record<AccountKey, string>> = {
     revenue_tax_free: '4100',
     revenue_reverse_charge: '4336',
     revenue_intra_eu: '4125',
+    revenue_oss: '4320',
     receivables: '1200',
     payables: '3300',
     bank: '1800',

@@ -9,6 +9,8 @@ const ACCOUNT_DESCRIPTIONS: Record<(typeof ACCOUNT_KEYS)[number], string> = {
   revenue_reverse_charge:
     'Services to businesses in other EU states, reverse charge (SKR03 8336, SKR04 4336)',
   revenue_intra_eu: 'Tax-free intra-EU supplies of goods (SKR03 8125, SKR04 4125)',
+  revenue_oss:
+    'One-Stop-Shop sales to consumers in other EU states at their rate, booked with tax key 240 (SKR03 8320, SKR04 4320)',
   receivables: 'Receivables, the collective account of the debtors (SKR03 1400, SKR04 1200)',
   payables: 'Payables, the collective account of the creditors (SKR03 1600, SKR04 3300)',
   bank: 'Bank account payments are booked on (SKR03 1200, SKR04 1800)',

@@ -7,6 +7,8 @@ export {
   ACCOUNT_KEYS,
   type AccountingSettings,
   type AccountKey,
+  atLength,
+  CHART_DEFAULTS,
   personalRange,
 } from './accounting.domain.js';
 

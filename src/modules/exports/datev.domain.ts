@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../../shared/errors.js';
-import type { AccountingSettings, AccountKey } from '../account/profile.public.js';
+import {
+  type AccountingSettings,
+  type AccountKey,
+  atLength,
+  CHART_DEFAULTS,
+} from '../account/profile.public.js';
 import { documentEntries, EU_STATES, ossCountry } from './vat.domain.js';
 
 /**
@@ -399,25 +404,21 @@ const REVENUE_BY_RATE: Record<string, AccountKey> = {
 
 const rateKey = (rate: string) => String(Number(rate));
 
-/** The general-ledger accounts the bookings use: the settings' and the chart's OSS revenue account. */
-export type BookingAccounts = Record<AccountKey, string> & { revenue_oss: string };
+/** The general-ledger accounts the bookings use: the settings' (`revenue_oss` among them). */
+export type BookingAccounts = Record<AccountKey, string>;
 
 /**
  * One-Stop-Shop sales (a consumer in another EU state charged that state's VAT, as the OSS
- * report reads them) go to DATEV's "Erlöse aus im anderen EU-Land steuerpflichtigen
- * Lieferungen" (SKR03 8320, SKR04 4320). It is no automatic account, so the rows carry tax key
- * 240 (OSS, supplied from Germany), and DATEV takes the state and its rate from fields 40 and
- * 41, from which it derives the tax. Not a setting of the profile: the chart decides it.
+ * report reads them) go to the profile's `revenue_oss` account, by default DATEV's "Erlöse aus
+ * im anderen EU-Land steuerpflichtigen Lieferungen" (SKR03 8320, SKR04 4320). It is no
+ * automatic account, so the rows carry tax key 240 (OSS, supplied from Germany), and DATEV
+ * takes the state and its rate from fields 40 and 41, from which it derives the tax.
  */
-export const OSS_REVENUE_ACCOUNT: Record<AccountingSettings['chart'], string> = {
-  SKR03: '8320',
-  SKR04: '4320',
-};
 export const OSS_TAX_KEY = '240';
 
-/** The OSS revenue account of the chart at the account length (DATEV pads with zeros). */
+/** The chart's default OSS revenue account at the account length (DATEV pads with zeros). */
 export const ossRevenueAccount = (s: Pick<AccountingSettings, 'chart' | 'account_length'>): string =>
-  OSS_REVENUE_ACCOUNT[s.chart].padEnd(s.account_length, '0');
+  atLength(CHART_DEFAULTS[s.chart].revenue_oss, s.account_length);
 
 /** A rate DATEV's field 41 holds: up to two digits and two decimals. */
 const EU_RATE = /^(\d{1,2})(?:\.(\d{1,2}))?$/;

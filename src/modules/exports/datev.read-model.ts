@@ -1,5 +1,6 @@
 import { type SelectQueryBuilder, sql } from 'kysely';
 import type { Db } from '../../db/index.js';
+import { documentTotals } from '../../shared/money.js';
 
 /**
  * What the DATEV export and the reports read of the books, across the modules that keep
@@ -46,11 +47,49 @@ const DOCUMENT_COLUMNS = [
   'document',
   'buyer',
   'seller',
+  'lines_taxes',
+  'tax_exemption_category',
 ] as const;
 
-/** Booked outgoing documents (invoices, credits, deposits, partial and final invoices) dated in the range. */
-export function bookedDocuments(db: Db, accountId: number, from: string, to: string) {
-  return db
+/**
+ * An invoice made elsewhere keeps no frozen document; its amounts are its lines' totals per
+ * rate (`lines_taxes`, written with the lines). A row without them (written around the
+ * application) gets its lines added up here, as the invoices' own reads do, so every
+ * document read here has a tax breakdown.
+ */
+async function withLineTaxes<T extends { id: number; document: string | null; lines_taxes: string | null }>(
+  db: Db,
+  accountId: number,
+  rows: T[],
+): Promise<T[]> {
+  const ids = rows.filter((r) => r.document === null && r.lines_taxes === null).map((r) => r.id);
+  if (ids.length === 0) return rows;
+  const items = await db
+    .selectFrom('outgoing_invoice_items')
+    .select(['invoice_id', 'net_total', 'tax_rate'])
+    .$call((q) => scoped(q, accountId, { account: 'account_id', ids: { column: 'invoice_id', values: ids } }))
+    .orderBy('id')
+    .execute();
+  const lines = new Map<number, { net: number; tax_rate: string }[]>();
+  for (const i of items) {
+    const list = lines.get(i.invoice_id) ?? [];
+    list.push({ net: Number(i.net_total), tax_rate: i.tax_rate });
+    lines.set(i.invoice_id, list);
+  }
+  const missing = new Set(ids);
+  return rows.map((r) =>
+    missing.has(r.id)
+      ? { ...r, lines_taxes: JSON.stringify(documentTotals(lines.get(r.id) ?? []).taxes) }
+      : r,
+  );
+}
+
+/**
+ * Booked outgoing documents (invoices, credits, deposits, partial and final invoices, and
+ * invoices made elsewhere) dated in the range.
+ */
+export async function bookedDocuments(db: Db, accountId: number, from: string, to: string) {
+  const rows = await db
     .selectFrom('outgoing_invoices')
     .select(DOCUMENT_COLUMNS)
     .where('status', '=', 'booked')
@@ -59,19 +98,24 @@ export function bookedDocuments(db: Db, accountId: number, from: string, to: str
     .orderBy('date')
     .orderBy('id')
     .execute();
+  return withLineTaxes(db, accountId, rows);
 }
 
 export type BookedDocumentRow = Awaited<ReturnType<typeof bookedDocuments>>[number];
 
 /** Outgoing documents by id (the invoices paid, for the cash-method VAT). */
 export function bookedDocumentsById(db: Db, accountId: number, ids: number[]): Promise<BookedDocumentRow[]> {
-  return byIds(ids, () =>
-    db
-      .selectFrom('outgoing_invoices')
-      .select(DOCUMENT_COLUMNS)
-      .$call((q) => scoped(q, accountId, { account: 'account_id', ids: { column: 'id', values: ids } }))
-      .orderBy('id')
-      .execute(),
+  return byIds(ids, async () =>
+    withLineTaxes(
+      db,
+      accountId,
+      await db
+        .selectFrom('outgoing_invoices')
+        .select(DOCUMENT_COLUMNS)
+        .$call((q) => scoped(q, accountId, { account: 'account_id', ids: { column: 'id', values: ids } }))
+        .orderBy('id')
+        .execute(),
+    ),
   );
 }
 
@@ -179,16 +223,27 @@ export const suppliersById = (db: Db, accountId: number, ids: number[]) =>
   partiesById(db, 'suppliers', accountId, ids);
 
 /** Booked invoices (not credits) dated up to a day: the candidates of the open items. */
-export function invoicesUpTo(db: Db, accountId: number, asOf: string) {
-  return db
+export async function invoicesUpTo(db: Db, accountId: number, asOf: string) {
+  const rows = await db
     .selectFrom('outgoing_invoices')
-    .select(['id', 'invoice_number', 'date', 'due_date', 'client_id', 'document', 'buyer'])
+    .select([
+      'id',
+      'invoice_number',
+      'date',
+      'due_date',
+      'client_id',
+      'document',
+      'buyer',
+      'lines_taxes',
+      'tax_exemption_category',
+    ])
     .where('status', '=', 'booked')
     .where('deleted_at', 'is', null)
     .where('type', 'in', ['invoice', 'deposit', 'partial', 'final'])
     .$call((q) => scoped(q, accountId, { account: 'account_id', dated: { column: 'date', to: asOf } }))
     .orderBy('id')
     .execute();
+  return withLineTaxes(db, accountId, rows);
 }
 
 /** What was paid (money and credits) on each invoice up to a day. */

@@ -24,19 +24,18 @@ import {
   fiscalYearStart,
   headerLine,
   incomingBooking,
-  ossRevenueAccount,
   outgoingBookings,
   type Party,
   partyRow,
   paymentMadeBooking,
   paymentReceivedBooking,
-  type TaxEntry,
   windows1252,
 } from './datev.domain.js';
 import * as read from './datev.read-model.js';
 import * as repo from './exports.repository.js';
 import type { DatevExport, DatevExportCreate } from './exports.schemas.js';
 import { monthsOf, wholeMonths } from './periods.domain.js';
+import { bookedAmounts } from './vat.domain.js';
 
 export const BOOKINGS_FILE = 'EXTF_Buchungsstapel.csv';
 export const PARTIES_FILE = 'EXTF_Debitoren_Kreditoren.csv';
@@ -186,7 +185,6 @@ async function buildFiles(
   const creditor = (id: number | null) => (id === null ? s.accounts.payables : creditors.get(id)!);
   const nameOf = (buyer: string | null) =>
     parsed<{ name?: string; vat_id?: string | null; country_code?: string | null }>(buyer);
-  const accounts = { ...s.accounts, revenue_oss: ossRevenueAccount(s) };
 
   const charges = new Map(
     (
@@ -217,7 +215,7 @@ async function buildFiles(
       );
       continue;
     }
-    const doc = parsed<{ taxes?: TaxEntry[]; deductions?: { net: string; tax: string }[] }>(d.document);
+    const amounts = bookedAmounts(d);
     const buyer = nameOf(d.buyer);
     const link = links.get(`outgoing_invoice:${d.id}`);
     bookings.push(
@@ -232,10 +230,10 @@ async function buildFiles(
           buyerVatId: buyer?.vat_id ?? null,
           buyerCountry: buyer?.country_code ?? null,
           sellerVatId: nameOf(d.seller)?.vat_id ?? null,
-          taxes: doc?.taxes ?? [],
-          deductions: doc?.deductions ?? [],
+          taxes: amounts.taxes,
+          deductions: amounts.deductions,
         },
-        accounts,
+        s.accounts,
       ).map((b) => (link ? { ...b, link } : b)),
     );
   }

@@ -7,6 +7,8 @@ import { AGEING_BUCKETS, ageing, type Buckets } from './ageing.domain.js';
 import * as read from './datev.read-model.js';
 import type { AgeingQuery, OssQuery, VatReturnQuery } from './exports.schemas.js';
 import {
+  type BookedSource,
+  bookedAmounts,
   centsOf,
   type DocRef,
   documentEntries,
@@ -20,24 +22,20 @@ import {
   vatFigures,
 } from './vat.domain.js';
 
-interface FrozenDocument {
-  taxes?: { rate: string; net: string; tax: string; category?: string | null }[];
-  deductions?: { net: string; tax: string }[];
-  amount_due?: string;
-  gross_total?: string;
-}
-
-const frozen = (json: string | null): FrozenDocument => {
+/** A party snapshot (`buyer`) as stored: JSON, or nothing when unreadable. */
+const frozen = (json: string | null): Record<string, unknown> => {
   try {
-    return json ? (JSON.parse(json) as FrozenDocument) : {};
+    return json ? (JSON.parse(json) as Record<string, unknown>) : {};
   } catch {
     return {};
   }
 };
 
-const entriesOf = (document: string | null) => {
-  const d = frozen(document);
-  return documentEntries(d.taxes ?? [], d.deductions ?? []);
+/** The tax entries of a booked document: its frozen document's, or an uploaded invoice's lines'. */
+const entriesOf = (d: BookedSource | undefined) => {
+  if (!d) return [];
+  const a = bookedAmounts(d);
+  return documentEntries(a.taxes, a.deductions);
 };
 
 type Entry = OutputEntry & { country: string | null };
@@ -70,7 +68,7 @@ async function outputEntries(
     for (const d of docs.filter((x) => !charges.has(x.id))) {
       const doc: DocRef = { kind: 'outgoing_invoice', id: d.id, number: d.invoice_number };
       withCountry(
-        entriesOf(d.document).map((e) => ({ ...e, doc })),
+        entriesOf(d).map((e) => ({ ...e, doc })),
         d.buyer,
       );
     }
@@ -85,7 +83,7 @@ async function outputEntries(
     for (const p of payments.filter((x) => !charges.has(x.invoice_id))) {
       const doc: DocRef = { kind: 'payment', id: p.id, number: p.invoice_number };
       const d = docs.get(p.invoice_id);
-      withCountry(paidShares({ doc, amount: Number(p.amount) }, entriesOf(d?.document ?? null)), p.buyer);
+      withCountry(paidShares({ doc, amount: Number(p.amount) }, entriesOf(d)), p.buyer);
     }
   }
   return out;
@@ -165,8 +163,7 @@ export async function receivablesAgeing(db: Db, auth: AuthContext, q: AgeingQuer
   ]);
   const paidBy = new Map(paid.map((p) => [p.invoice_id, Number(p.paid)]));
   const items = invoices.map((i) => {
-    const d = frozen(i.document);
-    const due = d.amount_due ?? d.gross_total ?? '0';
+    const due = bookedAmounts(i).amountDue;
     const buyer = frozen(i.buyer) as { name?: string };
     return {
       invoiceId: i.id,

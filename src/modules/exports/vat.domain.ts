@@ -1,4 +1,4 @@
-import { allocate, Dec, taxCents } from '../../shared/money.js';
+import { allocate, centsToString, Dec, taxCents } from '../../shared/money.js';
 
 /** An exact amount of cents rounded to whole cents, half away from zero. */
 const whole = (cents: Dec): number => cents.toDecimalPlaces(0).toNumber();
@@ -98,7 +98,7 @@ export function deductionRate(net: number, tax: number, rates: readonly string[]
  * invoice deducts for earlier deposits (at the rate their tax implies), which were taxed then.
  */
 export function documentEntries(
-  taxes: { rate: string; net: string; tax: string; category?: string | null }[],
+  taxes: DocumentTax[],
   deductions: { net: string; tax: string }[],
 ): Omit<OutputEntry, 'doc'>[] {
   const out = taxes.map((t) => ({
@@ -114,6 +114,72 @@ export function documentEntries(
     out.push({ rate: deductionRate(net, tax, rates), category: null, net: -net, tax: -tax });
   }
   return out;
+}
+
+/** A tax entry of a booked document as its frozen `document` keeps it: decimal strings. */
+export interface DocumentTax {
+  rate: string;
+  net: string;
+  tax: string;
+  category?: string | null;
+}
+
+/** What the export and the reports read of a booked outgoing document's amounts. */
+export interface BookedAmounts {
+  taxes: DocumentTax[];
+  /** Earlier deposits a final invoice deducts (net and tax, positive). */
+  deductions: { net: string; tax: string }[];
+  /** What the buyer owes: the gross after a final invoice's deductions. */
+  amountDue: string;
+}
+
+/** The columns of a booked outgoing document those amounts come from. */
+export interface BookedSource {
+  document: string | null;
+  /** JSON of the per-rate totals of the document's own lines, in cents. */
+  lines_taxes: string | null;
+  tax_exemption_category: string | null;
+}
+
+const json = <T>(text: string | null): T | null => {
+  try {
+    return text ? (JSON.parse(text) as T) : null;
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * The amounts of a booked outgoing document: its frozen document's. An invoice made elsewhere
+ * (POST /outgoing-invoices/external) keeps no document, only its lines and their totals per
+ * rate: those are its amounts, written as a document would have them (a 0 % entry in the
+ * invoice's VAT category), so it is booked, returned and aged like any other. Without either
+ * (no lines) it has nothing to book.
+ */
+export function bookedAmounts(row: BookedSource): BookedAmounts {
+  const doc = json<{
+    taxes?: DocumentTax[];
+    deductions?: { net: string; tax: string }[];
+    amount_due?: string;
+    gross_total?: string;
+  }>(row.document);
+  if (doc)
+    return {
+      taxes: doc.taxes ?? [],
+      deductions: doc.deductions ?? [],
+      amountDue: doc.amount_due ?? doc.gross_total ?? '0',
+    };
+  const lines = json<{ rate: string; net: number; tax: number }[]>(row.lines_taxes) ?? [];
+  const category = row.tax_exemption_category;
+  return {
+    taxes: lines.map((t) =>
+      Number(t.rate) === 0 && category
+        ? { rate: t.rate, net: centsToString(t.net), tax: centsToString(t.tax), category }
+        : { rate: t.rate, net: centsToString(t.net), tax: centsToString(t.tax) },
+    ),
+    deductions: [],
+    amountDue: centsToString(lines.reduce((s, t) => s + t.net + t.tax, 0)),
+  };
 }
 
 /** The standard rate a recipient owes on a reverse-charge service received (§ 13b). */
