@@ -355,6 +355,43 @@ const cases: Case[] = [
     expect: { date: '2014-03-11' },
   },
   {
+    name: "the name under the seller's caption is the supplier, closed up as the caption was",
+    runs: [
+      [44, 282, 'Ver käufer :'],
+      [44, 305, 'Liefer ant GmbH'],
+      [44, 327, 'Lieferantenstraße 20'],
+      [44, 338, 'DE 80333 München'],
+      [44, 383, 'Käufer :'],
+      [44, 406, 'Kunden AG Mitte'],
+    ],
+    expect: { supplier_name: 'Lieferant GmbH' },
+    unsure: ['supplier_name'],
+  },
+  {
+    name: 'a letterhead without a legal form: the largest name at the top, reported as a guess',
+    runs: [
+      [50, 110, 'Bill to:'],
+      [50, 122, 'Musterkunde AG'],
+      [50, 134, 'Hauptstraße 5, 10115 Berlin'],
+    ],
+    headline: [
+      [300, 38, 'Nordlicht Hosting'],
+      [50, 190, 'Invoice'],
+    ],
+    expect: { supplier_name: 'Nordlicht Hosting' },
+    unsure: ['supplier_name'],
+  },
+  {
+    name: 'under "Lieferant" beside "Käufer": the name in capitals is the supplier, not the buyer',
+    runs: [
+      [40, 63, 'Lieferant'],
+      [210, 63, 'Käufer'],
+      [40, 81, 'MUSTERLIEFERANT GMBH'],
+      [210, 81, 'MUSTER-KUNDE GMBH'],
+    ],
+    expect: { supplier_name: 'MUSTERLIEFERANT GMBH' },
+  },
+  {
     name: 'Dutch "Klant:" marks the buyer\'s block, "BTW-nummer" labels the supplier\'s VAT id',
     runs: [
       [50, 110, 'Klant:'],
