@@ -46,11 +46,14 @@ export function lineItemsRoute(
   );
 }
 
-/** GET <path>/{id}/pdf, with byte ranges; `querystring`: the variants a document's PDF has. */
+/**
+ * GET <path>/{id}/pdf, with byte ranges; `querystring`: the variants a document's PDF has.
+ * `pdf` also gets the table versions the request's authentication read (`req.dataVersion`).
+ */
 export function pdfRoute<Q extends Record<string, unknown>>(
   app: App,
   s: DocumentRouteSpec & { querystring?: TSchema },
-  pdf: (db: Db, auth: AuthContext, id: number, query: Q) => Promise<PdfBytes>,
+  pdf: (db: Db, auth: AuthContext, id: number, query: Q, dataVersion?: string) => Promise<PdfBytes>,
 ): void {
   app.get(
     `${s.path}/:id/pdf`,
@@ -68,7 +71,8 @@ export function pdfRoute<Q extends Record<string, unknown>>(
       },
     },
     async (req, reply) => {
-      const bytes = await pdf(app.db, req.auth, req.params.id, (req.query ?? {}) as Q);
+      // The table versions read with the token: a kept document's service may answer from memory.
+      const bytes = await pdf(app.db, req.auth, req.params.id, (req.query ?? {}) as Q, req.dataVersion);
       return sendBytes(req, reply, { ...bytes, contentType: 'application/pdf' });
     },
   );

@@ -1,3 +1,4 @@
+import { versionsOf } from '../../db/data-version.js';
 import type { Db } from '../../db/index.js';
 import { transactOne } from '../../db/transact.js';
 import {
@@ -68,14 +69,46 @@ export async function keptDocument(db: Db, accountId: number, key: KeptKey): Pro
   return head && withBytes(db, accountId, key, head);
 }
 
-/** A live (not deleted) invoice's kept document: one small read, the bytes as a rule from memory. */
+/**
+ * Heads of live invoices' kept documents, each under the version of `outgoing_invoices` read
+ * before it (plugins/page-cache.ts reasons the same way). A kept document never changes and
+ * is never removed while its invoice stays; only a write to the invoices (a deletion) can
+ * make the answer a 404. While that table's version is the one read before the head was, no
+ * such write was committed since, so the head answers without a read. Per database (a test
+ * process has several, whose ids and versions coincide); bounded, oldest first.
+ */
+const HEADS_MAX = 10_000;
+const headsOf = new WeakMap<Db, Map<string, { version: string; head: KeptHead }>>();
+
+/**
+ * A live (not deleted) invoice's kept document: one small read, the bytes as a rule from memory.
+ * `dataVersion`: the table versions read with the request's authentication (`req.dataVersion`),
+ * when there are any; with them a repeated download reads nothing while no invoice was written.
+ */
 export async function keptInvoiceDocument(
   db: Db,
   accountId: number,
   id: number,
   format: KeptFormat,
+  dataVersion?: string,
 ): Promise<PdfBytes | undefined> {
-  const head = await findKeptOfLiveInvoice(db, accountId, id, format);
+  const version = dataVersion === undefined ? undefined : versionsOf(dataVersion, ['outgoing_invoices']);
+  let heads = headsOf.get(db);
+  if (!heads) {
+    heads = new Map();
+    headsOf.set(db, heads);
+  }
+  const key = `${accountId} ${id} ${format}`;
+  const memo = version === undefined ? undefined : heads.get(key);
+  let head = memo?.version === version ? memo?.head : undefined;
+  if (!head) {
+    head = await findKeptOfLiveInvoice(db, accountId, id, format);
+    if (head && version !== undefined) {
+      heads.delete(key);
+      heads.set(key, { version, head });
+      if (heads.size > HEADS_MAX) heads.delete(heads.keys().next().value!);
+    }
+  }
   return head && withBytes(db, accountId, { kind: 'outgoing_invoice', id, format }, head);
 }
 

@@ -135,9 +135,10 @@ export async function invoicePdf(
   auth: AuthContext,
   id: number,
   query: { timesheet?: boolean } = {},
+  dataVersion?: string,
 ): Promise<PdfBytes> {
   if (!query.timesheet) {
-    const kept = await keptInvoiceDocument(db, auth.accountId, id, 'pdf');
+    const kept = await keptInvoiceDocument(db, auth.accountId, id, 'pdf', dataVersion);
     if (kept) return kept;
   }
   const row = await getRow(db, auth, id);
