@@ -77,8 +77,15 @@ interface Kind {
   unavailable?: string;
 }
 
-/** --dev-only: the held-out parts are not run at all (for studying the dev parts quickly). */
-const PARTS = process.argv.includes('--dev-only') ? [false] : [true, false];
+/**
+ * --dev-only: the held-out parts are not run at all (for studying the dev parts quickly);
+ * --held-out-only: only they are (to score them once at the end, the dev parts run apart).
+ */
+const PARTS = process.argv.includes('--dev-only')
+  ? [false]
+  : process.argv.includes('--held-out-only')
+    ? [true]
+    : [true, false];
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);

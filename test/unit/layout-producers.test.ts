@@ -331,6 +331,15 @@ const cases: Case[] = [
     expect: { invoice_number: '123456XX', date: '2016-04-04' },
   },
   {
+    name: 'OCR: a title\'s number set apart ("Handelsrechnung Nr. | 471102 vom 05.03.2018")',
+    ocr: true,
+    runs: [
+      [50, 99, 'Handelsrechnung Nr.'],
+      [240, 99, '471102 vom 05.03.2018'],
+    ],
+    expect: { invoice_number: '471102', date: '2018-03-05' },
+  },
+  {
     name: 'OCR: captions under values set larger stand further from them',
     ocr: true,
     runs: [

@@ -294,9 +294,15 @@ function documentType(r: Result, lines: Line[], scan: Scan, lang: Lang): void {
         if (title === CREDIT_TITLE) credit = true;
         else invoice = true;
         // "Rechnung RE-2026-0042" as a title names the number.
-        const rest = s.text
+        const own = s.text
           .replace(title, '')
           .replace(/^\s*(?:nr\.?|no\.?|n°|#|number|nummer|num[ée]ro)?\s*:?\s*/i, '');
+        // "Handelsrechnung Nr. | 471102 vom 05.03.2018": OCR set the number apart from its title.
+        const next = line.segments[line.segments.indexOf(s) + 1];
+        const rest =
+          own === '' && next && /\s(?:nr\.?|no\.?|n°|#|number|nummer|num[ée]ro)\s*:?$/iu.test(s.text)
+            ? next.text
+            : own;
         const token = rest.split(/\s+/)[0] ?? '';
         const after = rest.slice(token.length).trim();
         // The title's number stands alone or is followed by its date ("Invoice 2026/17 dated …").
