@@ -18,6 +18,7 @@ import { ALL_INVOICE_SCOPES, bookNow, line, makeClient, makeInvoice } from './in
 
 const IBAN = 'DE02120300000000202051';
 const PAYER = 'DE89370400440532013000';
+const PRINTER = 'DE75512108001245126199';
 
 describeEachDb('console bank page in a real browser', (ctx) => {
   let base: string;
@@ -30,8 +31,15 @@ describeEachDb('console bank page in a real browser', (ctx) => {
   before(async () => {
     base = await listen(ctx.app);
     email = await withPassword(ctx.db, ctx.account.users.admin);
-    const api = await ctx.as([...ALL_INVOICE_SCOPES, 'banking:write']);
+    const api = await ctx.as([...ALL_INVOICE_SCOPES, 'banking:write', 'incoming-invoice:write']);
     await api.post('/payment-accounts', { name: 'Giro', iban: IBAN });
+    const supplier = await api.post('/suppliers', { name: 'Druckerei Weiß KG', iban: PRINTER });
+    const bill = await api.post('/incoming-invoices', {
+      supplier_id: supplier.body.data.id,
+      invoice_number: 'DW-2026-118',
+      gross_total: 714,
+    });
+    assert.equal(bill.status, 201, bill.text);
     const client = await makeClient(api, { name: 'Bäckerei Müller & Söhne GmbH' });
     numbers = [];
     for (const net of [100, 250, 250, 480.5]) {
@@ -88,6 +96,15 @@ describeEachDb('console bank page in a real browser', (ctx) => {
             text: 'Rechnung 06/2026',
             ref: 'W5',
           },
+          // A first instalment to the printer: the number fits, the amount does not.
+          {
+            booking: '2026-06-05',
+            amount: -30000,
+            name: 'DRUCKEREI WEISS KG',
+            iban: PRINTER,
+            text: 'Abschlag DW-2026-118',
+            ref: 'W6',
+          },
         ],
       }),
     );
@@ -107,10 +124,15 @@ describeEachDb('console bank page in a real browser', (ctx) => {
     await page.waitForURL(/\/console\/bank\?imported=\d+$/);
     assert.match(
       await page.getByRole('status').innerText(),
-      /5 new lines, 0 already known, 1 matched automatically/,
+      /6 new lines, 0 already known, 1 matched automatically/,
     );
-    const rows = page.getByRole('region', { name: 'Waiting for a decision' }).getByRole('row');
+    const rows = page
+      .getByRole('region', { name: 'Money received, waiting for a decision' })
+      .getByRole('row');
     assert.equal(await rows.count(), 4); // the head and three lines of money received
+    const out = page.getByRole('region', { name: 'Money paid out, waiting for a decision' }).getByRole('row');
+    assert.equal(await out.count(), 3); // the head, the phone bill and the instalment
+    assert.match(await out.nth(2).innerText(), /DW-2026-118 Druckerei Weiß KG · €300\.00\s+€714\.00 open/);
     await shot(page, 'console-bank.png');
 
     await page.getByRole('button', { name: `Match with ${numbers[3]}` }).click();
@@ -123,6 +145,10 @@ describeEachDb('console bank page in a real browser', (ctx) => {
     await page.getByRole('button', { name: /^Set aside: 2026-06-04/ }).click();
     await page.waitForURL(`${base}/console/bank?done=ignored`);
     assert.equal(await rows.count(), 2);
+
+    await page.getByRole('button', { name: 'Match with DW-2026-118' }).click();
+    await page.waitForURL(`${base}/console/bank?done=matched`);
+    assert.equal(await out.count(), 2); // the phone bill waits
     await page.close();
   });
 

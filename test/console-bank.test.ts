@@ -9,6 +9,7 @@ import { Browser, pageError } from './web-client.js';
 const PASSWORD = 'correct horse battery staple';
 const IBAN = 'DE02120300000000202051';
 const PAYER = 'DE89370400440532013000';
+const SUPPLIER_IBAN = 'DE75512108001245126199';
 
 /** The console's bank page over HTTP: upload, the unmatched lines with suggestions, match, set aside. */
 describeEachDb('console: bank', (ctx) => {
@@ -56,7 +57,13 @@ describeEachDb('console: bank', (ctx) => {
     await admin.signIn(await emailOf(ctx.account.users.admin), PASSWORD);
     member = new Browser(ctx.app);
     await member.signIn(await emailOf(ctx.account.users.member), PASSWORD);
-    api = await ctx.as([...ALL_INVOICE_SCOPES, 'banking:read', 'banking:write']);
+    api = await ctx.as([
+      ...ALL_INVOICE_SCOPES,
+      'banking:read',
+      'banking:write',
+      'incoming-invoice:read',
+      'incoming-invoice:write',
+    ]);
     assert.equal((await api.post('/payment-accounts', { name: 'Giro', iban: IBAN })).status, 201);
     clientId = await makeClient(api);
   });
@@ -101,7 +108,10 @@ describeEachDb('console: bank', (ctx) => {
     assert.match(page.body, /4 new lines, 0 already known, 1 matched automatically/);
     // Money received that waits: the partial payment with its suggestion, the refund without one.
     assert.match(page.body, /Lines of money received not matched yet: 2/);
-    assert.doesNotMatch(page.body, /Kontofuehrung/);
+    // The bank's fee waits among the money paid out, where no incoming invoice fits it.
+    assert.match(page.body, /Lines of money paid out not matched yet: 1/);
+    assert.match(page.body, /Kontofuehrung/);
+    assert.match(page.body, /No incoming invoice fits/);
     assert.ok(page.body.includes(`Match with ${partly.number}`));
     assert.match(page.body, /number in the purpose/);
     assert.match(page.body, /No invoice fits/);
@@ -134,6 +144,70 @@ describeEachDb('console: bank', (ctx) => {
     // The same file again stores nothing new.
     const twice = await upload(admin, 'june.xml', statement([]));
     assert.equal(twice.status, 303);
+  });
+
+  it('money paid out: listed apart with the incoming invoice, its supplier, what is open and the reasons; one click matches, another sets aside', async () => {
+    const supplier = (await api.post('/suppliers', { name: 'Papier Müller GmbH', iban: SUPPLIER_IBAN })).body
+      .data.id;
+    const bill = await api.post('/incoming-invoices', {
+      supplier_id: supplier,
+      invoice_number: 'PM-7731',
+      gross_total: 595,
+    });
+    assert.equal(bill.status, 201, bill.text);
+    await admin.get('/console/bank');
+    const res = await upload(
+      admin,
+      'out.xml',
+      statement([
+        // A first instalment: the number fits, the amount does not, so it is only suggested.
+        {
+          amount: -20000,
+          name: 'Papier Mueller',
+          iban: SUPPLIER_IBAN,
+          text: 'PM-7731 1. Rate',
+          ref: `O${seq}-1`,
+        },
+        { amount: -1250, name: 'Lohn', text: 'Gehalt Juni', ref: `O${seq}-2` },
+      ]),
+    );
+    assert.equal(res.status, 303, res.body);
+    const page = await admin.get(res.location!);
+    assert.match(page.body, /0 matched automatically/);
+    const section = page.body.slice(page.body.indexOf('id="paid-out"'));
+    assert.match(section, /Lines of money paid out not matched yet: 3/);
+    assert.match(section, /<th scope="col">To<\/th>/);
+    assert.match(section, /<strong>PM-7731<\/strong> Papier Müller GmbH · €200\.00/);
+    assert.match(section, /€595\.00 open/);
+    assert.match(section, /number in the purpose/);
+    assert.match(section, /IBAN of this supplier/);
+    assert.ok(section.includes('Match with PM-7731'));
+
+    const lines = (await api.get('/bank-transactions?status=unmatched&amount_max=-0.01')).body.data as {
+      id: number;
+      amount: number;
+    }[];
+    const rate = lines.find((l) => l.amount === -200)!;
+    const salary = lines.find((l) => l.amount === -12.5)!;
+    const matched = await admin.post(`/console/bank/transactions/${rate.id}/match`);
+    assert.equal(matched.location, '/console/bank?done=matched');
+    const tx = (await api.get(`/bank-transactions/${rate.id}`)).body.data;
+    assert.equal(tx.status, 'matched');
+    assert.deepEqual(
+      tx.matches.map((m: { invoice_id: number; amount: number; invoice_kind: string }) => [
+        m.invoice_id,
+        m.amount,
+        m.invoice_kind,
+      ]),
+      [[bill.body.data.id, 200, 'incoming']],
+    );
+    assert.equal((await api.get(`/incoming-invoices/${bill.body.data.id}`)).body.data.paid_total, 200);
+    const ignored = await admin.post(`/console/bank/transactions/${salary.id}/ignore`);
+    assert.equal(ignored.location, '/console/bank?done=ignored');
+    assert.equal((await api.get(`/bank-transactions/${salary.id}`)).body.data.status, 'ignored');
+    const after = await admin.get('/console/bank');
+    assert.match(after.body, /Lines of money paid out not matched yet: 1/);
+    assert.doesNotMatch(after.body, /Gehalt Juni/);
   });
 
   it('a file it cannot read, or none: 422 with the reason on the page, nothing stored', async () => {

@@ -161,3 +161,56 @@ export async function suppliersByIban(db: Db, accountId: number): Promise<Map<st
   }
   return out;
 }
+
+/** An invoice a suggestion names, as a person deciding reads it: who, and what is still open. */
+export interface SuggestedInvoiceRow {
+  id: number;
+  party: string | null;
+  /** Open cents, estimated from the stored totals (the match itself reads the exact state). */
+  open: number;
+}
+
+/** The party and open amount of suggested invoices: clients' (outgoing) or suppliers' (incoming). */
+export async function suggestedInvoices(
+  db: Db,
+  accountId: number,
+  kind: 'outgoing' | 'incoming',
+  ids: readonly number[],
+): Promise<SuggestedInvoiceRow[]> {
+  if (ids.length === 0) return [];
+  if (kind === 'incoming') {
+    const rows = await db
+      .selectFrom('incoming_invoices as i')
+      .leftJoin('suppliers as s', (j) =>
+        j.onRef('s.id', '=', 'i.supplier_id').on('s.account_id', '=', accountId),
+      )
+      .select(['i.id', 's.name', 'i.supplier_name', 'i.gross_total', 'i.paid_total'])
+      .where('i.account_id', '=', accountId)
+      .where('i.id', 'in', [...ids])
+      .execute();
+    return rows.map((r) => ({
+      id: r.id,
+      party: r.name ?? r.supplier_name,
+      open: Number(r.gross_total) - Number(r.paid_total),
+    }));
+  }
+  const rows = await db
+    .selectFrom('outgoing_invoices as i')
+    .leftJoin('clients as c', (j) => j.onRef('c.id', '=', 'i.client_id').on('c.account_id', '=', accountId))
+    .leftJoin('payments as p', (j) => j.onRef('p.invoice_id', '=', 'i.id').on('p.account_id', '=', accountId))
+    .select([
+      'i.id',
+      'c.name',
+      'i.lines_gross as gross',
+      sql<string | number>`coalesce(sum(p.amount), 0)`.as('paid'),
+    ])
+    .where('i.account_id', '=', accountId)
+    .where('i.id', 'in', [...ids])
+    .groupBy(['i.id', 'c.name', 'i.lines_gross'])
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    party: r.name,
+    open: r.gross === null ? 0 : Number(r.gross) - Number(r.paid),
+  }));
+}

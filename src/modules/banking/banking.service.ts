@@ -719,6 +719,21 @@ export async function listTransactions(
   return { ...page, rows: await present(db, auth, page.rows) };
 }
 
+/** Who and what is open on each suggested invoice of the lines: what the console shows beside them. */
+export async function suggestedInvoices(
+  db: Db,
+  auth: AuthContext,
+  lines: readonly BankTransaction[],
+): Promise<Map<string, { party: string | null; open: number }>> {
+  const ids = { outgoing: new Set<number>(), incoming: new Set<number>() };
+  for (const l of lines) for (const s of l.suggestions) ids[s.invoice_kind].add(s.invoice_id);
+  const out = new Map<string, { party: string | null; open: number }>();
+  for (const kind of ['outgoing', 'incoming'] as const)
+    for (const r of await readModel.suggestedInvoices(db, auth.accountId, kind, [...ids[kind]]))
+      out.set(`${kind}:${r.id}`, { party: r.party, open: fromCents(r.open) });
+  return out;
+}
+
 export async function getTransaction(db: Db, auth: AuthContext, id: number): Promise<BankTransaction> {
   const row = await repo.findTransaction(db, auth.accountId, id);
   if (!row) throw notFound('Bank transaction');

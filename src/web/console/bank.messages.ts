@@ -14,7 +14,7 @@ addMessages({
     'bank.warning.balances_do_not_add_up':
       'The opening balance and the lines do not give the closing balance.',
     'bank.warning.currency_differs': 'The statement is in another currency than the payment account.',
-    'bank.unmatched': 'Waiting for a decision',
+    'bank.unmatched': 'Money received, waiting for a decision',
     'bank.unmatchedCount': 'Lines of money received not matched yet: {count}',
     'bank.none': 'Nothing to decide: every line of money received is matched or set aside.',
     'bank.date': 'Date',
@@ -34,6 +34,18 @@ addMessages({
     'bank.done.ignored': 'Set aside.',
     'bank.error.noFile': 'Choose a statement file first.',
     'bank.error.gone': 'This line was decided meanwhile.',
+    'bank.paidOut': 'Money paid out, waiting for a decision',
+    'bank.paidOutCount': 'Lines of money paid out not matched yet: {count}',
+    'bank.noneOut': 'Nothing to decide: every line of money paid out is matched or set aside.',
+    'bank.to': 'To',
+    'bank.noSuggestionOut':
+      'No incoming invoice fits (fees, salaries, taxes?). Match it over the API, or set it aside.',
+    'bank.open': '{amount} open',
+    'bank.reasonOut.reference': 'the supplier’s reference',
+    'bank.reasonOut.number_in_text': 'number in the purpose',
+    'bank.reasonOut.amount_equal': 'amount equal',
+    'bank.reasonOut.iban_known': 'IBAN of this supplier',
+    'bank.reasonOut.sum_of_invoices': 'sum of invoices',
   },
   de: {
     'bank.intro':
@@ -67,5 +79,17 @@ addMessages({
     'bank.done.ignored': 'Beiseitegelegt.',
     'bank.error.noFile': 'Wählen Sie zuerst eine Auszugsdatei.',
     'bank.error.gone': 'Dieser Umsatz wurde inzwischen entschieden.',
+    'bank.paidOut': 'Offene Zahlungsausgänge',
+    'bank.paidOutCount': 'Noch nicht zugeordnete Zahlungsausgänge: {count}',
+    'bank.noneOut': 'Nichts zu entscheiden: Jeder Zahlungsausgang ist zugeordnet oder beiseitegelegt.',
+    'bank.to': 'An',
+    'bank.noSuggestionOut':
+      'Keine Eingangsrechnung passt (Gebühren, Gehälter, Steuern?). Ordnen Sie den Umsatz über die API zu oder legen Sie ihn beiseite.',
+    'bank.open': '{amount} offen',
+    'bank.reasonOut.reference': 'Referenz des Lieferanten',
+    'bank.reasonOut.number_in_text': 'Nummer im Verwendungszweck',
+    'bank.reasonOut.amount_equal': 'Betrag gleich',
+    'bank.reasonOut.iban_known': 'IBAN dieses Lieferanten',
+    'bank.reasonOut.sum_of_invoices': 'Summe der Rechnungen',
   },
 });

@@ -8,6 +8,7 @@ import {
   importStatement,
   listTransactions,
   matchTransaction,
+  suggestedInvoices,
   toStatement,
 } from '../../modules/banking/banking.service.js';
 import { bytesToUpload } from '../../modules/files/files.public.js';
@@ -47,8 +48,10 @@ interface FormFile {
 
 /**
  * The bank page (issue 40): upload a statement (the import of POST /bank-statements), then
- * the lines of money received that are not matched, each with its ranked suggestions and
- * their reasons; one click matches a line with its first suggestion, another sets it aside.
+ * the lines not matched, money received (against outgoing invoices) and money paid out
+ * (against incoming invoices) apart, each with its ranked suggestions: the invoice, its
+ * party, what is open on it and the reasons; one click matches a line with its first
+ * suggestion, another sets it aside.
  * Admins only, as the other console pages.
  */
 export async function bankPage(app: FastifyInstance): Promise<void> {
@@ -82,12 +85,34 @@ export async function bankPage(app: FastifyInstance): Promise<void> {
       notice = t('bank.imported', { new: s.entries_new, known: s.entries_known, matched: s.matched });
       for (const w of s.warnings) warnings.push(t(`bank.warning.${w}`));
     }
-    const list = await listTransactions(app.db, auth, {
-      status: 'unmatched',
-      amount_min: 0.01,
-      per_page: SHOWN,
-      page: 1,
-    });
+    // Money received and money paid out wait apart: each settles another kind of invoice.
+    const [received, paidOut] = await Promise.all([
+      listTransactions(app.db, auth, { status: 'unmatched', amount_min: 0.01, per_page: SHOWN, page: 1 }),
+      listTransactions(app.db, auth, { status: 'unmatched', amount_max: -0.01, per_page: SHOWN, page: 1 }),
+    ]);
+    const invoices = await suggestedInvoices(app.db, auth, [...received.rows, ...paidOut.rows]);
+    const linesOf = (rows: Awaited<ReturnType<typeof listTransactions>>['rows']) =>
+      rows.map((r) => ({
+        id: r.id,
+        date: r.booking_date,
+        name: r.counterparty_name,
+        // Grouped in fours, as printed on paper: easier to read, and it wraps between groups.
+        iban: r.counterparty_iban?.replace(/(.{4})(?=.)/g, '$1 ') ?? null,
+        text: [r.remittance, r.creditor_reference].filter(Boolean).join(' · '),
+        amount: money(r.amount, r.currency),
+        suggestions: r.suggestions.map((s) => {
+          const invoice = invoices.get(`${s.invoice_kind}:${s.invoice_id}`);
+          return {
+            number: s.invoice_number,
+            party: invoice?.party ?? null,
+            amount: money(s.amount, r.currency),
+            open: invoice ? t('bank.open', { amount: money(invoice.open, r.currency) }) : '',
+            reasons: s.reasons
+              .map((x) => t(s.invoice_kind === 'incoming' ? `bank.reasonOut.${x}` : `bank.reason.${x}`))
+              .join(', '),
+          };
+        }),
+      }));
     return consoleView(
       req,
       reply,
@@ -97,21 +122,26 @@ export async function bankPage(app: FastifyInstance): Promise<void> {
         warnings,
         error: q.error === 'gone' ? t('bank.error.gone') : '',
         uploadError: '',
-        total: list.total,
-        lines: list.rows.map((r) => ({
-          id: r.id,
-          date: r.booking_date,
-          name: r.counterparty_name,
-          // Grouped in fours, as printed on paper: easier to read, and it wraps between groups.
-          iban: r.counterparty_iban?.replace(/(.{4})(?=.)/g, '$1 ') ?? null,
-          text: [r.remittance, r.creditor_reference].filter(Boolean).join(' · '),
-          amount: money(r.amount, r.currency),
-          suggestions: r.suggestions.map((s) => ({
-            number: s.invoice_number,
-            amount: money(s.amount, r.currency),
-            reasons: s.reasons.map((x) => t(`bank.reason.${x}`)).join(', '),
-          })),
-        })),
+        sections: [
+          {
+            id: 'unmatched',
+            title: t('bank.unmatched'),
+            count: t('bank.unmatchedCount', { count: received.total }),
+            none: t('bank.none'),
+            party: t('bank.from'),
+            noSuggestion: t('bank.noSuggestion'),
+            lines: linesOf(received.rows),
+          },
+          {
+            id: 'paid-out',
+            title: t('bank.paidOut'),
+            count: t('bank.paidOutCount', { count: paidOut.total }),
+            none: t('bank.noneOut'),
+            party: t('bank.to'),
+            noSuggestion: t('bank.noSuggestionOut'),
+            lines: linesOf(paidOut.rows),
+          },
+        ],
         ...extra,
       },
       status,
