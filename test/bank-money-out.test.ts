@@ -250,5 +250,13 @@ describeEachDb('bank lines paying incoming invoices', (ctx) => {
     assert.equal(paid.status, 201, paid.text);
     const inv = await readIncoming(id);
     assert.deepEqual([inv.payment_status, inv.payment_in_transit], ['paid', null]);
+    // The run's item follows: it pays nothing any more, in the run and in the list of runs.
+    const again = (await reader.get(`/sepa/credit-transfers/${run.body.data.id}`)).body.data;
+    assert.deepEqual(
+      again.items.map((i: any) => [i.invoice_id, i.status, i.bank_transaction_id]),
+      [[id, 'paid_otherwise', null]],
+    );
+    const listed = (await reader.get('/sepa/credit-transfers?per_page=100')).body.data;
+    assert.equal(listed.find((r: any) => r.id === run.body.data.id).items[0].status, 'paid_otherwise');
   });
 });

@@ -1,7 +1,7 @@
 /**
  * What SEPA files read from other modules' tables: the supplier's bank account a credit
- * transfer pays to, the clients mandates belong to, and the open invoices a direct debit run
- * collects. Amounts and states the files depend on are read again through the invoice
+ * transfer pays to, the clients mandates belong to, the open invoices a direct debit run
+ * collects, and whether an incoming invoice is still in transit by a run. Amounts and states the files depend on are read again through the invoice
  * modules' front doors (locked); these reads only find and name.
  */
 import type { Db } from '../../db/index.js';
@@ -83,4 +83,23 @@ export async function dueInvoicesOfMandatedClients(
     .orderBy('i.id')
     .execute();
   return rows.map((r) => r.id);
+}
+
+/**
+ * The incoming invoices among `ids` that are no longer in transit by the run that holds them:
+ * paid in full otherwise (by hand, a bank line matched by number) while the transfer waited.
+ */
+export async function incomingInTransitRuns(
+  db: Db,
+  accountId: number,
+  ids: number[],
+): Promise<Map<number, number | null>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('incoming_invoices')
+    .select(['id', 'payment_in_transit_run_id'])
+    .where('account_id', '=', accountId)
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
+  return new Map(rows.map((r) => [r.id, r.payment_in_transit_run_id]));
 }

@@ -36,7 +36,29 @@ import type {
 const API = '/api/v1';
 const PATHS = { credit_transfer: 'credit-transfers', direct_debit: 'direct-debits' } as const;
 
-function toRun(r: SepaRunRow, items: SepaRunItemRow[]): SepaRun {
+type ItemStatus = SepaRun['items'][number]['status'];
+
+/**
+ * The items of credit transfers still in transit whose invoice no longer is (paid in full
+ * otherwise meanwhile): the stored state is `in_transit` (a bank line with the end-to-end id
+ * may still come), the answer says `paid_otherwise`. Derived on reading, as the invoice's own
+ * flag is cleared by the ledger, which knows nothing of runs.
+ */
+async function paidOtherwise(db: Db, accountId: number, items: SepaRunItemRow[]): Promise<Set<number>> {
+  const waiting = items.filter((i) => i.status === 'in_transit' && i.incoming_invoice_id !== null);
+  const runs = await readModel.incomingInTransitRuns(
+    db,
+    accountId,
+    waiting.map((i) => i.incoming_invoice_id!),
+  );
+  return new Set(
+    waiting
+      .filter((i) => runs.has(i.incoming_invoice_id!) && runs.get(i.incoming_invoice_id!) !== i.run_id)
+      .map((i) => i.id),
+  );
+}
+
+function toRun(r: SepaRunRow, items: SepaRunItemRow[], otherwise = new Set<number>()): SepaRun {
   const kind = r.kind as SepaRun['kind'];
   return {
     id: r.id,
@@ -58,7 +80,7 @@ function toRun(r: SepaRunRow, items: SepaRunItemRow[]): SepaRun {
       remittance: i.remittance,
       mandate_id: i.mandate_id,
       sequence_type: i.sequence_type as 'FRST' | 'RCUR' | null,
-      status: i.status as 'in_transit' | 'confirmed',
+      status: otherwise.has(i.id) ? 'paid_otherwise' : (i.status as ItemStatus),
       bank_transaction_id: i.bank_transaction_id,
     })),
     created_at: r.created_at,
@@ -453,12 +475,14 @@ export async function listRuns(
     auth.accountId,
     page.rows.map((r) => r.id),
   );
+  const otherwise = await paidOtherwise(db, auth.accountId, items);
   return {
     ...page,
     rows: page.rows.map((r) =>
       toRun(
         r,
         items.filter((i) => i.run_id === r.id),
+        otherwise,
       ),
     ),
   };
@@ -466,7 +490,8 @@ export async function listRuns(
 
 export async function getRun(db: Db, auth: AuthContext, id: number, kind: SepaRun['kind']): Promise<SepaRun> {
   const row = await runOf(db, auth, id, kind);
-  return toRun(row, await repo.itemsOf(db, auth.accountId, id));
+  const items = await repo.itemsOf(db, auth.accountId, id);
+  return toRun(row, items, await paidOtherwise(db, auth.accountId, items));
 }
 
 /** The file as generated: the same bytes on every download. */
