@@ -340,6 +340,32 @@ const cases: Case[] = [
     expect: { invoice_number: '471102', date: '2018-03-05' },
   },
   {
+    name: 'OCR: a date split under its caption ("30 | juin 2016")',
+    ocr: true,
+    runs: [
+      [50, 200, 'Date de commande'],
+      [150, 200, 'Facture n°'],
+      [250, 200, 'Date de facturation'],
+      [50, 212, '8'],
+      [62, 212, 'juin 2016'],
+      [150, 212, 'R1234567'],
+      [250, 212, '30'],
+      [268, 212, 'juin 2016'],
+    ],
+    expect: { invoice_number: 'R1234567', date: '2016-06-30' },
+  },
+  {
+    name: 'OCR: a speck read before a caption ("‘Datum") leaves it a caption',
+    ocr: true,
+    runs: [
+      [50, 300, '18 januari 2016'],
+      [150, 300, '1 februari 2016'],
+      [50, 312, '‘Datum'],
+      [150, 312, 'Vervaldatum'],
+    ],
+    expect: { date: '2016-01-18', due_date: '2016-02-01' },
+  },
+  {
     name: 'OCR: captions under values set larger stand further from them',
     ocr: true,
     runs: [

@@ -224,6 +224,12 @@ export function scanLabels(lines: Line[], lang: Lang): Scan {
         if (matchLabel(below.text)) break;
         const last = kind === 'amount' && amountLabels(line) >= 2 ? lastRowBelow(lines, next, s) : undefined;
         if (push(line, s, m, readValue(kind, (last ?? below).text, lang), 'below', last ?? below)) return;
+        // OCR split a date under its caption ("30 | juin 2016"): the cells under the caption together.
+        const under = next.segments.filter((b) => b.x >= below.x && b.x < s.x + s.w && !matchLabel(b.text));
+        if (kind === 'date' && under.length > 1) {
+          const joined = under.map((b) => b.text).join(' ');
+          if (push(line, s, m, readValue(kind, joined, lang), 'below', under[under.length - 1]!)) return;
+        }
         break;
       }
       // Above: a caption printed under its value ("R-1234" over "Invoice number"), only for

@@ -409,7 +409,9 @@ function bestLabel(text: string, restOf: (end: number) => string): LabelMatch | 
  * label read only once split words are closed up counts when it is longer than any read as
  * printed ("Br uttosumme" is "Bruttosumme"; "Summe netto" stays what it says).
  */
-export function matchLabel(text: string): LabelMatch | undefined {
+export function matchLabel(printed: string): LabelMatch | undefined {
+  // OCR reads a speck before a word as a quote or a stop ("‘Datum").
+  const text = printed.replace(/^[‘’'"`´,.]+(?=\p{L})/u, '');
   const asPrinted = bestLabel(text, (end) => text.slice(end).trim());
   const closed = closeSplitWords(text);
   if (closed.text === text) return asPrinted;
