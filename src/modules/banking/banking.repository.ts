@@ -66,7 +66,7 @@ export async function insertNewTransactions(
   rows: Insertable<BankTransactionTable>[],
 ): Promise<BankTransactionRow[]> {
   const out: BankTransactionRow[] = [];
-  // 22 columns a row: well under both databases' parameter limits.
+  // 23 columns a row: well under both databases' parameter limits.
   for (let i = 0; i < rows.length; i += 500) {
     const chunk = rows.slice(i, i + 500);
     const inserted = await db
@@ -125,6 +125,15 @@ export function deleteMatchesOf(db: Db, accountId: number, transactionId: number
     .deleteFrom('bank_matches')
     .where('account_id', '=', accountId)
     .where('transaction_id', '=', transactionId)
+    .execute();
+}
+
+export function deleteMatches(db: Db, accountId: number, ids: readonly number[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .deleteFrom('bank_matches')
+    .where('account_id', '=', accountId)
+    .where('id', 'in', [...ids])
     .execute();
 }
 

@@ -504,6 +504,7 @@ export async function importStatement(
           mandate_id: e.mandate_id,
           bank_reference: e.bank_reference,
           booking_text: e.booking_text,
+          return_reason: e.return_reason ?? null,
           created_at: now,
           updated_at: now,
         })),
@@ -530,10 +531,13 @@ export async function importStatement(
 async function matchChunk(
   trx: Db,
   auth: AuthContext,
-  inserted: BankTransactionRow[],
+  stored: BankTransactionRow[],
   ctx: { in: MatchContext | undefined; out: MatchContext | undefined },
 ): Promise<number> {
   let matched = 0;
+  // Returns first: a line taking a collection back is no money paid out to match.
+  const returned = await undoReturnedCollections(trx, auth, stored);
+  const inserted = stored.filter((t) => !returned.has(t.id));
   const items = await sepa.itemsInTransit(
     trx,
     auth.accountId,
@@ -552,6 +556,60 @@ async function matchChunk(
   if (ctx.in) matched += await matchCredits(trx, auth, rest, ctx.in);
   if (ctx.out) matched += await matchDebits(trx, auth, rest, ctx.out);
   return matched;
+}
+
+/**
+ * R-transactions of our direct debits: a line taking back (return, reversal, refund) the exact
+ * amount of a collection a bank line confirmed, by its end-to-end id, undoes the payment that
+ * confirmation recorded (the invoice is open again, its dunning follows, as for an unmatch)
+ * and marks the collection `returned` (a first one leaves the mandate's next collection a
+ * first one again). Together the two lines moved nothing: both are set aside, the returning
+ * one keeping its reason. Answers the lines dealt with.
+ */
+async function undoReturnedCollections(
+  trx: Db,
+  auth: AuthContext,
+  inserted: BankTransactionRow[],
+): Promise<Set<number>> {
+  const done = new Set<number>();
+  const returns = inserted.filter(
+    (t) => t.return_reason !== null && t.end_to_end_id !== null && Number(t.amount) < 0,
+  );
+  if (returns.length === 0) return done;
+  const items = await sepa.collectionsConfirmed(
+    trx,
+    auth.accountId,
+    returns.map((t) => t.end_to_end_id!),
+  );
+  for (const t of returns) {
+    const item = items.get(t.end_to_end_id!);
+    if (!item || t.currency !== 'EUR' || -Number(t.amount) !== item.amount) continue;
+    const undone = await refusedIsFalse(
+      transact(trx, async (inner) => {
+        const all = await repo.matchesOf(inner, auth.accountId, [item.transaction_id]);
+        const mine = all.filter((m) => m.invoice_kind === 'outgoing' && m.invoice_id === item.invoice_id);
+        await repo.deleteMatches(
+          inner,
+          auth.accountId,
+          mine.map((m) => m.id),
+        );
+        await payments.removeOutgoingPayments(
+          inner,
+          auth,
+          mine.map((m) => m.payment_id),
+        );
+        const now = nowIso();
+        if (mine.length === all.length)
+          await repo.setTransactionStatus(inner, auth.accountId, item.transaction_id, 'ignored', now);
+        await sepa.returnCollection(inner, auth.accountId, item, t.id);
+        await repo.setTransactionStatus(inner, auth.accountId, t.id, 'ignored', now);
+      }),
+    );
+    if (!undone) continue;
+    items.delete(t.end_to_end_id!);
+    done.add(t.id);
+  }
+  return done;
 }
 
 /** Money in against outgoing invoices: decided line by line, recorded in one go. */
@@ -675,6 +733,7 @@ async function present(db: Db, auth: AuthContext, rows: BankTransactionRow[]): P
     mandate_id: r.mandate_id,
     bank_reference: r.bank_reference,
     booking_text: r.booking_text,
+    return_reason: r.return_reason,
     status: r.status as BankTransaction['status'],
     matches: matches
       .filter((m) => m.transaction_id === r.id)

@@ -47,6 +47,8 @@ export interface BankTransactionTable {
   mandate_id: string | null;
   bank_reference: string | null;
   booking_text: string | null;
+  /** R-transactions of our direct debits: the bank's reason code (AC04, MS02 …), RVSL without one. */
+  return_reason: Generated<string | null>;
   /** unmatched, matched, ignored. */
   status: Generated<string>;
   created_at: Generated<string>;

@@ -125,6 +125,15 @@ function remittanceOf(tx: Node): { text: string | null; reference: string | null
   return { text: clean([text, ...lines].join(' ')), reference: clean(reference, 35) };
 }
 
+/** The reason code of a returned or reversed transaction (four letters and digits), else RVSL or null. */
+function returnReason(tx: Node, reversal: boolean): string | null {
+  const code = str(at(tx, 'RtrInf', 'Rsn', 'Cd'))
+    ?.trim()
+    .toUpperCase();
+  if (code && /^[A-Z0-9]{4}$/.test(code)) return code;
+  return reversal || at(tx, 'RtrInf') !== undefined ? 'RVSL' : null;
+}
+
 function entriesOf(ntry: Node, fallbackCurrency: string | null): ParsedEntry[] | 'skip' {
   // Version 08 and later: <Sts><Cd>BOOK</Cd></Sts>; before: <Sts>BOOK</Sts>.
   const status = str(at(ntry, 'Sts', 'Cd')) ?? str(ntry.Sts);
@@ -165,6 +174,7 @@ function entriesOf(ntry: Node, fallbackCurrency: string | null): ParsedEntry[] |
       end_to_end_id: usableReference(clean(str(at(tx, 'Refs', 'EndToEndId')), 35)),
       mandate_id: clean(str(at(tx, 'Refs', 'MndtId')), 35),
       bank_reference: ref,
+      return_reason: returnReason(tx, reversal),
     };
   };
   if (split) {

@@ -23,6 +23,11 @@ export interface ParsedEntry {
   /** The bank's own reference of the entry (CAMT AcctSvcrRef, MT940 `//` reference). */
   bank_reference: string | null;
   booking_text: string | null;
+  /**
+   * A return or reversal (an R-transaction): the bank's reason code (ISO 20022 `RtrInf/Rsn/Cd`),
+   * `RVSL` when the bank marked a reversal without a code; absent on every other entry.
+   */
+  return_reason?: string | null;
 }
 
 export interface ParsedStatement {

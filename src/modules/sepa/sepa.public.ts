@@ -4,6 +4,7 @@
  * on payments, incoming and outgoing invoices, clients and the account; banking builds on it.
  */
 import type { Db } from '../../db/index.js';
+import { nowIso } from '../../shared/time.js';
 import { setPaymentInTransit } from '../incoming-invoices/incoming-invoices.public.js';
 import * as repo from './sepa.repository.js';
 
@@ -58,4 +59,58 @@ export async function reopenItemsOf(trx: Db, accountId: number, transactionId: n
     if (item.incoming_invoice_id !== null)
       await setPaymentInTransit(trx, accountId, [item.incoming_invoice_id], item.run_id);
   }
+}
+
+/** A collection a bank line confirmed: what a return of it undoes. */
+export interface CollectionConfirmed {
+  id: number;
+  invoice_id: number;
+  /** Cents collected. */
+  amount: number;
+  /** The bank line that confirmed it (its match recorded the payment). */
+  transaction_id: number;
+  sequence_type: string | null;
+  mandate_id: number | null;
+}
+
+/** The confirmed collections with these end-to-end ids, by end-to-end id. */
+export async function collectionsConfirmed(
+  db: Db,
+  accountId: number,
+  endToEndIds: string[],
+): Promise<Map<string, CollectionConfirmed>> {
+  const rows = await repo.collectionsConfirmed(db, accountId, [...new Set(endToEndIds)]);
+  return new Map(
+    rows.map((r) => [
+      r.end_to_end_id,
+      {
+        id: r.id,
+        invoice_id: r.outgoing_invoice_id!,
+        amount: Number(r.amount),
+        transaction_id: r.bank_transaction_id!,
+        sequence_type: r.sequence_type,
+        mandate_id: r.mandate_id,
+      },
+    ]),
+  );
+}
+
+/**
+ * The collection came back (returned, reversed, refunded): the item is `returned`, naming the
+ * bank line that took the money back. A first collection (FRST) returned leaves the mandate
+ * unused, so its next collection is a first one again (see docs/banking.md).
+ */
+export async function returnCollection(
+  trx: Db,
+  accountId: number,
+  item: CollectionConfirmed,
+  transactionId: number,
+): Promise<void> {
+  await repo.setItemStatus(trx, accountId, item.id, 'returned', transactionId);
+  if (item.sequence_type !== 'FRST' || item.mandate_id === null) return;
+  // Collected successfully since (a refund claimed weeks later): the mandate has been used.
+  if (await repo.mandateCollected(trx, accountId, item.mandate_id)) return;
+  const mandate = await repo.findMandate(trx, accountId, item.mandate_id);
+  if (mandate?.status === 'active' && mandate.sequence !== 'first')
+    await repo.updateMandate(trx, accountId, mandate.id, { sequence: 'first', updated_at: nowIso() });
 }

@@ -148,6 +148,33 @@ export function itemsConfirmedBy(db: Db, accountId: number, transactionId: numbe
     .selectAll()
     .where('account_id', '=', accountId)
     .where('bank_transaction_id', '=', transactionId)
+    .where('status', '=', 'confirmed')
+    .execute();
+}
+
+/** Whether a collection on the mandate was confirmed by a bank line (and not returned). */
+export async function mandateCollected(db: Db, accountId: number, mandateId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('sepa_run_items')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('mandate_id', '=', mandateId)
+    .where('status', '=', 'confirmed')
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Collections (direct debit items) a bank line confirmed, with these end-to-end ids. */
+export function collectionsConfirmed(db: Db, accountId: number, ids: string[]) {
+  if (ids.length === 0) return Promise.resolve([] as SepaRunItemRow[]);
+  return db
+    .selectFrom('sepa_run_items')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('status', '=', 'confirmed')
+    .where('outgoing_invoice_id', 'is not', null)
+    .where('end_to_end_id', 'in', ids)
     .execute();
 }
 
@@ -155,7 +182,7 @@ export function setItemStatus(
   db: Db,
   accountId: number,
   id: number,
-  status: 'in_transit' | 'confirmed',
+  status: 'in_transit' | 'confirmed' | 'returned',
   transactionId: number | null,
 ) {
   return db
