@@ -231,12 +231,20 @@ function countOf(qb: AnyQb): Promise<number> {
  * last page costs what the first does.
  */
 export async function paginate<DB, TB extends keyof DB, O>(
-  qb: SelectQueryBuilder<DB, TB, O>,
+  query: SelectQueryBuilder<DB, TB, O> | (() => SelectQueryBuilder<DB, TB, O>),
   params: PageParams,
   options?: ListOptions,
 ): Promise<Page<O>> {
   const { page, per_page } = pageOf(params);
+  // A query given as a function is built only when a page or the total needs it: the kept
+  // total with the prepared pages (the unfiltered list) needs none.
+  let built: SelectQueryBuilder<DB, TB, O> | undefined;
+  const queryOf = () => {
+    built ??= typeof query === 'function' ? query() : query;
+    return built;
+  };
   if (!options) {
+    const qb = queryOf();
     const [rows, total] = await Promise.all([
       qb
         .limit(per_page)
@@ -246,14 +254,17 @@ export async function paginate<DB, TB extends keyof DB, O>(
     ]);
     return { rows, total, page, per_page };
   }
-  const q = qb as AnyQb;
+  const q = () => queryOf() as AnyQb;
   const keys = sortKeys(params.sort, options);
-  const counted = () => (options.total ? options.total() : countOf(q));
+  const counted = () => (options.total ? options.total() : countOf(q()));
 
   if (params.after !== undefined) {
     const values = params.after === '' ? undefined : parseCursor(params.after, keys);
     // The next cursor reads the sort values from the last row, whatever the list selects.
-    let from = keys.reduce((acc, k) => (k.field === 'id' ? acc : acc.select(sql.ref(k.column).as(k.key))), q);
+    let from = keys.reduce(
+      (acc, k) => (k.field === 'id' ? acc : acc.select(sql.ref(k.column).as(k.key))),
+      q(),
+    );
     if (values) from = from.where((eb) => afterCursor(eb, keys, values));
     const [rows, total] = await Promise.all([
       ordered(from, keys, false)
@@ -270,7 +281,7 @@ export async function paginate<DB, TB extends keyof DB, O>(
   const read: PageReader =
     options.pages && options.total && !params.sort
       ? options.pages
-      : (reverse, limit, skip) => ordered(q, keys, reverse).limit(limit).offset(skip).execute();
+      : (reverse, limit, skip) => ordered(q(), keys, reverse).limit(limit).offset(skip).execute();
   if (page === 1) {
     const [rows, total] = await Promise.all([read(false, per_page, 0), counted()]);
     return { rows: rows as O[], total, page, per_page };

@@ -70,13 +70,13 @@ const PAGES = {
 export function listClientsBasic(db: Db, accountId: number, q: ClientListQuery) {
   const { qb, options } = listQuery(db, accountId, q);
   const pages = PAGES.basic[q.archived ? 1 : 0]!(db, accountId);
-  return paginate(qb.select(BASIC), q, { ...options, pages });
+  return paginate(() => qb.select(BASIC), q, { ...options, pages });
 }
 
 export function listClientsFull(db: Db, accountId: number, q: ClientListQuery) {
   const { qb, options } = listQuery(db, accountId, q);
   const pages = PAGES.full[q.archived ? 1 : 0]!(db, accountId);
-  return paginate(qb.selectAll(), q, { ...options, pages });
+  return paginate(() => qb.selectAll(), q, { ...options, pages });
 }
 
 export const insertClient = (db: Db, values: Insertable<ClientTable>): Promise<ClientRow> =>

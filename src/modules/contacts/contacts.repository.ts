@@ -75,8 +75,7 @@ const PAGES = [false, true].map((archived) =>
 );
 
 export async function listContacts(db: Db, accountId: number, q: ContactListQuery) {
-  // Every column the answer shows, not the search column.
-  let qb = db.selectFrom('contacts').select(CONTACT_COLUMNS).where('account_id', '=', accountId);
+  let qb = db.selectFrom('contacts').where('account_id', '=', accountId);
   if (!q.archived) qb = qb.where('archived_at', 'is', null);
   if (q.external_id !== undefined) qb = qb.where('external_id', '=', q.external_id);
   if (q.company_id !== undefined) qb = qb.where('company_id', '=', q.company_id);
@@ -98,7 +97,9 @@ export async function listContacts(db: Db, accountId: number, q: ContactListQuer
         : sql<boolean>`${sql.ref('contacts.id')} in (select value from json_each(${JSON.stringify(ids)}))`,
     );
   }
-  return paginate(qb, q, {
+  // Every column the answer shows, not the search column; selected only when `paginate`
+  // builds the query (the prepared pages of the unfiltered list need none).
+  return paginate(() => qb.select(CONTACT_COLUMNS), q, {
     sortable: CONTACT_SORTABLE,
     total: unfiltered(q) ? keptTotal(db, accountId, 'contacts', Boolean(q.archived)) : undefined,
     pages: PAGES[q.archived ? 1 : 0]!(db, accountId),

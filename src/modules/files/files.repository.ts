@@ -1,5 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/index.js';
+import { preparedList } from '../../db/prepared.js';
 import { findOwned } from '../../shared/owned.js';
 import type { FileTable } from './files.tables.js';
 
@@ -22,17 +23,23 @@ export async function readBlob(db: Db, fileId: number): Promise<Buffer | undefin
   return row ? Buffer.from(row.data) : undefined;
 }
 
+// Prepared per number of owners (a page's records): read for every page of tasks.
+const filesOfOwners = preparedList(
+  2,
+  (db: Db, ownerIds: readonly unknown[], accountId: number, ownerType: string) =>
+    db
+      .selectFrom('files')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('owner_type', '=', ownerType)
+      .where('owner_id', 'in', ownerIds as number[])
+      .orderBy('id'),
+);
+
 export const filesOf = (db: Db, accountId: number, ownerType: string, ownerIds: number[]) =>
   ownerIds.length === 0
     ? Promise.resolve([] as FileRow[])
-    : db
-        .selectFrom('files')
-        .selectAll()
-        .where('account_id', '=', accountId)
-        .where('owner_type', '=', ownerType)
-        .where('owner_id', 'in', ownerIds)
-        .orderBy('id')
-        .execute();
+    : filesOfOwners(db, ownerIds, accountId, ownerType);
 
 export const findByMd5 = (db: Db, accountId: number, md5: string, ownerType?: string) => {
   let qb = db.selectFrom('files').selectAll().where('account_id', '=', accountId).where('md5', '=', md5);

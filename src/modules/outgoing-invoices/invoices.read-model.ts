@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/index.js';
-import { prepared } from '../../db/prepared.js';
+import { prepared, preparedList } from '../../db/prepared.js';
 import { findOwned } from '../../shared/owned.js';
 
 /**
@@ -107,15 +107,37 @@ export async function settledOn(
   invoiceIds: number[],
 ): Promise<Map<number, number>> {
   if (invoiceIds.length === 0) return new Map();
-  const rows = await db
+  const rows = await paidOn(db, invoiceIds, accountId);
+  return new Map(rows.map((r) => [r.invoice_id, Number(r.total)]));
+}
+
+// Prepared per number of invoices, as the two below: a list's page reads them on every request.
+const paidOn = preparedList(1, (db: Db, invoiceIds: readonly unknown[], accountId: number) =>
+  db
     .selectFrom('payments')
     .select((eb) => ['invoice_id', eb.fn.sum<string | number>('amount').as('total')])
     .where('account_id', '=', accountId)
-    .where('invoice_id', 'in', invoiceIds)
-    .groupBy('invoice_id')
-    .execute();
-  return new Map(rows.map((r) => [r.invoice_id, Number(r.total)]));
-}
+    .where('invoice_id', 'in', invoiceIds as number[])
+    .groupBy('invoice_id'),
+);
+
+const lettersOf = preparedList(1, (db: Db, invoiceIds: readonly unknown[], accountId: number) =>
+  db
+    .selectFrom('dunning_letters')
+    .select(['id', 'invoice_id', 'number', 'level', 'date', 'status', 'total_due'])
+    .where('account_id', '=', accountId)
+    .where('invoice_id', 'in', invoiceIds as number[])
+    .orderBy('invoice_id')
+    .orderBy('level'),
+);
+
+const creditPayments = preparedList(1, (db: Db, creditIds: readonly unknown[], accountId: number) =>
+  db
+    .selectFrom('payments')
+    .select(['credit_id', 'amount'])
+    .where('account_id', '=', accountId)
+    .where('credit_id', 'in', creditIds as number[]),
+);
 
 /** The dunning letters of invoices (every status), by invoice, in level order. */
 export async function dunningLettersOf(
@@ -125,14 +147,7 @@ export async function dunningLettersOf(
 ): Promise<Map<number, DunningLetterSummary[]>> {
   const by = new Map<number, DunningLetterSummary[]>();
   if (invoiceIds.length === 0) return by;
-  const rows = await db
-    .selectFrom('dunning_letters')
-    .select(['id', 'invoice_id', 'number', 'level', 'date', 'status', 'total_due'])
-    .where('account_id', '=', accountId)
-    .where('invoice_id', 'in', invoiceIds)
-    .orderBy('invoice_id')
-    .orderBy('level')
-    .execute();
+  const rows = await lettersOf(db, invoiceIds, accountId);
   for (const r of rows) {
     const letter = { ...r, total_due: Number(r.total_due) };
     const list = by.get(r.invoice_id);
@@ -160,12 +175,7 @@ export async function usedCredits(
   creditIds: number[],
 ): Promise<Map<number, number>> {
   if (creditIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('payments')
-    .select(['credit_id', 'amount'])
-    .where('account_id', '=', accountId)
-    .where('credit_id', 'in', creditIds)
-    .execute();
+  const rows = await creditPayments(db, creditIds, accountId);
   return new Map(rows.map((r) => [r.credit_id!, Number(r.amount)]));
 }
 

@@ -1,6 +1,6 @@
 import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import { type Db, isPostgres } from '../../db/index.js';
-import { compiledByShape } from '../../db/prepared.js';
+import { compiledByShape, preparedList } from '../../db/prepared.js';
 import { keptTotal } from '../../shared/list-counts.js';
 import { documentTotals, type Totals } from '../../shared/money.js';
 import {
@@ -51,21 +51,73 @@ export const INVOICE_SORTABLE: Sortable = {
   client_id: { nullable: true },
 };
 
+/**
+ * What a list reads of an invoice: every column but the document frozen at booking (kilobytes
+ * of JSON a row, which only the PDF and e-invoice of one invoice read), read as null so that
+ * the rows keep the row's shape.
+ */
+const LISTED = [
+  'id',
+  'account_id',
+  'type',
+  'status',
+  'invoice_number',
+  'external',
+  'client_id',
+  'contact_id',
+  'project_id',
+  'master_id',
+  'credited_invoice_id',
+  'title',
+  'date',
+  'due_date',
+  'payment_term_days',
+  'service_period_start',
+  'service_period_end',
+  'plan_start',
+  'plan_end',
+  'currency',
+  'intro_text',
+  'closing_text',
+  'file_id',
+  'pdf_file_id',
+  'booked_at',
+  'deleted_at',
+  'created_at',
+  'updated_at',
+  'seller',
+  'buyer',
+  'buyer_reference',
+  'service_date',
+  'tax_exemption_category',
+  'tax_exemption_reason_code',
+  'tax_exemption_reason',
+  'deleted_by',
+  'lines_net',
+  'lines_tax',
+  'lines_gross',
+  'lines_taxes',
+  'auto_generate',
+  'auto_send',
+  'auto_from',
+] as const;
+const listed = (db: Db) =>
+  db.selectFrom('outgoing_invoices').select(LISTED).select(sql<string | null>`null`.as('document'));
+
 // The unfiltered list's pages, prepared: live documents and all (the types as literals: a
 // prepared query takes no other parameters than its arguments).
 const PAGES = [false, true].map((deleted) =>
   idPages((db, accountId) => {
-    const qb = db
-      .selectFrom('outgoing_invoices')
-      .selectAll()
+    const qb = listed(db)
       .where('account_id', '=', accountId)
       .where(sql<boolean>`${sql.ref('type')} in (${sql.join(DOCUMENT_TYPES.map((t) => sql.lit(t)))})`);
     return deleted ? qb : qb.where('deleted_at', 'is', null);
   }),
 );
 
-export function listInvoices(db: Db, accountId: number, q: InvoiceListQuery) {
-  let qb = db.selectFrom('outgoing_invoices').selectAll().where('account_id', '=', accountId);
+/** The filtered list's query (built only when `paginate` needs it, see `listInvoices`). */
+function invoicesQuery(db: Db, accountId: number, q: InvoiceListQuery) {
+  let qb = listed(db).where('account_id', '=', accountId);
   // `deleted=true` adds the soft-deleted ones (like `archived=true` elsewhere).
   if (!q.deleted) qb = qb.where('deleted_at', 'is', null);
   // Masters are plans, not documents: only a type filter naming one lists them.
@@ -79,7 +131,11 @@ export function listInvoices(db: Db, accountId: number, q: InvoiceListQuery) {
   if (q.date_from) qb = qb.where('date', '>=', q.date_from);
   if (q.date_to) qb = qb.where('date', '<=', q.date_to);
   if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
-  return paginate(qb, q, {
+  return qb;
+}
+
+export function listInvoices(db: Db, accountId: number, q: InvoiceListQuery) {
+  return paginate(() => invoicesQuery(db, accountId, q), q, {
     sortable: INVOICE_SORTABLE,
     // The kept counts: documents (`total`) and live documents (`active`).
     total: unfiltered(q) ? keptTotal(db, accountId, 'outgoing_invoices', Boolean(q.deleted)) : undefined,
@@ -155,15 +211,19 @@ export const updateInvoice = (
 /** Items of several invoices, in position order. */
 export function itemsOf(db: Db, accountId: number, invoiceIds: number[]): Promise<ItemRow[]> {
   if (invoiceIds.length === 0) return Promise.resolve([]);
-  return db
+  return itemsOfInvoices(db, invoiceIds, accountId);
+}
+
+// Prepared per number of invoices (a list's page reads them on every request).
+const itemsOfInvoices = preparedList(1, (db: Db, invoiceIds: readonly unknown[], accountId: number) =>
+  db
     .selectFrom('outgoing_invoice_items')
     .selectAll()
     .where('account_id', '=', accountId)
-    .where('invoice_id', 'in', invoiceIds)
+    .where('invoice_id', 'in', invoiceIds as number[])
     .orderBy('invoice_id')
-    .orderBy('position')
-    .execute();
-}
+    .orderBy('position'),
+);
 
 export function itemsPage(
   db: Db,

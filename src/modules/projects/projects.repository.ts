@@ -1,5 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
+import { preparedList } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
 import { idsByOwner } from '../../shared/collect.js';
 import { keptTotal } from '../../shared/list-counts.js';
@@ -41,7 +42,8 @@ const PAGES = [false, true].map((archived) =>
   }),
 );
 
-export function listProjects(db: Db, accountId: number, q: ProjectListQuery) {
+/** The filtered list's query (built only when `paginate` needs it, see `listProjects`). */
+function projectsQuery(db: Db, accountId: number, q: ProjectListQuery) {
   let qb = db.selectFrom('projects').selectAll().where('account_id', '=', accountId);
   if (!q.archived) qb = qb.where('archived_at', 'is', null);
   if (q.client_id !== undefined) qb = qb.where('client_id', '=', q.client_id);
@@ -61,22 +63,30 @@ export function listProjects(db: Db, accountId: number, q: ProjectListQuery) {
   }
   if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
   if (q.q) qb = qb.where(containsIndexed(db, 'projects', ['name', 'identifier'], q.q));
-  return paginate(qb, q, {
+  return qb;
+}
+
+export function listProjects(db: Db, accountId: number, q: ProjectListQuery) {
+  return paginate(() => projectsQuery(db, accountId, q), q, {
     sortable: PROJECT_SORTABLE,
     total: unfiltered(q) ? keptTotal(db, accountId, 'projects', Boolean(q.archived)) : undefined,
     pages: PAGES[q.archived ? 1 : 0]!(db, accountId),
   });
 }
 
+// Prepared per number of projects (a list's page reads them on every request).
+const groupsOfProjects = preparedList(0, (db: Db, projectIds: readonly unknown[]) =>
+  db
+    .selectFrom('project_group_projects')
+    .select(['project_id', 'project_group_id'])
+    .where('project_id', 'in', projectIds as number[])
+    .orderBy('project_group_id'),
+);
+
 /** Project group ids of each project. */
 export async function groupIdsOf(db: Db, projectIds: number[]): Promise<Map<number, number[]>> {
   if (projectIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('project_group_projects')
-    .select(['project_id', 'project_group_id'])
-    .where('project_id', 'in', projectIds)
-    .orderBy('project_group_id')
-    .execute();
+  const rows = await groupsOfProjects(db, projectIds);
   return idsByOwner(
     projectIds,
     rows,

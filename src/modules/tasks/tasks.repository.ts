@@ -39,7 +39,8 @@ const PAGES = [false, true].map((archived) =>
   }),
 );
 
-export function listTasks(db: Db, accountId: number, q: TaskListQuery) {
+/** The filtered list's query (built only when `paginate` needs it, see `listTasks`). */
+function tasksQuery(db: Db, accountId: number, q: TaskListQuery) {
   let qb = db.selectFrom('tasks').selectAll().where('account_id', '=', accountId);
   if (!q.archived) qb = qb.where('archived_at', 'is', null);
   if (q.project_id !== undefined) qb = qb.where('project_id', '=', q.project_id);
@@ -55,7 +56,11 @@ export function listTasks(db: Db, accountId: number, q: TaskListQuery) {
   if (q.external_id !== undefined) qb = qb.where('external_id', '=', q.external_id);
   if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
   if (q.q) qb = qb.where(containsIndexed(db, 'tasks', ['name'], q.q));
-  return paginate(qb, q, {
+  return qb;
+}
+
+export function listTasks(db: Db, accountId: number, q: TaskListQuery) {
+  return paginate(() => tasksQuery(db, accountId, q), q, {
     sortable: TASK_SORTABLE,
     total: unfiltered(q) ? keptTotal(db, accountId, 'tasks', Boolean(q.archived)) : undefined,
     pages: PAGES[q.archived ? 1 : 0]!(db, accountId),
