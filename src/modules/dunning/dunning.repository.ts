@@ -1,5 +1,5 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { Db } from '../../db/index.js';
+import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
+import { type Db, isPostgres } from '../../db/index.js';
 import { paginate } from '../../shared/paging.js';
 import type { LetterListQuery } from './dunning.schemas.js';
 import type { DunningLetterTable } from './dunning.tables.js';
@@ -143,15 +143,34 @@ export const markLetterSent = (db: Db, accountId: number, id: number, now: strin
     .returningAll()
     .executeTakeFirst();
 
-/** The letters of some invoices, for the run (every status); any number of ids, read in chunks. */
+/**
+ * The letters of some invoices, for the run (every status), ordered by invoice and level.
+ *
+ * Each invoice's letters are found through the unique (invoice_id, level) index, whatever the
+ * planner's statistics say: a run writes thousands of letters into a table analysed while it
+ * was nearly empty, and then both databases took `account_id = ? and invoice_id in (…)` to the
+ * account's index and read every letter of the account for each batch. On PostgreSQL the ids
+ * are unnested and each probes the index in a lateral subquery (`offset 0` keeps it a probe per
+ * id: a scan of the table per id is never cheaper); on SQLite `+account_id` (the documented way)
+ * keeps the account's index out. The account is still checked on every row.
+ */
 export async function lettersOf(db: Db, accountId: number, invoiceIds: readonly number[]) {
+  if (invoiceIds.length === 0) return [];
+  if (isPostgres(db)) {
+    const { rows } = await sql<LetterRow>`
+      select l.* from unnest(${[...invoiceIds]}::int[]) as b(id)
+      cross join lateral (select * from dunning_letters d where d.invoice_id = b.id offset 0) as l
+      where l.account_id = ${accountId}
+      order by l.invoice_id, l.level`.execute(db);
+    return rows;
+  }
   const rows: LetterRow[] = [];
   for (let i = 0; i < invoiceIds.length; i += CHUNK)
     rows.push(
       ...(await db
         .selectFrom('dunning_letters')
         .selectAll()
-        .where('account_id', '=', accountId)
+        .where(accountNotIndexed, '=', accountId)
         .where('invoice_id', 'in', invoiceIds.slice(i, i + CHUNK))
         .orderBy('invoice_id')
         .orderBy('level')
@@ -160,8 +179,19 @@ export async function lettersOf(db: Db, accountId: number, invoiceIds: readonly 
   return rows;
 }
 
-/** Ids per IN list: well below both databases' limits on bound parameters. */
+/** `+account_id`: the column as a value no index serves (both databases), so the invoice's index is taken. */
+const accountNotIndexed = sql<number>`+${sql.ref('account_id')}`;
+
+/** Ids per IN list: well below SQLite's limit on bound parameters. */
 const CHUNK = 1000;
+
+/**
+ * Fresh planner statistics for the letters after a run wrote many: the invoices' own reads of
+ * their letters (as every invoice answer holds them) are then planned for the table's real size.
+ */
+export async function analyzeLetters(db: Db): Promise<void> {
+  await sql`analyze dunning_letters`.execute(db);
+}
 
 /** The account's letters still open or sent (the run settles those of paid invoices). */
 export const unsettledLetters = (db: Db, accountId: number) =>
@@ -190,7 +220,7 @@ export function standingLettersOf(db: Db, accountId: number, invoiceIds: readonl
   return db
     .selectFrom('dunning_letters')
     .select(['id', 'invoice_id', 'status'])
-    .where('account_id', '=', accountId)
+    .where(accountNotIndexed, '=', accountId)
     .where('invoice_id', 'in', invoiceIds)
     .where('status', 'in', ['open', 'sent', 'settled'])
     .execute();

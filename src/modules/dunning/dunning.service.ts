@@ -549,8 +549,15 @@ export async function runDunning(
     for (const row of rows) created.push(toLetter(row));
     await nextTurn();
   }
+  // Thousands of new letters leave the table's statistics behind at once (autovacuum comes a
+  // minute later, or never when it is off): the invoices' reads of their letters are planned
+  // for the real size from now on, as the import does after its bulk load.
+  if (created.length >= ANALYZE_AFTER) await repo.analyzeLetters(db);
   return { date, dry_run: false, created, would_create: [], settled: toSettle.length };
 }
+
+/** Letters one run makes before it refreshes the table's statistics. */
+const ANALYZE_AFTER = 1000;
 
 /** Letters written in one transaction: numbers taken and rows inserted a batch at a time. */
 const LETTERS_PER_TRANSACTION = 100;
