@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { camt, type GenEntry } from './bank.fixtures.js';
+import { camt, type GenEntry, mt940 } from './bank.fixtures.js';
 import { type Api, describeEachDb, multipart } from './helpers.js';
 import { ALL_INVOICE_SCOPES, bookNow, line, makeClient, makeInvoice } from './invoicing.fixtures.js';
 
@@ -161,5 +161,40 @@ describeEachDb('bank lines returning our direct debits', (ctx) => {
     assert.deepEqual([other.status, other.return_reason], ['unmatched', null]);
     // Returned already: the same return again in another file confirms nothing more.
     assert.equal((await api.get(`/sepa/direct-debits/${c.run.id}`)).body.data.items[0].status, 'returned');
+  });
+
+  it('MT940: a German return (GVC 109) with its reason in the purpose undoes the collection', async () => {
+    const c = await collected(20); // 23.80
+    await upload([{ booking: daysFromNow(30), amount: 2380, name: 'Kunde', e2e: c.e2e, ref: `IN-${seq}` }]);
+    assert.equal((await invoiceOf(c.invoice)).payment_status, 'paid');
+    const text = mt940(
+      [
+        {
+          iban: IBAN,
+          opening: 1_000_000,
+          from: daysFromNow(34),
+          to: daysFromNow(34),
+          id: `MT-${++seq}`,
+          entries: [
+            {
+              booking: daysFromNow(34),
+              amount: -2380,
+              name: 'Kunde',
+              e2e: c.e2e,
+              text: 'RUECKLASTSCHRIFT AC04 KONTO ERLOSCHEN',
+              ref: `MT-${seq}`,
+            },
+          ],
+        },
+      ],
+      { dialect: 'german' },
+    ).replace('177?00ONLINE-UEBERWEISUNG', '109?00RUECKLASTSCHRIFT');
+    const { body, headers } = await multipart({ name: 's.sta', type: 'text/plain', data: text });
+    const res = await api.request('POST', '/bank-statements', body, headers);
+    assert.equal(res.status, 201, res.text);
+    const debit = await lineOf(c.e2e, -1);
+    assert.deepEqual([debit.status, debit.return_reason], ['ignored', 'AC04']);
+    assert.equal((await invoiceOf(c.invoice)).payment_status, 'unpaid');
+    assert.equal((await mandateOf(c.mandate.id)).sequence, 'first');
   });
 });

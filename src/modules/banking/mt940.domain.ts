@@ -104,6 +104,22 @@ interface Details {
   end_to_end_id: string | null;
   mandate_id: string | null;
   creditor_reference: string | null;
+  /** A return of one of our direct debits (see ParsedEntry). */
+  return_reason?: string | null;
+}
+
+/**
+ * Business transaction codes (GVC) of the German `:86:` that book a SEPA direct debit or
+ * transfer coming back: 109 a returned direct debit, 159 a returned transfer.
+ */
+const RETURN_GVC = new Set(['109', '159']);
+/** ISO 20022 return reason codes as banks copy them into the purpose of a return. */
+const REASON_CODE =
+  /(?:^|[^A-Z0-9])(AC0[1-6]|AC13|AG0[12]|AM0[459]|BE0[15]|FF0[15]|MD0[1267]|MS0[23]|RC01|RR0[1-4]|SL01|CNOR|DNOR|FOCR|DUPL|TECH|FRAD)(?![A-Z0-9])/;
+
+/** The reason code a return's text names, else RVSL (a return all the same). */
+function reasonIn(text: string): string {
+  return REASON_CODE.exec(text.toUpperCase())?.[1] ?? 'RVSL';
 }
 
 const SEPA_TAGS = [
@@ -161,6 +177,7 @@ function germanDetails(raw: string): Details | undefined {
   const svwz = tags?.SVWZ ?? null;
   const rfInText = svwz && isCreditorReference(svwz) ? svwz.replace(/\s+/g, '') : null;
   return {
+    return_reason: RETURN_GVC.has(m[1]!) ? reasonIn(`${sub.get(0) ?? ''} ${tags?.SVWZ ?? purpose}`) : null,
     booking_text: clean(sub.get(0)),
     remittance: clean(tags ? (tags.SVWZ ?? null) : joinRemittance(purposeParts, 27)),
     counterparty_name: clean([sub.get(32) ?? '', sub.get(33) ?? ''].join('')),
@@ -189,6 +206,7 @@ function slashDetails(raw: string): Details | undefined {
   });
   const cntp = v.CNTP?.split('/') ?? [];
   return {
+    return_reason: v.RTRN !== undefined ? reasonIn(v.RTRN) : null,
     booking_text: clean(v.TRTP),
     remittance: clean(v.USTD ?? v.REMI),
     counterparty_name: clean(v.NAME ?? cntp[2]),
