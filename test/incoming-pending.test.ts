@@ -138,13 +138,18 @@ describeEachDb('incoming invoices: pending, then extracted', (ctx) => {
       data: { extraction: { status: string }; gross_total: number };
     };
     let mine: Entry[] = [];
-    // On PostgreSQL the feed waits for transactions still running (the workers'): poll as a client does.
-    await waitFor('the feed', async () => {
-      const feed = (await api.get(`/changes?after=${encodeURIComponent(feedStart)}&limit=1000`)).body
-        .data as Entry[];
-      mine = feed.filter((e) => e.resource === 'incoming_invoice' && e.id === id);
-      return mine.length > 0;
-    });
+    // On PostgreSQL the feed waits for transactions still running (the workers', and any other
+    // database's on the same server, as transaction ids are server-wide): poll as a client does.
+    await waitFor(
+      'the feed',
+      async () => {
+        const feed = (await api.get(`/changes?after=${encodeURIComponent(feedStart)}&limit=1000`)).body
+          .data as Entry[];
+        mine = feed.filter((e) => e.resource === 'incoming_invoice' && e.id === id);
+        return mine.length > 0;
+      },
+      30_000,
+    );
     assert.equal(mine.at(-1)!.data.extraction.status, 'done');
     assert.equal(mine.at(-1)!.data.gross_total, 119);
   });
