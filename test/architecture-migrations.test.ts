@@ -92,6 +92,22 @@ const LANDED: ReadonlyArray<readonly [file: string, sha256: string]> = [
   ['2026_12_07_994_kept_documents.ts', '8c4731faef1e9c4fb86e824d1e4feb2ba062d7ef7bf6da276fa83795f2e2df3e'],
   ['2026_12_07_995_table_versions.ts', 'cb853bd0dd731fd522feea499fff3e0e08fc9ef38a15006f7c3741d1030f3cdc'],
   ['2026_12_07_997_search_docs.ts', '0143d3fdf7663c064b6fd584b35f980c7485caf50a20c3efc72e605a99c14d09'],
+  [
+    '2026_12_07_9982_bank_return_reason.ts',
+    'b7b5e70923f21fcf164227d6a0c7903c5f4fadd14cf9515520de95b07f105c9a',
+  ],
+  [
+    '2026_12_07_9990_list_substring_index.ts',
+    '2a9582fa030cf28543351778f470fc2e4ef84807657273f165b16fb743f2f682',
+  ],
+  [
+    '2026_12_07_9991_clients_shortcode_sort.ts',
+    '28fcc4187b9c4eccadcec8a04e5fffb99e48af519e69a1c4fbceca5bed186a11',
+  ],
+  [
+    '2026_12_07_9992_active_sort_indexes.ts',
+    '8e59bb769e463028d994a2559851fa7dbfce034238bf86057c3aa689e36f7417',
+  ],
 ];
 
 const dir = new URL('../src/db/migrations/', import.meta.url);
