@@ -763,7 +763,7 @@ export interface paths {
         put?: never;
         /**
          * Import a bank statement
-         * @description Beyond the specification (issue 40). `multipart/form-data` with the file in the part `file`, recognised by its content: CAMT.053 (001.02 to 001.13), CAMT.052, CAMT.054 (UTF-8 XML, no DOCTYPE), MT940 or MT942 (UTF-8 or ISO 8859-1; German `:86:` subfields and SEPA tags are read), CSV through a stored profile (`csv_profile_id`; `payment_account_id` required), or a ZIP of such files (at most 100 files, 50 MB unpacked; one account), imported as one. The payment account is `payment_account_id`, else the one with the statement’s IBAN (422 when none). Entries already stored (the same file again, an intraday report before the day’s statement) are counted in `entries_known` and not stored twice; only booked entries are read. Money received is then matched to booked outgoing invoices where that is certain (docs/banking.md), which records payments in the ledger (hence `payments:write` too). A file that cannot be read is refused (422 naming `file`) and nothing is stored; a statement whose balances do not add up is stored with the warning `balances_do_not_add_up`.
+         * @description Beyond the specification (issue 40). `multipart/form-data` with the file in the part `file`, recognised by its content: CAMT.053 (001.02 to 001.13), CAMT.052, CAMT.054 (UTF-8 XML, no DOCTYPE), MT940 or MT942 (UTF-8 or ISO 8859-1; German `:86:` subfields and SEPA tags are read), CSV through a stored profile (`csv_profile_id`; `payment_account_id` required), or a ZIP of such files (at most 100 files, 50 MB unpacked; one account), imported as one. The payment account is `payment_account_id`, else the one with the statement’s IBAN (422 when none). Entries already stored (the same file again, an intraday report before the day’s statement) are counted in `entries_known` and not stored twice; only booked entries are read. Money received is then matched to booked outgoing invoices, money paid out to incoming invoices, where that is certain (docs/banking.md), which records payments in the ledger (hence `payments:write` too). A file that cannot be read is refused (422 naming `file`) and nothing is stored; a statement whose balances do not add up is stored with the warning `balances_do_not_add_up`.
          *
          *     Scopes (all required): `banking:write`, `payments:write`.
          */
@@ -2585,7 +2585,7 @@ export interface paths {
         };
         /**
          * List bank transactions
-         * @description Beyond the specification (issue 40). The entries of all imported statements, each stored once. Filters: `payment_account_id`, `statement_id` (the import that stored it), `status`, `date_from`/`date_to` (booking date), `amount_min`/`amount_max` (signed), `q` (text). Unmatched money received carries ranked `suggestions`.
+         * @description Beyond the specification (issue 40). The entries of all imported statements, each stored once. Filters: `payment_account_id`, `statement_id` (the import that stored it), `status`, `date_from`/`date_to` (booking date), `amount_min`/`amount_max` (signed), `q` (text). An unmatched line carries ranked `suggestions` (outgoing invoices for money received, incoming invoices for money paid out).
          *
          *     Scopes (all required): `banking:read`.
          */
@@ -2631,7 +2631,7 @@ export interface paths {
         put?: never;
         /**
          * Match a bank transaction to invoices
-         * @description Beyond the specification (issue 40). Money received, `unmatched`: each allocation records a payment of that amount on a booked outgoing invoice (at most its open amount), dated the booking date, on the transaction’s payment account; together at most the transaction’s amount (422). The transaction becomes `matched` (409 otherwise).
+         * @description Beyond the specification (issue 40). An `unmatched` transaction: for money received each allocation records a payment of that amount on a booked outgoing invoice, for money paid out on an incoming invoice (`invoice_id` is then an incoming invoice’s id); at most its open amount, dated the booking date, on the transaction’s payment account; together at most the transaction’s amount (422). The transaction becomes `matched` (409 otherwise).
          *
          *     Scopes (all required): `banking:write`, `payments:write`.
          */
@@ -4552,6 +4552,8 @@ export interface components {
                     revenue_reverse_charge: string;
                     /** @description Tax-free intra-EU supplies of goods (SKR03 8125, SKR04 4125); digits, the account length */
                     revenue_intra_eu: string;
+                    /** @description One-Stop-Shop sales to consumers in other EU states at their rate, booked with tax key 240 (SKR03 8320, SKR04 4320); digits, the account length */
+                    revenue_oss: string;
                     /** @description Receivables, the collective account of the debtors (SKR03 1400, SKR04 1200); digits, the account length */
                     receivables: string;
                     /** @description Payables, the collective account of the creditors (SKR03 1600, SKR04 3300); digits, the account length */
@@ -5748,6 +5750,8 @@ export interface components {
             mandate_id: string | null;
             bank_reference: string | null;
             booking_text: string | null;
+            /** @description A return or reversal of one of our direct debits (an R-transaction): the bank’s reason code (ISO 20022, e.g. AC04 account closed, AM04 insufficient funds, MD06 refund claimed by the debtor, MS02 refused by the debtor, MS03 no reason given), or `RVSL` for a reversal without a code. Null on every other line */
+            return_reason: string | null;
             /** @enum {unknown} */
             status: "unmatched" | "matched" | "ignored";
             /** @description The payments this line recorded on invoices */
@@ -5761,15 +5765,20 @@ export interface components {
                 /** @enum {unknown} */
                 origin: "auto" | "manual";
                 /**
-                 * @description `outgoing`: money received for an outgoing invoice; `incoming`: an incoming invoice paid by one of our SEPA credit transfers, confirmed by its end-to-end id
+                 * @description `outgoing`: money received for an outgoing invoice; `incoming`: money paid out for an incoming invoice (by one of our SEPA credit transfers, confirmed by its end-to-end id, or matched like money in)
                  * @enum {unknown}
                  */
                 invoice_kind: "outgoing" | "incoming";
             }[];
-            /** @description Unmatched money in: invoices it may pay, best first, with the reasons (at most 5) */
+            /** @description Unmatched lines: invoices they may settle (outgoing for money in, incoming for money out), best first, with the reasons (at most 5) */
             suggestions: {
                 /** @description Positive integer id */
                 invoice_id: number;
+                /**
+                 * @description `outgoing` for money in, `incoming` (an incoming invoice) for money out
+                 * @enum {unknown}
+                 */
+                invoice_kind: "outgoing" | "incoming";
                 invoice_number: string;
                 /** @description What the line would settle on it */
                 amount: number;
@@ -5823,10 +5832,10 @@ export interface components {
                 mandate_id: number | null;
                 sequence_type: ("FRST" | "RCUR") | null;
                 /**
-                 * @description `confirmed` once a bank statement line with the end-to-end id recorded the payment
+                 * @description `confirmed` once a bank statement line with the end-to-end id recorded the payment; `paid_otherwise`: a credit transfer still waiting whose invoice was paid in full otherwise meanwhile (a payment recorded by hand, a bank line matched by number), so it pays nothing any more; `returned`: a direct debit the debtor’s bank took back (a statement line with its end-to-end id and a return reason, `bank_transaction_id`), its payment undone
                  * @enum {unknown}
                  */
-                status: "in_transit" | "confirmed";
+                status: "in_transit" | "confirmed" | "paid_otherwise" | "returned";
                 /** @description The bank statement line that confirmed it */
                 bank_transaction_id: number | null;
             }[];
@@ -21747,6 +21756,8 @@ export interface operations {
                             revenue_reverse_charge?: string | null;
                             /** @description Tax-free intra-EU supplies of goods (SKR03 8125, SKR04 4125); digits, the account length */
                             revenue_intra_eu?: string | null;
+                            /** @description One-Stop-Shop sales to consumers in other EU states at their rate, booked with tax key 240 (SKR03 8320, SKR04 4320); digits, the account length */
+                            revenue_oss?: string | null;
                             /** @description Receivables, the collective account of the debtors (SKR03 1400, SKR04 1200); digits, the account length */
                             receivables?: string | null;
                             /** @description Payables, the collective account of the creditors (SKR03 1600, SKR04 3300); digits, the account length */
