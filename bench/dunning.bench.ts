@@ -15,7 +15,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
@@ -28,7 +27,7 @@ import { withLineTotals } from '../src/modules/outgoing-invoices/invoices.reposi
 import { parseLineItems, positioned } from '../src/modules/outgoing-invoices/line-items.js';
 import { toCents } from '../src/shared/money.js';
 import { insertRowsReturning } from '../src/shared/owned.js';
-import { environment, type Metric, machineLoad, markdown, writeReport } from './lib.js';
+import { caller, environment, type Metric, machineLoad, markdown, writeReport } from './lib.js';
 import { freshPgDatabase } from './seed.js';
 
 const TOTAL = Number(process.env.BENCH_DUNNING_INVOICES ?? 100_000);
@@ -192,20 +191,6 @@ async function seed(handle: DbHandle): Promise<{ accountId: number; token: strin
     accountId: account_id,
   });
   return { accountId: account_id, token: access_token };
-}
-
-function caller(app: FastifyInstance, token: string) {
-  return async (method: 'GET' | 'POST', url: string, payload?: object) => {
-    const res = await app.inject({
-      method,
-      url: `/api/v1${url}`,
-      headers: { authorization: `Bearer ${token}` },
-      ...(payload ? { payload } : {}),
-    });
-    if (res.statusCode >= 300)
-      throw new Error(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
-    return res;
-  };
 }
 
 /** Runs `work` while READERS clients read one after another; their latencies, and the work's time. */
