@@ -65,6 +65,71 @@ export function toStatement(r: BankStatementRow): BankStatement {
 /** Which invoices a line settles: money in outgoing invoices, money out incoming ones. */
 type Direction = 'outgoing' | 'incoming';
 
+/** The fields every candidate row has, whichever direction's reader gave it. */
+interface CandidateRow {
+  id: number;
+  invoice_number: string;
+  currency: string;
+}
+
+/** How a direction reads its candidates and the parties of IBANs, and what differs in its rows. */
+interface CandidateSource<R extends CandidateRow> {
+  rows: (db: Db, accountId: number) => Promise<R[]>;
+  ibans: (db: Db, accountId: number) => Promise<Map<string, number[]>>;
+  party: (r: R) => number | null;
+  /** Estimated open cents (read exactly before an automatic match). */
+  open: (r: R) => number;
+  /** The RF reference the payer copies; undefined: the one the service prints for the number. */
+  reference: (r: R) => string | null | undefined;
+  /** Exact open cents by invoice id. */
+  exact: (db: Db, accountId: number, ids: number[]) => Promise<Map<number, number>>;
+}
+
+/** One mapper for both directions: the row type stays inside, the context sees candidates. */
+const source = <R extends CandidateRow>(s: CandidateSource<R>) => ({
+  async load(db: Db, accountId: number) {
+    const [rows, ibans] = await Promise.all([s.rows(db, accountId), s.ibans(db, accountId)]);
+    const list = rows.map((r): Candidate => {
+      const reference = s.reference(r);
+      return {
+        id: r.id,
+        number: r.invoice_number,
+        client_id: s.party(r),
+        currency: r.currency,
+        ...(reference === undefined ? {} : { reference }),
+        open: s.open(r),
+        exact: false,
+      };
+    });
+    return { list, ibans };
+  },
+  exact: s.exact,
+});
+
+const SOURCES = {
+  outgoing: source({
+    rows: readModel.invoiceCandidates,
+    ibans: readModel.clientsByIban,
+    party: (r) => r.client_id,
+    open: (r) => (r.gross === null ? 0 : r.gross - r.paid),
+    reference: () => undefined,
+    exact: async (db, accountId, ids) => {
+      const states = await invoices.invoiceStates(db, accountId, ids);
+      return new Map([...states].map(([id, state]) => [id, state.payment.open]));
+    },
+  }),
+  incoming: source({
+    rows: (db, accountId) => readModel.incomingCandidates(db, accountId),
+    ibans: readModel.suppliersByIban,
+    party: (r) => r.supplier_id,
+    open: (r) => r.open,
+    // Only a reference the supplier asked for counts: none is derived from their number.
+    reference: (r) => referencesIn(r.payment_reference ?? '')[0] ?? null,
+    exact: async (db, accountId, ids) =>
+      new Map((await readModel.incomingCandidates(db, accountId, ids)).map((r) => [r.id, r.open])),
+  }),
+} satisfies Record<Direction, unknown>;
+
 /**
  * What matching knows during one request about one direction: the candidate invoices, one
  * list whose open amounts are estimated at first and read exactly on demand (changed in
@@ -83,35 +148,7 @@ class MatchContext {
   }
 
   static async load(db: Db, accountId: number, direction: Direction = 'outgoing'): Promise<MatchContext> {
-    if (direction === 'incoming') {
-      const [rows, ibans] = await Promise.all([
-        readModel.incomingCandidates(db, accountId),
-        readModel.suppliersByIban(db, accountId),
-      ]);
-      const list = rows.map((r) => ({
-        id: r.id,
-        number: r.invoice_number,
-        client_id: r.supplier_id,
-        currency: r.currency,
-        // Only a reference the supplier asked for counts: none is derived from their number.
-        reference: referencesIn(r.payment_reference ?? '')[0] ?? null,
-        open: r.open,
-        exact: false,
-      }));
-      return new MatchContext(accountId, direction, list, ibans);
-    }
-    const [rows, ibans] = await Promise.all([
-      readModel.invoiceCandidates(db, accountId),
-      readModel.clientsByIban(db, accountId),
-    ]);
-    const list = rows.map((r) => ({
-      id: r.id,
-      number: r.invoice_number,
-      client_id: r.client_id,
-      currency: r.currency,
-      open: r.gross === null ? 0 : r.gross - r.paid,
-      exact: false,
-    }));
+    const { list, ibans } = await SOURCES[direction].load(db, accountId);
     return new MatchContext(accountId, direction, list, ibans);
   }
 
@@ -161,14 +198,7 @@ class MatchContext {
       for (const id of relevantInvoices(line, this.list, this.clientsOf(line.counterparty_iban)))
         if (!this.byId.get(id)!.exact) ids.add(id);
     if (ids.size === 0) return;
-    const open = new Map<number, number>();
-    if (this.direction === 'incoming') {
-      for (const r of await readModel.incomingCandidates(db, this.accountId, [...ids]))
-        open.set(r.id, r.open);
-    } else {
-      const states = await invoices.invoiceStates(db, this.accountId, [...ids]);
-      for (const [id, state] of states) open.set(id, state.payment.open);
-    }
+    const open = await SOURCES[this.direction].exact(db, this.accountId, [...ids]);
     for (const id of ids) {
       const c = this.byId.get(id)!;
       c.open = open.get(id) ?? 0;
