@@ -1,14 +1,19 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { camt, type GenEntry, type GenStatement, mt940 } from './bank.fixtures.js';
+import {
+  camt,
+  daysFromNow,
+  type GenEntry,
+  type GenStatement,
+  OWN_IBAN as IBAN,
+  makePaymentAccount,
+  makeSupplier,
+  mt940,
+  OTHER_IBAN as OTHER_SUPPLIER_IBAN,
+  SUPPLIER_IBAN,
+} from './bank.fixtures.js';
 import { type Api, describeEachDb, expectProblem, multipart } from './helpers.js';
 import { ALL_INVOICE_SCOPES } from './invoicing.fixtures.js';
-
-const IBAN = 'DE02120300000000202051';
-const SUPPLIER_IBAN = 'DE89370400440532013000';
-const OTHER_SUPPLIER_IBAN = 'DE75512108001245126199';
-
-const daysFromNow = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
 
 describeEachDb('bank lines paying incoming invoices', (ctx) => {
   let api: Api;
@@ -31,12 +36,9 @@ describeEachDb('bank lines paying incoming invoices', (ctx) => {
     api = await ctx.as(SCOPES);
     reader = await ctx.as('banking:read');
     foreign = await ctx.as(SCOPES, { userId: ctx.other.users.admin });
-    const account = await api.post('/payment-accounts', { name: 'Main', iban: IBAN });
-    assert.equal(account.status, 201, account.text);
-    accountId = account.body.data.id;
-    supplier = (await api.post('/suppliers', { name: 'Büro-Bedarf AG', iban: SUPPLIER_IBAN })).body.data.id;
-    otherSupplier = (await api.post('/suppliers', { name: 'Druckerei Weiß', iban: OTHER_SUPPLIER_IBAN })).body
-      .data.id;
+    accountId = await makePaymentAccount(api);
+    supplier = await makeSupplier(api, { name: 'Büro-Bedarf AG', iban: SUPPLIER_IBAN });
+    otherSupplier = await makeSupplier(api, { name: 'Druckerei Weiß', iban: OTHER_SUPPLIER_IBAN });
   });
 
   /** An incoming invoice with the supplier's number and gross. */

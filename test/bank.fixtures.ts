@@ -2,7 +2,10 @@
  * A generator of bank statements for the tests (never real files): CAMT.053/052/054 in
  * several versions and banks' dialects, MT940 as German (structured `:86:` with ?-subfields
  * and SEPA tags), Dutch (`/KEY/value/`) and plain banks write it. Amounts are cents.
+ * Below them, the payment account and suppliers the bank and SEPA tests set up.
  */
+import assert from 'node:assert/strict';
+import type { Api } from './helpers.js';
 
 export interface GenEntry {
   booking: string;
@@ -225,4 +228,38 @@ export function mt940(statements: GenStatement[], o: Mt940Options = {}): string 
     out.push(o.swiftBlocks ? '-}' : '-');
   }
   return out.join(end) + end;
+}
+
+// ---- the setup the bank tests share: our account, suppliers with bank details ------------
+
+/** Our own account: the IBAN the generated statements and SEPA files name. */
+export const OWN_IBAN = 'DE02120300000000202051';
+export const OWN_BIC = 'BYLADEM1001';
+/** A supplier's (or a debtor's) account at another bank. */
+export const SUPPLIER_IBAN = 'DE89370400440532013000';
+export const SUPPLIER_BIC = 'COBADEFFXXX';
+/** A second outside account. */
+export const OTHER_IBAN = 'DE75512108001245126199';
+
+/** An ISO date `n` days from today (SEPA dates must not lie in the past). */
+export const daysFromNow = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+
+/** A payment account of the token's account (POST /payment-accounts), answering its id. */
+export async function makePaymentAccount(
+  api: Api,
+  body: { name?: string; iban?: string; bic?: string } = {},
+): Promise<number> {
+  const res = await api.post('/payment-accounts', { name: 'Main', iban: OWN_IBAN, ...body });
+  assert.equal(res.status, 201, res.text);
+  return res.body.data.id;
+}
+
+/** A supplier with its bank details (POST /suppliers), answering its id. */
+export async function makeSupplier(
+  api: Api,
+  body: { name: string; iban?: string; bic?: string },
+): Promise<number> {
+  const res = await api.post('/suppliers', body);
+  assert.equal(res.status, 201, res.text);
+  return res.body.data.id;
 }

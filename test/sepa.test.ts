@@ -1,15 +1,22 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { camt, type GenEntry, mt940 } from './bank.fixtures.js';
+import {
+  camt,
+  OTHER_IBAN as DEBTOR_IBAN,
+  daysFromNow,
+  type GenEntry,
+  OWN_IBAN as IBAN,
+  makePaymentAccount,
+  makeSupplier,
+  mt940,
+  OWN_BIC,
+  SUPPLIER_BIC,
+  SUPPLIER_IBAN,
+} from './bank.fixtures.js';
 import { type Api, countRows, describeEachDb, expectProblem, multipart } from './helpers.js';
 import { ALL_INVOICE_SCOPES, bookNow, line, makeClient, makeInvoice } from './invoicing.fixtures.js';
 
-const IBAN = 'DE02120300000000202051';
-const SUPPLIER_IBAN = 'DE89370400440532013000';
-const DEBTOR_IBAN = 'DE75512108001245126199';
 const CREDITOR_ID = 'DE98ZZZ09999999999';
-
-const daysFromNow = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
 
 /** The numbers of one tag, in file order. */
 const all = (xml: string, tag: string) =>
@@ -40,17 +47,16 @@ describeEachDb('SEPA payment files and mandates', (ctx) => {
     api = await ctx.as(SCOPES);
     reader = await ctx.as('banking:read');
     foreign = await ctx.as(SCOPES, { userId: ctx.other.users.admin });
-    const account = await api.post('/payment-accounts', { name: 'Main', iban: IBAN, bic: 'BYLADEM1001' });
-    assert.equal(account.status, 201, account.text);
-    accountId = account.body.data.id;
-    const other = await foreign.post('/payment-accounts', { name: 'Theirs', iban: 'DE12500105170648489890' });
-    foreignAccountId = other.body.data.id;
+    accountId = await makePaymentAccount(api, { bic: OWN_BIC });
+    foreignAccountId = await makePaymentAccount(foreign, { name: 'Theirs', iban: 'DE12500105170648489890' });
     const profile = await api.patch('/account/profile', { name: 'Müller & Söhne GmbH' });
     assert.equal(profile.status, 200, profile.text);
-    supplierId = (
-      await api.post('/suppliers', { name: 'Büro-Bedarf Größe AG', iban: SUPPLIER_IBAN, bic: 'COBADEFFXXX' })
-    ).body.data.id;
-    noIbanSupplierId = (await api.post('/suppliers', { name: 'No Bank Ltd' })).body.data.id;
+    supplierId = await makeSupplier(api, {
+      name: 'Büro-Bedarf Größe AG',
+      iban: SUPPLIER_IBAN,
+      bic: SUPPLIER_BIC,
+    });
+    noIbanSupplierId = await makeSupplier(api, { name: 'No Bank Ltd' });
   });
 
   const incoming = async (gross: number, extra: Record<string, unknown> = {}, as = api) => {
