@@ -34,6 +34,25 @@ const cases: Case[] = [
     expect: { invoice_number: '471102', date: '2018-03-05', document_type: 'Invoice' },
   },
   {
+    name: 'a title naming its issuer before the number, its date carried onto the next line',
+    runs: [
+      [50, 168, 'Anwendungsempfehlung : urn:cen.eu:en16931:2017'],
+      [50, 191, 'Rechnungswährung : EUR'],
+    ],
+    headline: [
+      [50, 99, 'Rechnung des Versicherers Nr. 01.234.567.8-2018-1 vom'],
+      [50, 116, '06.12.2018'],
+    ],
+    expect: { invoice_number: '01.234.567.8-2018-1', date: '2018-12-06' },
+  },
+  {
+    name: 'a title naming the insured object before "Nr." names a contract, not the invoice',
+    runs: [[50, 200, 'Sehr geehrter Herr Mustermann,']],
+    headline: [[50, 99, 'Rechnung zur Kraftfahrtversicherung Nr. 00.123.456.7 vom 11.03.2014']],
+    expect: {},
+    absent: ['invoice_number'],
+  },
+  {
     name: 'a Dutch headline "FACTUUR Nummer 123 van 3 november 2026"',
     runs: [[50, 60, 'FACTUUR Nummer 123 van 3 november 2026']],
     expect: { invoice_number: '123', date: '2026-11-03' },

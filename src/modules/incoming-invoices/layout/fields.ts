@@ -255,6 +255,10 @@ const INVOICE_TITLE = /^(?:\p{L}*rechnung|invoice|tax\s?invoice|facture|factuur)
 const DATED_NUMBER =
   /(?<![\p{L}])(?<!(?:zu|zur|f[üu]r|for|to|on|against|auf|de|op|bij|betr\.?|ref\.?)\s)(?:\p{L}*rechnung|invoice|facture|factuur)\s+(?:nr\.?|no\.?|n°|#|number|nummer|num[ée]ro)\s*:?\s*(\S*\d\S*)\s+(?:vom|von|v\.|dated|of|from|du|van)\s+(.+)$/iu;
 
+/** The issuer named after a title: "Rechnung des Versicherers", "Invoice of the seller". */
+const ISSUER =
+  /^\s*(?:des|der|of\s+the|du|de\s+la|van\s+de)\s+\p{L}+(?=\s+(?:nr\.?|no\.?|n°|#|number|nummer|num[ée]ro)(?![\p{L}]))/iu;
+
 /** The height most lines of the document are set in. */
 const bodyHeight = (lines: Line[]): number =>
   [...lines.map((l) => l.h)].sort((a, b) => a - b)[Math.floor(lines.length / 2)] ?? 0;
@@ -293,9 +297,11 @@ function documentType(r: Result, lines: Line[], scan: Scan, lang: Lang): void {
       if (title) {
         if (title === CREDIT_TITLE) credit = true;
         else invoice = true;
-        // "Rechnung RE-2026-0042" as a title names the number.
+        // "Rechnung RE-2026-0042" as a title names the number, also after its issuer
+        // ("Rechnung des Versicherers Nr. …").
         const own = s.text
           .replace(title, '')
+          .replace(ISSUER, '')
           .replace(/^\s*(?:nr\.?|no\.?|n°|#|number|nummer|num[ée]ro)?\s*:?\s*/i, '');
         // "Handelsrechnung Nr. | 471102 vom 05.03.2018": OCR set the number apart from its title.
         const next = line.segments[line.segments.indexOf(s) + 1];
@@ -304,7 +310,15 @@ function documentType(r: Result, lines: Line[], scan: Scan, lang: Lang): void {
             ? next.text
             : own;
         const token = rest.split(/\s+/)[0] ?? '';
-        const after = rest.slice(token.length).trim();
+        let after = rest.slice(token.length).trim();
+        // A title that ends in "vom" goes on with its date on the next line.
+        const below = lines[lines.indexOf(line) + 1];
+        if (
+          /^(?:vom|von|v\.|dated|of|from|du|van)$/iu.test(after) &&
+          below?.page === line.page &&
+          below.y - line.y < line.h * 2
+        )
+          after = `${after} ${below.segments[0]!.text}`;
         // The title's number stands alone or is followed by its date ("Invoice 2026/17 dated …").
         const dated = /^(?:vom|von|v\.|dated|of|from|du|van)\s+(.+)$/iu.exec(after);
         const id = (after === '' || dated) && /\d/.test(token) && findDates(token, lang).length === 0;
