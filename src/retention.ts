@@ -36,14 +36,27 @@ export function retentionJob(db: Db, logger: WorkerLogger, options: RetentionOpt
     ...RETENTION,
     logger,
     ...(options.clock ? { clock: options.clock } : {}),
-    async run(now) {
+    async run(now, lease) {
       const before = (ms: number) => new Date(now.getTime() - ms).toISOString();
-      await deleteKeysBefore(db, before(IDEMPOTENCY_TTL_MS));
-      const deliveries = await pruneDeliveries(db, before(deliveryDays * DAY));
-      // Deliveries first: an event goes once no delivery names it.
-      const changes = await pruneFeed(db, before(feedDays * DAY), now.toISOString());
-      const events = await pruneEvents(db, before(feedDays * DAY));
-      logger.info({ deliveries, changes, events }, 'retention: pruned');
+      const steps: [table: string, prune: () => Promise<number>][] = [
+        [
+          'idempotency_keys',
+          async () =>
+            Number((await deleteKeysBefore(db, before(IDEMPOTENCY_TTL_MS)))[0]?.numDeletedRows ?? 0),
+        ],
+        ['webhook_deliveries', () => pruneDeliveries(db, before(deliveryDays * DAY))],
+        ['change_log', () => pruneFeed(db, before(feedDays * DAY), now.toISOString())],
+        // After the deliveries: an event goes once no delivery names it.
+        ['events', () => pruneEvents(db, before(feedDays * DAY))],
+      ];
+      const pruned: Record<string, number> = {};
+      for (const [table, prune] of steps) {
+        // Lost: another process has (or may take) the job and prunes the rest; not both.
+        if (!lease.held()) return;
+        pruned[table] = await prune();
+        logger.info({ table, deleted: pruned[table] }, 'retention: step');
+      }
+      logger.info(pruned, 'retention: pruned');
     },
   });
 }

@@ -5,6 +5,7 @@ import type { Db } from '../src/db/index.js';
 import { MailWorker, sendInvoice } from '../src/modules/mail/mail.public.js';
 import { addDays, planSchedule } from '../src/modules/outgoing-invoices/invoices.domain.js';
 import {
+  RECURRING_PLANS,
   recurringPlansJob,
   runRecurringPlans,
 } from '../src/modules/outgoing-invoices/outgoing-invoices.public.js';
@@ -238,6 +239,62 @@ describeEachDb('recurring plans that run themselves', (ctx) => {
     assert.ok(done.auto_runs.every((r: any) => r.state === 'queued'));
     const numbers = await numbersOf(done);
     assert.equal((await delivered(numbers)).length, 12);
+  });
+
+  /** Each plan made its one invoice, booked, queued and delivered once. */
+  const eachOnce = async (ids: number[]) => {
+    for (const id of ids) {
+      const done = await master(id);
+      assert.equal(done.children.length, 1, `plan ${id}`);
+      assert.equal(done.children[0].status, 'booked');
+      assert.deepEqual(
+        done.auto_runs.map((r: any) => r.state),
+        ['queued'],
+      );
+      const numbers = await numbersOf(done);
+      assert.equal((await delivered(numbers)).length, 1, `plan ${id}: one message`);
+    }
+  };
+
+  it('a run whose lease another process takes over while sending stops; the other sends the rest once', async () => {
+    const ids = [(await plan()).id, (await plan()).id, (await plan()).id];
+    const clock = clockAt(todayIso());
+    const second = ctx.kind === 'postgres' ? connectAgain(ctx.handle) : undefined;
+    let sends = 0;
+    let taking: Promise<boolean> | undefined;
+    const stalling: QueueInvoice = (db, auth, id) => {
+      sends++;
+      // The first send stalls past the lease; another process takes the job meanwhile.
+      clock.forward(RECURRING_PLANS.leaseMs / 60_000 + 1);
+      taking ??= job(clock, { db: second?.db }).tick();
+      return queueTo()(db, auth, id);
+    };
+    try {
+      assert.equal(await job(clock, { queue: stalling }).tick(), false, 'the first run stopped');
+      assert.equal(sends, 1, 'no send after the lease was lost');
+      assert.equal(await taking, true, 'the other ran it to the end');
+    } finally {
+      await second?.destroy();
+    }
+    await eachOnce(ids);
+  });
+
+  it('a run whose lease is lost between plans stops before the next; the job then makes each invoice once', async () => {
+    const ids = [(await plan()).id, (await plan()).id, (await plan()).id];
+    let looks = 0;
+    // Held for the first plan only.
+    const lease = { held: () => looks++ < 1 };
+    const first = await runRecurringPlans(
+      ctx.db,
+      todayIso(),
+      { queue: queueTo(), logger: silentLogger },
+      lease,
+    );
+    assert.deepEqual(first, { periods: 1, queued: 0, errors: 0 });
+    assert.equal((await master(ids[0]!)).children.length, 1);
+    assert.equal((await master(ids[1]!)).children.length, 0, 'not made after the lease was lost');
+    assert.equal(await job(clockAt(todayIso())).tick(), true);
+    await eachOnce(ids);
   });
 
   it('POST …/generate and the scheduler share the periods: none is made twice', async () => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { beforeEach, it } from 'node:test';
-import { retentionJob } from '../src/retention.js';
-import { silentLogger } from '../src/shared/job-loop.js';
-import { describeEachDb } from './helpers.js';
+import { RETENTION, retentionJob } from '../src/retention.js';
+import { silentLogger, type WorkerLogger } from '../src/shared/job-loop.js';
+import { connectAgain, describeEachDb } from './helpers.js';
 import { record } from './webhooks.support.js';
 
 const HOUR = 3600_000;
@@ -15,8 +15,21 @@ const DAY = 24 * HOUR;
 describeEachDb('retention', (ctx) => {
   let t = 0;
   const clock = { now: () => new Date(t) };
-  const job = (days = 30) =>
-    retentionJob(ctx.db, silentLogger, { webhookDeliveryRetentionDays: days, clock });
+  const job = (days = 30, logger: WorkerLogger = silentLogger, db = ctx.db) =>
+    retentionJob(db, logger, { webhookDeliveryRetentionDays: days, clock });
+  /** A logger that keeps each step's line (`retention: step`) and calls `onStep` after it. */
+  const stepsLog = (onStep: (table: string) => void = () => {}) => {
+    const steps: { table: string; deleted: number }[] = [];
+    const logger: WorkerLogger = {
+      ...silentLogger,
+      info(obj, msg) {
+        if (msg !== 'retention: step') return;
+        steps.push(obj as (typeof steps)[number]);
+        onStep(steps.at(-1)!.table);
+      },
+    };
+    return { steps, logger };
+  };
 
   beforeEach(async () => {
     t = Date.now();
@@ -125,5 +138,69 @@ describeEachDb('retention', (ctx) => {
       .select((eb) => eb.fn.countAll().as('n'))
       .executeTakeFirstOrThrow();
     assert.equal(Number(auditAfter.n), Number(audit.n), 'the audit log is not pruned');
+  });
+
+  it('a run whose lease another process takes over mid-run stops; the other prunes the rest, nothing twice', async () => {
+    const api = await ctx.as('client:write client:read integration');
+    const res = await api.post('/clients', { name: 'takeover-key' }, { 'idempotency-key': 'takeover-key' });
+    assert.equal(res.status, 201, res.text);
+    await ctx.db
+      .updateTable('idempotency_keys')
+      .set({ created_at: new Date(t - 25 * HOUR).toISOString() })
+      .where('key', '=', 'takeover-key')
+      .execute();
+    const hook = await api.post('/webhooks', { url: 'http://127.0.0.1:9/hook', scopes: ['task:create'] });
+    assert.equal(hook.status, 201, hook.text);
+    await record(ctx.db, ctx.account.accountId, 'task:created', { id: 1 });
+    const delivery = () =>
+      ctx.db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('webhook_id', '=', hook.body.data.id)
+        .execute();
+    await ctx.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'delivered', created_at: new Date(t - 31 * DAY).toISOString() })
+      .where('webhook_id', '=', hook.body.data.id)
+      .execute();
+
+    // Another process (its own connection on PostgreSQL) takes the job once the first has pruned
+    // the keys and stalled past its lease.
+    const second = ctx.kind === 'postgres' ? connectAgain(ctx.handle) : undefined;
+    const other = stepsLog();
+    let taking: Promise<boolean> | undefined;
+    const first = stepsLog(() => {
+      if (taking) return;
+      t += RETENTION.leaseMs + 1;
+      taking = job(30, other.logger, second?.db).tick();
+    });
+    try {
+      assert.equal(await job(30, first.logger).tick(), false, 'the first run stopped');
+      assert.deepEqual(
+        first.steps.map((s) => s.table),
+        ['idempotency_keys'],
+        'nothing after the lease was lost',
+      );
+      assert.ok(first.steps[0]!.deleted >= 1);
+      assert.equal(await taking, true, 'the other process ran it to the end');
+    } finally {
+      await second?.destroy();
+    }
+    assert.deepEqual(
+      other.steps.map((s) => s.table),
+      ['idempotency_keys', 'webhook_deliveries', 'change_log', 'events'],
+    );
+    assert.equal(other.steps[0]!.deleted, 0, 'the keys were pruned once, by the first');
+    assert.ok(other.steps[1]!.deleted >= 1);
+    assert.deepEqual(await delivery(), [], 'the old delivery went');
+    const keys = await ctx.db
+      .selectFrom('idempotency_keys')
+      .select('key')
+      .where('key', '=', 'takeover-key')
+      .execute();
+    assert.deepEqual(keys, []);
+    const row = await ctx.db.selectFrom('scheduled_jobs').selectAll().executeTakeFirstOrThrow();
+    assert.equal(row.lease_holder, null);
+    assert.equal(new Date(row.last_run_at!).getTime(), t, 'recorded by the other');
   });
 });

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/index.js';
 import type { WorkerLogger } from '../../shared/job-loop.js';
-import { type Clock, ScheduledJob } from '../../shared/scheduled-job.js';
+import { type Clock, type Lease, ScheduledJob } from '../../shared/scheduled-job.js';
 import * as runs from './plans.repository.js';
 import { generateDue, type QueueInvoice, sendPending } from './plans.service.js';
 
@@ -34,15 +34,18 @@ export interface PlansRun {
 /**
  * One run over every plan with `auto_generate`: makes the invoice of each period due by
  * `today` (UTC), every missed one too, then books and queues every period pending to send.
- * A failure stops only its period, which the next run takes up again.
+ * A failure stops only its period, which the next run takes up again. A run whose `lease` is
+ * lost stops before the next plan or send: the process that has the job now does the rest.
  */
 export async function runRecurringPlans(
   db: Db,
   today: string,
   opts: Omit<RecurringPlansOptions, 'clock'>,
+  lease: Pick<Lease, 'held'> = { held: () => true },
 ): Promise<PlansRun> {
   const result: PlansRun = { periods: 0, queued: 0, errors: 0 };
   for (const master of await runs.autoMasters(db)) {
+    if (!lease.held()) break;
     try {
       result.periods += await generateDue(db, master, today);
     } catch (err) {
@@ -50,10 +53,11 @@ export async function runRecurringPlans(
       opts.logger.error({ err, masterId: master.id }, 'recurring plans: making an invoice failed');
     }
   }
-  for (let after = 0; ; ) {
+  sending: for (let after = 0; ; ) {
     const pending = await runs.pendingRuns(db, after, 100);
     if (pending.length === 0) break;
     for (const run of pending) {
+      if (!lease.held()) break sending;
       after = run.id;
       try {
         const state = await sendPending(db, run, opts.queue);
@@ -87,8 +91,8 @@ export function recurringPlansJob(db: Db, opts: RecurringPlansOptions): Schedule
     ...RECURRING_PLANS,
     logger: opts.logger,
     ...(opts.clock ? { clock: opts.clock } : {}),
-    async run(now) {
-      await runRecurringPlans(db, now.toISOString().slice(0, 10), opts);
+    async run(now, lease) {
+      await runRecurringPlans(db, now.toISOString().slice(0, 10), opts, lease);
     },
   });
 }
