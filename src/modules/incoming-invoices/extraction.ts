@@ -7,7 +7,10 @@ import { decodeXml, isInvoiceXml, looksLikeXml, readXmlInvoice } from './xml/ind
 import type { XmlLimits } from './xml-guard.js';
 
 export interface ExtractionLimits extends XmlLimits {
-  /** Total bytes the streams of a PDF may decode to (measured before pdf.js reads it). */
+  /**
+   * Bytes one stream of a PDF may decode to, and all of a one-page PDF's; each further page
+   * adds three quarters of it (measured before pdf.js reads the file: pdf-guard.ts).
+   */
   maxDecodedBytes: number;
   /** Pages whose text layer is read; beyond them the outcome says `pages_truncated`. */
   maxPages: number;
@@ -77,7 +80,7 @@ export async function extractInvoiceData(
 }
 
 async function fromPdf(data: Buffer, limits: ExtractionLimits): Promise<ExtractionOutcome> {
-  const problem = await pdfProblem(data, limits.maxDecodedBytes);
+  const problem = await pdfProblem(data, limits.maxDecodedBytes, limits.maxPages);
   if (problem === 'encrypted') return nothing(warn('encrypted_pdf', 'The PDF is encrypted; it was not read'));
   if (problem)
     return nothing(
