@@ -128,7 +128,7 @@ describe('lineItemsFromRows', () => {
 });
 
 describe('fieldsFromLayout reads the lines of a text layer table', () => {
-  it('stores the checked lines with pdf_text provenance; a scan gets none', () => {
+  it('stores the checked lines with pdf_text provenance, those of a scan less sure', () => {
     const runs: [number, number, string][] = [
       [50, 50, 'Rechnung'],
       [50, 70, 'Rechnungsnummer: RE-2026-7'],
@@ -159,7 +159,10 @@ describe('fieldsFromLayout reads the lines of a text layer table', () => {
     );
     assert.equal(bad.fields.line_items, undefined);
     assert.ok(bad.warnings.some((w) => w.code === 'line_items_unchecked'));
-    assert.equal(fieldsFromLayout([page(runs)], 'ocr').fields.line_items, undefined);
+    // A scan's lines must also add up to the total read (test/unit/line-items-ocr.test.ts).
+    const ocr = fieldsFromLayout([page(runs)], 'ocr');
+    assert.equal(ocr.fields.line_items?.length, 2);
+    assert.equal(ocr.provenance.line_items?.confidence, 0.7);
   });
 });
 

@@ -10,7 +10,7 @@ import type {
 } from '../extraction.model.js';
 import { type Candidate, type Scan, scanLabels } from './candidates.js';
 import type { Target } from './labels.js';
-import { lineItemsFromRows } from './line-items.domain.js';
+import { lineItemsFromLines } from './line-items.domain.js';
 import { type Line, toLines } from './lines.js';
 import { supplierParty } from './supplier.js';
 import { detectLang, findAmounts, findDates, type Lang } from './values.js';
@@ -421,13 +421,11 @@ export function fieldsFromLayout(pages: PageWords[], source: Source): Extraction
   }
   totals(r, scan);
   currency(r, lines);
-  // Line items only from a text layer: a table whose every row adds up (line-items.domain.ts).
-  if (source === 'pdf_text') {
-    const table = lineItemsFromRows(lines.map((l) => l.segments.map((s) => s.text)));
-    if (table.lines) r.set('line_items', table.lines, 0.8);
-    else if (table.refused)
-      r.warn('line_items_unchecked', `line items not read: ${table.refused}`, 'line_items');
-  }
+  // Line items from a table whose every row adds up (line-items.domain.ts).
+  const table = lineItemsFromLines(lines, source, r.fields);
+  if (table.lines) r.set('line_items', table.lines, table.confidence!);
+  else if (table.refused)
+    r.warn('line_items_unchecked', `line items not read: ${table.refused}`, 'line_items');
 
   const iban = simpleField(r, scan, 'iban', 'iban', 0.95, true);
   const bic = simpleField(r, scan, 'bic', 'bic', 0.85);

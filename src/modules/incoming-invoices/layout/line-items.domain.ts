@@ -5,7 +5,8 @@
  * quantity × unit price rounded to cents is the line's amount. One row that does not add up,
  * and no line is reported: a wrong line is worse than none.
  */
-import type { ExtractedLine } from '../extraction.model.js';
+import type { ExtractedFields, ExtractedLine } from '../extraction.model.js';
+import type { Line } from './lines.js';
 
 const QTY =
   /^(menge|anzahl|anz\.?|stück|stk\.?|qty\.?|quantity|quantité|qté|aantal|hoeveelheid|units?|hours?|stunden)$/i;
@@ -138,4 +139,34 @@ export function lineItemsFromRows(rows: readonly (readonly string[])[]): TableRe
     });
   }
   return lines.length ? { lines } : { refused: 'the table has no rows' };
+}
+
+/** How sure lines read so are: a text layer's digits are exact, OCR's are checked twice. */
+const CONFIDENCE = { pdf_text: 0.8, ocr: 0.7 } as const;
+
+/**
+ * The line items of a page read by the layout reader (lines.ts: OCR words and a text layer's
+ * alike carry boxes, so both come as rows of cells). From OCR a table must pass one check
+ * more: its lines add up to the net total (or the gross, for prices with VAT) that was read.
+ * OCR can misread a row's every digit into letters, and such a row would pass as the
+ * description of the row above; a text layer cannot lose a row so.
+ */
+export function lineItemsFromLines(
+  lines: readonly Line[],
+  source: 'pdf_text' | 'ocr',
+  totals: Pick<ExtractedFields, 'net_total' | 'gross_total'>,
+): TableRead & { confidence?: number } {
+  const table = lineItemsFromRows(lines.map((l) => l.segments.map((s) => s.text)));
+  if (!table.lines || source === 'pdf_text') return { ...table, confidence: CONFIDENCE[source] };
+  const sum = table.lines.reduce((acc, l) => acc + cents(parseNumber(l.net_total!)!), 0n);
+  const read = [totals.net_total, totals.gross_total].flatMap((t) => {
+    const d = t === undefined ? undefined : parseNumber(t);
+    return d ? [cents(d)] : [];
+  });
+  if (!read.length) return { refused: 'no total was read to check the lines of a scan against' };
+  if (!read.includes(sum))
+    return {
+      refused: `the lines add up to ${decimalText({ units: sum, scale: 2 })}, not to the total read`,
+    };
+  return { lines: table.lines, confidence: CONFIDENCE.ocr };
 }
