@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import {
+  type Collection,
   type CreditTransferFile,
   creditTransferXml,
   type DirectDebitFile,
@@ -78,6 +79,9 @@ const FILE: CreditTransferFile = {
     },
   ],
 };
+
+/** The account a debtor paid from before an amendment. */
+const OTHER_ACCOUNT = 'DE82512108000000012345';
 
 const DEBITS: DirectDebitFile = {
   message_id: 'DD-7-20260430091500',
@@ -181,6 +185,39 @@ describe('SEPA direct debit files against the ISO 20022 schema', () => {
     assertAllValid(validate('pain.008.001.08.xsd', files), files.length);
   });
 
+  it('pain.008.001.08 with mandate amendments is valid: OrgnlMndtId, OrgnlDbtrAcct, SMNDA as OrgnlDbtrAgt', () => {
+    const [frst, rcur, b2b] = DEBITS.collections as [Collection, Collection, Collection];
+    const amended: DirectDebitFile = {
+      ...DEBITS,
+      collections: [
+        // Moved to another bank and a new reference: SMNDA, collected as FRST.
+        {
+          ...frst,
+          amendment: {
+            original_reference: 'MANDATE-2025/9',
+            original_iban: OTHER_ACCOUNT,
+            new_debtor_bank: true,
+          },
+        },
+        // A new account at the same bank.
+        {
+          ...rcur,
+          amendment: { original_reference: null, original_iban: OTHER_ACCOUNT, new_debtor_bank: false },
+        },
+        { ...b2b, amendment: { original_reference: 'B2B-8', original_iban: null, new_debtor_bank: false } },
+      ],
+    };
+    const xml = directDebitXml(amended);
+    assert.equal(xml.match(/<AmdmntInd>true<\/AmdmntInd>/g)?.length, 3);
+    assert.match(
+      xml,
+      /<OrgnlDbtrAgt><FinInstnId><Othr><Id>SMNDA<\/Id><\/Othr><\/FinInstnId><\/OrgnlDbtrAgt>/,
+    );
+    const path = join(dir, 'pain.008.001.08-amended.xml');
+    writeFileSync(path, xml);
+    assertAllValid(validate('pain.008.001.08.xsd', [path]), 1);
+  });
+
   it('a direct debit file that breaks the schema is caught', () => {
     const path = join(dir, 'broken-008.xml');
     writeFileSync(path, directDebitXml(DEBITS).replace('<SeqTp>FRST</SeqTp>', '<SeqTp>FIRST</SeqTp>'));
@@ -246,21 +283,35 @@ describeEachDb('SEPA files made by the service, against the ISO 20022 schemas', 
       files[`${version}.xsd`] = [await saved(res.body.data.file_url, version)];
     }
     const client = await makeClient(api, { name: 'Kunde Öl GmbH' });
-    await api.post(`/clients/${client}/sepa-mandates`, {
-      reference: 'M-1',
-      signed_on: '2026-01-02',
-      iban: 'DE75512108001245126199',
+    const mandate = (
+      await api.post(`/clients/${client}/sepa-mandates`, {
+        reference: 'M-1',
+        signed_on: '2026-01-02',
+        iban: 'DE75512108001245126199',
+      })
+    ).body.data.id;
+    const collect = async () => {
+      const invoice = (
+        await bookNow(api, (await makeInvoice(api, { client_id: client, line_items: [line(10)] })).id)
+      ).id;
+      const debit = await api.post('/sepa/direct-debits', {
+        payment_account_id: accountId,
+        collection_date: later,
+        invoices: [{ invoice_id: invoice }],
+      });
+      assert.equal(debit.status, 201, debit.text);
+      return debit.body.data;
+    };
+    files['pain.008.001.08.xsd'] = [await saved((await collect()).file_url, 'pain.008.001.08')];
+    // Amended: a new reference, then a new account at another bank (SMNDA, FRST).
+    const amended = await api.patch(`/sepa-mandates/${mandate}`, {
+      reference: 'M-1A',
+      iban: 'DE89370400440532013000',
     });
-    const invoice = (
-      await bookNow(api, (await makeInvoice(api, { client_id: client, line_items: [line(10)] })).id)
-    ).id;
-    const debit = await api.post('/sepa/direct-debits', {
-      payment_account_id: accountId,
-      collection_date: later,
-      invoices: [{ invoice_id: invoice }],
-    });
-    assert.equal(debit.status, 201, debit.text);
-    files['pain.008.001.08.xsd'] = [await saved(debit.body.data.file_url, 'pain.008.001.08')];
+    assert.equal(amended.status, 200, amended.text);
+    const path = await saved((await collect()).file_url, 'pain.008.001.08-amended');
+    assert.match(readFileSync(path, 'utf8'), /<OrgnlMndtId>M-1<\/OrgnlMndtId>.*<Id>SMNDA<\/Id>/);
+    files['pain.008.001.08.xsd'].push(path);
     for (const [xsd, list] of Object.entries(files)) assertAllValid(validate(xsd, list), list.length);
   });
 });

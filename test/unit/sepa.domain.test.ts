@@ -7,6 +7,7 @@ import {
   type DirectDebitFile,
   directDebitXml,
   isMandateReference,
+  sameDebtorBank,
   sepaText,
 } from '../../src/modules/sepa/sepa.domain.js';
 import { isValidSepaCreditorId } from '../../src/shared/identifiers.js';
@@ -158,6 +159,67 @@ describe('SEPA direct debit files', () => {
       { ...DEBITS, collections: [{ ...c, debtor_name: '' }] },
     ])
       assert.throws(() => directDebitXml(bad));
+  });
+
+  it('an amended mandate: AmdmntInd with what changed, in the schema order; SMNDA only with FRST', () => {
+    const c = DEBITS.collections[2]!; // FRST
+    const xml = (over: Partial<Collection>) =>
+      directDebitXml({ ...DEBITS, collections: [{ ...c, ...over }] });
+    assert.ok(
+      xml({
+        amendment: {
+          original_reference: 'OLD-1',
+          original_iban: 'DE89370400440532013000',
+          new_debtor_bank: false,
+        },
+      }).includes(
+        '<DtOfSgntr>2026-01-02</DtOfSgntr><AmdmntInd>true</AmdmntInd><AmdmntInfDtls><OrgnlMndtId>OLD-1</OrgnlMndtId>' +
+          '<OrgnlDbtrAcct><Id><IBAN>DE89370400440532013000</IBAN></Id></OrgnlDbtrAcct></AmdmntInfDtls></MndtRltdInf>',
+      ),
+    );
+    // Another bank: SMNDA, and the old IBAN (another bank's account) is not named.
+    const moved = xml({
+      amendment: { original_reference: null, original_iban: 'DE89370400440532013000', new_debtor_bank: true },
+    });
+    assert.ok(
+      moved.includes(
+        '<AmdmntInfDtls><OrgnlDbtrAgt><FinInstnId><Othr><Id>SMNDA</Id></Othr></FinInstnId></OrgnlDbtrAgt></AmdmntInfDtls>',
+      ),
+    );
+    assert.doesNotMatch(xml({ amendment: null }), /Amdmnt/);
+    assert.doesNotMatch(
+      xml({ amendment: { original_reference: null, original_iban: null, new_debtor_bank: false } }),
+      /Amdmnt/,
+    );
+    const rcur = { sequence_type: 'RCUR' as const };
+    assert.throws(
+      () =>
+        xml({ ...rcur, amendment: { original_reference: null, original_iban: null, new_debtor_bank: true } }),
+      /SMNDA/,
+    );
+    assert.throws(
+      () => xml({ amendment: { original_reference: 'A B', original_iban: null, new_debtor_bank: false } }),
+      /original mandate reference/,
+    );
+  });
+
+  it('the same debtor bank: the bank code at its place in the IBAN, else the BIC', () => {
+    const same = (a: string, b: string, bics: [string | null, string | null] = [null, null]) =>
+      sameDebtorBank({ iban: a, bic: bics[0] }, { iban: b, bic: bics[1] });
+    // Germany: the eight-digit bank code (Bankleitzahl).
+    assert.ok(same('DE75512108001245126199', 'DE82512108000000012345'));
+    assert.ok(!same('DE75512108001245126199', 'DE89370400440532013000'));
+    // Italy: the ABI after the check character (CIN); the branch (CAB) does not matter.
+    assert.ok(same('IT60X0542811101000000123456', 'IT41X0542811102000000123457'));
+    assert.ok(!same('IT60X0542811101000000123456', 'IT57Y0306909606100000063317'));
+    assert.ok(same('AT611904300234573201', 'AT341904300234573202'));
+    // Another country is another bank.
+    assert.ok(!same('AT611904300234573201', 'DE75512108001245126199'));
+    // Bulgaria is not in the table: the BICs decide, and without them it is another bank.
+    const [bg1, bg2] = ['BG80BNBG96611020345678', 'BG53BNBG96611020345679'];
+    assert.ok(same(bg1, bg2, ['BNBGBGSFXXX', 'BNBGBGSF']));
+    assert.ok(!same(bg1, bg2, ['BNBGBGSFXXX', 'UNCRBGSFXXX']));
+    assert.ok(!same(bg1, bg2));
   });
 
   it('mandate references: the SEPA set without blanks, no leading / and no //', () => {

@@ -150,6 +150,72 @@ export interface Collection {
   sequence_type: SequenceType;
   remittance: string;
   end_to_end_id: string;
+  /** The mandate was amended since its last collection: reported once (`AmdmntInfDtls`). */
+  amendment?: MandateAmendment | null;
+}
+
+/** What changed on a mandate since the debtor's bank last saw it. */
+export interface MandateAmendment {
+  /** The reference before (`OrgnlMndtId`). */
+  original_reference: string | null;
+  /** The IBAN before, at the same bank (`OrgnlDbtrAcct`). */
+  original_iban: string | null;
+  /** The debtor moved to another bank: `OrgnlDbtrAgt` `SMNDA`, and the collection is a FRST. */
+  new_debtor_bank: boolean;
+}
+
+/**
+ * Where the bank is written in the IBAN of SEPA countries (SWIFT IBAN registry): the BBAN's
+ * characters [from, to). Branch codes are left out: a new branch is the same bank.
+ */
+const BANK_CODE: Record<string, [number, number]> = {
+  AT: [0, 5],
+  BE: [0, 3],
+  CH: [0, 5],
+  CY: [0, 3],
+  CZ: [0, 4],
+  DE: [0, 8],
+  DK: [0, 4],
+  EE: [0, 2],
+  ES: [0, 4],
+  FI: [0, 3],
+  FR: [0, 5],
+  GB: [0, 4],
+  GR: [0, 3],
+  HR: [0, 7],
+  HU: [0, 3],
+  IE: [0, 4],
+  IT: [1, 6],
+  LI: [0, 5],
+  LT: [0, 5],
+  LU: [0, 3],
+  LV: [0, 4],
+  MC: [0, 5],
+  MT: [0, 4],
+  NL: [0, 4],
+  NO: [0, 4],
+  PL: [0, 3],
+  PT: [0, 4],
+  SE: [0, 3],
+  SI: [0, 5],
+  SK: [0, 4],
+  SM: [1, 6],
+};
+
+/**
+ * Whether an account change keeps the debtor at the same bank: the same country and bank code
+ * in the IBAN, or for a country not in the table the same BIC (its first eight characters).
+ * Unknown counts as another bank, the side every bank accepts (see docs/banking.md).
+ */
+export function sameDebtorBank(
+  before: { iban: string; bic: string | null },
+  after: { iban: string; bic: string | null },
+): boolean {
+  const country = before.iban.slice(0, 2);
+  if (after.iban.slice(0, 2) !== country) return false;
+  const code = BANK_CODE[country];
+  if (code) return before.iban.slice(4 + code[0], 4 + code[1]) === after.iban.slice(4 + code[0], 4 + code[1]);
+  return before.bic !== null && after.bic !== null && before.bic.slice(0, 8) === after.bic.slice(0, 8);
 }
 
 export interface DirectDebitFile {
@@ -190,8 +256,36 @@ function checkDirectDebits(f: DirectDebitFile): void {
     if (!isSepaId(c.end_to_end_id))
       problems.push(`collection ${i}: the end-to-end id must be 1 to 35 SEPA characters`);
     if (sepaText(c.debtor_name, 70) === '') problems.push(`collection ${i}: the debtor needs a name`);
+    const a = c.amendment;
+    if (a?.original_reference && !isMandateReference(a.original_reference))
+      problems.push(`collection ${i}: the original mandate reference is not valid`);
+    if (a?.original_iban && !a.new_debtor_bank && !isValidIban(a.original_iban))
+      problems.push(`collection ${i}: the original debtor IBAN is not valid`);
+    if (a?.new_debtor_bank && c.sequence_type !== 'FRST')
+      problems.push(`collection ${i}: a debtor at another bank (SMNDA) is collected as FRST`);
   });
   if (problems.length > 0) throw new SepaError(problems.join('; '));
+}
+
+/**
+ * `AmdmntInd` and `AmdmntInfDtls` of an amended mandate, in the schema's order: the reference
+ * before; the IBAN before when the bank stayed the same; `SMNDA` as the original debtor agent
+ * when the debtor moved to another bank (DK and EPC implementation guidelines). Nothing when
+ * nothing changed.
+ */
+function amendmentXml(a: MandateAmendment | null | undefined): string {
+  if (!a) return '';
+  const iban = a.original_iban && !a.new_debtor_bank ? a.original_iban : null;
+  if (!a.original_reference && !iban && !a.new_debtor_bank) return '';
+  return (
+    '<AmdmntInd>true</AmdmntInd><AmdmntInfDtls>' +
+    (a.original_reference ? `<OrgnlMndtId>${esc(a.original_reference)}</OrgnlMndtId>` : '') +
+    (iban ? `<OrgnlDbtrAcct><Id><IBAN>${esc(iban)}</IBAN></Id></OrgnlDbtrAcct>` : '') +
+    (a.new_debtor_bank
+      ? '<OrgnlDbtrAgt><FinInstnId><Othr><Id>SMNDA</Id></Othr></FinInstnId></OrgnlDbtrAgt>'
+      : '') +
+    '</AmdmntInfDtls>'
+  );
 }
 
 /** The pain.008.001.08 XML of a file of direct debits. */
@@ -215,6 +309,7 @@ export function directDebitXml(f: DirectDebitFile): string {
             `<InstdAmt Ccy="EUR">${money(c.amount)}</InstdAmt>` +
             '<DrctDbtTx><MndtRltdInf>' +
             `<MndtId>${esc(c.mandate_reference)}</MndtId><DtOfSgntr>${c.mandate_signed_on}</DtOfSgntr>` +
+            amendmentXml(c.amendment) +
             '</MndtRltdInf></DrctDbtTx>' +
             `<DbtrAgt>${agent(c.debtor_bic)}</DbtrAgt>` +
             `<Dbtr><Nm>${esc(sepaText(c.debtor_name, 70))}</Nm></Dbtr>` +

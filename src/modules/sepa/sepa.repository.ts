@@ -165,6 +165,18 @@ export async function mandateCollected(db: Db, accountId: number, mandateId: num
   return row !== undefined;
 }
 
+/** Whether any direct debit file collected on the mandate (its bank has seen it). */
+export async function mandateUsed(db: Db, accountId: number, mandateId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('sepa_run_items')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('mandate_id', '=', mandateId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Collections (direct debit items) a bank line confirmed, with these end-to-end ids. */
 export function collectionsConfirmed(db: Db, accountId: number, ids: string[]) {
   if (ids.length === 0) return Promise.resolve([] as SepaRunItemRow[]);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { sendBytes } from '../../shared/http.js';
 import { listResponse } from '../../shared/paging.js';
-import { createRoute, getRoute, listRoute } from '../../shared/route-builders.js';
+import { createRoute, getRoute, listRoute, updateRoute } from '../../shared/route-builders.js';
 import { Data, IdParams, List, problemResponse } from '../../shared/schemas.js';
 import { Binary } from '../files/files.public.js';
 import {
@@ -13,6 +13,7 @@ import {
   RunListQuery,
   SepaMandate,
   SepaMandateCreate,
+  SepaMandateUpdate,
   SepaRun,
 } from './sepa.schemas.js';
 import * as service from './sepa.service.js';
@@ -165,6 +166,23 @@ export const sepaMandateRoutes: FastifyPluginAsyncTypebox = async (app) => {
       item: SepaMandate,
     },
     service.getMandate,
+  );
+
+  updateRoute(
+    app,
+    {
+      path: '/sepa-mandates/:id',
+      tags,
+      config: write,
+      summary: 'Amend a SEPA mandate',
+      description: `${BEYOND} A new mandate reference (409 \`already_exists\` when another mandate has it), a new debtor account (\`iban\`, \`bic\`) or the account holder’s name (\`debtor_name\`, null: the client’s name). For a mandate collected on before, the next direct debit file reports the amendment once (\`AmdmntInd\`, \`AmdmntInfDtls\`: the reference before as \`OrgnlMndtId\`, the IBAN before as \`OrgnlDbtrAcct\` at the same bank, \`SMNDA\` as \`OrgnlDbtrAgt\` when the debtor moved to another bank, which makes that collection a FRST); \`pending_amendment\` shows it until then. A revoked mandate is not amended (409 \`conflict\`).`,
+      body: SepaMandateUpdate,
+      item: SepaMandate,
+      responses: {
+        409: problemResponse('`already_exists`: another mandate has the reference; `conflict`: revoked'),
+      },
+    },
+    service.amendMandate,
   );
 
   app.post(

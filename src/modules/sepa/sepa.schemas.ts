@@ -122,12 +122,44 @@ export const SepaMandate = Type.Object(
     }),
     status: Type.Enum(['active', 'revoked'] as const),
     revoked_at: Nullable(Timestamp),
+    debtor_name: Nullable(
+      Type.String({ description: 'The account holder as the mandate names them; null: the client’s name' }),
+    ),
+    pending_amendment: Nullable(
+      Type.Object(
+        {
+          original_reference: Nullable(
+            Type.String({ description: 'The reference before the amendment (`OrgnlMndtId`)' }),
+          ),
+          original_iban: Nullable(
+            Type.String({
+              description: 'The IBAN before the amendment (`OrgnlDbtrAcct` when the bank is the same)',
+            }),
+          ),
+          debtor_bank_changed: Type.Boolean({
+            description:
+              'The new IBAN is at another bank: the next collection names `SMNDA` as the original debtor agent and is a FRST',
+          }),
+        },
+        {
+          description:
+            'What the next direct debit file reports as amended (`AmdmntInd`, `AmdmntInfDtls`), once; null when nothing is pending',
+        },
+      ),
+    ),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
   { $id: 'SepaMandate' },
 );
 export type SepaMandate = Static<typeof SepaMandate>;
+
+const DebtorName = Type.String({
+  minLength: 1,
+  maxLength: 140,
+  description:
+    'The account holder as the mandate names them (default: the client’s name); cut to 70 SEPA characters in files',
+});
 
 export const SepaMandateCreate = Type.Object(
   {
@@ -150,10 +182,27 @@ export const SepaMandateCreate = Type.Object(
         description: 'Default `first`; `recurring` for a mandate already collected on elsewhere',
       }),
     ),
+    debtor_name: Type.Optional(Nullable(DebtorName)),
   },
   { additionalProperties: false },
 );
 export type SepaMandateCreate = Static<typeof SepaMandateCreate>;
+
+export const SepaMandateUpdate = Type.Object(
+  {
+    reference: Type.Optional(SepaMandateCreate.properties.reference),
+    iban: Type.Optional(SepaMandateCreate.properties.iban),
+    bic: Type.Optional(Nullable(Type.String({ minLength: 8, maxLength: 11, description: 'BIC, checked' }))),
+    debtor_name: Type.Optional(Nullable(DebtorName)),
+  },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    description:
+      'An amendment: a new reference, a new debtor account (IBAN, BIC) or the account holder’s name. The next direct debit file reports a new reference or IBAN of a mandate collected on before.',
+  },
+);
+export type SepaMandateUpdate = Static<typeof SepaMandateUpdate>;
 
 export const EmptyBody = Type.Object({}, { additionalProperties: false });
 

@@ -7,6 +7,7 @@ import { fromCents, toCents } from '../../shared/money.js';
 import type { Page } from '../../shared/paging.js';
 import { nowIso, todayIso } from '../../shared/time.js';
 import { getAccountProfile } from '../account/account.service.js';
+import { recordAudit } from '../audit/audit.service.js';
 import * as incoming from '../incoming-invoices/incoming-invoices.public.js';
 import * as outgoing from '../outgoing-invoices/outgoing-invoices.public.js';
 import * as payments from '../payments/payments.public.js';
@@ -15,8 +16,10 @@ import {
   creditTransferXml,
   directDebitXml,
   isMandateReference,
+  type MandateAmendment,
   type PainVersion,
   SepaError,
+  sameDebtorBank,
   sepaText,
   type Transfer,
 } from './sepa.domain.js';
@@ -30,6 +33,7 @@ import type {
   RunListQuery,
   SepaMandate,
   SepaMandateCreate,
+  SepaMandateUpdate,
   SepaRun,
 } from './sepa.schemas.js';
 
@@ -390,7 +394,8 @@ export async function createDirectDebit(
         mandate_id: mandate!.id,
         sequence_type: mandate!.sequence === 'first' ? 'FRST' : 'RCUR',
         amount,
-        counterparty_name: sepaText(names.get(row.client_id!) ?? '', 70) || `Client ${row.client_id}`,
+        counterparty_name:
+          sepaText(mandate!.debtor_name ?? names.get(row.client_id!) ?? '', 70) || `Client ${row.client_id}`,
         counterparty_iban: mandate!.iban,
         counterparty_bic: mandate!.bic,
         remittance: sepaText(row.invoice_number ?? `Invoice ${row.id}`, 140),
@@ -440,15 +445,25 @@ export async function createDirectDebit(
               sequence_type: item.sequence_type as Collection['sequence_type'],
               remittance: item.remittance,
               end_to_end_id: e2e[n]!,
+              amendment: amendmentOf(m),
             };
           }),
         }),
     );
-    // Collected once: the next file collects on these mandates as recurring.
+    // Collected once: the next file collects on these mandates as recurring, and the
+    // amendment was reported (the debtor's bank knows the mandate as it is now).
     const now = nowIso();
-    for (const id of new Set(items.map((i) => i.mandate_id!)))
-      if (byId.get(id)!.sequence === 'first')
-        await repo.updateMandate(trx, auth.accountId, id, { sequence: 'recurring', updated_at: now });
+    for (const id of new Set(items.map((i) => i.mandate_id!))) {
+      const m = byId.get(id)!;
+      if (m.sequence === 'first' || amendmentOf(m))
+        await repo.updateMandate(trx, auth.accountId, id, {
+          sequence: 'recurring',
+          original_reference: null,
+          original_iban: null,
+          original_debtor_agent: null,
+          updated_at: now,
+        });
+    }
     return stored;
   });
   return toRun(run, await repo.itemsOf(db, auth.accountId, run.id));
@@ -507,7 +522,30 @@ export async function runFile(
 
 // ---- mandates ----------------------------------------------------------------------------
 
+/** What the next collection on the mandate reports as amended; null when nothing is. */
+function amendmentOf(r: SepaMandateRow): MandateAmendment | null {
+  if (!r.original_reference && !r.original_iban && !r.original_debtor_agent) return null;
+  return {
+    original_reference: r.original_reference,
+    original_iban: r.original_iban,
+    new_debtor_bank: r.original_debtor_agent === 'SMNDA',
+  };
+}
+
+/** A mandate write, audited in its transaction as done by the token's user through its integration. */
+const audit = (db: Db, auth: AuthContext, action: string, id: number, detail: Record<string, unknown>) =>
+  recordAudit(db, {
+    accountId: auth.accountId,
+    actorUserId: auth.userId,
+    actorKind: 'token',
+    action,
+    targetType: 'sepa_mandate',
+    targetId: id,
+    detail: { integration_id: auth.integrationId, ...detail },
+  });
+
 export function toMandate(r: SepaMandateRow): SepaMandate {
+  const pending = amendmentOf(r);
   return {
     id: r.id,
     client_id: r.client_id,
@@ -519,6 +557,12 @@ export function toMandate(r: SepaMandateRow): SepaMandate {
     sequence: r.sequence as SepaMandate['sequence'],
     status: r.status as SepaMandate['status'],
     revoked_at: r.revoked_at,
+    debtor_name: r.debtor_name,
+    pending_amendment: pending && {
+      original_reference: pending.original_reference,
+      original_iban: pending.original_iban,
+      debtor_bank_changed: pending.new_debtor_bank,
+    },
     created_at: r.created_at,
     updated_at: r.updated_at,
   };
@@ -536,42 +580,136 @@ export async function createMandate(
 ): Promise<SepaMandate> {
   await assertClient(db, auth, params.id);
   const errors: FieldError[] = [];
-  if (!isMandateReference(body.reference))
+  if (body.signed_on > todayIso()) errors.push({ field: 'signed_on', message: 'must not be in the future' });
+  const fields = checkMandateFields(body, errors);
+  if (errors.length > 0) throw validationFailed(errors);
+  return transact(db, async (trx) => {
+    await referenceFree(trx, auth, body.reference);
+    const now = nowIso();
+    const row = await repo.insertMandate(trx, {
+      account_id: auth.accountId,
+      client_id: params.id,
+      reference: body.reference,
+      signed_on: body.signed_on,
+      iban: fields.iban!,
+      bic: fields.bic ?? null,
+      scheme: body.scheme ?? 'CORE',
+      sequence: body.sequence ?? 'first',
+      status: 'active',
+      revoked_at: null,
+      debtor_name: fields.debtor_name ?? null,
+      original_reference: null,
+      original_iban: null,
+      original_debtor_agent: null,
+      created_at: now,
+      updated_at: now,
+    });
+    await audit(trx, auth, 'sepa_mandate.create', row.id, {
+      client_id: row.client_id,
+      reference: row.reference,
+      iban: row.iban,
+    });
+    return toMandate(row);
+  });
+}
+
+/** The reference, IBAN, BIC and name given, checked and in their stored form. */
+function checkMandateFields(
+  body: { reference?: string; iban?: string; bic?: string | null; debtor_name?: string | null },
+  errors: FieldError[],
+): { iban?: string; bic?: string | null; debtor_name?: string | null } {
+  const out: { iban?: string; bic?: string | null; debtor_name?: string | null } = {};
+  if (body.reference !== undefined && !isMandateReference(body.reference))
     errors.push({
       field: 'reference',
       message:
         "may hold only letters, digits and + ? / - : ( ) . , ' (no blanks), not start with / nor hold //",
     });
-  if (body.signed_on > todayIso()) errors.push({ field: 'signed_on', message: 'must not be in the future' });
-  const iban = normalizeIdentifier(body.iban);
-  if (!isValidIban(iban))
-    errors.push({
-      field: 'iban',
-      message: 'is not a valid IBAN: the country’s length or the check digits do not match',
-    });
-  const bic = body.bic ? normalizeIdentifier(body.bic) : null;
-  if (bic && !isValidBic(bic))
-    errors.push({ field: 'bic', message: 'is not a valid BIC (8 or 11 characters)' });
-  if (errors.length > 0) throw validationFailed(errors);
-  // The unique index decides a race; this names the mandate in the common case.
-  const taken = await repo.mandateByReference(db, auth.accountId, body.reference);
-  if (taken) throw new AppError('already_exists', `Mandate ${taken.id} has the reference ${body.reference}`);
-  const now = nowIso();
-  const row = await repo.insertMandate(db, {
-    account_id: auth.accountId,
-    client_id: params.id,
-    reference: body.reference,
-    signed_on: body.signed_on,
-    iban,
-    bic,
-    scheme: body.scheme ?? 'CORE',
-    sequence: body.sequence ?? 'first',
-    status: 'active',
-    revoked_at: null,
-    created_at: now,
-    updated_at: now,
+  if (body.iban !== undefined) {
+    out.iban = normalizeIdentifier(body.iban);
+    if (!isValidIban(out.iban))
+      errors.push({
+        field: 'iban',
+        message: 'is not a valid IBAN: the country’s length or the check digits do not match',
+      });
+  }
+  if (body.bic !== undefined) {
+    out.bic = body.bic ? normalizeIdentifier(body.bic) : null;
+    if (out.bic && !isValidBic(out.bic))
+      errors.push({ field: 'bic', message: 'is not a valid BIC (8 or 11 characters)' });
+  }
+  if (body.debtor_name !== undefined) {
+    out.debtor_name = body.debtor_name === null ? null : body.debtor_name.trim();
+    if (out.debtor_name !== null && sepaText(out.debtor_name, 70) === '')
+      errors.push({ field: 'debtor_name', message: 'must hold letters or digits a SEPA file can carry' });
+  }
+  return out;
+}
+
+/** 409 when another mandate of the account has the reference (the unique index decides a race). */
+async function referenceFree(db: Db, auth: AuthContext, reference: string, self?: number): Promise<void> {
+  const taken = await repo.mandateByReference(db, auth.accountId, reference);
+  if (taken && taken.id !== self)
+    throw new AppError('already_exists', `Mandate ${taken.id} has the reference ${reference}`);
+}
+
+/**
+ * Amends a mandate: a new reference, a new debtor account, the holder's name. A mandate the
+ * debtor's bank has seen (collected on, here or before) keeps what it saw until the next file
+ * reports the amendment once (`AmdmntInfDtls`): the reference and the IBAN before, and `SMNDA`
+ * when the new IBAN is at another bank, which also makes that collection a FRST (see
+ * docs/banking.md). Changing a value back to what the bank saw leaves nothing to report.
+ */
+export async function amendMandate(
+  db: Db,
+  auth: AuthContext,
+  id: number,
+  body: SepaMandateUpdate,
+): Promise<SepaMandate> {
+  return transact(db, async (trx) => {
+    const row = await repo.findMandate(trx, auth.accountId, id);
+    if (!row) throw notFound('SEPA mandate');
+    const errors: FieldError[] = [];
+    const fields = checkMandateFields(body, errors);
+    if (errors.length > 0) throw validationFailed(errors);
+    if (row.status === 'revoked')
+      throw new AppError('conflict', `SEPA mandate ${id} is revoked: record a new mandate instead`);
+    if (body.reference !== undefined && body.reference !== row.reference)
+      await referenceFree(trx, auth, body.reference, id);
+    const next = {
+      reference: body.reference ?? row.reference,
+      iban: fields.iban ?? row.iban,
+      bic: fields.bic !== undefined ? fields.bic : row.bic,
+      debtor_name: fields.debtor_name !== undefined ? fields.debtor_name : row.debtor_name,
+    };
+    const changes: Partial<SepaMandateRow> = {};
+    for (const key of ['reference', 'iban', 'bic', 'debtor_name'] as const)
+      if (next[key] !== row[key]) Object.assign(changes, { [key]: next[key] });
+    if (Object.keys(changes).length === 0) return toMandate(row);
+    if (row.sequence === 'recurring' || (await repo.mandateUsed(trx, auth.accountId, id))) {
+      // What the debtor's bank saw: the values before the first amendment not yet reported.
+      const seenReference = row.original_reference ?? row.reference;
+      const seenIban = row.original_iban ?? row.iban;
+      changes.original_reference = next.reference === seenReference ? null : seenReference;
+      changes.original_iban = next.iban === seenIban ? null : seenIban;
+      changes.original_debtor_agent =
+        changes.original_iban === null ||
+        sameDebtorBank({ iban: seenIban, bic: row.bic }, { iban: next.iban, bic: next.bic })
+          ? null
+          : 'SMNDA';
+      // Another bank: the rulebook's first collection at it (see docs/banking.md).
+      if (changes.original_debtor_agent === 'SMNDA') changes.sequence = 'first';
+    }
+    const now = nowIso();
+    await repo.updateMandate(trx, auth.accountId, id, { ...changes, updated_at: now });
+    const changed = Object.fromEntries(
+      (['reference', 'iban', 'bic', 'debtor_name'] as const)
+        .filter((k) => k in changes)
+        .map((k) => [k, { from: row[k], to: next[k] }]),
+    );
+    await audit(trx, auth, 'sepa_mandate.amend', id, changed);
+    return toMandate({ ...row, ...changes, updated_at: now });
   });
-  return toMandate(row);
 }
 
 export async function listMandates(
@@ -602,6 +740,7 @@ export async function revokeMandate(db: Db, auth: AuthContext, id: number): Prom
       revoked_at: now,
       updated_at: now,
     });
+    await audit(trx, auth, 'sepa_mandate.revoke', id, { reference: row.reference });
     return toMandate({ ...row, status: 'revoked', revoked_at: now, updated_at: now });
   });
 }

@@ -15,6 +15,14 @@ export interface SepaMandateTable {
   /** active or revoked. */
   status: string;
   revoked_at: string | null;
+  /** The account holder as the mandate names them; null: the client's name (migration 9994). */
+  debtor_name: string | null;
+  /** An amendment the debtor's bank has not seen yet: the reference before it, else null. */
+  original_reference: string | null;
+  /** The IBAN before an amendment, until the next collection reports it. */
+  original_iban: string | null;
+  /** `SMNDA` when the amendment moved the debtor to another bank, else null. */
+  original_debtor_agent: string | null;
   created_at: Generated<string>;
   updated_at: Generated<string>;
 }
@@ -55,7 +63,7 @@ export interface SepaRunItemTable {
   counterparty_iban: string;
   counterparty_bic: string | null;
   remittance: string;
-  /** in_transit, confirmed. */
+  /** in_transit, confirmed, returned. */
   status: string;
   /** The bank line that confirmed it. */
   bank_transaction_id: number | null;
