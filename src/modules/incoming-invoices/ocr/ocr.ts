@@ -39,10 +39,15 @@ export function ocrPdfPages(pdfBytes: Uint8Array, pages: number[]): Promise<Time
     for (const n of pages) {
       if (n < 1 || n > pdf.numPages) continue;
       const started = performance.now();
-      const { canvas, width, height } = await renderPage(pdf, n);
-      const prepared = prepareCanvas(canvas, width, height);
+      const prepared = await preparedPage(pdf, n);
       out.push({ words: await recognize(prepared.pgm, prepared, n), ms: performance.now() - started });
     }
     return out;
   });
+}
+
+/** Page `n` rendered and prepared; its canvas is garbage by the time tesseract reads the page. */
+async function preparedPage(pdf: Parameters<Parameters<typeof withPdf>[1]>[0], n: number) {
+  const { canvas, width, height } = await renderPage(pdf, n);
+  return prepareCanvas(canvas, width, height);
 }

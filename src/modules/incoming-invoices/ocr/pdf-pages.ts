@@ -7,6 +7,12 @@ import { type Canvas, createCanvas } from '@napi-rs/canvas';
 export const OCR_DPI = 300;
 /** A page larger than this (A0 posters) is rendered smaller: memory, not detail, is the limit. */
 const MAX_PIXELS = 36_000_000;
+/**
+ * An image larger than this (an A3 page at 600 dpi) is left out of the page. pdf-guard.ts
+ * bounds what Flate data inflates to, but a JPEG's pixels are not inflated there: a few KB
+ * may declare 60,000 × 60,000 of them, which pdf.js would decode, four bytes each.
+ */
+const MAX_IMAGE_PIXELS = 72_000_000;
 
 const require = createRequire(import.meta.url);
 /** pdf.js draws the 14 standard fonts from its own files; without them text is left out. */
@@ -31,6 +37,7 @@ export async function withPdf<T>(pdfBytes: Uint8Array, use: (pdf: PdfDocument) =
     standardFontDataUrl,
     useSystemFonts: false,
     isEvalSupported: false,
+    maxImageSize: MAX_IMAGE_PIXELS,
     verbosity: 0,
   }).promise;
   try {
