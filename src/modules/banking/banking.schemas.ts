@@ -90,7 +90,7 @@ export const BankTransaction = Type.Object(
     return_reason: Nullable(
       Type.String({
         description:
-          'A return or reversal of one of our direct debits (an R-transaction): the bank’s reason code (ISO 20022, e.g. AC04 account closed, AM04 insufficient funds, MD06 refund claimed by the debtor, MS02 refused by the debtor, MS03 no reason given), or `RVSL` for a reversal without a code. Null on every other line',
+          'A return or reversal (an R-transaction: a direct debit or credit transfer coming back): the bank’s reason code (ISO 20022, e.g. AC04 account closed, AM04 insufficient funds, MD06 refund claimed by the debtor, MS02 refused by the debtor, MS03 no reason given), or `RVSL` for a reversal without a code. Null on every other line',
       }),
     ),
     status: Type.Enum(TRANSACTION_STATUSES),

@@ -565,8 +565,8 @@ async function matchChunk(
   ctx: { in: MatchContext | undefined; out: MatchContext | undefined },
 ): Promise<number> {
   let matched = 0;
-  // Returns first: a line taking a collection back is no money paid out to match.
-  const returned = await undoReturnedCollections(trx, auth, stored);
+  // Returns first: a line taking a collection or transfer back is nothing to match.
+  const returned = await undoReturnedItems(trx, auth, stored);
   const inserted = stored.filter((t) => !returned.has(t.id));
   const items = await sepa.itemsInTransit(
     trx,
@@ -589,41 +589,43 @@ async function matchChunk(
 }
 
 /**
- * R-transactions of our direct debits: a line taking back (return, reversal, refund) the exact
- * amount of a collection a bank line confirmed, by its end-to-end id, undoes the payment that
- * confirmation recorded (the invoice is open again, its dunning follows, as for an unmatch)
- * and marks the collection `returned` (a first one leaves the mandate's next collection a
- * first one again). Together the two lines moved nothing: both are set aside, the returning
- * one keeping its reason. Answers the lines dealt with.
+ * R-transactions of our SEPA files: a line taking back (return, reversal, refund) the exact
+ * amount of a collection or credit transfer a bank line confirmed, by its end-to-end id (a
+ * collection comes back as money out, a transfer as money in), undoes the payment that
+ * confirmation recorded (the invoice is open again, an outgoing one's dunning follows, as for
+ * an unmatch) and marks the item `returned` (a first collection leaves the mandate's next
+ * collection a first one again). Together the two lines moved nothing: both are set aside, the
+ * returning one keeping its reason. Answers the lines dealt with.
  */
-async function undoReturnedCollections(
+async function undoReturnedItems(
   trx: Db,
   auth: AuthContext,
   inserted: BankTransactionRow[],
 ): Promise<Set<number>> {
   const done = new Set<number>();
-  const returns = inserted.filter(
-    (t) => t.return_reason !== null && t.end_to_end_id !== null && Number(t.amount) < 0,
-  );
+  const returns = inserted.filter((t) => t.return_reason !== null && t.end_to_end_id !== null);
   if (returns.length === 0) return done;
-  const items = await sepa.collectionsConfirmed(
+  const items = await sepa.itemsConfirmed(
     trx,
     auth.accountId,
     returns.map((t) => t.end_to_end_id!),
   );
   for (const t of returns) {
     const item = items.get(t.end_to_end_id!);
-    if (!item || t.currency !== 'EUR' || -Number(t.amount) !== item.amount) continue;
+    if (!item || t.currency !== 'EUR') continue;
+    if (Number(t.amount) !== (item.kind === 'outgoing' ? -item.amount : item.amount)) continue;
     const undone = await refusedIsFalse(
       transact(trx, async (inner) => {
         const all = await repo.matchesOf(inner, auth.accountId, [item.transaction_id]);
-        const mine = all.filter((m) => m.invoice_kind === 'outgoing' && m.invoice_id === item.invoice_id);
+        const mine = all.filter((m) => m.invoice_kind === item.kind && m.invoice_id === item.invoice_id);
         await repo.deleteMatches(
           inner,
           auth.accountId,
           mine.map((m) => m.id),
         );
-        await payments.removeOutgoingPayments(
+        const remove =
+          item.kind === 'outgoing' ? payments.removeOutgoingPayments : payments.removeIncomingPayments;
+        await remove(
           inner,
           auth,
           mine.map((m) => m.payment_id),
@@ -631,7 +633,7 @@ async function undoReturnedCollections(
         const now = nowIso();
         if (mine.length === all.length)
           await repo.setTransactionStatus(inner, auth.accountId, item.transaction_id, 'ignored', now);
-        await sepa.returnCollection(inner, auth.accountId, item, t.id);
+        await sepa.returnItem(inner, auth.accountId, item, t.id);
         await repo.setTransactionStatus(inner, auth.accountId, t.id, 'ignored', now);
       }),
     );

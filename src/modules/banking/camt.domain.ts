@@ -161,7 +161,11 @@ function entriesOf(ntry: Node, fallbackCurrency: string | null): ParsedEntry[] |
     booking_text: clean(str(ntry.AddtlNtryInf), 500),
   };
   const one = (tx: Node, amount: number, ref: string | null): ParsedEntry => {
-    const party = counterparty(tx, credit);
+    // A return (RtrInf) is booked against the direction of the payment it returns, whose
+    // parties the bank repeats: the other side is that payment's debtor or creditor.
+    const returned = !reversal && at(tx, 'RtrInf') !== undefined;
+    let party = counterparty(tx, returned ? !credit : credit);
+    if (returned && !party.name && !party.iban) party = counterparty(tx, credit);
     const rmt = remittanceOf(tx);
     return {
       ...base,

@@ -270,6 +270,8 @@ function entryOf(value: string, currency: string): Line61 {
       mandate_id: null,
       bank_reference: usableReference(clean(m[8], 35)),
       booking_text: null,
+      // RC and RD book a reversal: a return all the same, its code read from the :86: if any.
+      ...(mark.startsWith('R') ? { return_reason: 'RVSL' } : {}),
     },
   };
 }
@@ -365,9 +367,13 @@ export function parseMt940(text: string): ParsedStatement[] {
       case '86': {
         if (!lastEntry) break;
         const d = detailsOf(value);
+        const reversal = lastEntry.return_reason === 'RVSL';
         Object.assign(lastEntry, {
           ...d,
           bank_reference: lastEntry.bank_reference,
+          ...(reversal && !d.return_reason
+            ? { return_reason: reasonIn(`${d.booking_text ?? ''} ${d.remittance ?? ''}`) }
+            : {}),
         });
         lastEntry = undefined;
         break;

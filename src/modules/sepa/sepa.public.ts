@@ -61,11 +61,13 @@ export async function reopenItemsOf(trx: Db, accountId: number, transactionId: n
   }
 }
 
-/** A collection a bank line confirmed: what a return of it undoes. */
-export interface CollectionConfirmed {
+/** A collection or transfer a bank line confirmed: what a return of it undoes. */
+export interface ItemConfirmed {
   id: number;
+  /** `outgoing`: a collection (direct debit); `incoming`: a credit transfer. */
+  kind: 'incoming' | 'outgoing';
   invoice_id: number;
-  /** Cents collected. */
+  /** Cents collected or paid. */
   amount: number;
   /** The bank line that confirmed it (its match recorded the payment). */
   transaction_id: number;
@@ -73,19 +75,20 @@ export interface CollectionConfirmed {
   mandate_id: number | null;
 }
 
-/** The confirmed collections with these end-to-end ids, by end-to-end id. */
-export async function collectionsConfirmed(
+/** The confirmed collections and transfers with these end-to-end ids, by end-to-end id. */
+export async function itemsConfirmed(
   db: Db,
   accountId: number,
   endToEndIds: string[],
-): Promise<Map<string, CollectionConfirmed>> {
-  const rows = await repo.collectionsConfirmed(db, accountId, [...new Set(endToEndIds)]);
+): Promise<Map<string, ItemConfirmed>> {
+  const rows = await repo.itemsConfirmed(db, accountId, [...new Set(endToEndIds)]);
   return new Map(
     rows.map((r) => [
       r.end_to_end_id,
       {
         id: r.id,
-        invoice_id: r.outgoing_invoice_id!,
+        kind: r.incoming_invoice_id === null ? 'outgoing' : 'incoming',
+        invoice_id: (r.incoming_invoice_id ?? r.outgoing_invoice_id)!,
         amount: Number(r.amount),
         transaction_id: r.bank_transaction_id!,
         sequence_type: r.sequence_type,
@@ -96,14 +99,14 @@ export async function collectionsConfirmed(
 }
 
 /**
- * The collection came back (returned, reversed, refunded): the item is `returned`, naming the
- * bank line that took the money back. A first collection (FRST) returned leaves the mandate
- * unused, so its next collection is a first one again (see docs/banking.md).
+ * The collection or transfer came back (returned, reversed, refunded): the item is `returned`,
+ * naming the bank line that took the money back. A first collection (FRST) returned leaves the
+ * mandate unused, so its next collection is a first one again (see docs/banking.md).
  */
-export async function returnCollection(
+export async function returnItem(
   trx: Db,
   accountId: number,
-  item: CollectionConfirmed,
+  item: ItemConfirmed,
   transactionId: number,
 ): Promise<void> {
   await repo.setItemStatus(trx, accountId, item.id, 'returned', transactionId);

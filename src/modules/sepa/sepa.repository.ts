@@ -177,15 +177,14 @@ export async function mandateUsed(db: Db, accountId: number, mandateId: number):
   return row !== undefined;
 }
 
-/** Collections (direct debit items) a bank line confirmed, with these end-to-end ids. */
-export function collectionsConfirmed(db: Db, accountId: number, ids: string[]) {
+/** Items (collections and transfers) a bank line confirmed, with these end-to-end ids. */
+export function itemsConfirmed(db: Db, accountId: number, ids: string[]) {
   if (ids.length === 0) return Promise.resolve([] as SepaRunItemRow[]);
   return db
     .selectFrom('sepa_run_items')
     .selectAll()
     .where('account_id', '=', accountId)
     .where('status', '=', 'confirmed')
-    .where('outgoing_invoice_id', 'is not', null)
     .where('end_to_end_id', 'in', ids)
     .execute();
 }

@@ -83,7 +83,7 @@ const RunItem = Type.Object({
   sequence_type: Nullable(Type.Enum(['FRST', 'RCUR'] as const)),
   status: Type.Enum(['in_transit', 'confirmed', 'paid_otherwise', 'returned'] as const, {
     description:
-      '`confirmed` once a bank statement line with the end-to-end id recorded the payment; `paid_otherwise`: a credit transfer still waiting whose invoice was paid in full otherwise meanwhile (a payment recorded by hand, a bank line matched by number), so it pays nothing any more; `returned`: a direct debit the debtor’s bank took back (a statement line with its end-to-end id and a return reason, `bank_transaction_id`), its payment undone',
+      '`confirmed` once a bank statement line with the end-to-end id recorded the payment; `paid_otherwise`: a credit transfer still waiting whose invoice was paid in full otherwise meanwhile (a payment recorded by hand, a bank line matched by number), so it pays nothing any more; `returned`: a direct debit the debtor’s bank took back, or a credit transfer returned or reversed (a statement line with its end-to-end id and a return reason, `bank_transaction_id`), its payment undone',
   }),
   bank_transaction_id: Nullable({ ...Id, description: 'The bank statement line that confirmed it' }),
 });
