@@ -3,28 +3,15 @@
 // of MAILBOX_BENCH_MESSAGES e-invoices (a local dovecot, when installed) is taken in, and the
 // p99 of other API requests (GET /clients/{id} and GET /clients) at a fixed rate meanwhile,
 // against the same requests without jobs.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { availableParallelism, loadavg } from 'node:os';
 import autocannon from 'autocannon';
 import { ImapFlow } from 'imapflow';
 import { generateTextPdfs, HELD_OUT_SEED } from '../eval/generate.js';
 import { scanOptionsFor, scanPdf } from '../eval/scans.js';
-import { loadConfig } from '../src/config.js';
-import { createDb } from '../src/db/index.js';
-import { migrateToLatest } from '../src/db/migrator.js';
-import { importData } from '../src/import/index.js';
 import { Dovecot, hasDovecot, mimeMessage } from '../test/dovecot.support.js';
 import { cii } from '../test/incoming-einvoices.fixtures.js';
-import {
-  benchToken,
-  environment,
-  type Metric,
-  markdown,
-  startService,
-  stopChild,
-  writeReport,
-} from './lib.js';
+import { environment, type Metric, markdown, writeReport } from './lib.js';
+import { startSqliteService } from './sqlite-service.js';
 
 const SCANS = Number(process.env.OCR_BENCH_SCANS ?? 8);
 const MESSAGES = hasDovecot() ? Number(process.env.MAILBOX_BENCH_MESSAGES ?? 100) : 0;
@@ -32,42 +19,22 @@ const THREADS = process.env.OCR_THREADS ?? '2';
 const SECONDS = 10;
 /** Requests per second (all connections together): a steady rate measures latency, not queueing. */
 const RATE = { one: 60, list: 30 };
-const dir = await mkdtemp(join(tmpdir(), 'bench-ocr-'));
-const dbFile = join(dir, 'bench.sqlite');
 
 interface Phase {
   one: autocannon.Result;
   list: autocannon.Result;
 }
 
+// Scans of generated invoices (varied layouts, rotated, noisy), made before the service starts.
+const docs = (await generateTextPdfs({ seed: HELD_OUT_SEED + 7, count: SCANS * 2, heldOut: true }))
+  .filter((d) => d.pages === 1)
+  .slice(0, SCANS);
+const scans = [];
+for (const [i, d] of docs.entries()) scans.push((await scanPdf(d.pdf, scanOptionsFor(100 + i))).pdf);
+
+// A mailbox full of e-invoices (each an XRechnung CII body), delivered before the service starts.
+const dovecot = MESSAGES > 0 ? await new Dovecot({ bench: 'bench-secret' }).start() : undefined;
 try {
-  const handle = createDb(loadConfig({ DATABASE_URL: dbFile }).db);
-  await migrateToLatest(handle.db);
-  const { account_id } = await importData(handle.db, {
-    account: { name: 'Bench' },
-    users: [{ email: 'bench@bench.example', first_name: 'B', last_name: 'Ench', role: 'admin' }],
-  });
-  const clients = await handle.db
-    .insertInto('clients')
-    .values(Array.from({ length: 60 }, (_, i) => ({ account_id, name: `Bench client ${i}` })))
-    .returning('id')
-    .execute();
-  const access_token = await benchToken(handle.db, [
-    'client:read',
-    'incoming-invoice:write',
-    'incoming-invoice:read',
-  ]);
-  await handle.destroy();
-
-  // Scans of generated invoices (varied layouts, rotated, noisy), made before the service starts.
-  const docs = (await generateTextPdfs({ seed: HELD_OUT_SEED + 7, count: SCANS * 2, heldOut: true }))
-    .filter((d) => d.pages === 1)
-    .slice(0, SCANS);
-  const scans = [];
-  for (const [i, d] of docs.entries()) scans.push((await scanPdf(d.pdf, scanOptionsFor(100 + i))).pdf);
-
-  // A mailbox full of e-invoices (each an XRechnung CII body), delivered before the service starts.
-  const dovecot = MESSAGES > 0 ? await new Dovecot({ bench: 'bench-secret' }).start() : undefined;
   if (dovecot) {
     const imap = new ImapFlow({
       host: '127.0.0.1',
@@ -93,21 +60,19 @@ try {
     await imap.logout();
   }
 
-  const api = await startService({
-    DATABASE_URL: dbFile,
-    MAILBOX_ALLOW_PRIVATE: 'true',
-    RATE_LIMIT_PER_MINUTE: '100000000',
-    LOG_LEVEL: 'error',
-    RUN_WORKER: 'true',
-    OCR_THREADS: THREADS,
+  const api = await startSqliteService({
+    name: 'ocr',
+    clients: 60,
+    scopes: ['client:read', 'incoming-invoice:write', 'incoming-invoice:read'],
+    env: { MAILBOX_ALLOW_PRIVATE: 'true', RUN_WORKER: 'true', OCR_THREADS: THREADS },
   });
-  const base = `http://127.0.0.1:${api.port}/api/v1`;
-  const headers = { authorization: `Bearer ${access_token}` };
+  const { base, headers } = api;
+  const clientUrl = `${base}/clients/${api.clientIds[0]}`;
   try {
     const measure = async (): Promise<Phase> => {
       const [one, list] = await Promise.all([
         autocannon({
-          url: `${base}/clients/${clients[0]!.id}`,
+          url: clientUrl,
           headers,
           connections: 4,
           overallRate: RATE.one,
@@ -123,7 +88,7 @@ try {
       ]);
       return { one, list };
     };
-    await autocannon({ url: `${base}/clients/${clients[0]!.id}`, headers, connections: 4, duration: 3 });
+    await autocannon({ url: clientUrl, headers, connections: 4, duration: 3 });
     const idle = await measure();
 
     if (dovecot) {
@@ -237,9 +202,8 @@ try {
       `target p99 < 100 ms while OCR jobs run: ${p99 < 100 && stillPending > 0 ? 'MET' : 'NOT MET'} (p99 ${p99} ms, ${stillPending} scans still pending at the end of the window)`,
     );
   } finally {
-    await stopChild(api.child);
-    await dovecot?.stop();
+    await api.stop();
   }
 } finally {
-  await rm(dir, { recursive: true, force: true });
+  await dovecot?.stop();
 }
