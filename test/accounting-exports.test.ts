@@ -1,41 +1,22 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { before, it } from 'node:test';
-import { unzipSync } from 'fflate';
 import { importData } from '../src/import/index.js';
+import {
+  BOOKINGS,
+  cents,
+  downloadExport,
+  exportDatev,
+  linesOf,
+  PARTIES,
+  readExport,
+  unzipExport,
+  vatFigures,
+} from './accounting.fixtures.js';
 import { camt } from './bank.fixtures.js';
 import { type Api, describeEachDb, expectProblem, multipart } from './helpers.js';
 import { type ChartIds, seedChart } from './incoming.fixtures.js';
 import { ALL_INVOICE_SCOPES, bookNow, line, makeClient, makeInvoice } from './invoicing.fixtures.js';
-
-/**
- * The files of an export's ZIP, as bytes and as text decoded from Windows-1252 (Latin-1 but for
- * 0x80–0x9F, of which the fixture uses only €; Node's TextDecoder may lack the code page).
- */
-function unzip(zip: Buffer) {
-  const files = unzipSync(new Uint8Array(zip));
-  const text = (name: string) => Buffer.from(files[name]!).toString('latin1').replaceAll('\x80', '€');
-  return { files, bookings: text(BOOKINGS), parties: text(PARTIES) };
-}
-
-const BOOKINGS = 'EXTF_Buchungsstapel.csv';
-const PARTIES = 'EXTF_Debitoren_Kreditoren.csv';
-
-/** Lines of an EXTF file (CRLF) split into fields; quotes are kept, as the file has them. */
-const linesOf = (file: string) =>
-  file
-    .split('\r\n')
-    .slice(0, -1)
-    .map((l) => l.split(';'));
-
-const download = async (api: Api, id: number) => {
-  const res = await api.app.inject({
-    method: 'GET',
-    url: `/api/v1/exports/${id}/download`,
-    headers: { authorization: `Bearer ${api.token}` },
-  });
-  return { status: res.statusCode, headers: res.headers, bytes: res.rawPayload };
-};
 
 describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
   let api: Api;
@@ -197,11 +178,11 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
       [e.date_from, e.date_to, e.locked, e.bookings, e.debtors, e.creditors],
       ['2026-11-01', '2026-11-30', false, 8, 2, 1],
     );
-    const file = await download(exporter, e.id);
+    const file = await downloadExport(exporter, e.id);
     assert.equal(file.status, 200);
     assert.equal(file.headers['content-type'], 'application/zip');
     assert.equal(createHash('sha256').update(file.bytes).digest('hex'), e.sha256);
-    const { files, bookings, parties } = unzip(file.bytes);
+    const { files, bookings, parties } = unzipExport(file.bytes);
 
     // Windows-1252 and CRLF: ä, ß and € are one byte each, no line ends with a bare LF.
     const raw = Buffer.from(files['EXTF_Buchungsstapel.csv']!);
@@ -274,7 +255,7 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
     );
 
     // The same bytes again, listed with their checksum.
-    assert.deepEqual((await download(exporter, e.id)).bytes, file.bytes);
+    assert.deepEqual((await downloadExport(exporter, e.id)).bytes, file.bytes);
     const list = await exporter.get('/exports');
     assert.equal(list.status, 200);
     assert.ok(
@@ -309,10 +290,8 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
       .execute();
 
     const body = { date_from: '2026-11-01', date_to: '2026-11-30', documents: true };
-    const res = await exporter.post('/exports/datev', body);
-    assert.equal(res.status, 201, res.text);
-    assert.equal(res.body.data.documents, 4, 'three outgoing PDFs and the scan');
-    const { files, bookings } = unzip((await download(exporter, res.body.data.id)).bytes);
+    const { record, files, rows } = await exportDatev(exporter, body);
+    assert.equal(record.documents, 4, 'three outgoing PDFs and the scan');
     const xml = Buffer.from(files['document.xml']!).toString('utf8');
     assert.match(xml, /^<\?xml version="1.0" encoding="UTF-8"/);
     assert.match(
@@ -348,7 +327,6 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
 
     // Column 20 (Beleglink) is BEDI "<guid>" of a document in document.xml on every row of an
     // invoice, a credit and an incoming booking with a file; payments link nothing.
-    const rows = linesOf(bookings).slice(2);
     const byGuid = new Map(documents.map((d) => [d.guid, d.name]));
     const linked = rows.map((r) => {
       if (r[19] === '') return null;
@@ -370,8 +348,7 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
       ],
     );
     // The same books, the same documents under the same GUIDs.
-    const again = await exporter.post('/exports/datev', body);
-    const xml2 = unzip((await download(exporter, again.body.data.id)).bytes).files['document.xml']!;
+    const xml2 = (await exportDatev(exporter, body)).files['document.xml']!;
     assert.deepEqual(
       [
         ...Buffer.from(xml2)
@@ -387,15 +364,12 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
       await exporter.post('/exports/datev', { date_from: '2026-11-02', date_to: '2026-11-30', lock: true }),
       422,
     );
-    const res = await exporter.post('/exports/datev', {
+    const { record: locked, bookings } = await exportDatev(exporter, {
       date_from: '2026-11-01',
       date_to: '2026-11-30',
       lock: true,
     });
-    assert.equal(res.status, 201, res.text);
-    const locked = res.body.data;
     assert.equal(locked.locked, true);
-    const { bookings } = unzip((await download(exporter, locked.id)).bytes);
     assert.equal(linesOf(bookings)[0]![20], '1', 'Festschreibung flag');
     const periods = (await exporter.get('/accounting/periods')).body.data;
     assert.deepEqual(
@@ -538,8 +512,7 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
 
   it('the export reconciles with the API: revenue and tax per rate, receivables and payments', async () => {
     const e = (await exporter.get('/exports')).body.data[0];
-    const rows = linesOf(unzip((await download(exporter, e.id)).bytes).bookings).slice(2);
-    const cents = (r: string[]) => Number(r[0]!.replace(',', '')) * (r[1] === '"S"' ? 1 : -1);
+    const { rows } = await readExport(exporter, e.id);
     // Revenue rows (debtor against a revenue account) per account, against the invoices' taxes.
     const revenue: Record<string, number> = {};
     for (const r of rows.filter((r) => /^1000\d$/.test(r[6]!)))
@@ -571,12 +544,7 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
     assert.equal(res.status, 200, res.text);
     const v = res.body.data;
     assert.deepEqual([v.date_from, v.date_to, v.vat_method], ['2026-11-01', '2026-11-30', 'accrual']);
-    const figures = Object.fromEntries(
-      v.figures.map((f: { kennzahl: string; base: number | null; tax: number | null }) => [
-        f.kennzahl,
-        [f.base, f.tax],
-      ]),
-    );
+    const figures = vatFigures(v);
     // 81: 100 − 20 (credit) at 19 %; 86: 50 at 7 %; 21: 200 reverse charge to AT; 46/67: 100 received
     // from AT at 19 %; 66: the 19 % in 119; 83: 15.20 + 3.50 + 19.00 − 19.00 − 19.00.
     assert.deepEqual(figures, {
@@ -598,12 +566,7 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
     assert.equal((await api.patch('/account/profile', { accounting: { vat_method: 'cash' } })).status, 200);
     const v = (await exporter.get('/reports/vat-return?period=2026-11')).body.data;
     assert.equal(v.vat_method, 'cash');
-    const figures = Object.fromEntries(
-      v.figures.map((f: { kennzahl: string; base: number | null; tax: number | null }) => [
-        f.kennzahl,
-        [f.base, f.tax],
-      ]),
-    );
+    const figures = vatFigures(v);
     // 50.00 paid on 119.00 (19 %) + 53.50 (7 %): 5000 × 11900/17250 = 3449.28 → 3449,
     // 5000 × 5350/17250 = 1550.72 → 1551 (largest remainder); tax 3449 × 19/119 = 550.67 → 5.51,
     // 1551 × 7/107 = 101.47 → 1.01. Input tax is by invoice date either way.
@@ -799,11 +762,9 @@ describeEachDb('accounting exports (DATEV, period lock)', (ctx) => {
         charges_invoice_id: charges.id,
       })
       .execute();
-    const e = await exporter.post('/exports/datev', { date_from: '2026-12-01', date_to: '2026-12-31' });
-    assert.equal(e.status, 201, e.text);
-    const rows = linesOf(unzip((await download(exporter, e.body.data.id)).bytes).bookings)
-      .slice(2)
-      .filter((r) => r[10] === `"${booked.invoice_number}"`);
+    const rows = (
+      await exportDatev(exporter, { date_from: '2026-12-01', date_to: '2026-12-31' })
+    ).rows.filter((r) => r[10] === `"${booked.invoice_number}"`);
     assert.deepEqual(
       rows.map((r) => [r[0], r[1], r[6], r[7], r[8], r[9]].join(' ')),
       ['5,00 "S" 10000 2700  1012', '2,50 "S" 10000 2650  1012'],

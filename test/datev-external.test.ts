@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { unzipSync } from 'fflate';
 import { importData } from '../src/import/index.js';
+import { cents, exportDatev, vatFigures } from './accounting.fixtures.js';
 import { type Api, describeEachDb, expectProblem, multipart } from './helpers.js';
 import { ALL_INVOICE_SCOPES, line, makeClient } from './invoicing.fixtures.js';
 
@@ -12,11 +12,6 @@ import { ALL_INVOICE_SCOPES, line, makeClient } from './invoicing.fixtures.js';
  * the VAT return, OSS report and receivables ageing count them. The OSS revenue account is a
  * setting of the profile (`accounting.accounts.revenue_oss`) that the rows follow.
  */
-
-const BOOKINGS = 'EXTF_Buchungsstapel.csv';
-
-/** Signed cents of a row: S positive, H negative. */
-const cents = (r: string[]) => Number(r[0]!.replace(',', '')) * (r[1] === '"S"' ? 1 : -1);
 
 type Doc = { id: number; number: string; pdf: Buffer };
 
@@ -102,27 +97,8 @@ describeEachDb('DATEV export of invoices made elsewhere', (ctx) => {
   });
 
   /** Exports September (optionally with the documents) and unzips the file as served. */
-  const exportSeptember = async (documents = false) => {
-    const res = await exporter.post('/exports/datev', {
-      date_from: '2026-09-01',
-      date_to: '2026-09-30',
-      documents,
-    });
-    assert.equal(res.status, 201, res.text);
-    const file = await exporter.app.inject({
-      method: 'GET',
-      url: `/api/v1/exports/${res.body.data.id}/download`,
-      headers: { authorization: `Bearer ${exporter.token}` },
-    });
-    assert.equal(file.statusCode, 200);
-    const files = unzipSync(new Uint8Array(file.rawPayload));
-    const rows = Buffer.from(files[BOOKINGS]!)
-      .toString('latin1')
-      .split('\r\n')
-      .slice(2, -1)
-      .map((l) => l.split(';'));
-    return { record: res.body.data, files, rows };
-  };
+  const exportSeptember = (documents = false) =>
+    exportDatev(exporter, { date_from: '2026-09-01', date_to: '2026-09-30', documents });
 
   // Amount, side, account, contra, BU key, date, Belegfeld 1, fields 40, 41, 123.
   const pick = (r: string[]) => [0, 1, 6, 7, 8, 9, 10, 39, 40, 122].map((i) => r[i]).join(' ');
@@ -144,12 +120,7 @@ describeEachDb('DATEV export of invoices made elsewhere', (ctx) => {
   it('the sums reconcile with the VAT return, the OSS report and the invoices as the API answers them', async () => {
     const { rows } = await exportSeptember();
     const vat = (await exporter.get('/reports/vat-return?period=2026-09')).body.data;
-    const figures = Object.fromEntries(
-      vat.figures.map((f: { kennzahl: string; base: number | null; tax: number | null }) => [
-        f.kennzahl,
-        [f.base, f.tax],
-      ]),
-    );
+    const figures = vatFigures(vat);
     // 81: 100 − 20 at 19 %; 86: 50 at 7 %; 21: 200 reverse charge; the OSS sale is not here.
     assert.deepEqual(figures, {
       '81': [80, 15.2],
@@ -210,12 +181,7 @@ describeEachDb('DATEV export of invoices made elsewhere', (ctx) => {
     assert.equal((await api.patch('/account/profile', { accounting: { vat_method: 'cash' } })).status, 200);
     try {
       const vat = (await exporter.get('/reports/vat-return?period=2026-09')).body.data;
-      const figures = Object.fromEntries(
-        vat.figures.map((f: { kennzahl: string; base: number | null; tax: number | null }) => [
-          f.kennzahl,
-          [f.base, f.tax],
-        ]),
-      );
+      const figures = vatFigures(vat);
       // 100.00 over 119.00 and 53.50 gross: 68.99 and 31.01, each into net and tax.
       assert.deepEqual(figures, { '81': [57.97, 11.02], '86': [28.98, 2.03], '83': [null, 13.05] });
     } finally {
