@@ -188,21 +188,31 @@ class MatchContext {
   }
 
   /**
-   * Reads the exact open amounts of the invoices the lines could concern, in one batch.
+   * Reads the exact open amounts of the invoices the lines could concern, in one batch per
+   * round: what the lines name first, then what the decision on those amounts needs (the
+   * other invoices of a named invoice's party), until nothing is added.
    * `fresh`: forget earlier exact reads first (another request may have paid meanwhile).
    */
   async readExact(db: Db, lines: readonly MatchLine[], fresh = false): Promise<void> {
     if (fresh) for (const c of this.list) c.exact = false;
-    const ids = new Set<number>();
-    for (const line of lines)
-      for (const id of relevantInvoices(line, this.list, this.clientsOf(line.counterparty_iban)))
-        if (!this.byId.get(id)!.exact) ids.add(id);
-    if (ids.size === 0) return;
-    const open = await SOURCES[this.direction].exact(db, this.accountId, [...ids]);
-    for (const id of ids) {
-      const c = this.byId.get(id)!;
-      c.open = open.get(id) ?? 0;
-      c.exact = true;
+    for (;;) {
+      const ids = new Set<number>();
+      for (const line of lines)
+        for (const id of relevantInvoices(
+          line,
+          this.list,
+          this.clientsOf(line.counterparty_iban),
+          undefined,
+          this.options(false),
+        ))
+          if (!this.byId.get(id)!.exact) ids.add(id);
+      if (ids.size === 0) return;
+      const open = await SOURCES[this.direction].exact(db, this.accountId, [...ids]);
+      for (const id of ids) {
+        const c = this.byId.get(id)!;
+        c.open = open.get(id) ?? 0;
+        c.exact = true;
+      }
     }
   }
 

@@ -263,29 +263,102 @@ function search(
 }
 
 /**
+ * What a line's evidence names, read the same for a decision and for what it depends on.
+ * `strict` (money out): a counterparty IBAN known for some parties vetoes an automatic match
+ * to another party's invoice, and of numbers found for several parties only those of the one
+ * party the IBAN is known for count.
+ */
+function evidence(
+  line: MatchLine,
+  candidates: readonly Candidate[],
+  clientsOfIban: readonly number[],
+  patterns: ReadonlyMap<number, NumberPattern | null>,
+  strict: boolean,
+) {
+  const found = hits(line, candidates, patterns);
+  const ibanClient = clientsOfIban.length === 1 ? clientsOfIban[0]! : null;
+  let byNumber = found.byNumber;
+  if (strict && ibanClient !== null && new Set(byNumber.map((c) => c.client_id)).size > 1) {
+    const own = byNumber.filter((c) => c.client_id === ibanClient);
+    if (own.length > 0) byNumber = own;
+  }
+  return {
+    byRef: found.byRef,
+    /** All invoices whose number the text holds (for suggestions). */
+    named: found.byNumber,
+    byNumber,
+    ibanClient,
+    payable: (c: Candidate) => c.currency === line.currency && c.open > 0 && c.exact,
+    // Strict: a party the IBAN is known for, and it is not this one's: not certain.
+    vetoed: (c: Candidate) =>
+      strict && clientsOfIban.length > 0 && (c.client_id === null || !clientsOfIban.includes(c.client_id)),
+  };
+}
+
+/**
+ * Rule 2 before its last check: the invoices the numbers in the text settle in full, one
+ * invoice and its exact open amount or several of one party whose open amounts add up to the
+ * line exactly; null: they do not.
+ */
+function settledByNumbers(line: MatchLine, e: ReturnType<typeof evidence>): Candidate[] | null {
+  const { byNumber, payable, vetoed } = e;
+  if (byNumber.length === 0 || !byNumber.every(payable) || vetoed(byNumber[0]!)) return null;
+  if (byNumber.length === 1) return byNumber[0]!.open === line.amount ? byNumber : null;
+  const client = byNumber[0]!.client_id;
+  const oneClient = client !== null && byNumber.every((c) => c.client_id === client);
+  return oneClient && byNumber.reduce((s, c) => s + c.open, 0) === line.amount ? byNumber : null;
+}
+
+/** Every invoice of the parties of the given invoices, in the line's currency. */
+const partyInvoices = (line: MatchLine, candidates: readonly Candidate[], settled: Candidate[]) => {
+  const byClient = indexOf(candidates).byClient;
+  const parties = new Set(settled.map((c) => c.client_id));
+  return [...parties].flatMap((p) =>
+    (p === null ? [] : (byClient.get(p) ?? [])).filter((c) => c.currency === line.currency),
+  );
+};
+
+/**
+ * Whether the numbers in the text are the only evidence which invoices are paid: a named
+ * invoice's party has another open invoice, not named, with the same open amount. The amount
+ * then tells nothing between them, and a typed number can be a typo that is the other's
+ * number. An invoice without a party, or a party whose open amounts are not all read
+ * exactly, cannot be told apart either.
+ */
+function numberIsOnlyEvidence(line: MatchLine, candidates: readonly Candidate[], settled: Candidate[]) {
+  if (settled.some((c) => c.client_id === null)) return true;
+  const party = partyInvoices(line, candidates, settled);
+  if (!party.every((c) => c.exact)) return true;
+  const named = new Set(settled);
+  return settled.some((c) =>
+    party.some((o) => !named.has(o) && o.client_id === c.client_id && o.open === c.open),
+  );
+}
+
+/**
  * The invoices whose exact open amount the decision on a line may depend on: those its
- * reference or text names, and every invoice of the one client its IBAN is known for.
+ * reference or text names, every invoice of the one client its IBAN is known for, and, once
+ * the named ones are read exactly and their numbers would settle them, every invoice of their
+ * parties (for the check of numberIsOnlyEvidence). The caller reads until nothing is added.
  */
 export function relevantInvoices(
   line: MatchLine,
   candidates: readonly Candidate[],
   clientsOfIban: readonly number[],
   patterns: ReadonlyMap<number, NumberPattern | null> = new Map(),
+  options: { strictParty?: boolean } = {},
 ): Set<number> {
   if (line.amount <= 0) return new Set();
-  const { byRef, byNumber } = hits(line, candidates, patterns);
-  const ids = new Set([...byRef, ...byNumber].map((c) => c.id));
-  if (clientsOfIban.length === 1)
-    for (const c of indexOf(candidates).byClient.get(clientsOfIban[0]!) ?? []) ids.add(c.id);
+  const e = evidence(line, candidates, clientsOfIban, patterns, options.strictParty === true);
+  const ids = new Set([...e.byRef, ...e.named].map((c) => c.id));
+  if (e.ibanClient !== null)
+    for (const c of indexOf(candidates).byClient.get(e.ibanClient) ?? []) ids.add(c.id);
+  const settled = e.byRef.length === 0 ? settledByNumbers(line, e) : null;
+  if (settled) for (const c of partyInvoices(line, candidates, settled)) ids.add(c.id);
   return ids;
 }
 
-/**
- * `strictParty` (money out): a counterparty IBAN known for some parties vetoes an automatic
- * match to another party's invoice, and of numbers found for several parties only those of
- * the one party the IBAN is known for count. Suppliers' numbers are not ours: two suppliers
- * may both have a number 1001, and the text may hold our customer number with a supplier.
- */
+/** See evidence() for `strictParty` (money out). */
 export function decide(
   line: MatchLine,
   candidates: readonly Candidate[],
@@ -295,24 +368,13 @@ export function decide(
 ): Decision {
   const none: Decision = { auto: null, rule: null, suggestions: [] };
   if (line.amount <= 0) return none;
-  const found = hits(line, candidates, patterns);
-  const { byRef } = found;
-  let { byNumber } = found;
-  const payable = (c: Candidate) => c.currency === line.currency && c.open > 0 && c.exact;
-  const ibanClient = clientsOfIban.length === 1 ? clientsOfIban[0]! : null;
-
-  const suggestions = options.suggest === false ? [] : suggest(line, candidates, byRef, byNumber, ibanClient);
+  const e = evidence(line, candidates, clientsOfIban, patterns, options.strictParty === true);
+  const { byRef, byNumber, ibanClient, payable, vetoed } = e;
+  const suggestions = options.suggest === false ? [] : suggest(line, candidates, byRef, e.named, ibanClient);
   const decided = (rule: Decision['rule'], auto: Allocation[]): Decision => ({ auto, rule, suggestions });
-  const strict = options.strictParty === true;
-  // Strict: a party the IBAN is known for, and it is not this one's: not certain.
-  const vetoed = (c: Candidate) =>
-    strict && clientsOfIban.length > 0 && (c.client_id === null || !clientsOfIban.includes(c.client_id));
-  if (strict && ibanClient !== null && new Set(byNumber.map((c) => c.client_id)).size > 1) {
-    const own = byNumber.filter((c) => c.client_id === ibanClient);
-    if (own.length > 0) byNumber = own;
-  }
 
   // 1. A structured reference names one invoice: up to its open amount (partial payments too).
+  //    Its check digits make it no typo: it decides even between invoices of equal amounts.
   if (byRef.length === 1) {
     const c = byRef[0]!;
     if (payable(c) && line.amount <= c.open && !vetoed(c))
@@ -322,21 +384,14 @@ export function decide(
   if (byRef.length > 1) return { ...none, suggestions };
 
   // 2. Invoice numbers in the text: one invoice and its exact open amount, or several
-  //    invoices of one party whose open amounts add up to the line exactly.
-  if (byNumber.length === 1) {
-    const c = byNumber[0]!;
-    if (payable(c) && c.open === line.amount && !vetoed(c))
-      return decided('number_and_amount', [{ invoice_id: c.id, amount: c.open }]);
-    return { ...none, suggestions };
-  }
-  if (byNumber.length > 1) {
-    const client = byNumber[0]!.client_id;
-    const oneClient = client !== null && byNumber.every((c) => c.client_id === client);
-    const sum = byNumber.reduce((s, c) => s + c.open, 0);
-    if (oneClient && byNumber.every(payable) && sum === line.amount && !vetoed(byNumber[0]!))
+  //    invoices of one party whose open amounts add up to the line exactly; and not when the
+  //    number is the only evidence between invoices of the party with equal open amounts.
+  if (byNumber.length > 0) {
+    const settled = settledByNumbers(line, e);
+    if (settled && !numberIsOnlyEvidence(line, candidates, settled))
       return decided(
-        'numbers_and_sum',
-        byNumber.map((c) => ({ invoice_id: c.id, amount: c.open })),
+        settled.length === 1 ? 'number_and_amount' : 'numbers_and_sum',
+        settled.map((c) => ({ invoice_id: c.id, amount: c.open })),
       );
     return { ...none, suggestions };
   }
