@@ -10,6 +10,7 @@ import {
 import { prepared } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
 import { invalidField } from './errors.js';
+import type { JsonPageReader } from './json-pages.js';
 
 export interface PageParams {
   page?: number;
@@ -27,6 +28,8 @@ export interface Page<T> {
   per_page: number;
   /** Set when the request paged by cursor: the cursor after the last row, null at the end. */
   next?: string | null;
+  /** The rows as the answer's JSON array, written by the database (`jsonPages`); `rows` is empty then. */
+  json?: string;
 }
 
 export const DEFAULT_PER_PAGE = 50;
@@ -58,6 +61,8 @@ export interface ListOptions {
    * with a kept `total` when neither `sort` nor `after` is given: the hot path builds no query.
    */
   pages?: PageReader;
+  /** `pages` as the answer's JSON (shared/json-pages.ts), used in their place where given. */
+  jsonPages?: JsonPageReader;
 }
 
 type PageReader = (reverse: boolean, limit: number, offset: number) => Promise<unknown[]>;
@@ -278,36 +283,50 @@ export async function paginate<DB, TB extends keyof DB, O>(
   }
 
   const offset = (page - 1) * per_page;
-  const read: PageReader =
-    options.pages && options.total && !params.sort
-      ? options.pages
-      : (reverse, limit, skip) => ordered(q(), keys, reverse).limit(limit).offset(skip).execute();
+  const idOrder = options.pages && options.total && !params.sort;
+  // A JSON page is in ascending order whichever way it was read.
+  const read: (reverse: boolean, limit: number, skip: number) => Promise<unknown[] | string> =
+    idOrder && options.jsonPages
+      ? options.jsonPages
+      : idOrder
+        ? options.pages!
+        : (reverse, limit, skip) => ordered(q(), keys, reverse).limit(limit).offset(skip).execute();
+  const answer = (got: unknown[] | string, total: number, reversed = false): Page<O> =>
+    typeof got === 'string'
+      ? { rows: [], json: got, total, page, per_page }
+      : { rows: (reversed ? got.reverse() : got) as O[], total, page, per_page };
   if (page === 1) {
-    const [rows, total] = await Promise.all([read(false, per_page, 0), counted()]);
-    return { rows: rows as O[], total, page, per_page };
+    const [got, total] = await Promise.all([read(false, per_page, 0), counted()]);
+    return answer(got, total);
   }
   const total = await counted();
-  if (offset < total / 2)
-    return { rows: (await read(false, per_page, offset)) as O[], total, page, per_page };
+  if (offset < total / 2) return answer(await read(false, per_page, offset), total);
   // From the end: skip what follows this page instead of what precedes it.
   const fromEnd = total - offset - per_page;
   const limit = per_page + Math.min(0, fromEnd);
   if (limit <= 0) return { rows: [], total, page, per_page };
-  const rows = await read(true, limit, Math.max(0, fromEnd));
-  return { rows: rows.reverse() as O[], total, page, per_page };
+  return answer(await read(true, limit, Math.max(0, fromEnd)), total, true);
+}
+
+interface ListBody<R> {
+  data: R[];
+  meta: { page?: number; per_page: number; total: number };
 }
 
 /**
  * `{ data, meta }` plus an RFC 8288 Link header. Paged by number: first/prev/next/last by
  * page. Paged by cursor (`after`): `next` carries the cursor after the last row (none at the
  * end), `first` and `last` are pages, and `meta` has no page number.
+ *
+ * A page the database wrote as JSON (`Page.json`) is answered as the serialized body itself:
+ * a string, which Fastify sends as it is; typed as the object it is the serialization of.
  */
 export function listResponse<T, R>(
   req: FastifyRequest,
   reply: FastifyReply,
   page: Page<T>,
   map: (row: T) => R,
-) {
+): ListBody<R> {
   const last = Math.max(1, Math.ceil(page.total / page.per_page));
   const url = new URL(req.url, 'http://x');
   const byCursor = page.next !== undefined;
@@ -332,10 +351,16 @@ export function listResponse<T, R>(
   }
   links.push(link(last, 'last'));
   reply.header('link', links.join(', '));
-  return {
-    data: page.rows.map(map),
-    meta: byCursor
-      ? { per_page: page.per_page, total: page.total }
-      : { page: page.page, per_page: page.per_page, total: page.total },
-  };
+  const meta = byCursor
+    ? { per_page: page.per_page, total: page.total }
+    : { page: page.page, per_page: page.per_page, total: page.total };
+  if (page.json !== undefined) {
+    // The bytes the serializer writes for `{ data, meta }`: required fields first, so the
+    // optional `page` last.
+    const number = byCursor ? '' : `,"page":${page.page}`;
+    reply.type('application/json; charset=utf-8');
+    const body = `{"data":${page.json},"meta":{"per_page":${page.per_page},"total":${page.total}${number}}}`;
+    return body as unknown as ListBody<R>;
+  }
+  return { data: page.rows.map(map), meta };
 }

@@ -1,12 +1,13 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
 import { prepared } from '../../db/prepared.js';
+import { jsonIdPages, jsonShape } from '../../shared/json-pages.js';
 import { keptTotal } from '../../shared/list-counts.js';
 import { insertOne, insertRowsReturning, updateOwned } from '../../shared/owned.js';
 import { idPages, paginate, type Sortable } from '../../shared/paging.js';
 import { containsIndexed } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
-import type { ClientListQuery } from './clients.schemas.js';
+import { ClientBasic, ClientFull, type ClientListQuery } from './clients.schemas.js';
 import type { ClientTable } from './clients.tables.js';
 
 export type ClientRow = Selectable<ClientTable>;
@@ -66,17 +67,35 @@ const PAGES = {
   full: [pagesOf(false, true), pagesOf(true, true)],
 };
 
+// The same pages as the answers' JSON (SQLite): what toClientBasic and toClientFull make of a row.
+const FLAGS = { is_consumer: { flag: 'is_consumer' }, dunning_blocked: { flag: 'dunning_blocked' } };
+const jsonPagesOf = (archived: boolean, full: boolean) =>
+  jsonIdPages(
+    (db, accountId) => {
+      const qb = db.selectFrom('clients').where('account_id', '=', accountId);
+      const scoped = archived ? qb : qb.where('archived_at', 'is', null);
+      return full ? scoped.selectAll() : scoped.select(BASIC);
+    },
+    full ? jsonShape(ClientFull, FLAGS) : jsonShape(ClientBasic),
+  );
+const JSON_PAGES = {
+  basic: [jsonPagesOf(false, false), jsonPagesOf(true, false)],
+  full: [jsonPagesOf(false, true), jsonPagesOf(true, true)],
+};
+
 /** The basic form (`GET /clients`): the list reads no more columns than it returns. */
 export function listClientsBasic(db: Db, accountId: number, q: ClientListQuery) {
   const { qb, options } = listQuery(db, accountId, q);
   const pages = PAGES.basic[q.archived ? 1 : 0]!(db, accountId);
-  return paginate(() => qb.select(BASIC), q, { ...options, pages });
+  const jsonPages = JSON_PAGES.basic[q.archived ? 1 : 0]!(db, accountId);
+  return paginate(() => qb.select(BASIC), q, { ...options, pages, jsonPages });
 }
 
 export function listClientsFull(db: Db, accountId: number, q: ClientListQuery) {
   const { qb, options } = listQuery(db, accountId, q);
   const pages = PAGES.full[q.archived ? 1 : 0]!(db, accountId);
-  return paginate(() => qb.selectAll(), q, { ...options, pages });
+  const jsonPages = JSON_PAGES.full[q.archived ? 1 : 0]!(db, accountId);
+  return paginate(() => qb.selectAll(), q, { ...options, pages, jsonPages });
 }
 
 export const insertClient = (db: Db, values: Insertable<ClientTable>): Promise<ClientRow> =>

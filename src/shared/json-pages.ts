@@ -1,0 +1,83 @@
+import { type Kysely, type RawBuilder, type SelectQueryBuilder, SqliteAdapter, sql } from 'kysely';
+import type { TObject } from 'typebox';
+import { prepared } from '../db/prepared.js';
+import type { Database } from '../db/schema.js';
+
+/**
+ * A field of a list's answer as the database writes it from a row of the page: the column
+ * holding the value as the answer has it, `{ flag }` for a 0/1 column answered as a boolean,
+ * or `{ json }` for an expression over the row (`p`) whose value is JSON already.
+ */
+export type JsonField = string | { flag: string } | { json: RawBuilder<unknown> };
+
+/**
+ * The fields of one row of a list's answer in the order the serializer (fast-json-stringify)
+ * writes them: the schema's required fields, then its optional ones, each in the schema's
+ * order. Each is read from the column of its name unless `fields` says otherwise. Throws when
+ * `fields` names a field the schema does not have.
+ */
+export function jsonShape(schema: TObject, fields: Record<string, JsonField> = {}): [string, JsonField][] {
+  const required = new Set(schema.required ?? []);
+  const keys = Object.keys(schema.properties);
+  for (const k of Object.keys(fields))
+    if (!keys.includes(k)) throw new Error(`jsonShape(): the schema has no field "${k}"`);
+  const ordered = [...keys.filter((k) => required.has(k)), ...keys.filter((k) => !required.has(k))];
+  return ordered.map((k) => [k, fields[k] ?? k]);
+}
+
+/** `json_object(…)` of one row of the page `p`, in SQLite's spelling. */
+function jsonObject(shape: [string, JsonField][]): RawBuilder<string> {
+  const args = shape.map(([key, f]) => {
+    const value =
+      typeof f === 'string'
+        ? sql.ref(`p.${f}`)
+        : 'flag' in f
+          ? sql`iif(${sql.ref(`p.${f.flag}`)}, json('true'), json('false'))`
+          : f.json;
+    return sql`${sql.lit(key)}, ${value}`;
+  });
+  return sql<string>`json_object(${sql.join(args)})`;
+}
+
+/** A page of a list as the answer's JSON array of rows, ascending by id. */
+export type JsonPageReader = (reverse: boolean, limit: number, offset: number) => Promise<string>;
+
+/**
+ * `idPages` (shared/paging.ts) whose pages come back as the answer's `data` array, written by
+ * SQLite (`json_group_array(json_object(…))`, one string per page): reading 50 rows into
+ * JavaScript values, mapping them and serializing them again was most of what a list of 50
+ * cost with the page cache off. The bytes are the serializer's (SQLite escapes strings as
+ * JSON.stringify does, and writes a REAL's shortest round-trip form), which
+ * test/json-pages.test.ts checks against the mapping for each list that reads its pages so.
+ *
+ * SQLite only: on PostgreSQL (whose json functions space and reorder keys) the reader is
+ * undefined and the list reads its rows as before.
+ */
+export function jsonIdPages(
+  // biome-ignore lint/suspicious/noExplicitAny: any table's query
+  build: (db: Kysely<Database>, accountId: number) => SelectQueryBuilder<any, any, any>,
+  shape: [string, JsonField][],
+  id = 'id',
+) {
+  const object = jsonObject(shape);
+  const key = id.slice(id.lastIndexOf('.') + 1);
+  const page = (desc: boolean) =>
+    prepared(3, (db: Kysely<Database>, accountId: number, limit: number, offset: number) =>
+      db
+        .selectFrom(
+          build(db, accountId)
+            .orderBy(sql.ref(id), (ob) => (desc ? ob.desc() : ob.asc()))
+            .limit(limit)
+            .offset(offset)
+            .as('p'),
+        )
+        .select(sql<string>`json_group_array(${object} order by ${sql.ref(`p.${key}`)})`.as('page')),
+    );
+  const forwards = page(false);
+  const backwards = page(true);
+  return (db: Kysely<Database>, accountId: number): JsonPageReader | undefined =>
+    db.getExecutor().adapter instanceof SqliteAdapter
+      ? async (reverse, limit, offset) =>
+          ((await (reverse ? backwards : forwards)(db, accountId, limit, offset))[0] as { page: string }).page
+      : undefined;
+}

@@ -1,0 +1,174 @@
+// Lists whose unfiltered pages SQLite writes as the answer's JSON (shared/json-pages.ts): for
+// random rows (unicode, quotes, backslashes, control characters, nulls, flags, big and small
+// numbers) each page answers the very bytes the mapped rows serialized give. `sort=id` names
+// the same order but reads rows and maps them (the plain path), so the two answers' bodies
+// must be equal to the byte, forwards and for pages read backwards from the end.
+import assert from 'node:assert/strict';
+import { before, it } from 'node:test';
+import * as clients from '../src/modules/clients/clients.repository.js';
+import { type Api, describeEachDb } from './helpers.js';
+
+/** A small seeded generator, so that a failing run can be repeated. */
+function random(seed: number) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const int = (n: number) => Math.floor(next() * n);
+  const PIECES = [
+    'a',
+    'Zß',
+    ' ',
+    '"',
+    '\\',
+    '/',
+    '\n',
+    '\r\n',
+    '\t',
+    '\b\f',
+    '\u0000',
+    '\u0001',
+    '\u001f',
+    '\u007f',
+    '\u0080',
+    '\u00ad',
+    '\u2028\u2029',
+    '\ufeff',
+    'Müller',
+    '€',
+    '😀',
+    '\ud800',
+    '中文',
+    '<script>',
+    "'",
+    '{}[],:',
+  ];
+  const text = (max = 12) => Array.from({ length: 1 + int(max) }, () => PIECES[int(PIECES.length)]).join('');
+  return {
+    int,
+    text,
+    /** null a third of the time. */
+    maybe: <T>(value: () => T): T | null => (int(3) === 0 ? null : value()),
+    pick: <T>(xs: readonly T[]): T => xs[int(xs.length)]!,
+  };
+}
+
+const SEED = Number(process.env.JSON_PAGES_SEED ?? Date.now() % 100000);
+
+describeEachDb('list pages written by the database', (ctx) => {
+  let api: Api;
+  const rnd = random(SEED);
+
+  /** Every page of `path` at `perPage`, the default order against `sort=id`: the same bytes. */
+  async function samePages(path: string, perPage: number) {
+    const first = await api.get(`${path}${path.includes('?') ? '&' : '?'}per_page=${perPage}`);
+    assert.equal(first.status, 200, first.text);
+    const pages = Math.max(1, Math.ceil(first.body.meta.total / perPage));
+    assert.ok(first.body.meta.total > 0, `${path}: nothing listed`);
+    for (let page = 1; page <= pages + 1; page++) {
+      const q = `${path}${path.includes('?') ? '&' : '?'}per_page=${perPage}&page=${page}`;
+      const fast = await api.get(q);
+      const plain = await api.get(`${q}&sort=id`);
+      assert.equal(fast.status, 200, fast.text);
+      assert.equal(fast.headers['content-type'], plain.headers['content-type']);
+      assert.equal(fast.text, plain.text, `${q} (seed ${SEED})`);
+    }
+  }
+
+  before(async () => {
+    api = await ctx.as('client:read');
+    const accountId = ctx.account.accountId;
+    const rows = Array.from({ length: 37 }, (_, i) => ({
+      account_id: accountId,
+      name: rnd.text(),
+      shortcode: rnd.maybe(() => `S${i}${rnd.text(3)}`),
+      external_id: rnd.maybe(() => rnd.text()),
+      email: rnd.maybe(() => rnd.text()),
+      phone: rnd.maybe(() => rnd.text()),
+      website: rnd.maybe(() => rnd.text()),
+      street: rnd.maybe(() => rnd.text(40)),
+      zip: rnd.maybe(() => rnd.text(3)),
+      city: rnd.maybe(() => rnd.text()),
+      country_code: rnd.maybe(() => rnd.pick(['DE', 'AT', 'CH'])),
+      vat_id: rnd.maybe(() => rnd.text()),
+      tax_number: rnd.maybe(() => rnd.text()),
+      language: rnd.maybe(() => rnd.pick(['de', 'en'])),
+      buyer_reference: rnd.maybe(() => rnd.text()),
+      invoice_email: rnd.maybe(() => rnd.text()),
+      einvoice_format: rnd.pick(['zugferd', 'xrechnung_cii', 'xrechnung_ubl', 'pdf_and_xrechnung']),
+      is_consumer: rnd.int(2),
+      dunning_blocked: rnd.int(2),
+      currency: rnd.maybe(() => rnd.pick(['EUR', 'USD'])),
+      payment_term_days: rnd.maybe(() => rnd.pick([0, 1, 14, 3650, rnd.int(3651)])),
+      notes: rnd.maybe(() => rnd.text(200)),
+      archived_at: rnd.int(4) === 0 ? '2026-03-01T10:00:00.000Z' : null,
+    }));
+    // PostgreSQL keeps no NUL in text: the same rows without it.
+    const stored =
+      ctx.kind === 'postgres'
+        ? rows.map((r) =>
+            Object.fromEntries(
+              Object.entries(r).map(([k, v]) => [k, typeof v === 'string' ? v.replaceAll('\u0000', '') : v]),
+            ),
+          )
+        : rows;
+    await ctx.db
+      .insertInto('clients')
+      .values(stored as never)
+      .execute();
+    // Another tenant's rows never show.
+    await ctx.db.insertInto('clients').values({ account_id: ctx.other.accountId, name: 'other' }).execute();
+  });
+
+  it('SQLite writes the pages of the unfiltered client lists; PostgreSQL reads rows', async () => {
+    const page = await clients.listClientsBasic(ctx.db, ctx.account.accountId, { per_page: 5 });
+    const full = await clients.listClientsFull(ctx.db, ctx.account.accountId, {
+      page: 3,
+      per_page: 10,
+      archived: true,
+    });
+    for (const p of [page, full]) {
+      assert.equal(typeof p.json === 'string', ctx.kind === 'sqlite');
+      assert.equal(p.rows.length === 0, ctx.kind === 'sqlite');
+    }
+    // Filtered or sorted: rows, mapped.
+    const sorted = await clients.listClientsBasic(ctx.db, ctx.account.accountId, { sort: 'name' });
+    assert.equal(sorted.json, undefined);
+  });
+
+  it('clients, basic and full, active and all: the bytes of the mapped rows', async () => {
+    for (const path of ['/clients', '/clients?archived=true', '/clients/full', '/clients/full?archived=true'])
+      for (const perPage of [1, 7, 50]) await samePages(path, perPage);
+  });
+
+  it('an empty page past the end answers as before', async () => {
+    const res = await api.get('/clients?per_page=50&page=9');
+    assert.equal(res.text.startsWith('{"data":[],"meta":'), true);
+    assert.equal(res.text, (await api.get('/clients?per_page=50&page=9&sort=id')).text);
+  });
+
+  it('the JSON parses to what the rows stored are', async () => {
+    const res = await api.get('/clients/full?per_page=100&archived=true');
+    const stored = await ctx.db
+      .selectFrom('clients')
+      .select(['id', 'name', 'notes', 'is_consumer', 'payment_term_days'])
+      .where('account_id', '=', ctx.account.accountId)
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      res.body.data.map((c: Record<string, unknown>) => [
+        c.id,
+        c.name,
+        c.notes,
+        c.is_consumer,
+        c.payment_term_days,
+      ]),
+      stored.map((c) => [c.id, c.name, c.notes, c.is_consumer === 1, c.payment_term_days]),
+    );
+    assert.equal(stored.length, 37);
+  });
+});
