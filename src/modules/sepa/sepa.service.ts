@@ -586,28 +586,30 @@ export async function createMandate(
   return transact(db, async (trx) => {
     await referenceFree(trx, auth, body.reference);
     const now = nowIso();
-    const row = await repo.insertMandate(trx, {
-      account_id: auth.accountId,
-      client_id: params.id,
-      reference: body.reference,
-      signed_on: body.signed_on,
-      iban: fields.iban!,
-      bic: fields.bic ?? null,
-      scheme: body.scheme ?? 'CORE',
-      sequence: body.sequence ?? 'first',
-      status: 'active',
-      revoked_at: null,
-      debtor_name: fields.debtor_name ?? null,
-      original_reference: null,
-      original_iban: null,
-      original_debtor_agent: null,
-      created_at: now,
-      updated_at: now,
-    });
+    const row = await takenIs409(
+      body.reference,
+      repo.insertMandate(trx, {
+        account_id: auth.accountId,
+        client_id: params.id,
+        reference: body.reference,
+        signed_on: body.signed_on,
+        iban: fields.iban!,
+        bic: fields.bic ?? null,
+        scheme: body.scheme ?? 'CORE',
+        sequence: body.sequence ?? 'first',
+        status: 'active',
+        revoked_at: null,
+        debtor_name: fields.debtor_name ?? null,
+        original_reference: null,
+        original_iban: null,
+        original_debtor_agent: null,
+        created_at: now,
+        updated_at: now,
+      }),
+    );
     await audit(trx, auth, 'sepa_mandate.create', row.id, {
       client_id: row.client_id,
       reference: row.reference,
-      iban: row.iban,
     });
     return toMandate(row);
   });
@@ -644,6 +646,18 @@ function checkMandateFields(
       errors.push({ field: 'debtor_name', message: 'must hold letters or digits a SEPA file can carry' });
   }
   return out;
+}
+
+/** The unique index on the reference decided a race of two writes: 409 as the check answers. */
+async function takenIs409<T>(reference: string, write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE')
+      throw new AppError('already_exists', `Another mandate has the reference ${reference}`);
+    throw err;
+  }
 }
 
 /** 409 when another mandate of the account has the reference (the unique index decides a race). */
@@ -701,13 +715,13 @@ export async function amendMandate(
       if (changes.original_debtor_agent === 'SMNDA') changes.sequence = 'first';
     }
     const now = nowIso();
-    await repo.updateMandate(trx, auth.accountId, id, { ...changes, updated_at: now });
-    const changed = Object.fromEntries(
-      (['reference', 'iban', 'bic', 'debtor_name'] as const)
-        .filter((k) => k in changes)
-        .map((k) => [k, { from: row[k], to: next[k] }]),
+    await takenIs409(
+      next.reference,
+      repo.updateMandate(trx, auth.accountId, id, { ...changes, updated_at: now }),
     );
-    await audit(trx, auth, 'sepa_mandate.amend', id, changed);
+    // The names of the fields changed, never the bank details themselves (as every audit entry).
+    const changed = (['reference', 'iban', 'bic', 'debtor_name'] as const).filter((k) => k in changes);
+    await audit(trx, auth, 'sepa_mandate.amend', id, { changed, reference: next.reference });
     return toMandate({ ...row, ...changes, updated_at: now });
   });
 }
