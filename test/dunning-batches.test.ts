@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { runDunning } from '../src/modules/dunning/dunning.public.js';
+import { lettersPerTransaction, runDunning } from '../src/modules/dunning/dunning.public.js';
 import { connectAgain, createAccount, describeEachDb } from './helpers.js';
-
-/** More overdue invoices than one write batch of the run takes (a hundred letters). */
-const INVOICES = 230;
 
 describeEachDb('dunning: a run over more letters than one batch', (ctx) => {
   it('concurrent runs write each letter once, numbered without gaps, with an event and an audit entry each', async () => {
+    // More overdue invoices than two write batches of the run take (the third is part of one).
+    const INVOICES = 2 * lettersPerTransaction(ctx.db) + 30;
     const acc = await createAccount(ctx.db, {
       clients: [{ key: 'c', name: 'Late payer' }],
       outgoing_invoices: Array.from({ length: INVOICES }, (_, i) => ({
@@ -65,6 +64,6 @@ describeEachDb('dunning: a run over more letters than one batch', (ctx) => {
     const next = await api.post('/dunning/run', { date: '2026-04-06' });
     assert.equal(next.status, 200, next.text);
     assert.equal(next.body.data.created.length, INVOICES);
-    assert.equal(next.body.data.created.at(-1).number, `MA-2026-00${INVOICES * 2}`);
+    assert.equal(next.body.data.created.at(-1).number, `MA-2026-${String(INVOICES * 2).padStart(5, '0')}`);
   });
 });

@@ -11,5 +11,5 @@ export {
   type DunningSchedulerOptions,
   systemClock,
 } from './dunning.scheduler.js';
-export { runDunning } from './dunning.service.js';
+export { lettersPerTransaction, runDunning } from './dunning.service.js';
 export { syncSettlement } from './settlement.service.js';

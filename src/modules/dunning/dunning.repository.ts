@@ -44,21 +44,20 @@ export async function saveBaseRate(
 }
 
 /**
- * A year's counter, locked until the transaction ends (the UPDATE takes the row lock on
- * PostgreSQL; SQLite's transactions are serialized anyway): letters written in a batch read
- * the letters made so far and take their numbers under it, so two runs at once queue here.
+ * A year's counter, locked until the transaction ends: one upsert that creates the row or
+ * takes its lock (PostgreSQL's ON CONFLICT DO UPDATE locks the row it finds; SQLite's
+ * transactions are serialized anyway). Letters written in a batch read the letters made so
+ * far and take their numbers under it, so two runs at once queue here.
  */
 export async function lockLetterCounter(db: Db, accountId: number, year: number): Promise<number> {
-  await db
+  const row = await db
     .insertInto('dunning_number_counters')
     .values({ account_id: accountId, year, last_value: 0 })
-    .onConflict((oc) => oc.columns(['account_id', 'year']).doNothing())
-    .execute();
-  const row = await db
-    .updateTable('dunning_number_counters')
-    .set((eb) => ({ last_value: eb.ref('last_value') }))
-    .where('account_id', '=', accountId)
-    .where('year', '=', year)
+    .onConflict((oc) =>
+      oc
+        .columns(['account_id', 'year'])
+        .doUpdateSet((eb) => ({ last_value: eb.ref('dunning_number_counters.last_value') })),
+    )
     .returning('last_value')
     .executeTakeFirstOrThrow();
   return Number(row.last_value);
