@@ -20,7 +20,7 @@ import { PRINTED_TRUTH } from '../eval/printed-truth.js';
 import { scanOptionsFor, scanPdf } from '../eval/scans.js';
 import { xmlTruth } from '../eval/xml-truth.js';
 import { extractInvoiceData } from '../src/modules/incoming-invoices/extraction.js';
-import type { ExtractionOutcome } from '../src/modules/incoming-invoices/extraction.model.js';
+import type { ExtractionOutcome, PageWords } from '../src/modules/incoming-invoices/extraction.model.js';
 import { fieldsFromLayout } from '../src/modules/incoming-invoices/layout/fields.js';
 import { createOcrReader } from '../src/modules/incoming-invoices/ocr/ocr.pool.js';
 
@@ -299,6 +299,7 @@ async function foreignLayouts(xml: { name: string; text: string }[], scanCount: 
   return out;
 }
 
+const FROM_DUMP = process.argv.includes('--from-dump');
 let sharedOcr: ReturnType<typeof createOcrReader> | undefined;
 function scanDoc(d: CorpusPdf, i: number): Doc {
   return {
@@ -306,6 +307,17 @@ function scanDoc(d: CorpusPdf, i: number): Doc {
     group: d.producer,
     ...printedTruth(d),
     run: async () => {
+      const dump = process.env.EVAL_OCR_DUMP
+        ? join(process.env.EVAL_OCR_DUMP, `${d.name.replace(/[^\w.-]+/g, '_')}.json`)
+        : undefined;
+      // --from-dump: the words OCR read before, for the reader only (dev parts: held-out ones are never kept).
+      if (FROM_DUMP) {
+        if (!dump || d.heldOut) throw new Error('--from-dump reads the dev parts from EVAL_OCR_DUMP only');
+        return fieldsFromLayout(
+          (JSON.parse(readFileSync(dump, 'utf8')) as { pages: PageWords[] }).pages,
+          'ocr',
+        );
+      }
       sharedOcr ??= createOcrReader({ threads: 1, timeoutMs: 600_000, memoryMb: 512, maxPages: 50 });
       const scan = await scanPdf(d.pdf, scanOptionsFor(1000 + i));
       const read = await sharedOcr.read(scan.pdf);
@@ -317,11 +329,8 @@ function scanDoc(d: CorpusPdf, i: number): Doc {
         };
       ocrPageMs.push(...read.ocrMs);
       // EVAL_OCR_DUMP=dir keeps what OCR read of the dev parts' scans (held-out ones are not studied).
-      if (process.env.EVAL_OCR_DUMP && !d.heldOut)
-        writeFileSync(
-          join(process.env.EVAL_OCR_DUMP, `${d.name.replace(/[^\w.-]+/g, '_')}.json`),
-          JSON.stringify({ name: d.name, truth: d.truth, pages: read.pages }),
-        );
+      if (dump && !d.heldOut)
+        writeFileSync(dump, JSON.stringify({ name: d.name, truth: d.truth, pages: read.pages }));
       return fieldsFromLayout(read.pages, 'ocr');
     },
   };

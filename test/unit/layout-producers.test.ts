@@ -91,6 +91,17 @@ const cases: Case[] = [
     expect: { net_total: '624.90', tax_total: '46.25', gross_total: '671.15' },
   },
   {
+    name: '"Beitrag inklusive 19 % Versicherungsteuer" is the gross, unconfirmed without a net',
+    runs: [
+      [71, 520, 'Vollkasko SF25 (30 %) Typkl. 21 Regio R4'],
+      [470, 520, '140,00 €'],
+      [71, 532, 'vierteljährlicher Beitrag inklusive 19 % Versicherungsteuer'],
+      [470, 532, '220,00 €'],
+    ],
+    expect: { gross_total: '220.00' },
+    unsure: ['gross_total'],
+  },
+  {
     name: 'a totals table with a row per rate: the sum row under the headers is the total',
     runs: [
       [300, 700, 'Nettobetrag'],

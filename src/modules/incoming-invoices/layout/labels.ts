@@ -161,6 +161,8 @@ export const LABELS: Label[] = [
     'bruttosumme',
     'rechnungsbeitrag',
     '(?:rechnungs)?summe\\s?(?:inkl\\.?|mit)\\s?(?:ust|mwst)\\.?',
+    // "Betrag inkl. 19 % MwSt.", an insurer's "vierteljährlicher Beitrag inklusive 19 % Versicherungsteuer".
+    '(?:\\p{L}+\\s)?(?:gesamt|rechnungs|brutto)?(?:betrag|summe|beitrag)\\s?(?:inkl\\.?|inklusive|einschl\\.?|einschlie(?:ß|ss)lich)\\s?(?:\\d{1,2}(?:,\\d{1,2})?\\s?%\\s?)?(?:ust|mwst|umsatzsteuer|mehrwertsteuer|versicherung(?:s)?steuer)\\.?',
     'total\\s?ttc',
     'montant\\s?(?:total\\s?)?ttc',
     'total\\s?amount',
