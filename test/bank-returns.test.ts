@@ -1,13 +1,17 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { camt, type GenEntry, mt940 } from './bank.fixtures.js';
+import {
+  camt,
+  OTHER_IBAN as DEBTOR_IBAN,
+  daysFromNow,
+  type GenEntry,
+  OWN_IBAN as IBAN,
+  makePaymentAccount,
+  mt940,
+  OWN_BIC,
+} from './bank.fixtures.js';
 import { type Api, describeEachDb, multipart } from './helpers.js';
 import { ALL_INVOICE_SCOPES, bookNow, line, makeClient, makeInvoice } from './invoicing.fixtures.js';
-
-const IBAN = 'DE02120300000000202051';
-const DEBTOR_IBAN = 'DE75512108001245126199';
-
-const daysFromNow = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
 
 /** R-transactions: a collected direct debit taken back by the debtor's bank undoes its payment. */
 describeEachDb('bank lines returning our direct debits', (ctx) => {
@@ -23,9 +27,7 @@ describeEachDb('bank lines returning our direct debits', (ctx) => {
       'account:read',
       'account:write',
     ]);
-    const account = await api.post('/payment-accounts', { name: 'Main', iban: IBAN, bic: 'BYLADEM1001' });
-    assert.equal(account.status, 201, account.text);
-    accountId = account.body.data.id;
+    accountId = await makePaymentAccount(api, { bic: OWN_BIC });
     const profile = await api.patch('/account/profile', {
       name: 'Müller & Söhne GmbH',
       sepa_creditor_identifier: 'DE98ZZZ09999999999',
