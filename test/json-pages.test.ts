@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import * as clients from '../src/modules/clients/clients.repository.js';
+import * as contacts from '../src/modules/contacts/contacts.repository.js';
 import { type Api, describeEachDb } from './helpers.js';
 
 /** A small seeded generator, so that a failing run can be repeated. */
@@ -48,9 +49,28 @@ function random(seed: number) {
     '{}[],:',
   ];
   const text = (max = 12) => Array.from({ length: 1 + int(max) }, () => PIECES[int(PIECES.length)]).join('');
+  const NUMBERS = [0, -0, 1, -5, 0.1, 0.30000000000000004, 1e-7, 123456.789, 1e15, -1e15, 1e21, 2 ** 53];
+  /**
+   * A custom_fields column as JSON.stringify writes it: keys as definitions allow them
+   * (`^[a-z][a-z0-9_]{0,63}$`; the serializer would drop a key holding a line break), values of
+   * every type.
+   */
+  const customFields = () => {
+    const keys = ['a', 'zahl', 'x10', 'b_2', 'z'.repeat(64)];
+    const out: Record<string, unknown> = {};
+    for (let i = int(5); i > 0; i--)
+      out[keys[int(keys.length)]! + (int(2) ? '' : String(int(3)))] = [
+        () => text(),
+        () => NUMBERS[int(NUMBERS.length)],
+        () => int(2) === 1,
+        () => null,
+      ][int(4)]!();
+    return JSON.stringify(out);
+  };
   return {
     int,
     text,
+    customFields,
     /** null a third of the time. */
     maybe: <T>(value: () => T): T | null => (int(3) === 0 ? null : value()),
     pick: <T>(xs: readonly T[]): T => xs[int(xs.length)]!,
@@ -79,14 +99,24 @@ describeEachDb('list pages written by the database', (ctx) => {
     }
   }
 
+  /** PostgreSQL keeps no NUL in text: the same rows without it there. */
+  const stored = (rows: Record<string, unknown>[]) =>
+    ctx.kind === 'postgres'
+      ? rows.map((r) =>
+          Object.fromEntries(
+            Object.entries(r).map(([k, v]) => [k, typeof v === 'string' ? v.replaceAll('\u0000', '') : v]),
+          ),
+        )
+      : rows;
+
   before(async () => {
-    api = await ctx.as('client:read');
+    api = await ctx.as('client:read contact-data:read');
     const accountId = ctx.account.accountId;
     const rows = Array.from({ length: 37 }, (_, i) => ({
       account_id: accountId,
       name: rnd.text(),
       shortcode: rnd.maybe(() => `S${i}${rnd.text(3)}`),
-      external_id: rnd.maybe(() => rnd.text()),
+      external_id: rnd.maybe(() => `X${i}${rnd.text(3)}`),
       email: rnd.maybe(() => rnd.text()),
       phone: rnd.maybe(() => rnd.text()),
       website: rnd.maybe(() => rnd.text()),
@@ -107,18 +137,39 @@ describeEachDb('list pages written by the database', (ctx) => {
       notes: rnd.maybe(() => rnd.text(200)),
       archived_at: rnd.int(4) === 0 ? '2026-03-01T10:00:00.000Z' : null,
     }));
-    // PostgreSQL keeps no NUL in text: the same rows without it.
-    const stored =
-      ctx.kind === 'postgres'
-        ? rows.map((r) =>
-            Object.fromEntries(
-              Object.entries(r).map(([k, v]) => [k, typeof v === 'string' ? v.replaceAll('\u0000', '') : v]),
-            ),
-          )
-        : rows;
     await ctx.db
       .insertInto('clients')
-      .values(stored as never)
+      .values(stored(rows) as never)
+      .execute();
+    const companies = await ctx.db
+      .insertInto('companies')
+      .values([{ account_id: accountId, name: 'Firma' }])
+      .returning('id')
+      .execute();
+    const people = Array.from({ length: 41 }, (_, i) => ({
+      account_id: accountId,
+      company_id: rnd.maybe(() => companies[0]!.id),
+      external_id: rnd.maybe(() => `E${i}${rnd.text(3)}`),
+      salutation: rnd.maybe(() => rnd.text(3)),
+      title: rnd.maybe(() => rnd.text(3)),
+      first_name: rnd.maybe(() => rnd.text()),
+      last_name: rnd.text(),
+      email: rnd.maybe(() => rnd.text()),
+      phone: rnd.maybe(() => rnd.text()),
+      mobile: rnd.maybe(() => rnd.text()),
+      position: rnd.maybe(() => rnd.text()),
+      department: rnd.maybe(() => rnd.text()),
+      street: rnd.maybe(() => rnd.text(40)),
+      zip: rnd.maybe(() => rnd.text(3)),
+      city: rnd.maybe(() => rnd.text()),
+      country_code: rnd.maybe(() => rnd.pick(['DE', 'AT'])),
+      notes: rnd.maybe(() => rnd.text(200)),
+      custom_fields: rnd.pick([rnd.customFields(), rnd.customFields(), '{}', '']),
+      archived_at: rnd.int(4) === 0 ? '2026-03-01T10:00:00.000Z' : null,
+    }));
+    await ctx.db
+      .insertInto('contacts')
+      .values(stored(people) as never)
       .execute();
     // Another tenant's rows never show.
     await ctx.db.insertInto('clients').values({ account_id: ctx.other.accountId, name: 'other' }).execute();
@@ -143,6 +194,13 @@ describeEachDb('list pages written by the database', (ctx) => {
   it('clients, basic and full, active and all: the bytes of the mapped rows', async () => {
     for (const path of ['/clients', '/clients?archived=true', '/clients/full', '/clients/full?archived=true'])
       for (const perPage of [1, 7, 50]) await samePages(path, perPage);
+  });
+
+  it('contacts, active and all, with their custom fields: the bytes of the mapped rows', async () => {
+    const page = await contacts.listContacts(ctx.db, ctx.account.accountId, { per_page: 5 });
+    assert.equal(typeof page.json === 'string', ctx.kind === 'sqlite');
+    for (const path of ['/contacts', '/contacts?archived=true'])
+      for (const perPage of [1, 6, 50]) await samePages(path, perPage);
   });
 
   it('an empty page past the end answers as before', async () => {

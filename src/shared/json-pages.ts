@@ -25,6 +25,18 @@ export function jsonShape(schema: TObject, fields: Record<string, JsonField> = {
   return ordered.map((k) => [k, fields[k] ?? k]);
 }
 
+/**
+ * A column of JSON text that JSON.stringify wrote from an object (custom field values),
+ * answered as that object: SQLite's json() writes it back as it was written (key order,
+ * escapes, numbers), `{}` where the text is empty or not an object, as parseCustomFieldValues reads it.
+ */
+export const storedObject = (column: string): JsonField => {
+  const ref = sql.ref(`p.${column}`);
+  return {
+    json: sql`iif(json_valid(${ref}) and json_type(${ref}) = 'object', json(${ref}), json('{}'))`,
+  };
+};
+
 /** `json_object(…)` of one row of the page `p`, in SQLite's spelling. */
 function jsonObject(shape: [string, JsonField][]): RawBuilder<string> {
   const args = shape.map(([key, f]) => {

@@ -1,12 +1,13 @@
 import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import { type Db, isPostgres } from '../../db/index.js';
+import { jsonIdPages, jsonShape, storedObject } from '../../shared/json-pages.js';
 import { keptTotal } from '../../shared/list-counts.js';
 import { findOwned, insertReturning, updateOwned } from '../../shared/owned.js';
 import { idPages, paginate, type Sortable, unfiltered } from '../../shared/paging.js';
 import { fold } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
 import { idsContaining } from '../companies/companies.public.js';
-import type { ContactListQuery } from './contacts.schemas.js';
+import { Contact, type ContactListQuery } from './contacts.schemas.js';
 import type { ContactTable } from './contacts.tables.js';
 
 export type ContactRow = Selectable<ContactTable>;
@@ -74,6 +75,17 @@ const PAGES = [false, true].map((archived) =>
   }),
 );
 
+// The same pages as the answer's JSON (SQLite): what toContact makes of a row.
+const JSON_PAGES = [false, true].map((archived) =>
+  jsonIdPages(
+    (db, accountId) => {
+      const qb = db.selectFrom('contacts').where('account_id', '=', accountId);
+      return (archived ? qb : qb.where('archived_at', 'is', null)).select(CONTACT_COLUMNS);
+    },
+    jsonShape(Contact, { custom_fields: storedObject('custom_fields') }),
+  ),
+);
+
 export async function listContacts(db: Db, accountId: number, q: ContactListQuery) {
   let qb = db.selectFrom('contacts').where('account_id', '=', accountId);
   if (!q.archived) qb = qb.where('archived_at', 'is', null);
@@ -103,6 +115,7 @@ export async function listContacts(db: Db, accountId: number, q: ContactListQuer
     sortable: CONTACT_SORTABLE,
     total: unfiltered(q) ? keptTotal(db, accountId, 'contacts', Boolean(q.archived)) : undefined,
     pages: PAGES[q.archived ? 1 : 0]!(db, accountId),
+    jsonPages: JSON_PAGES[q.archived ? 1 : 0]!(db, accountId),
   });
 }
 
