@@ -189,13 +189,15 @@ class MatchContext {
 
   /**
    * Reads the exact open amounts of the invoices the lines could concern, in one batch per
-   * round: what the lines name first, then what the decision on those amounts needs (the
-   * other invoices of a named invoice's party), until nothing is added.
-   * `fresh`: forget earlier exact reads first (another request may have paid meanwhile).
+   * round. First what the lines name and the invoices of an IBAN's party; `fresh`: these again
+   * even if read before (another request may have paid meanwhile). Then, until nothing is
+   * added, the other invoices of the parties whose invoices the numbers would settle (the
+   * twin check of matching.domain.ts), each once an import: reading a busy client's invoices
+   * again for every chunk would cost more than the import. A change another request makes to
+   * one of those meanwhile is not seen by that check; what is allocated is always read fresh.
    */
   async readExact(db: Db, lines: readonly MatchLine[], fresh = false): Promise<void> {
-    if (fresh) for (const c of this.list) c.exact = false;
-    for (;;) {
+    const relevant = (parties: boolean, again: boolean) => {
       const ids = new Set<number>();
       for (const line of lines)
         for (const id of relevantInvoices(
@@ -203,16 +205,25 @@ class MatchContext {
           this.list,
           this.clientsOf(line.counterparty_iban),
           undefined,
-          this.options(false),
+          {
+            ...this.options(false),
+            parties,
+          },
         ))
-          if (!this.byId.get(id)!.exact) ids.add(id);
-      if (ids.size === 0) return;
-      const open = await SOURCES[this.direction].exact(db, this.accountId, [...ids]);
-      for (const id of ids) {
-        const c = this.byId.get(id)!;
-        c.open = open.get(id) ?? 0;
-        c.exact = true;
-      }
+          if (again || !this.byId.get(id)!.exact) ids.add(id);
+      return ids;
+    };
+    await this.read(db, relevant(false, fresh));
+    for (let ids = relevant(true, false); ids.size > 0; ids = relevant(true, false)) await this.read(db, ids);
+  }
+
+  private async read(db: Db, ids: ReadonlySet<number>): Promise<void> {
+    if (ids.size === 0) return;
+    const open = await SOURCES[this.direction].exact(db, this.accountId, [...ids]);
+    for (const id of ids) {
+      const c = this.byId.get(id)!;
+      c.open = open.get(id) ?? 0;
+      c.exact = true;
     }
   }
 

@@ -346,14 +346,15 @@ export function relevantInvoices(
   candidates: readonly Candidate[],
   clientsOfIban: readonly number[],
   patterns: ReadonlyMap<number, NumberPattern | null> = new Map(),
-  options: { strictParty?: boolean } = {},
+  /** `parties: false`: without the parties' other invoices. */
+  options: { strictParty?: boolean; parties?: boolean } = {},
 ): Set<number> {
   if (line.amount <= 0) return new Set();
   const e = evidence(line, candidates, clientsOfIban, patterns, options.strictParty === true);
   const ids = new Set([...e.byRef, ...e.named].map((c) => c.id));
   if (e.ibanClient !== null)
     for (const c of indexOf(candidates).byClient.get(e.ibanClient) ?? []) ids.add(c.id);
-  const settled = e.byRef.length === 0 ? settledByNumbers(line, e) : null;
+  const settled = e.byRef.length === 0 && options.parties !== false ? settledByNumbers(line, e) : null;
   if (settled) for (const c of partyInvoices(line, candidates, settled)) ids.add(c.id);
   return ids;
 }
