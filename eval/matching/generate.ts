@@ -12,8 +12,13 @@ import type { GenEntry } from '../../test/bank.fixtures.js';
 import { iban, type Rng } from '../random.js';
 
 export const DEV_SEEDS = [11, 12, 13];
-/** Never tuned on: run and reported, but matching was not changed after looking at them. */
-export const HELD_OUT_SEEDS = [9001, 9002, 9003];
+/**
+ * Held out at first; a wrong match on them was looked at and led to a rule, so they are
+ * reported apart as seen seeds, no longer as held out.
+ */
+export const SEEN_SEEDS = [9001, 9002, 9003];
+/** Never tuned on: first run after the rules were final, and matching not changed since. */
+export const HELD_OUT_SEEDS = [5101, 5102, 5103];
 
 /** Weighted choice among named cases. */
 function weighted<K extends string>(r: Rng, w: Record<K, number>): K {
@@ -102,12 +107,29 @@ export interface BookedInvoice {
  * `kind`: how it was written. `certain`: the evidence on the line suffices without asking
  * anyone (the service's own reference; a number and the exact open amount; several numbers
  * of one client and their exact sum; an IBAN that paid this client before and the only open
- * invoice of that amount). Only these are expected to be matched automatically.
+ * invoice of that amount), a number only when no other open invoice of the party has the same
+ * open amount (numberIsOnlyEvidence). Only these are expected to be matched automatically.
  */
 export interface Truth {
   kind: string;
   pays: { invoice_id: number; amount: number }[];
   certain: boolean;
+}
+
+/**
+ * Whether a named invoice's party has another open invoice, not named, with the same open
+ * amount: then the number in the text is the only evidence which one is paid, and a typed
+ * number can be a typo (matching's numberIsOnlyEvidence); such a line is not certain.
+ */
+export function numberIsOnlyEvidence(
+  named: readonly { id: number }[],
+  party: readonly { id: number }[],
+  open: ReadonlyMap<number, number>,
+): boolean {
+  const ids = new Set(named.map((n) => n.id));
+  return named.some((n) =>
+    party.some((o) => !ids.has(o.id) && (open.get(o.id) ?? 0) > 0 && open.get(o.id) === open.get(n.id)),
+  );
 }
 
 /** The ways people write an invoice number into a transfer. */
@@ -145,7 +167,11 @@ export function spell(r: Rng, number: string): { text: string; readable: boolean
   return { text, readable };
 }
 
-/** One digit of the number changed or two swapped: what a hurried payer types. */
+/**
+ * One digit of the number changed or two swapped: what a hurried payer types. It may be the
+ * number of another invoice, even an open one of the same party with the same amount: real
+ * payers do that, so it is kept.
+ */
 export function typo(r: Rng, number: string): string {
   const digits = [...number].map((c, i) => (/\d/.test(c) ? i : -1)).filter((i) => i >= 0);
   const chars = [...number];
@@ -248,7 +274,7 @@ export function planMonth(
       const all = [inv, ...others];
       pays = all.map((i) => ({ invoice_id: i.id, amount: open.get(i.id)! }));
       const spelled = all.map((i) => spell(r, i.number));
-      certain = spelled.every((s) => s.readable);
+      certain = spelled.every((s) => s.readable) && !numberIsOnlyEvidence(all, byClient(inv.client), open);
       entry = {
         ...base,
         amount: pays.reduce((s, p) => s + p.amount, 0),
@@ -269,7 +295,8 @@ export function planMonth(
       if (kind === 'skonto') amount = Math.round(due * 0.98);
       if (kind === 'feeDeducted') amount = due - r.pick([750, 1000, 1500]);
       pays = [{ invoice_id: inv.id, amount }];
-      certain = kind === 'number' && spelled.readable;
+      certain =
+        kind === 'number' && spelled.readable && !numberIsOnlyEvidence([inv], byClient(inv.client), open);
       entry = { ...base, amount, text: wrap(spelled.text) };
     }
     push(w, entry, { kind, pays, certain });
@@ -501,7 +528,8 @@ const OUT_AFTER = ['', ' Kd-Nr 10442', ' vom 28.10.2026', ' Kundennummer 4711', 
  * types them in online banking, and what else leaves the account. Certain: the supplier's
  * number readable and its exact open amount (and, when two suppliers have that number, the
  * payee's IBAN known for one of them), several numbers of one supplier and their exact sum,
- * or no number but an IBAN known for one supplier and the only open invoice of that amount.
+ * or no number but an IBAN known for one supplier and the only open invoice of that amount; a
+ * number not when another open invoice of the supplier has the same open amount.
  */
 export function planPayouts(
   r: Rng,
@@ -548,7 +576,10 @@ export function planPayouts(
       const all = [inv, ...others];
       pays = all.map((i) => ({ invoice_id: i.id, amount: open.get(i.id)! }));
       const spelled = all.map((i) => spellSupplier(r, i.number));
-      certain = spelled.every((x) => x.readable) && all.every((i) => !shared(i) || ibanKnown(i.supplier));
+      certain =
+        spelled.every((x) => x.readable) &&
+        all.every((i) => !shared(i) || ibanKnown(i.supplier)) &&
+        !numberIsOnlyEvidence(all, ofSupplier(inv.supplier), open);
       entry = {
         ...base,
         amount: -pays.reduce((t, p) => t + p.amount, 0),
@@ -569,7 +600,11 @@ export function planPayouts(
       if (kind === 'out:partial') amount = Math.round(due * 0.5);
       if (kind === 'out:skonto') amount = Math.round(due * 0.98);
       pays = [{ invoice_id: inv.id, amount }];
-      certain = kind === 'out:number' && spelled.readable && (!shared(inv) || ibanKnown(inv.supplier));
+      certain =
+        kind === 'out:number' &&
+        spelled.readable &&
+        (!shared(inv) || ibanKnown(inv.supplier)) &&
+        !numberIsOnlyEvidence([inv], ofSupplier(inv.supplier), open);
       entry = { ...base, amount: -amount, text: wrap(spelled.text) };
     }
     push(w, entry, { kind, pays, certain });
