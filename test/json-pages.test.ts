@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import * as clients from '../src/modules/clients/clients.repository.js';
 import * as contacts from '../src/modules/contacts/contacts.repository.js';
+import * as projects from '../src/modules/projects/projects.repository.js';
 import { type Api, describeEachDb } from './helpers.js';
 
 /** A small seeded generator, so that a failing run can be repeated. */
@@ -110,7 +111,7 @@ describeEachDb('list pages written by the database', (ctx) => {
       : rows;
 
   before(async () => {
-    api = await ctx.as('client:read contact-data:read');
+    api = await ctx.as('client:read contact-data:read task-management:read');
     const accountId = ctx.account.accountId;
     const rows = Array.from({ length: 37 }, (_, i) => ({
       account_id: accountId,
@@ -171,6 +172,48 @@ describeEachDb('list pages written by the database', (ctx) => {
       .insertInto('contacts')
       .values(stored(people) as never)
       .execute();
+    const clientId = (
+      await ctx.db
+        .selectFrom('clients')
+        .select('id')
+        .where('account_id', '=', accountId)
+        .executeTakeFirstOrThrow()
+    ).id;
+    const groups = await ctx.db
+      .insertInto('project_groups')
+      .values([1, 2, 3].map((i) => ({ account_id: accountId, name: `G${i}` })))
+      .returning('id')
+      .execute();
+    // Cents of every size an amount may have, and money null.
+    const cents = () =>
+      rnd.maybe(() => rnd.pick([0, 1, 5, 10, 99, 100, 1990, 1999, 123456, 10 ** rnd.int(13) + rnd.int(100)]));
+    const works = Array.from({ length: 23 }, (_, i) => ({
+      account_id: accountId,
+      client_id: clientId,
+      identifier: rnd.maybe(() => `P${i}${rnd.text(3)}`),
+      name: rnd.text(),
+      description: rnd.maybe(() => rnd.text(100)),
+      status: rnd.pick(['active', 'completed', 'on_hold']),
+      billable: rnd.int(2),
+      start_date: rnd.maybe(() => '2026-01-05'),
+      end_date: rnd.maybe(() => '2026-12-31'),
+      budget_minutes: rnd.maybe(() => rnd.int(100_000_000)),
+      billing_mode: rnd.pick(['time_and_materials', 'fixed_price']),
+      hourly_rate: cents(),
+      budget_amount: cents(),
+      currency: rnd.maybe(() => rnd.pick(['EUR', 'USD'])),
+      custom_fields: rnd.pick([rnd.customFields(), '{}']),
+      archived_at: rnd.int(4) === 0 ? '2026-03-01T10:00:00.000Z' : null,
+    }));
+    const projectIds = await ctx.db
+      .insertInto('projects')
+      .values(stored(works) as never)
+      .returning('id')
+      .execute();
+    const links = projectIds.flatMap((p) =>
+      groups.filter(() => rnd.int(2) === 0).map((g) => ({ project_group_id: g.id, project_id: p.id })),
+    );
+    await ctx.db.insertInto('project_group_projects').values(links.reverse()).execute();
     // Another tenant's rows never show.
     await ctx.db.insertInto('clients').values({ account_id: ctx.other.accountId, name: 'other' }).execute();
   });
@@ -201,6 +244,13 @@ describeEachDb('list pages written by the database', (ctx) => {
     assert.equal(typeof page.json === 'string', ctx.kind === 'sqlite');
     for (const path of ['/contacts', '/contacts?archived=true'])
       for (const perPage of [1, 6, 50]) await samePages(path, perPage);
+  });
+
+  it('projects, active and all, with their groups, amounts and custom fields: the same bytes', async () => {
+    const page = await projects.listProjects(ctx.db, ctx.account.accountId, { per_page: 5 });
+    assert.equal(typeof page.json === 'string', ctx.kind === 'sqlite');
+    for (const path of ['/projects', '/projects?archived=true'])
+      for (const perPage of [1, 4, 50]) await samePages(path, perPage);
   });
 
   it('an empty page past the end answers as before', async () => {

@@ -1,8 +1,9 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
 import { preparedList } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
 import { idsByOwner } from '../../shared/collect.js';
+import { centsAsAmount, jsonIdPages, jsonShape, storedObject } from '../../shared/json-pages.js';
 import { keptTotal } from '../../shared/list-counts.js';
 import { findOwned, insertReturning, updateOwnedOrThrow } from '../../shared/owned.js';
 import {
@@ -15,7 +16,12 @@ import {
 } from '../../shared/paging.js';
 import { containsAny, containsIndexed } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
-import type { PortfolioListQuery, ProjectGroupListQuery, ProjectListQuery } from './projects.schemas.js';
+import {
+  type PortfolioListQuery,
+  Project,
+  type ProjectGroupListQuery,
+  type ProjectListQuery,
+} from './projects.schemas.js';
 import type { PortfolioTable, ProjectGroupTable, ProjectTable } from './projects.tables.js';
 
 export type ProjectRow = Selectable<ProjectTable>;
@@ -40,6 +46,26 @@ const PAGES = [false, true].map((archived) =>
     const qb = db.selectFrom('projects').where('account_id', '=', accountId);
     return (archived ? qb : qb.where('archived_at', 'is', null)).selectAll();
   }),
+);
+
+// The same pages as the answer's JSON (SQLite): what toProject makes of a row and its groups.
+const JSON_PAGES = [false, true].map((archived) =>
+  jsonIdPages(
+    (db, accountId) => {
+      const qb = db.selectFrom('projects').where('account_id', '=', accountId);
+      return (archived ? qb : qb.where('archived_at', 'is', null)).selectAll();
+    },
+    jsonShape(Project, {
+      project_group_ids: {
+        json: sql`json((select json_group_array(g.project_group_id order by g.project_group_id)
+          from project_group_projects g where g.project_id = p.id))`,
+      },
+      billable: { flag: 'billable' },
+      hourly_rate: centsAsAmount('hourly_rate'),
+      budget_amount: centsAsAmount('budget_amount'),
+      custom_fields: storedObject('custom_fields'),
+    }),
+  ),
 );
 
 /** The filtered list's query (built only when `paginate` needs it, see `listProjects`). */
@@ -71,6 +97,7 @@ export function listProjects(db: Db, accountId: number, q: ProjectListQuery) {
     sortable: PROJECT_SORTABLE,
     total: unfiltered(q) ? keptTotal(db, accountId, 'projects', Boolean(q.archived)) : undefined,
     pages: PAGES[q.archived ? 1 : 0]!(db, accountId),
+    jsonPages: JSON_PAGES[q.archived ? 1 : 0]!(db, accountId),
   });
 }
 
