@@ -8,6 +8,7 @@ import { before, it } from 'node:test';
 import * as clients from '../src/modules/clients/clients.repository.js';
 import * as contacts from '../src/modules/contacts/contacts.repository.js';
 import * as projects from '../src/modules/projects/projects.repository.js';
+import * as tasks from '../src/modules/tasks/tasks.repository.js';
 import { type Api, describeEachDb } from './helpers.js';
 
 /** A small seeded generator, so that a failing run can be repeated. */
@@ -184,9 +185,11 @@ describeEachDb('list pages written by the database', (ctx) => {
       .values([1, 2, 3].map((i) => ({ account_id: accountId, name: `G${i}` })))
       .returning('id')
       .execute();
-    // Cents of every size an amount may have, and money null.
-    const cents = () =>
-      rnd.maybe(() => rnd.pick([0, 1, 5, 10, 99, 100, 1990, 1999, 123456, 10 ** rnd.int(13) + rnd.int(100)]));
+    // Cents of every size an amount may have (rates up to 10^7, budgets up to 10^10), and null.
+    const cents = (digits = 13) =>
+      rnd.maybe(() =>
+        rnd.pick([0, 1, 5, 10, 99, 100, 1990, 1999, 123456, 10 ** rnd.int(digits) + rnd.int(100)]),
+      );
     const works = Array.from({ length: 23 }, (_, i) => ({
       account_id: accountId,
       client_id: clientId,
@@ -199,7 +202,7 @@ describeEachDb('list pages written by the database', (ctx) => {
       end_date: rnd.maybe(() => '2026-12-31'),
       budget_minutes: rnd.maybe(() => rnd.int(100_000_000)),
       billing_mode: rnd.pick(['time_and_materials', 'fixed_price']),
-      hourly_rate: cents(),
+      hourly_rate: cents(10),
       budget_amount: cents(),
       currency: rnd.maybe(() => rnd.pick(['EUR', 'USD'])),
       custom_fields: rnd.pick([rnd.customFields(), '{}']),
@@ -214,6 +217,45 @@ describeEachDb('list pages written by the database', (ctx) => {
       groups.filter(() => rnd.int(2) === 0).map((g) => ({ project_group_id: g.id, project_id: p.id })),
     );
     await ctx.db.insertInto('project_group_projects').values(links.reverse()).execute();
+    const todo = Array.from({ length: 29 }, (_, i) => ({
+      account_id: accountId,
+      project_id: rnd.pick(projectIds).id,
+      name: rnd.text(),
+      description: rnd.maybe(() => rnd.text(100)),
+      status: rnd.pick(['open', 'in_progress', 'done']),
+      priority: rnd.pick(['low', 'normal', 'high']),
+      start_date: rnd.maybe(() => '2026-01-05'),
+      due_date: rnd.maybe(() => '2026-02-28'),
+      estimate_minutes: rnd.maybe(() => rnd.int(100_000)),
+      hourly_rate: cents(10),
+      external_id: rnd.maybe(() => `T${i}${rnd.text(3)}`),
+      custom_fields: rnd.pick([rnd.customFields(), '{}']),
+      completed_at: rnd.maybe(() => '2026-02-01T08:00:00.000Z'),
+      archived_at: rnd.int(4) === 0 ? '2026-03-01T10:00:00.000Z' : null,
+    }));
+    const taskIds = await ctx.db
+      .insertInto('tasks')
+      .values(stored(todo) as never)
+      .returning('id')
+      .execute();
+    // Files of some tasks (and of a comment, which no task shows), in no order of their owners.
+    const files = [...taskIds, ...taskIds]
+      .filter(() => rnd.int(3) === 0)
+      .map((t) => ({
+        account_id: accountId,
+        name: rnd.text(),
+        content_type: rnd.pick(['application/pdf', 'image/png']),
+        size: rnd.pick([0, 1, 123456, 2 ** 40]),
+        sha256: 'a'.repeat(64),
+        md5: 'b'.repeat(32),
+        owner_type: rnd.pick(['task', 'task', 'comment']),
+        owner_id: t.id,
+      }));
+    if (files.length)
+      await ctx.db
+        .insertInto('files')
+        .values(stored(files) as never)
+        .execute();
     // Another tenant's rows never show.
     await ctx.db.insertInto('clients').values({ account_id: ctx.other.accountId, name: 'other' }).execute();
   });
@@ -251,6 +293,15 @@ describeEachDb('list pages written by the database', (ctx) => {
     assert.equal(typeof page.json === 'string', ctx.kind === 'sqlite');
     for (const path of ['/projects', '/projects?archived=true'])
       for (const perPage of [1, 4, 50]) await samePages(path, perPage);
+  });
+
+  it('tasks, active and all, with their files, rates and custom fields: the same bytes', async () => {
+    const page = await tasks.listTasks(ctx.db, ctx.account.accountId, { per_page: 5 });
+    assert.equal(typeof page.json === 'string', ctx.kind === 'sqlite');
+    for (const path of ['/tasks', '/tasks?archived=true'])
+      for (const perPage of [1, 5, 50]) await samePages(path, perPage);
+    const all = await api.get('/tasks?per_page=100&archived=true');
+    assert.ok(all.body.data.some((t: { files: unknown[] }) => t.files.length > 0));
   });
 
   it('an empty page past the end answers as before', async () => {

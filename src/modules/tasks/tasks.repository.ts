@@ -6,6 +6,7 @@ import { findOwned, insertReturning, insertRowsReturning } from '../../shared/ow
 import { idPages, paginate, type Sortable, unfiltered } from '../../shared/paging.js';
 import { containsIndexed } from '../../shared/search.js';
 import { toIso } from '../../shared/time.js';
+import { TASK_JSON_PAGES } from './task-pages.read-model.js';
 import type { TaskListQuery } from './tasks.schemas.js';
 import type { TaskCommentTable, TaskTable } from './tasks.tables.js';
 
@@ -64,6 +65,7 @@ export function listTasks(db: Db, accountId: number, q: TaskListQuery) {
     sortable: TASK_SORTABLE,
     total: unfiltered(q) ? keptTotal(db, accountId, 'tasks', Boolean(q.archived)) : undefined,
     pages: PAGES[q.archived ? 1 : 0]!(db, accountId),
+    jsonPages: TASK_JSON_PAGES[q.archived ? 1 : 0]!(db, accountId),
   });
 }
 
