@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import { type Db, isPostgres } from '../../db/index.js';
 import { paginate } from '../../shared/paging.js';
@@ -164,7 +165,9 @@ export async function lettersOf(db: Db, accountId: number, invoiceIds: readonly 
     return rows;
   }
   const rows: LetterRow[] = [];
-  for (let i = 0; i < invoiceIds.length; i += CHUNK)
+  for (let i = 0; i < invoiceIds.length; i += CHUNK) {
+    // SQLite answers without leaving the event loop: other requests come in between.
+    if (i > 0) await nextTurn();
     rows.push(
       ...(await db
         .selectFrom('dunning_letters')
@@ -175,6 +178,7 @@ export async function lettersOf(db: Db, accountId: number, invoiceIds: readonly 
         .orderBy('level')
         .execute()),
     );
+  }
   return rows;
 }
 
