@@ -166,7 +166,7 @@ describeEachDb('list pages written by the database', (ctx) => {
       city: rnd.maybe(() => rnd.text()),
       country_code: rnd.maybe(() => rnd.pick(['DE', 'AT'])),
       notes: rnd.maybe(() => rnd.text(200)),
-      custom_fields: rnd.pick([rnd.customFields(), rnd.customFields(), '{}', '']),
+      custom_fields: rnd.pick([rnd.customFields(), rnd.customFields(), '{}', '', 'null', '[1]']),
       archived_at: rnd.int(4) === 0 ? '2026-03-01T10:00:00.000Z' : null,
     }));
     await ctx.db

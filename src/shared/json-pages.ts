@@ -28,12 +28,15 @@ export function jsonShape(schema: TObject, fields: Record<string, JsonField> = {
 /**
  * A column of JSON text that JSON.stringify wrote from an object (custom field values),
  * answered as that object: SQLite's json() writes it back as it was written (key order,
- * escapes, numbers), `{}` where the text is empty or not an object, as parseCustomFieldValues reads it.
+ * escapes, numbers); `{}` where the text is empty or not an object, as parseCustomFieldValues
+ * reads it (text that is not JSON fails the request there and here). The common `{}` is
+ * answered without parsing.
  */
 export const storedObject = (column: string): JsonField => {
   const ref = sql.ref(`p.${column}`);
   return {
-    json: sql`iif(json_valid(${ref}) and json_type(${ref}) = 'object', json(${ref}), json('{}'))`,
+    json: sql`case when ${ref} = '{}' or ${ref} = '' or ${ref} is null then json('{}')
+      when json_type(${ref}) = 'object' then json(${ref}) else json('{}') end`,
   };
 };
 
@@ -88,18 +91,25 @@ export function jsonIdPages(
 ) {
   const object = jsonObject(shape);
   const key = id.slice(id.lastIndexOf('.') + 1);
+  // The aggregate takes the rows in the order the page's subquery yields them: a subquery
+  // with a LIMIT is neither flattened into the aggregate nor stripped of its ORDER BY. (An
+  // ORDER BY inside json_group_array would sort the 50 objects built, which cost as much as
+  // building them.) A page read backwards is put in ascending order first.
   const page = (desc: boolean) =>
-    prepared(3, (db: Kysely<Database>, accountId: number, limit: number, offset: number) =>
-      db
-        .selectFrom(
-          build(db, accountId)
-            .orderBy(sql.ref(id), (ob) => (desc ? ob.desc() : ob.asc()))
+    prepared(3, (db: Kysely<Database>, accountId: number, limit: number, offset: number) => {
+      const rows = build(db, accountId)
+        .orderBy(sql.ref(id), (ob) => (desc ? ob.desc() : ob.asc()))
+        .limit(limit)
+        .offset(offset);
+      const ascending = desc
+        ? db
+            .selectFrom(rows.as('r'))
+            .selectAll()
+            .orderBy(sql.ref(`r.${key}`))
             .limit(limit)
-            .offset(offset)
-            .as('p'),
-        )
-        .select(sql<string>`json_group_array(${object} order by ${sql.ref(`p.${key}`)})`.as('page')),
-    );
+        : rows;
+      return db.selectFrom(ascending.as('p')).select(sql<string>`json_group_array(${object})`.as('page'));
+    });
   const forwards = page(false);
   const backwards = page(true);
   return (db: Kysely<Database>, accountId: number): JsonPageReader | undefined =>

@@ -37,13 +37,20 @@ export function findClientBy(
     .executeTakeFirst();
 }
 
+/**
+ * The filtered query, built only when `paginate` needs it (the prepared pages of the
+ * unfiltered list need none), and the list's options.
+ */
 function listQuery(db: Db, accountId: number, q: ClientListQuery) {
-  let qb = db.selectFrom('clients').where('account_id', '=', accountId);
-  if (!q.archived) qb = qb.where('archived_at', 'is', null);
-  if (q.external_id !== undefined) qb = qb.where('external_id', '=', q.external_id);
-  if (q.shortcode !== undefined) qb = qb.where('shortcode', '=', q.shortcode);
-  if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
-  if (q.q) qb = qb.where(containsIndexed(db, 'clients', ['name', 'shortcode', 'email'], q.q));
+  const qb = () => {
+    let qb = db.selectFrom('clients').where('account_id', '=', accountId);
+    if (!q.archived) qb = qb.where('archived_at', 'is', null);
+    if (q.external_id !== undefined) qb = qb.where('external_id', '=', q.external_id);
+    if (q.shortcode !== undefined) qb = qb.where('shortcode', '=', q.shortcode);
+    if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
+    if (q.q) qb = qb.where(containsIndexed(db, 'clients', ['name', 'shortcode', 'email'], q.q));
+    return qb;
+  };
   const filtered =
     q.external_id !== undefined || q.shortcode !== undefined || q.updated_since !== undefined || Boolean(q.q);
   const options = {
@@ -88,14 +95,14 @@ export function listClientsBasic(db: Db, accountId: number, q: ClientListQuery) 
   const { qb, options } = listQuery(db, accountId, q);
   const pages = PAGES.basic[q.archived ? 1 : 0]!(db, accountId);
   const jsonPages = JSON_PAGES.basic[q.archived ? 1 : 0]!(db, accountId);
-  return paginate(() => qb.select(BASIC), q, { ...options, pages, jsonPages });
+  return paginate(() => qb().select(BASIC), q, { ...options, pages, jsonPages });
 }
 
 export function listClientsFull(db: Db, accountId: number, q: ClientListQuery) {
   const { qb, options } = listQuery(db, accountId, q);
   const pages = PAGES.full[q.archived ? 1 : 0]!(db, accountId);
   const jsonPages = JSON_PAGES.full[q.archived ? 1 : 0]!(db, accountId);
-  return paginate(() => qb.selectAll(), q, { ...options, pages, jsonPages });
+  return paginate(() => qb().selectAll(), q, { ...options, pages, jsonPages });
 }
 
 export const insertClient = (db: Db, values: Insertable<ClientTable>): Promise<ClientRow> =>

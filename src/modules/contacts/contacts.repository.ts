@@ -87,31 +87,38 @@ const JSON_PAGES = [false, true].map((archived) =>
 );
 
 export async function listContacts(db: Db, accountId: number, q: ContactListQuery) {
-  let qb = db.selectFrom('contacts').where('account_id', '=', accountId);
-  if (!q.archived) qb = qb.where('archived_at', 'is', null);
-  if (q.external_id !== undefined) qb = qb.where('external_id', '=', q.external_id);
-  if (q.company_id !== undefined) qb = qb.where('company_id', '=', q.company_id);
-  if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
+  // A union of two index lookups (own text; contacts of companies whose name matches) rather
+  // than an OR, which neither database can answer from the indexes. It runs once: the page
+  // and the count then filter by the ids it found.
+  let found: number[] | undefined;
   if (q.q) {
-    // A union of two index lookups (own text; contacts of companies whose name matches)
-    // rather than an OR, which neither database can answer from the indexes. It runs once:
-    // the page and the count then filter by the ids it found.
     const own = idsContaining(db, accountId, 'contacts', 'search_text', q.q);
     const byCompany = idsContaining(db, accountId, 'companies', 'search_name', q.q);
     const { rows } = await sql<
       Record<string, number>
     >`${own} union select c2.id from contacts c2 where c2.company_id in (${byCompany})`.execute(db);
     // The one column is `rowid` or `id`, depending on the database.
-    const ids = rows.map((r) => Number(Object.values(r)[0]));
-    qb = qb.where(
-      isPostgres(db)
-        ? sql<boolean>`${sql.ref('contacts.id')} = any(${ids}::int[])`
-        : sql<boolean>`${sql.ref('contacts.id')} in (select value from json_each(${JSON.stringify(ids)}))`,
-    );
+    found = rows.map((r) => Number(Object.values(r)[0]));
   }
-  // Every column the answer shows, not the search column; selected only when `paginate`
-  // builds the query (the prepared pages of the unfiltered list need none).
-  return paginate(() => qb.select(CONTACT_COLUMNS), q, {
+  // Built only when `paginate` needs it (the prepared pages of the unfiltered list need none);
+  // every column the answer shows, not the search column.
+  const query = () => {
+    let qb = db.selectFrom('contacts').where('account_id', '=', accountId);
+    if (!q.archived) qb = qb.where('archived_at', 'is', null);
+    if (q.external_id !== undefined) qb = qb.where('external_id', '=', q.external_id);
+    if (q.company_id !== undefined) qb = qb.where('company_id', '=', q.company_id);
+    if (q.updated_since) qb = qb.where('updated_at', '>=', toIso(q.updated_since));
+    if (found) {
+      const ids = found;
+      qb = qb.where(
+        isPostgres(db)
+          ? sql<boolean>`${sql.ref('contacts.id')} = any(${ids}::int[])`
+          : sql<boolean>`${sql.ref('contacts.id')} in (select value from json_each(${JSON.stringify(ids)}))`,
+      );
+    }
+    return qb.select(CONTACT_COLUMNS);
+  };
+  return paginate(query, q, {
     sortable: CONTACT_SORTABLE,
     total: unfiltered(q) ? keptTotal(db, accountId, 'contacts', Boolean(q.archived)) : undefined,
     pages: PAGES[q.archived ? 1 : 0]!(db, accountId),
