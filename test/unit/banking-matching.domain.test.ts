@@ -257,5 +257,11 @@ describe('matching: a number in the text is no evidence between invoices of equa
     assert.deepEqual([...relevantInvoices(line(5000, 'AB-98301'), party, [])].sort(), [41, 42]);
     // Another amount: the numbers settle nothing, nothing more to read.
     assert.deepEqual([...relevantInvoices(line(4000, 'AB-98301'), party, [])], [41]);
+    // Open amounts known exactly from the load need no read, and tell twins apart.
+    party[1]!.known = true;
+    assert.deepEqual([...relevantInvoices(line(5000, 'AB-98301'), party, [])], [41]);
+    assert.equal(decide(line(5000, 'AB-98301'), party, []).auto, null);
+    party[1]!.open = 4000;
+    assert.deepEqual(decide(line(5000, 'AB-98301'), party, []).auto, [{ invoice_id: 41, amount: 5000 }]);
   });
 });

@@ -79,6 +79,8 @@ interface CandidateSource<R extends CandidateRow> {
   party: (r: R) => number | null;
   /** Estimated open cents (read exactly before an automatic match). */
   open: (r: R) => number;
+  /** Whether that estimate is the exact open amount as loaded (Candidate.known). */
+  known: (r: R) => boolean;
   /** The RF reference the payer copies; undefined: the one the service prints for the number. */
   reference: (r: R) => string | null | undefined;
   /** Exact open cents by invoice id. */
@@ -99,6 +101,7 @@ const source = <R extends CandidateRow>(s: CandidateSource<R>) => ({
         ...(reference === undefined ? {} : { reference }),
         open: s.open(r),
         exact: false,
+        known: s.known(r),
       };
     });
     return { list, ibans };
@@ -112,6 +115,9 @@ const SOURCES = {
     ibans: readModel.clientsByIban,
     party: (r) => r.client_id,
     open: (r) => (r.gross === null ? 0 : r.gross - r.paid),
+    // The invoices module's open amount is the stored gross of the lines less the payments,
+    // except for a final invoice (less its plan's deductions) or one without stored totals.
+    known: (r) => r.gross !== null && r.type !== 'final',
     reference: () => undefined,
     exact: async (db, accountId, ids) => {
       const states = await invoices.invoiceStates(db, accountId, ids);
@@ -123,6 +129,8 @@ const SOURCES = {
     ibans: readModel.suppliersByIban,
     party: (r) => r.supplier_id,
     open: (r) => r.open,
+    // The paid total is kept on the document: its open amount as loaded is exact.
+    known: () => true,
     // Only a reference the supplier asked for counts: none is derived from their number.
     reference: (r) => referencesIn(r.payment_reference ?? '')[0] ?? null,
     exact: async (db, accountId, ids) =>
@@ -192,9 +200,10 @@ class MatchContext {
    * round. First what the lines name and the invoices of an IBAN's party; `fresh`: these again
    * even if read before (another request may have paid meanwhile). Then, until nothing is
    * added, the other invoices of the parties whose invoices the numbers would settle (the
-   * twin check of matching.domain.ts), each once an import: reading a busy client's invoices
-   * again for every chunk would cost more than the import. A change another request makes to
-   * one of those meanwhile is not seen by that check; what is allocated is always read fresh.
+   * twin check of matching.domain.ts) whose open amount the load did not know exactly (final
+   * invoices, invoices without stored totals), each once an import: reading a busy client's
+   * invoices for every chunk would cost more than the import. A change another request makes
+   * to one of those meanwhile is not seen by that check; what is allocated is read fresh.
    */
   async readExact(db: Db, lines: readonly MatchLine[], fresh = false): Promise<void> {
     const relevant = (parties: boolean, again: boolean) => {

@@ -34,6 +34,12 @@ export interface Candidate {
   open: number;
   /** `open` read exactly (the invoice's own payment state), not estimated from stored totals. */
   exact: boolean;
+  /**
+   * `open` as loaded is the invoice's exact open amount (its stored totals say all), though
+   * another request may have changed it since: enough to tell it from an invoice of another
+   * amount (numberIsOnlyEvidence), never enough to settle it.
+   */
+  known?: boolean;
 }
 
 export type Reason = 'reference' | 'number_in_text' | 'amount_equal' | 'iban_known' | 'sum_of_invoices';
@@ -328,7 +334,7 @@ const partyInvoices = (line: MatchLine, candidates: readonly Candidate[], settle
 function numberIsOnlyEvidence(line: MatchLine, candidates: readonly Candidate[], settled: Candidate[]) {
   if (settled.some((c) => c.client_id === null)) return true;
   const party = partyInvoices(line, candidates, settled);
-  if (!party.every((c) => c.exact)) return true;
+  if (!party.every((c) => c.exact || c.known === true)) return true;
   const named = new Set(settled);
   return settled.some((c) =>
     party.some((o) => !named.has(o) && o.client_id === c.client_id && o.open === c.open),
@@ -339,7 +345,8 @@ function numberIsOnlyEvidence(line: MatchLine, candidates: readonly Candidate[],
  * The invoices whose exact open amount the decision on a line may depend on: those its
  * reference or text names, every invoice of the one client its IBAN is known for, and, once
  * the named ones are read exactly and their numbers would settle them, every invoice of their
- * parties (for the check of numberIsOnlyEvidence). The caller reads until nothing is added.
+ * parties whose open amount is not known from the load (for numberIsOnlyEvidence). The
+ * caller reads until nothing is added.
  */
 export function relevantInvoices(
   line: MatchLine,
@@ -355,7 +362,7 @@ export function relevantInvoices(
   if (e.ibanClient !== null)
     for (const c of indexOf(candidates).byClient.get(e.ibanClient) ?? []) ids.add(c.id);
   const settled = e.byRef.length === 0 && options.parties !== false ? settledByNumbers(line, e) : null;
-  if (settled) for (const c of partyInvoices(line, candidates, settled)) ids.add(c.id);
+  if (settled) for (const c of partyInvoices(line, candidates, settled)) if (!c.known) ids.add(c.id);
   return ids;
 }
 
