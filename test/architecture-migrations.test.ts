@@ -108,6 +108,10 @@ const LANDED: ReadonlyArray<readonly [file: string, sha256: string]> = [
     '2026_12_07_9992_active_sort_indexes.ts',
     '8e59bb769e463028d994a2559851fa7dbfce034238bf86057c3aa689e36f7417',
   ],
+  [
+    '2026_12_07_9994_sepa_mandate_amendments.ts',
+    '4909b74ddc778cd84976070e8e1c3ceda4ea3c009ce75a37002f44da24817fcd',
+  ],
 ];
 
 const dir = new URL('../src/db/migrations/', import.meta.url);
