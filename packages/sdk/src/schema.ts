@@ -2899,7 +2899,13 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Amend a SEPA mandate
+         * @description Beyond the specification (issue 40). A new mandate reference (409 `already_exists` when another mandate has it), a new debtor account (`iban`, `bic`) or the account holder’s name (`debtor_name`, null: the client’s name). For a mandate collected on before, the next direct debit file reports the amendment once (`AmdmntInd`, `AmdmntInfDtls`: the reference before as `OrgnlMndtId`, the IBAN before as `OrgnlDbtrAcct` at the same bank, `SMNDA` as `OrgnlDbtrAgt` when the debtor moved to another bank, which makes that collection a FRST); `pending_amendment` shows it until then. A revoked mandate is not amended (409 `conflict`).
+         *
+         *     Scopes (all required): `banking:write`.
+         */
+        patch: operations["updateSepaMandate"];
         trace?: never;
     };
     "/sepa-mandates/{id}/revoke": {
@@ -5750,7 +5756,7 @@ export interface components {
             mandate_id: string | null;
             bank_reference: string | null;
             booking_text: string | null;
-            /** @description A return or reversal of one of our direct debits (an R-transaction): the bank’s reason code (ISO 20022, e.g. AC04 account closed, AM04 insufficient funds, MD06 refund claimed by the debtor, MS02 refused by the debtor, MS03 no reason given), or `RVSL` for a reversal without a code. Null on every other line */
+            /** @description A return or reversal (an R-transaction: a direct debit or credit transfer coming back): the bank’s reason code (ISO 20022, e.g. AC04 account closed, AM04 insufficient funds, MD06 refund claimed by the debtor, MS02 refused by the debtor, MS03 no reason given), or `RVSL` for a reversal without a code. Null on every other line */
             return_reason: string | null;
             /** @enum {unknown} */
             status: "unmatched" | "matched" | "ignored";
@@ -5832,7 +5838,7 @@ export interface components {
                 mandate_id: number | null;
                 sequence_type: ("FRST" | "RCUR") | null;
                 /**
-                 * @description `confirmed` once a bank statement line with the end-to-end id recorded the payment; `paid_otherwise`: a credit transfer still waiting whose invoice was paid in full otherwise meanwhile (a payment recorded by hand, a bank line matched by number), so it pays nothing any more; `returned`: a direct debit the debtor’s bank took back (a statement line with its end-to-end id and a return reason, `bank_transaction_id`), its payment undone
+                 * @description `confirmed` once a bank statement line with the end-to-end id recorded the payment; `paid_otherwise`: a credit transfer still waiting whose invoice was paid in full otherwise meanwhile (a payment recorded by hand, a bank line matched by number), so it pays nothing any more; `returned`: a direct debit the debtor’s bank took back, or a credit transfer returned or reversed (a statement line with its end-to-end id and a return reason, `bank_transaction_id`), its payment undone
                  * @enum {unknown}
                  */
                 status: "in_transit" | "confirmed" | "paid_otherwise" | "returned";
@@ -5872,6 +5878,16 @@ export interface components {
              * @description RFC 3339 timestamp in UTC
              */
             revoked_at: string | null;
+            /** @description The account holder as the mandate names them; null: the client’s name */
+            debtor_name: string | null;
+            pending_amendment: {
+                /** @description The reference before the amendment (`OrgnlMndtId`) */
+                original_reference: string | null;
+                /** @description The IBAN before the amendment (`OrgnlDbtrAcct` when the bank is the same) */
+                original_iban: string | null;
+                /** @description The new IBAN is at another bank: the next collection names `SMNDA` as the original debtor agent and is a FRST */
+                debtor_bank_changed: boolean;
+            } | null;
             /**
              * Format: date-time
              * @description RFC 3339 timestamp in UTC
@@ -51874,6 +51890,8 @@ export interface operations {
                      * @enum {unknown}
                      */
                     sequence?: "first" | "recurring";
+                    /** @description The account holder as the mandate names them (default: the client’s name); cut to 70 SEPA characters in files */
+                    debtor_name?: string | null;
                 };
             };
         };
@@ -52409,6 +52427,350 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    updateSepaMandate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        /** @description An amendment: a new reference, a new debtor account (IBAN, BIC) or the account holder’s name. The next direct debit file reports a new reference or IBAN of a mandate collected on before. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Mandate reference, unique within the account: letters, digits and + ? / - : ( ) . , ' (no blanks, not starting with / nor holding //) */
+                    reference?: string;
+                    /** @description The debtor’s IBAN (blanks allowed), checked */
+                    iban?: string;
+                    /** @description BIC, checked */
+                    bic?: string | null;
+                    /** @description The account holder as the mandate names them (default: the client’s name); cut to 70 SEPA characters in files */
+                    debtor_name?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Done: the record as it is now */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SepaMandate"];
+                    };
+                };
+            };
+            /** @description Body is not parseable. Problem codes: `bad_request` (Bad request), `invalid_json` (Body is not valid JSON). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "detail": "Bad request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token. Problem codes: `invalid_token` (Token is unknown, expired or revoked), `unauthorized` (Authentication required). */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-token",
+                     *       "title": "Token is unknown, expired or revoked",
+                     *       "status": 401,
+                     *       "detail": "Token is unknown, expired or revoked",
+                     *       "code": "invalid_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_token" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The token lacks a required scope. Problem codes: `insufficient_scope` (Token lacks a required scope). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Token lacks a required scope",
+                     *       "status": 403,
+                     *       "detail": "Token lacks a required scope",
+                     *       "code": "insufficient_scope"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description No such resource in this account. Problem codes: `not_found` (Resource not found). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Resource not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description `already_exists`: another mandate has the reference; `conflict`: revoked. Problem codes: `already_exists` (A record with this value already exists), `conflict` (Conflict with the current state). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/already-exists",
+                     *       "title": "A record with this value already exists",
+                     *       "status": 409,
+                     *       "detail": "A record with this value already exists",
+                     *       "code": "already_exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "already_exists" | "conflict";
+                    };
+                };
+            };
+            /** @description Problem codes: `payload_too_large` (Payload too large). */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Payload too large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Problem codes: `uri_too_long` (URI too long). */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/uri-too-long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URI too long",
+                     *       "code": "uri_too_long"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    };
+                };
+            };
+            /** @description Problem codes: `unsupported_media_type` (Unsupported media type). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Unsupported media type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Validation failed. Problem codes: `validation_failed` (Validation failed). */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Validation failed",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Rate limited. Problem codes: `rate_limited` (Too many requests). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected error. Problem codes: `internal` (Internal server error). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description Problem codes: `read_only` (The database is read-only), `unavailable` (Service unavailable). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/read-only",
+                     *       "title": "The database is read-only",
+                     *       "status": 503,
+                     *       "detail": "The database is read-only",
+                     *       "code": "read_only"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only" | "unavailable";
+                    };
+                };
+            };
+            /** @description Problem codes: `storage_full` (The database storage is full). */
+            507: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/storage-full",
+                     *       "title": "The database storage is full",
+                     *       "status": 507,
+                     *       "detail": "The database storage is full",
+                     *       "code": "storage_full"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "storage_full";
                     };
                 };
             };
