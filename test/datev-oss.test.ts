@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { unzipSync } from 'fflate';
 import { importData } from '../src/import/index.js';
+import { BOOKINGS, cents, linesOf } from './accounting.fixtures.js';
 import { type Api, describeEachDb, expectProblem, type TestAccount } from './helpers.js';
 import { ALL_INVOICE_SCOPES, bookNow, line, makeClient, makeInvoice } from './invoicing.fixtures.js';
 
@@ -12,21 +13,12 @@ import { ALL_INVOICE_SCOPES, bookNow, line, makeClient, makeInvoice } from './in
  * sums equal the OSS report's. The same month is booked in two accounts, one per chart.
  */
 
-const BOOKINGS = 'EXTF_Buchungsstapel.csv';
-
 /** The Buchungsstapel's bytes and its lines split into fields (quotes kept, as the file has them). */
 function bookingsOf(zip: Buffer) {
   const raw = Buffer.from(unzipSync(new Uint8Array(zip))[BOOKINGS]!);
-  const lines = raw
-    .toString('latin1')
-    .split('\r\n')
-    .slice(0, -1)
-    .map((l) => l.split(';'));
+  const lines = linesOf(raw.toString('latin1'));
   return { raw, header: lines[0]!, columns: lines[1]!, rows: lines.slice(2) };
 }
-
-/** Signed cents of a row: S positive, H negative. */
-const cents = (r: string[]) => Number(r[0]!.replace(',', '')) * (r[1] === '"S"' ? 1 : -1);
 
 /** The tax DATEV derives from a gross amount at a rate (field 41), half away from zero. */
 const derivedTax = (gross: number, rate: number) =>
