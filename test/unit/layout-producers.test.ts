@@ -102,6 +102,30 @@ const cases: Case[] = [
     unsure: ['gross_total'],
   },
   {
+    name: 'OCR: cents set apart after the decimal comma ("-233, 47 €") belong to the amount',
+    ocr: true,
+    runs: [
+      [380, 700, 'Total HT'],
+      [470, 700, '-218,48 €'],
+      [380, 712, 'Total taxes'],
+      [470, 712, '-14,99 €'],
+      [380, 724, 'Total TTC'],
+      [470, 724, '-233, 47 €'],
+    ],
+    expect: { gross_total: '233.47', net_total: '218.48' },
+  },
+  {
+    name: 'OCR: a speck read as "~" between a caption and its number is passed over',
+    ocr: true,
+    runs: [
+      [300, 100, 'Rechnungsnummer: ~ 2026/286'],
+      [340, 113, 'Datum:'],
+      [400, 113, '27.11.2026'],
+    ],
+    expect: { invoice_number: '2026/286', date: '2026-11-27' },
+    unsure: ['invoice_number'],
+  },
+  {
     name: 'a totals table with a row per rate: the sum row under the headers is the total',
     runs: [
       [300, 700, 'Nettobetrag'],

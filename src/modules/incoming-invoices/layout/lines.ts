@@ -40,13 +40,20 @@ const median = (xs: number[]): number => {
   return s.length ? s[Math.floor(s.length / 2)]! : 0;
 };
 
+/** OCR sets the cents of an amount apart after its decimal mark: "-233, 47 €" is -233,47 €. */
+const splitCents = (prev: Word, word: Word): boolean =>
+  word.confidence !== undefined && /\d[.,]$/.test(prev.text) && /^\d{2}(?:[€$£]|[.,;:)]?$)/.test(word.text);
+
 function segment(words: Word[]): Segment {
   const x = Math.min(...words.map((w) => w.x));
   const right = Math.max(...words.map((w) => w.x + w.w));
   const y = Math.min(...words.map((w) => w.y));
   const bottom = Math.max(...words.map((w) => w.y + w.h));
   return {
-    text: words.map((w) => w.text).join(' '),
+    text: words
+      .map((w, i) => (i > 0 && splitCents(words[i - 1]!, w) ? '' : ' ') + w.text)
+      .join('')
+      .trim(),
     x,
     y,
     w: right - x,

@@ -22,7 +22,8 @@ const ID = /^[A-Za-z0-9][A-Za-z0-9\-/_.#]{0,39}$/;
 
 /** An invoice number: one token with a digit that is neither a date nor an amount. */
 export function readId(text: string, lang: Lang): ReadValue | undefined {
-  const cell = text.trim().replace(/^[:#.\s]+/, '');
+  // OCR reads a speck between label and value as "~", a quote or a bar ("Nr.: ~ 2026/286").
+  const cell = text.trim().replace(/^[:#.\s~'"`´‘’‚„|]+/u, '');
   const token = cell.split(/\s+/)[0]?.replace(/[.,;:]+$/, '');
   if (!token || !ID.test(token) || !/\d/.test(token)) return undefined;
   // A date, also one written out ("19 February 2016": "19" is its day, not a number).
