@@ -35,28 +35,41 @@ export interface OverdueInvoice {
  * not final invoices (their deductions), not those without stored totals — are decided here,
  * and as the invoice's state decides them (`paymentState`: open = gross - paid, <= 0 is paid).
  *
- * Read a window of ids at a time, with a turn of the event loop between: SQLite answers without
- * leaving it, and the whole account in one query held other requests for a third of a second.
+ * Read a window of the account's invoices at a time, with a turn of the event loop between:
+ * SQLite answers without leaving it, and the whole account in one query held other requests
+ * for a third of a second.
  */
-export async function overdueInvoices(db: Db, accountId: number, date: string): Promise<OverdueInvoice[]> {
-  const bounds = await db
-    .selectFrom('outgoing_invoices')
-    .select((eb) => [eb.fn.min<number>('id').as('lo'), eb.fn.max<number>('id').as('hi')])
-    .where('account_id', '=', accountId)
-    .executeTakeFirst();
+export async function overdueInvoices(
+  db: Db,
+  accountId: number,
+  date: string,
+  window = WINDOW,
+): Promise<OverdueInvoice[]> {
   const out: OverdueInvoice[] = [];
-  if (bounds?.lo == null || bounds.hi == null) return out;
-  for (let lo = Number(bounds.lo); lo <= Number(bounds.hi); lo += ID_WINDOW) {
-    if (out.length) await nextTurn();
-    out.push(...(await overdueIn(db, accountId, date, lo, lo + ID_WINDOW - 1)));
+  for (let after = 0; ; await nextTurn()) {
+    // The window ends at the account's `window`-th invoice after the last (an index-only read),
+    // so an account whose ids are spread among other accounts' takes no more windows.
+    const edge = await db
+      .selectFrom('outgoing_invoices')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(1)
+      .offset(window - 1)
+      .executeTakeFirst();
+    const upTo = edge ? Number(edge.id) : null;
+    out.push(...(await overdueIn(db, accountId, date, after, upTo)));
+    if (upTo === null) return out;
+    after = upTo;
   }
-  return out;
 }
 
-/** Ids per window of `overdueInvoices` (about 20 ms of SQLite's time where they are dense). */
-const ID_WINDOW = 10_000;
+/** Invoices of the account per window of `overdueInvoices` (about 10 ms of SQLite's time). */
+const WINDOW = 5_000;
 
-function overdueIn(db: Db, accountId: number, date: string, lo: number, hi: number) {
+/** The invoices of `overdueInvoices` with ids after `after`, up to `upTo` (null: all after). */
+function overdueIn(db: Db, accountId: number, date: string, after: number, upTo: number | null) {
   return (
     db
       .selectFrom('outgoing_invoices as i')
@@ -70,8 +83,8 @@ function overdueIn(db: Db, accountId: number, date: string, lo: number, hi: numb
             .selectFrom('payments as p')
             .select((p) => ['p.invoice_id', p.fn.sum<number>('p.amount').as('paid')])
             .where('p.account_id', '=', accountId)
-            .where('p.invoice_id', '>=', lo)
-            .where('p.invoice_id', '<=', hi)
+            .where('p.invoice_id', '>', after)
+            .$if(upTo !== null, (qb) => qb.where('p.invoice_id', '<=', upTo!))
             .groupBy('p.invoice_id')
             .as('pp'),
         (join) => join.onRef('pp.invoice_id', '=', 'i.id'),
@@ -88,8 +101,8 @@ function overdueIn(db: Db, accountId: number, date: string, lo: number, hi: numb
         'c.name as client_name',
       ])
       .where('i.account_id', '=', accountId)
-      .where('i.id', '>=', lo)
-      .where('i.id', '<=', hi)
+      .where('i.id', '>', after)
+      .$if(upTo !== null, (qb) => qb.where('i.id', '<=', upTo!))
       .where('i.status', '=', 'booked')
       .where('i.deleted_at', 'is', null)
       .where('i.type', 'in', DUNNED_TYPES)
