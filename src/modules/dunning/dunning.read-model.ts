@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql } from 'kysely';
-import type { Db } from '../../db/index.js';
+import { type Db, isPostgres } from '../../db/index.js';
 
 /**
  * What the dunning run reads of other modules' tables: booked invoices past their due date
@@ -43,7 +43,7 @@ export async function overdueInvoices(
   db: Db,
   accountId: number,
   date: string,
-  window = WINDOW,
+  window = isPostgres(db) ? PG_WINDOW : SQLITE_WINDOW,
 ): Promise<OverdueInvoice[]> {
   const out: OverdueInvoice[] = [];
   for (let after = 0; ; await nextTurn()) {
@@ -65,8 +65,12 @@ export async function overdueInvoices(
   }
 }
 
-/** Invoices of the account per window of `overdueInvoices` (about 10 ms of SQLite's time). */
-const WINDOW = 5_000;
+/**
+ * Invoices of the account per window of `overdueInvoices`: on SQLite about 10 ms of the event
+ * loop; PostgreSQL's answers leave it free, and fewer windows cost fewer round trips.
+ */
+const SQLITE_WINDOW = 5_000;
+const PG_WINDOW = 50_000;
 
 /** The invoices of `overdueInvoices` with ids after `after`, up to `upTo` (null: all after). */
 function overdueIn(db: Db, accountId: number, date: string, after: number, upTo: number | null) {
