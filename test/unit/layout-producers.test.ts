@@ -18,6 +18,8 @@ interface Case {
   absent?: string[];
   /** Fields that must not be reported with confidence ≥ 0.9. */
   unsure?: string[];
+  /** Fields that must be reported with confidence ≥ 0.9 (a check proved them). */
+  sure?: string[];
   /** Runs set in 15 pt, as a headline. */
   headline?: Runs;
   /** Words as OCR gives them (with a confidence), read with provenance `ocr`. */
@@ -489,6 +491,40 @@ const cases: Case[] = [
     ],
     expect: { supplier_vat_id: 'DE123456789' },
   },
+  ...[false, true].map(
+    (ocr): Case => ({
+      name: `a gross caption wrapped in its narrow cell ("Gesamtbet" over "rag") under a table with a "Gesamt" column${ocr ? ', from OCR' : ''}`,
+      runs: [
+        [50, 185, 'Rechnungsnummer:'],
+        [190, 185, 'RE-2026-0815'],
+        [50, 259, 'Pos.'],
+        [90, 259, 'Bezeichnung'],
+        [355, 259, 'Menge'],
+        [402, 259, 'Einzelpreis'],
+        [510, 259, 'Gesamt'],
+        [50, 283, '1'],
+        [90, 283, 'Flyer A5, 4/4-farbig'],
+        [362, 283, '2.000'],
+        [439, 283, '0,35'],
+        [516, 283, '700,00'],
+        [50, 303, '2'],
+        [90, 303, 'Plakate A1'],
+        [378, 303, '12'],
+        [432, 303, '25,00'],
+        [516, 303, '300,00'],
+        [403, 351, 'Nettobetrag'],
+        [507, 351, '1.000,00'],
+        [411, 369, 'USt. 19 %'],
+        [516, 369, '190,00'],
+        [403, 387, 'Gesamtbet'],
+        [507, 387, '1.190,00'],
+        [433, 400, 'rag'],
+      ],
+      expect: { gross_total: '1190.00', net_total: '1000.00', tax_total: '190.00' },
+      sure: ['gross_total'],
+      ocr,
+    }),
+  ),
 ];
 
 describe('layout reader: other producers', () => {
@@ -501,6 +537,11 @@ describe('layout reader: other producers', () => {
       const fields = out.fields as Record<string, unknown>;
       for (const [field, value] of Object.entries(c.expect)) assert.deepEqual(fields[field], value, field);
       for (const field of c.absent ?? []) assert.equal(fields[field], undefined, field);
+      for (const field of c.sure ?? []) {
+        const v = (out.provenance as Record<string, { confidence: number; derived?: boolean }>)[field];
+        assert.ok(v && v.confidence >= 0.9 && !v.derived, `${field} sure: ${JSON.stringify(v)}`);
+      }
+      assert.ok(!out.warnings.some((w) => w.code === 'totals_inconsistent'), JSON.stringify(out.warnings));
       for (const field of c.unsure ?? []) {
         const v = (out.provenance as Record<string, { confidence: number }>)[field]?.confidence;
         assert.ok(v === undefined || v < 0.9, `${field} unsure: ${v}`);

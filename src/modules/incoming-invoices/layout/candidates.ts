@@ -83,6 +83,24 @@ function lastRowBelow(lines: Line[], first: Line, label: Segment): Segment | und
 }
 
 /**
+ * A caption broken inside a narrow cell ("Gesamtbet" over "rag": a right-aligned cell too
+ * narrow for the word wraps it mid-word): the segment and the fragment right under it, inside
+ * its width, read together as one label.
+ */
+function wrappedLabel(lines: Line[], line: Line, s: Segment): { m: LabelMatch; tail: Segment } | undefined {
+  if (!/^\p{L}{3,}$/u.test(s.text)) return undefined;
+  const next = lines[line.index + 1];
+  if (!next || next.page !== line.page || next.y - line.y > line.h * 2) return undefined;
+  const tail = next.segments.find(
+    (b) =>
+      b.x >= s.x - line.h * 0.5 && b.x + b.w <= s.x + s.w + line.h * 0.5 && /^\p{Ll}{1,12}$/u.test(b.text),
+  );
+  if (!tail) return undefined;
+  const m = matchLabel(s.text + tail.text);
+  return m && m.rest === '' ? { m, tail } : undefined;
+}
+
+/**
  * Reads every labelled value of the document: for each label, the value in the same cell,
  * to its right on the same line, or in the cell below it. Line-item tables are skipped: a
  * "Gesamtbetrag" column header says nothing about the document's total.
@@ -168,9 +186,13 @@ export function scanLabels(lines: Line[], lang: Lang): Scan {
     const inTableLine = tableLines.has(line.index);
     line.segments.forEach((s, i) => {
       // A rate before or inside the label ("19 % MwSt auf 1.000,00", "zzgl. 19 % USt") reads as a tax label.
+      const wrapped = matchLabel(s.text) ? undefined : wrappedLabel(lines, line, s);
       const m =
-        matchLabel(s.text) ?? matchLabel(s.text.replace(/(?<![\d.,])\d{1,2}(?:[.,]\d{1,2})?\s?%\s*/, ''));
+        matchLabel(s.text) ??
+        matchLabel(s.text.replace(/(?<![\d.,])\d{1,2}(?:[.,]\d{1,2})?\s?%\s*/, '')) ??
+        wrapped?.m;
       if (!m) return;
+      if (wrapped && m === wrapped.m) used.add(wrapped.tail);
       const { kind, target } = m.label;
       // In a line-item table a "Gesamtbetrag" column or an "Anzahlung" item is no total, and a
       // "Datum" column no invoice date; a label beside the table (a sidebar) still counts.
