@@ -525,6 +525,111 @@ const cases: Case[] = [
       ocr,
     }),
   ),
+  // The amount due is sure only when read from its own caption and confirmed by a gross of its
+  // own caption; where the document deducts a prepayment or deposit, due ≠ gross (test suite
+  // 05.01a, 03.01a, 03.04a drawn by eval/foreign.ts, dev part).
+  ...[false, true].flatMap((ocr): Case[] => {
+    const via = ocr ? ', from OCR' : '';
+    const en: Runs = [
+      [330, 500, 'Net'],
+      [450, 500, '283.11'],
+      [330, 513, 'Sales tax 19 %'],
+      [450, 513, '53.79'],
+      [330, 526, 'Total due'],
+      [450, 526, '336.90'],
+    ];
+    const nl: Runs = [
+      [330, 500, 'Subtotaal'],
+      [450, 500, '676,35'],
+      [330, 513, 'BTW 19 %'],
+      [450, 513, '128,51'],
+      [330, 526, 'Te betalen'],
+      [450, 526, '804,86'],
+    ];
+    return [
+      {
+        name: `"Total due" as the only total is the gross, not a sure amount due (a "Balance" row may be missed)${via}`,
+        runs: en,
+        expect: { gross_total: '336.90' },
+        sure: ['gross_total'],
+        unsure: ['amount_due'],
+        ocr,
+      },
+      {
+        name: `"Balance" under "Total due" is the amount due, unsure without a printed prepayment${via}`,
+        runs: [...en, [330, 539, 'Balance'], [450, 539, '366.86']],
+        expect: { gross_total: '336.90', amount_due: '366.86' },
+        sure: ['gross_total'],
+        unsure: ['amount_due'],
+        ocr,
+      },
+      {
+        name: `Dutch "Te betalen" as the only total: the gross, its due unsure${via}`,
+        runs: nl,
+        expect: { gross_total: '804.86' },
+        sure: ['gross_total'],
+        unsure: ['amount_due'],
+        ocr,
+      },
+      {
+        name: `Dutch "Openstaand" after "Te betalen" is the amount due, unsure${via}`,
+        runs: [...nl, [330, 539, 'Openstaand'], [450, 539, '225,14']],
+        expect: { gross_total: '804.86', amount_due: '225.14' },
+        sure: ['gross_total'],
+        unsure: ['amount_due'],
+        ocr,
+      },
+    ];
+  }),
+  {
+    name: '"Zu zahlen" below a "Gesamtsumme" it differs from (a deposit not printed) is unsure',
+    runs: [
+      [330, 500, 'Summe netto'],
+      [450, 500, '35.156,82'],
+      [330, 513, 'zzgl. USt 19 %'],
+      [450, 513, '6.679,80'],
+      [330, 526, 'Gesamtsumme'],
+      [450, 526, '41.836,62'],
+      [330, 539, 'Zu zahlen'],
+      [450, 539, '1.997,62'],
+    ],
+    expect: { gross_total: '41836.62', amount_due: '1997.62' },
+    sure: ['gross_total'],
+    unsure: ['amount_due'],
+  },
+  {
+    name: 'two different figures under due captions: the one equal to the gross is no sure due',
+    runs: [
+      [330, 500, 'Summe netto'],
+      [450, 500, '1.000,00'],
+      [330, 513, 'zzgl. USt 19 %'],
+      [450, 513, '190,00'],
+      [330, 526, 'Rechnungsbetrag'],
+      [450, 526, '1.190,00'],
+      [330, 539, 'Offener Betrag'],
+      [450, 539, '690,00'],
+      [330, 552, 'Zahlbetrag'],
+      [450, 552, '1.190,00'],
+    ],
+    expect: { gross_total: '1190.00' },
+    sure: ['gross_total'],
+    unsure: ['amount_due'],
+  },
+  {
+    name: 'a "Zu zahlen" under its own caption, equal to a gross under its own, is a sure due',
+    runs: [
+      [330, 500, 'Summe netto'],
+      [450, 500, '1.000,00'],
+      [330, 513, 'zzgl. USt 19 %'],
+      [450, 513, '190,00'],
+      [330, 526, 'Summe brutto'],
+      [450, 526, '1.190,00'],
+      [330, 539, 'Zu zahlen'],
+      [450, 539, '1.190,00'],
+    ],
+    expect: { gross_total: '1190.00', amount_due: '1190.00' },
+    sure: ['gross_total', 'amount_due'],
+  },
 ];
 
 describe('layout reader: other producers', () => {

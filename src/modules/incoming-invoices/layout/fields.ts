@@ -84,7 +84,8 @@ const dec = (s: string): Decimal => new Decimal(s);
 const eq = (a: Decimal, b: Decimal): boolean => a.minus(b).abs().lte(0.011);
 
 interface Totals {
-  gross?: { value: Decimal; c: Candidate | undefined; derived?: boolean };
+  /** `fromDue`: the figure was printed under an amount-due caption, not a gross one. */
+  gross?: { value: Decimal; c: Candidate | undefined; derived?: boolean; fromDue?: boolean };
   net?: Decimal;
   tax?: Decimal;
   consistent: boolean;
@@ -153,27 +154,33 @@ function totals(r: Result, scan: Scan): void {
   if (negative) r.set('document_type', 'Credit', 0.85);
 
   // Without a prepayment, the amount due is the gross ("Zahlbetrag" on a plain invoice).
-  const grossOptions = [...gross];
+  const grossOptions: { value: Decimal; c: Candidate; fromDue?: boolean }[] = [...gross];
   if (prepaid.length === 0)
-    for (const d of due) grossOptions.push({ value: d.value, c: { ...d.c, rank: d.c.rank - 6 } });
+    for (const d of due)
+      grossOptions.push({ value: d.value, c: { ...d.c, rank: d.c.rank - 6 }, fromDue: true });
 
   let chosen: Totals = { consistent: false };
   search: for (const g of grossOptions)
     for (const n of nets)
       for (const t of taxes)
         if (eq(n.plus(t), g.value)) {
-          chosen = { gross: { value: g.value, c: g.c }, net: n, tax: t, consistent: true };
+          chosen = {
+            gross: { value: g.value, c: g.c, fromDue: g.fromDue },
+            net: n,
+            tax: t,
+            consistent: true,
+          };
           break search;
         }
   if (!chosen.consistent) {
     // Tax-free invoices: net = gross and no tax printed.
     const g = grossOptions[0];
     if (g && taxes.length === 0 && nets.some((n) => eq(n, g.value)))
-      chosen = { gross: { value: g.value, c: g.c }, net: g.value, consistent: true };
+      chosen = { gross: { value: g.value, c: g.c, fromDue: g.fromDue }, net: g.value, consistent: true };
   }
   if (!chosen.consistent) {
     const g = grossOptions[0];
-    if (g) chosen = { gross: { value: g.value, c: g.c }, consistent: false };
+    if (g) chosen = { gross: { value: g.value, c: g.c, fromDue: g.fromDue }, consistent: false };
     else if (nets.length === 1 && taxes.length === 1)
       chosen = { gross: { value: nets[0]!.plus(taxes[0]!), c: undefined, derived: true }, consistent: false };
     if (nets.length === 1) chosen.net = nets[0];
@@ -224,8 +231,16 @@ function totals(r: Result, scan: Scan): void {
         r.warn('totals_inconsistent', 'total less prepayment is not the amount due', 'amount_due');
     }
   } else if (due[0]) {
-    const same = g && eq(due[0].value, g);
-    r.set('amount_due', due[0].value.toFixed(2), same && chosen.consistent ? Math.min(0.9, cap(true)) : 0.6);
+    // Sure only when the due's own caption printed it and a gross under a caption of its own
+    // confirms it. A due caption whose figure is the only total ("Total due", "Te betalen")
+    // served as the gross: taken over from the gross, it is wrong wherever a balance or a
+    // deposit row was missed. Two different figures under due captions: one is a guess.
+    const confirmed = g && eq(due[0].value, g) && chosen.consistent && !chosen.gross?.fromDue;
+    r.set(
+      'amount_due',
+      due[0].value.toFixed(2),
+      confirmed && due.length === 1 ? Math.min(0.9, cap(true)) : 0.6,
+    );
   }
 }
 
