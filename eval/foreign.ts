@@ -57,7 +57,19 @@ export interface ForeignPdf {
 export const isForeignHeldOut = (name: string): boolean =>
   Number.parseInt(createHash('sha256').update(name).digest('hex')[1]!, 16) < 6;
 
-export async function foreignPdf(name: string, xml: string): Promise<ForeignPdf | undefined> {
+/**
+ * A salt mixed into the seed of every document's style (`--layout-salt S` of the eval, or
+ * FOREIGN_LAYOUT_SALT): the same documents drawn in other layouts, for a fresh held-out draw
+ * after the earlier renderings were scored. Empty (the default) keeps the original layouts,
+ * so dev figures stay comparable. Which part a document belongs to never depends on it.
+ */
+export const layoutSalt = (): string => process.env.FOREIGN_LAYOUT_SALT ?? '';
+
+export async function foreignPdf(
+  name: string,
+  xml: string,
+  salt = layoutSalt(),
+): Promise<ForeignPdf | undefined> {
   const read = readXmlInvoice(xml, {
     maxChars: 16 * 1024 * 1024,
     maxDepth: 64,
@@ -65,7 +77,8 @@ export async function foreignPdf(name: string, xml: string): Promise<ForeignPdf 
   });
   const f = read.fields;
   if (!f.invoice_number || !f.date || !f.gross_total) return undefined;
-  const seed = Number.parseInt(createHash('sha256').update(name).digest('hex').slice(2, 10), 16);
+  const keyed = salt === '' ? name : `${salt}\u0000${name}`;
+  const seed = Number.parseInt(createHash('sha256').update(keyed).digest('hex').slice(2, 10), 16);
   const rng = new Rng(seed);
   const lang = rng.pick<Lang>(['de', 'en', 'fr', 'nl']);
   const w = W[lang];
