@@ -41,17 +41,16 @@ export const storedObject = (column: string): JsonField => {
 };
 
 /**
- * A column of cents answered as the amount (`fromCents`): written as the exact decimal, which
- * for fewer than 16 digits of cents is JavaScript's shortest form of cents / 100 (SQLite would
- * write a REAL with up to 17 digits, and 100.0 for 100).
+ * A column of cents answered as the amount (`fromCents`): whole amounts as integers, others
+ * with SQLite's `%.15g`, the exact decimal for fewer than 16 digits of cents and so
+ * JavaScript's shortest form of cents / 100 (a REAL would be written with up to 17 digits,
+ * and 100.0 for 100).
  */
 export const centsAsAmount = (column: string): JsonField => {
   const c = sql.ref(`p.${column}`);
-  const sign = sql`iif(${c} < 0, '-', '')`;
   return {
     json: sql`case when ${c} is null then null when ${c} % 100 = 0 then ${c} / 100
-      when ${c} % 10 = 0 then json(printf('%s%d.%d', ${sign}, abs(${c}) / 100, abs(${c}) % 100 / 10))
-      else json(printf('%s%d.%02d', ${sign}, abs(${c}) / 100, abs(${c}) % 100)) end`,
+      else json(printf('%.15g', ${c} / 100.0)) end`,
   };
 };
 
