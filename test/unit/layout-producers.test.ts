@@ -630,6 +630,47 @@ const cases: Case[] = [
     expect: { gross_total: '1190.00', amount_due: '1190.00' },
     sure: ['gross_total', 'amount_due'],
   },
+  {
+    name: 'OCR set a written-out date apart beside its caption ("June 16 | 2016", Courier)',
+    runs: [
+      [50, 300, 'Invoice date:'],
+      [160, 300, 'June 16'],
+      [240, 300, '2016'],
+      [50, 314, 'Order date:'],
+      [160, 314, 'May 29'],
+      [240, 314, '2016'],
+    ],
+    expect: { date: '2016-06-16' },
+    ocr: true,
+  },
+  {
+    name: 'OCR set a headline\'s date apart ("FACTURE N° | 17794 du 14 | juillet 2021")',
+    runs: [
+      [50, 250, 'Date de commande:'],
+      [160, 250, '17 juin 2021'],
+    ],
+    headline: [
+      [50, 190, 'FACTURE N°'],
+      [170, 190, '17794 du 14'],
+      [300, 190, 'juillet 2021'],
+    ],
+    expect: { invoice_number: '17794', date: '2021-07-14' },
+    ocr: true,
+  },
+  {
+    name: 'OCR set a date over its caption apart ("18 | janvier 2016" over "Émise le")',
+    runs: [
+      [50, 200, '1 février 2016'],
+      [200, 200, 'R123456789'],
+      [350, 200, '18'],
+      [380, 200, 'janvier 2016'],
+      [50, 212, 'Echéance'],
+      [200, 212, 'Facture n°'],
+      [350, 212, 'Emise le'],
+    ],
+    expect: { invoice_number: 'R123456789', date: '2016-01-18', due_date: '2016-02-01' },
+    ocr: true,
+  },
 ];
 
 describe('layout reader: other producers', () => {

@@ -237,6 +237,20 @@ export function scanLabels(lines: Line[], lang: Lang): Scan {
         if (target === 'invoice_number' && !m.rest) datedNumber(line, s, text.trim());
         // Not a value of its kind ("Datum | Leverdatum" in a row of captions): look below.
         if (push(line, s, m, readValue(kind, text, lang), 'right', right[right.length - 1]!)) return;
+        // OCR set a written-out date apart in cells ("June 16 | 2016"): the cells up to the next label.
+        if (kind === 'date') {
+          const cells: Segment[] = [];
+          for (const r of after) {
+            if (matchLabel(r.text) || cells.length === 3) break;
+            cells.push(r);
+          }
+          const joined = cells.map((r) => r.text).join(' ');
+          if (
+            cells.length > 1 &&
+            push(line, s, m, readValue(kind, joined, lang), 'right', cells[cells.length - 1]!)
+          )
+            return;
+        }
       }
       // Below: the cell under the label in the next lines of the same column.
       for (const next of lines.slice(line.index + 1, line.index + 4)) {
@@ -263,9 +277,12 @@ export function scanLabels(lines: Line[], lang: Lang): Scan {
       const captions = line.segments.filter((c) => matchLabel(c.text)).length;
       if (captions < 2) return;
       const above = prev.segments.filter((a) => overlaps(a, s, line.h * 0.5));
-      if (above.length !== 1 || matchLabel(above[0]!.text) || used.has(above[0]!)) return;
-      const v = readValue(kind, above[0]!.text, lang);
-      if (v && push(line, s, m, v, 'below', above[0]!)) candidates[candidates.length - 1]!.rank -= 1;
+      // OCR may set a date over its caption apart in cells ("18 | janvier 2016"): a date reads them together.
+      if (above.length === 0 || (above.length > 1 && kind !== 'date')) return;
+      if (above.some((a) => matchLabel(a.text) || used.has(a))) return;
+      const v = readValue(kind, above.map((a) => a.text).join(' '), lang);
+      if (v && push(line, s, m, v, 'below', above[above.length - 1]!))
+        candidates[candidates.length - 1]!.rank -= 1;
     });
   }
 

@@ -319,10 +319,18 @@ function documentType(r: Result, lines: Line[], scan: Scan, lang: Lang): void {
           .replace(ISSUER, '')
           .replace(/^\s*(?:nr\.?|no\.?|n°|#|number|nummer|num[ée]ro)?\s*:?\s*/i, '');
         // "Handelsrechnung Nr. | 471102 vom 05.03.2018": OCR set the number apart from its title.
-        const next = line.segments[line.segments.indexOf(s) + 1];
+        const at = line.segments.indexOf(s);
+        const next = line.segments[at + 1];
+        // A number with its date may be split further ("17794 du 14 | juillet 2021"): then the cells together.
+        const cells = next?.text.match(/^\S+\s+(?:vom|von|v\.|dated|of|from|du|van)(?:\s|$)/iu)
+          ? line.segments
+              .slice(at + 1, at + 4)
+              .map((c) => c.text)
+              .join(' ')
+          : next?.text;
         const rest =
-          own === '' && next && /\s(?:nr\.?|no\.?|n°|#|number|nummer|num[ée]ro)\s*:?$/iu.test(s.text)
-            ? next.text
+          own === '' && cells && /\s(?:nr\.?|no\.?|n°|#|number|nummer|num[ée]ro)\s*:?$/iu.test(s.text)
+            ? cells
             : own;
         const token = rest.split(/\s+/)[0] ?? '';
         let after = rest.slice(token.length).trim();
