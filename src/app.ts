@@ -18,6 +18,7 @@ import { openapiPlugin } from './plugins/openapi.js';
 import { pageCachePlugin } from './plugins/page-cache.js';
 import { problemTypeRoutes } from './plugins/problem-types.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
+import { wellFormedJsonParser } from './shared/http.js';
 import { loggerOptions, requestLogger } from './shared/logging.js';
 import { cachingSerializerFactory } from './shared/serializers.js';
 import { validatorCompiler } from './shared/validation.js';
@@ -75,6 +76,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // JSON only (multipart on upload routes, see modules/index.ts): a text/plain body is a 415,
   // not a string to validate.
   app.removeContentTypeParser('text/plain');
+  const parseJson = wellFormedJsonParser(app.getDefaultJsonParser('error', 'error') as never);
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) =>
+    parseJson(req, body as string, done),
+  );
   if (!options.db) app.addHook('onClose', async () => handle.destroy());
 
   await app.register(errorsPlugin);
