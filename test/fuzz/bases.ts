@@ -309,6 +309,7 @@ export const BASES: Record<string, Maker[]> = {
       body: { reference: fresh('FUZZ'), signed_on: '2026-01-02', iban: 'DE89370400440532013000' },
     }),
   ],
+  'PATCH /sepa-mandates/{id}': [(n) => ({ params: { id: n.mandate }, body: { debtor_name: 'Fuzz debtor' } })],
   'POST /bank-csv-profiles': [
     () => ({ body: { name: 'Fuzz CSV', columns: { booking_date: 1, amount: 2, remittance: [3] } } }),
   ],

@@ -62,6 +62,8 @@ export interface NamedIds {
   bankStatement: number;
   /** A connected IMAP mailbox (never polled: the worker is off in tests). */
   mailbox: number;
+  /** A client's SEPA mandate. */
+  mandate: number;
 }
 
 /** An id no record has, inside the range every database stores. */
@@ -276,6 +278,7 @@ async function seedAccount(app: FastifyInstance, db: Db, accountId: number, n: n
     bankTransaction: await first(db, 'bank_transactions', accountId),
     bankStatement: bankStatement.id,
     mailbox: mailbox.id,
+    mandate: await first(db, 'sepa_mandates', accountId),
   };
   return { api, named };
 }
