@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import {
+  BANKING_SCOPES,
   daysFromNow,
   makePaymentAccount,
   makeSupplier,
@@ -11,7 +12,7 @@ import {
   SUPPLIER_IBAN,
 } from './bank.fixtures.js';
 import { type Api, describeEachDb, multipart } from './helpers.js';
-import { ALL_INVOICE_SCOPES, bookNow, line, makeClient, makeInvoice } from './invoicing.fixtures.js';
+import { bookNow, line, makeClient, makeInvoice } from './invoicing.fixtures.js';
 
 /**
  * One CAMT.053 entry written as a German bank writes an R-transaction (DK camt.053.001.08):
@@ -71,15 +72,7 @@ describeEachDb('returned and reversed SEPA payments on the statement', (ctx) => 
   let seq = 0;
 
   before(async () => {
-    api = await ctx.as([
-      ...ALL_INVOICE_SCOPES,
-      'banking:read',
-      'banking:write',
-      'incoming-invoice:read',
-      'incoming-invoice:write',
-      'account:read',
-      'account:write',
-    ]);
+    api = await ctx.as([...BANKING_SCOPES, 'incoming-invoice:read', 'incoming-invoice:write']);
     accountId = await makePaymentAccount(api, { bic: OWN_BIC });
     supplier = await makeSupplier(api, { name: 'Büro-Bedarf AG', iban: SUPPLIER_IBAN, bic: SUPPLIER_BIC });
     const profile = await api.patch('/account/profile', {

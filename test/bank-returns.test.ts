@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import {
+  BANKING_SCOPES,
   camt,
   OTHER_IBAN as DEBTOR_IBAN,
   daysFromNow,
@@ -11,7 +12,7 @@ import {
   OWN_BIC,
 } from './bank.fixtures.js';
 import { type Api, describeEachDb, multipart } from './helpers.js';
-import { ALL_INVOICE_SCOPES, bookNow, line, makeClient, makeInvoice } from './invoicing.fixtures.js';
+import { bookNow, line, makeClient, makeInvoice } from './invoicing.fixtures.js';
 
 /** R-transactions: a collected direct debit taken back by the debtor's bank undoes its payment. */
 describeEachDb('bank lines returning our direct debits', (ctx) => {
@@ -20,13 +21,7 @@ describeEachDb('bank lines returning our direct debits', (ctx) => {
   let seq = 0;
 
   before(async () => {
-    api = await ctx.as([
-      ...ALL_INVOICE_SCOPES,
-      'banking:read',
-      'banking:write',
-      'account:read',
-      'account:write',
-    ]);
+    api = await ctx.as(BANKING_SCOPES);
     accountId = await makePaymentAccount(api, { bic: OWN_BIC });
     const profile = await api.patch('/account/profile', {
       name: 'Müller & Söhne GmbH',

@@ -6,6 +6,16 @@
  */
 import assert from 'node:assert/strict';
 import type { Api } from './helpers.js';
+import { ALL_INVOICE_SCOPES } from './invoicing.fixtures.js';
+
+/** What the bank tests' token may do: invoices, the bank and the account's profile. */
+export const BANKING_SCOPES = [
+  ...ALL_INVOICE_SCOPES,
+  'banking:read',
+  'banking:write',
+  'account:read',
+  'account:write',
+];
 
 export interface GenEntry {
   booking: string;

@@ -1,8 +1,15 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { daysFromNow, makePaymentAccount, OTHER_IBAN, OWN_BIC, SUPPLIER_IBAN } from './bank.fixtures.js';
+import {
+  BANKING_SCOPES,
+  daysFromNow,
+  makePaymentAccount,
+  OTHER_IBAN,
+  OWN_BIC,
+  SUPPLIER_IBAN,
+} from './bank.fixtures.js';
 import { type Api, countRows, describeEachDb, expectProblem } from './helpers.js';
-import { ALL_INVOICE_SCOPES, bookNow, line, makeClient, makeInvoice } from './invoicing.fixtures.js';
+import { bookNow, line, makeClient, makeInvoice } from './invoicing.fixtures.js';
 
 /** Another account at the bank of OTHER_IBAN (bank code 51210800). */
 const SAME_BANK_IBAN = 'DE82512108000000012345';
@@ -23,13 +30,7 @@ describeEachDb('SEPA mandate amendments', (ctx) => {
   let seq = 0;
 
   before(async () => {
-    api = await ctx.as([
-      ...ALL_INVOICE_SCOPES,
-      'banking:read',
-      'banking:write',
-      'account:read',
-      'account:write',
-    ]);
+    api = await ctx.as(BANKING_SCOPES);
     reader = await ctx.as('banking:read');
     foreign = await ctx.as(['banking:read', 'banking:write', 'client:read', 'client:write'], {
       userId: ctx.other.users.admin,

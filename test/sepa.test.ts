@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import {
+  BANKING_SCOPES,
   camt,
   OTHER_IBAN as DEBTOR_IBAN,
   daysFromNow,
@@ -14,7 +15,7 @@ import {
   SUPPLIER_IBAN,
 } from './bank.fixtures.js';
 import { type Api, countRows, describeEachDb, expectProblem, multipart } from './helpers.js';
-import { ALL_INVOICE_SCOPES, bookNow, line, makeClient, makeInvoice } from './invoicing.fixtures.js';
+import { bookNow, line, makeClient, makeInvoice } from './invoicing.fixtures.js';
 
 const CREDITOR_ID = 'DE98ZZZ09999999999';
 
@@ -33,15 +34,7 @@ describeEachDb('SEPA payment files and mandates', (ctx) => {
   let noIbanSupplierId: number;
   let seq = 0;
 
-  const SCOPES = [
-    ...ALL_INVOICE_SCOPES,
-    'banking:read',
-    'banking:write',
-    'incoming-invoice:read',
-    'incoming-invoice:write',
-    'account:read',
-    'account:write',
-  ];
+  const SCOPES = [...BANKING_SCOPES, 'incoming-invoice:read', 'incoming-invoice:write'];
 
   before(async () => {
     api = await ctx.as(SCOPES);
