@@ -66,6 +66,12 @@ const messageOf = (e: ErrorLike) => (typeof e.message === 'string' ? e.message :
 export const sqlState = (err: unknown): string =>
   typeof err === 'object' && err !== null ? codeOf(err as ErrorLike) : '';
 
+/** A unique index refused the write, on either database. */
+export const isUniqueViolation = (err: unknown): boolean => {
+  const code = sqlState(err);
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+};
+
 /** An error in one line: its message, and its database code where it has one (`sqlState`). */
 export const withCode = (err: unknown): string => {
   const code = sqlState(err);

@@ -1,5 +1,5 @@
 import type { FastifyError } from 'fastify';
-import { dbFault, sqlState } from '../db/faults.js';
+import { dbFault, isUniqueViolation, sqlState } from '../db/faults.js';
 import { AppError, ERROR_CODES, type ErrorCode, type FieldError, validationFailed } from './errors.js';
 
 interface ValidationIssue {
@@ -39,7 +39,7 @@ function fieldErrors(issues: ValidationIssue[], context?: string): FieldError[] 
 /** Database constraint violations, on both SQLite and PostgreSQL, become client errors. */
 function fromDatabase(err: unknown): AppError | undefined {
   const code = sqlState(err);
-  if (code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+  if (isUniqueViolation(err) || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
     return new AppError('already_exists', 'A record with this value already exists', { cause: err });
   }
   if (code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {

@@ -1,4 +1,4 @@
-import { sqlState } from '../../db/faults.js';
+import { isUniqueViolation } from '../../db/faults.js';
 import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
@@ -55,11 +55,6 @@ function alreadyBilled(taken: { effort_id: number; invoice_id: number }[]): AppE
     },
   });
 }
-
-const isUniqueViolation = (err: unknown) => {
-  const code = sqlState(err);
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
-};
 
 const rateLevels = (r: read.EffortRateRow, account: number | null) => ({
   effort: r.effort_rate,

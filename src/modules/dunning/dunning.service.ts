@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { MailConfig } from '../../config.js';
-import { sqlState } from '../../db/faults.js';
+import { isUniqueViolation } from '../../db/faults.js';
 import { type Db, isPostgres } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
 import { AppError, type FieldError, notFound } from '../../shared/errors.js';
@@ -377,11 +377,6 @@ export async function listNumberSeries(
 
 /** The letter number: `MA-{YYYY}-{NNNNN}`, its own series per year. */
 export const letterNumber = (year: number, seq: number) => `MA-${year}-${String(seq).padStart(5, '0')}`;
-
-const isUniqueViolation = (err: unknown) => {
-  const code = sqlState(err);
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
-};
 
 const pastOf = (rows: readonly LetterRow[]): PastLetter[] =>
   rows.map((l) => ({

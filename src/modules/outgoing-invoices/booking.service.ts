@@ -1,4 +1,4 @@
-import { sqlState } from '../../db/faults.js';
+import { isUniqueViolation } from '../../db/faults.js';
 import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
@@ -40,11 +40,6 @@ const numberTakenError = (n: string) =>
   new AppError('invoice_number_taken', `Invoice number "${n}" is already used in this account`, {
     errors: [{ field: 'invoice_number', message: 'is already taken' }],
   });
-
-const isUniqueViolation = (err: unknown) => {
-  const code = sqlState(err);
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
-};
 
 /**
  * Assigns the next free number of the account's sequence for this kind of document, inside

@@ -1,3 +1,4 @@
+import { isUniqueViolation } from '../../db/faults.js';
 import type { Db } from '../../db/index.js';
 import { transact } from '../../db/transact.js';
 import type { AuthContext } from '../../plugins/auth.js';
@@ -653,8 +654,7 @@ async function takenIs409<T>(reference: string, write: Promise<T>): Promise<T> {
   try {
     return await write;
   } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE')
+    if (isUniqueViolation(err))
       throw new AppError('already_exists', `Another mandate has the reference ${reference}`);
     throw err;
   }
