@@ -1,6 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { type Db, isPostgres } from '../../db/index.js';
+import { readInSteps } from '../../shared/collect.js';
 
 /**
  * What the dunning run reads of other modules' tables: booked invoices past their due date
@@ -156,23 +157,17 @@ function overdueIn(db: Db, accountId: number, date: string, after: number, upTo:
  * interest counts by day; the open amount itself comes from the invoice's own state). Any
  * number of ids, read a thousand at a time.
  */
-export async function reductionsOf(db: Db, accountId: number, invoiceIds: readonly number[]) {
-  const rows: { invoice_id: number; amount: number; date: string }[] = [];
-  for (let i = 0; i < invoiceIds.length; i += 1000) {
-    // SQLite answers without leaving the event loop: other requests come in between.
-    if (i > 0) await nextTurn();
-    rows.push(
-      ...(await db
-        .selectFrom('payments')
-        .select(['invoice_id', 'amount', 'date'])
-        .where('account_id', '=', accountId)
-        .where('invoice_id', 'in', invoiceIds.slice(i, i + 1000))
-        .orderBy('invoice_id')
-        .orderBy('date')
-        .execute()),
-    );
-  }
-  return rows;
+export function reductionsOf(db: Db, accountId: number, invoiceIds: readonly number[]) {
+  return readInSteps(invoiceIds, 1000, (ids) =>
+    db
+      .selectFrom('payments')
+      .select(['invoice_id', 'amount', 'date'])
+      .where('account_id', '=', accountId)
+      .where('invoice_id', 'in', ids)
+      .orderBy('invoice_id')
+      .orderBy('date')
+      .execute(),
+  );
 }
 
 /** The client of a letter, as the PDF and the levels' texts name it. */

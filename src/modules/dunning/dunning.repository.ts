@@ -1,6 +1,6 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import { type Db, isPostgres } from '../../db/index.js';
+import { readInSteps } from '../../shared/collect.js';
 import { paginate } from '../../shared/paging.js';
 import type { LetterListQuery } from './dunning.schemas.js';
 import type { DunningLetterTable } from './dunning.tables.js';
@@ -164,22 +164,16 @@ export async function lettersOf(db: Db, accountId: number, invoiceIds: readonly 
       order by l.invoice_id, l.level`.execute(db);
     return rows;
   }
-  const rows: LetterRow[] = [];
-  for (let i = 0; i < invoiceIds.length; i += CHUNK) {
-    // SQLite answers without leaving the event loop: other requests come in between.
-    if (i > 0) await nextTurn();
-    rows.push(
-      ...(await db
-        .selectFrom('dunning_letters')
-        .selectAll()
-        .where(accountNotIndexed, '=', accountId)
-        .where('invoice_id', 'in', invoiceIds.slice(i, i + CHUNK))
-        .orderBy('invoice_id')
-        .orderBy('level')
-        .execute()),
-    );
-  }
-  return rows;
+  return readInSteps(invoiceIds, CHUNK, (ids) =>
+    db
+      .selectFrom('dunning_letters')
+      .selectAll()
+      .where(accountNotIndexed, '=', accountId)
+      .where('invoice_id', 'in', ids)
+      .orderBy('invoice_id')
+      .orderBy('level')
+      .execute(),
+  );
 }
 
 /** `+account_id`: the column as a value no index serves (both databases), so the invoice's index is taken. */

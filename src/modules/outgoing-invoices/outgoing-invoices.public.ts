@@ -4,8 +4,9 @@
  * for invoices). Other modules import outgoing invoices only from here or a `*.service.ts`,
  * never its repository, tables or helpers. Outgoing invoices import neither of them.
  */
-import { setImmediate as nextTurn } from 'node:timers/promises';
+
 import type { Db } from '../../db/index.js';
+import { readInSteps } from '../../shared/collect.js';
 import { nowIso } from '../../shared/time.js';
 import * as repo from './invoices.repository.js';
 import { type InvoiceView, loadView, loadViews } from './invoices.views.js';
@@ -62,15 +63,11 @@ export async function invoiceStates(
   accountId: number,
   ids: readonly number[],
 ): Promise<Map<number, InvoiceView>> {
-  const out = new Map<number, InvoiceView>();
-  // Small steps, and a turn of the event loop between them: SQLite answers without leaving
-  // it, so other requests would wait for the whole read.
-  for (let i = 0; i < ids.length; i += 250) {
-    if (i > 0) await nextTurn();
-    const rows = await repo.findInvoices(db, accountId, ids.slice(i, i + 250));
-    for (const v of await loadViews(db, accountId, rows, true)) out.set(v.row.id, v);
-  }
-  return out;
+  // Small steps: other requests come in between them.
+  const views = await readInSteps(ids, 250, async (step) =>
+    loadViews(db, accountId, await repo.findInvoices(db, accountId, step), true),
+  );
+  return new Map(views.map((v) => [v.row.id, v]));
 }
 
 /** Marks invoices changed (a payment on them changes their payment state). */
