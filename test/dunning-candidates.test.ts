@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { overdueInvoices } from '../src/modules/dunning/dunning.read-model.js';
+import { overdueInvoice } from './dunning.fixtures.js';
 import { createAccount, describeEachDb, type TestContext } from './helpers.js';
-import { ALL_INVOICE_SCOPES, bookNow, line, makeClient, makeInvoice } from './invoicing.fixtures.js';
+import { ALL_INVOICE_SCOPES, makeClient } from './invoicing.fixtures.js';
 
 /**
  * The run reads the states of the overdue invoices that may concern it, not of every overdue
@@ -21,17 +22,6 @@ async function account(ctx: TestContext) {
 
 type Api = Awaited<ReturnType<typeof account>>['api'];
 
-/** A booked invoice of 1,190.00 (1,000.00 + 19 % VAT), due 16 March 2026. */
-async function overdue(api: Api, clientId: number) {
-  const inv = await makeInvoice(api, {
-    client_id: clientId,
-    date: '2026-03-02',
-    due_date: '2026-03-16',
-    line_items: [line(1000)],
-  });
-  return (await bookNow(api, inv.id)).id as number;
-}
-
 async function run(api: Api, date: string) {
   const res = await api.post('/dunning/run', { date });
   assert.equal(res.status, 200, res.text);
@@ -43,12 +33,12 @@ describeEachDb('dunning: the candidates of a run', (ctx) => {
     const { acc, api, paymentAccountId } = await account(ctx);
     const clientId = await makeClient(api);
     const [paid, overpaid, partial, open, unstored, lettered] = [
-      await overdue(api, clientId),
-      await overdue(api, clientId),
-      await overdue(api, clientId),
-      await overdue(api, clientId),
-      await overdue(api, clientId),
-      await overdue(api, clientId),
+      (await overdueInvoice(api, clientId)).id as number,
+      (await overdueInvoice(api, clientId)).id as number,
+      (await overdueInvoice(api, clientId)).id as number,
+      (await overdueInvoice(api, clientId)).id as number,
+      (await overdueInvoice(api, clientId)).id as number,
+      (await overdueInvoice(api, clientId)).id as number,
     ];
     const pay = async (invoice_id: number, amount: number) => {
       const r = await api.post('/payments/outgoing-invoice', {

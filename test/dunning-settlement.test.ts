@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { camt } from './bank.fixtures.js';
+import { overdueInvoice } from './dunning.fixtures.js';
 import { createAccount, describeEachDb, multipart, type TestContext } from './helpers.js';
 import { ALL_INVOICE_SCOPES, bookNow, line, makeClient, makeInvoice } from './invoicing.fixtures.js';
 
@@ -20,17 +21,6 @@ async function account(ctx: TestContext) {
 
 type Api = Awaited<ReturnType<typeof account>>['api'];
 
-/** A booked invoice of 1,190.00 due 16 March 2026. */
-async function overdue(api: Api, clientId: number) {
-  const inv = await makeInvoice(api, {
-    client_id: clientId,
-    date: '2026-03-02',
-    due_date: '2026-03-16',
-    line_items: [line(1000)],
-  });
-  return bookNow(api, inv.id);
-}
-
 async function run(api: Api, date: string) {
   const res = await api.post('/dunning/run', { date });
   assert.equal(res.status, 200, res.text);
@@ -44,8 +34,8 @@ describeEachDb('dunning: an invoice shows its letters; payments settle them at o
   it('an invoice answers its dunning level and letters, in a list with one query for the page', async () => {
     const { api } = await account(ctx);
     const client = await makeClient(api);
-    const a = await overdue(api, client);
-    const b = await overdue(api, client);
+    const a = await overdueInvoice(api, client);
+    const b = await overdueInvoice(api, client);
     assert.deepEqual([a.dunning_level, a.dunnings], [null, []], 'booked, not dunned yet');
     const [ra, rb] = (await run(api, '2026-03-23')).created;
     const cancel = await api.post(`/dunnings/${rb.id}/cancel`, {});
@@ -77,7 +67,7 @@ describeEachDb('dunning: an invoice shows its letters; payments settle them at o
 
   it('a payment that settles the invoice settles its letters in its transaction; a partial one does not', async () => {
     const { api, bankId } = await account(ctx);
-    const inv = await overdue(api, await makeClient(api));
+    const inv = await overdueInvoice(api, await makeClient(api));
     const [reminder] = (await run(api, '2026-03-23')).created;
     const pay = (amount: number, date: string) =>
       api.post('/payments/outgoing-invoice', {
@@ -105,7 +95,7 @@ describeEachDb('dunning: an invoice shows its letters; payments settle them at o
   it('a credit set off that settles the invoice settles its letters too', async () => {
     const { api } = await account(ctx);
     const client = await makeClient(api);
-    const inv = await overdue(api, client);
+    const inv = await overdueInvoice(api, client);
     const [reminder] = (await run(api, '2026-03-23')).created;
     const credit = await makeInvoice(api, {
       client_id: client,
@@ -124,7 +114,7 @@ describeEachDb('dunning: an invoice shows its letters; payments settle them at o
 
   it('a bank match undone opens the invoice again: its settled letters stand again, as they were', async () => {
     const { api } = await account(ctx);
-    const inv = await overdue(api, await makeClient(api));
+    const inv = await overdueInvoice(api, await makeClient(api));
     const [reminder] = (await run(api, '2026-03-23')).created;
     // Sent letters go back to sent; the send path sets `sent_at`.
     await ctx.db

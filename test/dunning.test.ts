@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { overdueInvoice } from './dunning.fixtures.js';
 import { connectAgain, createAccount, describeEachDb, expectProblem, type TestContext } from './helpers.js';
-import { ALL_INVOICE_SCOPES, bookNow, line, makeClient, makeInvoice } from './invoicing.fixtures.js';
+import { ALL_INVOICE_SCOPES, bookNow, makeClient } from './invoicing.fixtures.js';
 
 const DUNNING = ['dunning:read', 'dunning:write'];
 
@@ -13,18 +14,6 @@ async function account(ctx: TestContext) {
 }
 
 type Api = Awaited<ReturnType<typeof account>>['api'];
-
-/** A booked invoice of 1,190.00 (1,000.00 + 19 % VAT) dated 2 March 2026, due 16 March. */
-async function overdue(api: Api, clientId: number, extra: Record<string, unknown> = {}) {
-  const inv = await makeInvoice(api, {
-    client_id: clientId,
-    date: '2026-03-02',
-    due_date: '2026-03-16',
-    line_items: [line(1000)],
-    ...extra,
-  });
-  return bookNow(api, inv.id);
-}
 
 async function run(api: Api, date: string, dry_run?: boolean) {
   const res = await api.post('/dunning/run', { date, ...(dry_run === undefined ? {} : { dry_run }) });
@@ -41,7 +30,7 @@ async function pay(api: Api, invoice_id: number, amount: number, date: string) {
 describeEachDb('dunning', (ctx) => {
   it('each level on its day and not before; fees and the lump sum once', async () => {
     const { api } = await account(ctx);
-    const inv = await overdue(api, await makeClient(api));
+    const inv = await overdueInvoice(api, await makeClient(api));
     // Level 1: 7 days after the due date (23 March).
     assert.deepEqual((await run(api, '2026-03-22')).created, []);
     const [reminder] = (await run(api, '2026-03-23')).created;
@@ -116,7 +105,7 @@ describeEachDb('dunning', (ctx) => {
 
   it('a payment between two runs stops the escalation and settles the open letters', async () => {
     const { api } = await account(ctx);
-    const inv = await overdue(api, await makeClient(api));
+    const inv = await overdueInvoice(api, await makeClient(api));
     const [reminder] = (await run(api, '2026-03-23')).created;
     await pay(api, inv.id, 1190, '2026-03-30');
     // The payment settled the letter at once (test/dunning-settlement.test.ts): the run finds nothing.
@@ -129,7 +118,7 @@ describeEachDb('dunning', (ctx) => {
 
   it('a partial payment lowers the open amount from the day after it was received', async () => {
     const { api } = await account(ctx);
-    const inv = await overdue(api, await makeClient(api));
+    const inv = await overdueInvoice(api, await makeClient(api));
     await run(api, '2026-03-23');
     await pay(api, inv.id, 190, '2026-03-30');
     const [letter] = (await run(api, '2026-04-06')).created;
@@ -153,8 +142,8 @@ describeEachDb('dunning', (ctx) => {
     const consumer = await makeClient(api, { is_consumer: true, language: 'de' });
     const client = (await api.get(`/clients/${consumer}`)).body.data;
     assert.deepEqual([client.is_consumer, client.dunning_blocked], [true, false]);
-    await overdue(api, blocked);
-    const inv = await overdue(api, consumer);
+    await overdueInvoice(api, blocked);
+    const inv = await overdueInvoice(api, consumer);
     const first = await run(api, '2026-03-23');
     assert.deepEqual(
       first.created.map((l) => l.invoice_id),
@@ -174,7 +163,7 @@ describeEachDb('dunning', (ctx) => {
     const { acc, api } = await account(ctx);
     const client = await makeClient(api);
     const invoices = [];
-    for (let i = 0; i < 5; i++) invoices.push(await overdue(api, client));
+    for (let i = 0; i < 5; i++) invoices.push(await overdueInvoice(api, client));
     const runs: Promise<unknown>[] = [0, 1, 2].map(() => api.post('/dunning/run', { date: '2026-03-23' }));
     if (ctx.kind === 'postgres') {
       // Another process: a pool of its own on the same database.
@@ -199,8 +188,8 @@ describeEachDb('dunning', (ctx) => {
   it('the number series: one a year, without gaps', async () => {
     const { api } = await account(ctx);
     const client = await makeClient(api);
-    await overdue(api, client);
-    await overdue(api, client);
+    await overdueInvoice(api, client);
+    await overdueInvoice(api, client);
     await run(api, '2026-03-23');
     const res = await api.get('/dunning/number-series');
     assert.equal(res.status, 200, res.text);
@@ -221,7 +210,7 @@ describeEachDb('dunning', (ctx) => {
 
   it('a cancelled letter keeps its number and its level is not made again', async () => {
     const { api } = await account(ctx);
-    const inv = await overdue(api, await makeClient(api));
+    const inv = await overdueInvoice(api, await makeClient(api));
     const [letter] = (await run(api, '2026-03-23')).created;
     const cancelled = await api.post(`/dunnings/${letter.id}/cancel`);
     assert.equal(cancelled.status, 200);
@@ -259,7 +248,7 @@ describeEachDb('dunning', (ctx) => {
     assert.deepEqual(put.body.data.levels, [{ level: 1, ...one }]);
     assert.deepEqual((await api.get('/dunning/levels')).body.data, put.body.data);
 
-    const inv = await overdue(api, await makeClient(api));
+    const inv = await overdueInvoice(api, await makeClient(api));
     const [letter] = (await run(api, '2026-03-19')).created;
     assert.equal(letter.invoice_id, inv.id);
     assert.equal(letter.subject, 'Reminder MA-2026-00001');
@@ -294,7 +283,7 @@ describeEachDb('dunning', (ctx) => {
 
   it('a letter’s fee and interest become an invoice of their own, without VAT, once', async () => {
     const { api } = await account(ctx);
-    const inv = await overdue(api, await makeClient(api));
+    const inv = await overdueInvoice(api, await makeClient(api));
     const [reminder] = (await run(api, '2026-03-23')).created;
     const [letter] = (await run(api, '2026-04-06')).created;
     const res = await api.post(`/dunnings/${letter.id}/invoice-charges`);
@@ -328,7 +317,7 @@ describeEachDb('dunning', (ctx) => {
 
   it('every letter in the change feed, the event outbox and the audit log', async () => {
     const { acc, api } = await account(ctx);
-    await overdue(api, await makeClient(api));
+    await overdueInvoice(api, await makeClient(api));
     const [letter] = (await run(api, '2026-03-23')).created;
     await api.post(`/dunnings/${letter.id}/cancel`);
     const db = ctx.db as any;
@@ -380,8 +369,8 @@ describeEachDb('dunning', (ctx) => {
 
   it('the letter’s PDF, in German and in English', async () => {
     const { api } = await account(ctx);
-    const de = await overdue(api, await makeClient(api, { language: 'de' }));
-    const en = await overdue(api, await makeClient(api));
+    const de = await overdueInvoice(api, await makeClient(api, { language: 'de' }));
+    const en = await overdueInvoice(api, await makeClient(api));
     await run(api, '2026-03-23');
     await pay(api, de.id, 190, '2026-03-30');
     const letters = (await run(api, '2026-04-06')).created;
@@ -412,7 +401,7 @@ describeEachDb('dunning', (ctx) => {
 
   it('401, 403 per scope, 404 (another tenant’s letter too) and 422 on every operation', async () => {
     const { api } = await account(ctx);
-    await overdue(api, await makeClient(api));
+    await overdueInvoice(api, await makeClient(api));
     const [letter] = (await run(api, '2026-03-23')).created;
     const reader = await ctx.as(['dunning:read']);
     const writer = await ctx.as(['dunning:write']);
